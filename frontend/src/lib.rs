@@ -1,0 +1,15 @@
+//! Frontend: real rustc MIR text in, prepared MIR out.
+//!
+//! Invariants: never links MLIR or LLVM; parsing never panics (every failure
+//! is a located [`parse::MirError`]); nothing after this crate needs rustc.
+
+pub mod bridge;
+pub mod parse;
+pub mod pmir;
+pub mod prepare;
+pub mod registry;
+pub mod source;
+pub mod summary;
+pub mod ty;
+
+pub use pmir::PreparedMir;

@@ -1,0 +1,568 @@
+//! Prepared MIR: the rustc-free document every later stage reads.
+//!
+//! `"format": "pmir/1"`. Field order is the declaration order here and is
+//! part of the format (serde writes struct fields in order; maps are
+//! `BTreeMap`s or vectors), so the same input gives the same bytes.
+//!
+//! Types are stored as their MIR spelling (`&&i32`, `(i32, bool)`) and parsed
+//! back into [`Ty`] on read, which keeps documents readable and diffable.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ty::Ty;
+
+/// The format tag written into every document and required on read.
+pub const FORMAT: &str = "pmir/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PreparedMir {
+    pub format: String,
+    pub source: SourceFacts,
+    pub bodies: Vec<Body>,
+    pub closures: Vec<Closure>,
+    pub registrations: Vec<Registration>,
+}
+
+/// Where the MIR came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceFacts {
+    /// The Rust source file as rustc named it in closure spans (`user.rs`),
+    /// or the `.mir` file when no Rust source is known.
+    pub file: String,
+    /// The MIR text file the document was parsed from (for MIR-line locations).
+    pub mir_file: String,
+    /// `rustc -vV` of the compiler that produced the MIR, when known.
+    pub rustc: Option<String>,
+    /// `-C opt-level`, when known.
+    pub opt_level: Option<u8>,
+    /// `-C overflow-checks`, when known.
+    pub overflow_checks: Option<bool>,
+    /// The Rust source text, so diagnostics can show snippets without the file.
+    pub text: Option<String>,
+}
+
+/// A source range, 1-based lines and columns, end inclusive of its last
+/// character's column as rustc prints closure spans (`5:38: 5:49`, the end is
+/// the column after the last character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    pub lo_line: u32,
+    pub lo_col: u32,
+    pub hi_line: u32,
+    pub hi_col: u32,
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}-{}:{}",
+            self.lo_line, self.lo_col, self.hi_line, self.hi_col
+        )
+    }
+}
+
+/// Index of a local (`_3` is `Local(3)`); `_0` is the return place.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Local(pub u32);
+
+/// Index of a basic block (`bb4` is `BlockId(4)`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct BlockId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyKind {
+    /// A plain `fn` item.
+    Fn,
+    /// A closure body (`run::{closure#0}`).
+    Closure,
+    /// A promoted constant or `const`/`static` item.
+    Const,
+}
+
+/// One MIR body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Body {
+    /// The path as MIR prints it: `helper`, `run::{closure#0}`, `run::promoted[0]`.
+    pub name: String,
+    pub kind: BodyKind,
+    /// Line of the body's header in the MIR text.
+    pub mir_line: u32,
+    /// The definition's span in the Rust source (closure span, or the `fn`
+    /// item's name located in the source text), when known.
+    pub span: Option<Span>,
+    /// Number of arguments: locals `_1 ..= _arg_count`.
+    pub arg_count: u32,
+    /// Every local, `_0` first, in index order.
+    pub locals: Vec<LocalDecl>,
+    /// `debug name => place;` lines: user-visible variable names.
+    pub debug_vars: Vec<DebugVar>,
+    /// Scopes of inlined callees (`scope 1 (inlined level2)`), in MIR order.
+    pub inlined: Vec<String>,
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalDecl {
+    pub local: Local,
+    #[serde(with = "crate::ty::as_string")]
+    pub ty: Ty,
+    pub mutable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebugVar {
+    pub name: String,
+    /// The place as MIR spells it, e.g. `(*((*_1).0: &i32))`.
+    pub place: Place,
+    /// Constant debug info (`debug x => const 3_i32;`) has no place.
+    pub mir_line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub id: BlockId,
+    pub mir_line: u32,
+    pub statements: Vec<Statement>,
+    pub terminator: Terminator,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Statement {
+    pub mir_line: u32,
+    pub kind: StatementKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementKind {
+    Assign {
+        place: Place,
+        rvalue: Rvalue,
+    },
+    /// `StorageLive`/`StorageDead`: kept so counts stay honest; no semantics here.
+    StorageLive(Local),
+    StorageDead(Local),
+    /// `discriminant(_1) = 2`
+    SetDiscriminant {
+        place: Place,
+        variant: u32,
+    },
+    /// `PlaceMention(_1)`, `FakeRead(...)`, `Nop`, `AscribeUserType`, `Coverage`,
+    /// `ConstEvalCounter`: no effect on codegen.
+    Nop(String),
+}
+
+/// A place: a local and projections applied left to right.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Place {
+    pub local: Local,
+    pub projections: Vec<Projection>,
+}
+
+impl Place {
+    pub fn local(local: Local) -> Place {
+        Place {
+            local,
+            projections: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Projection {
+    Deref,
+    /// `(_1.0: i32)`: field index and the field's type.
+    Field {
+        index: u32,
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
+    /// `_2[_3]`
+    Index(Local),
+    /// `_2[3 of 4]`
+    ConstantIndex { offset: u64, min_length: u64, from_end: bool },
+    /// `(_1 as Some)`
+    Downcast(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operand {
+    Copy(Place),
+    Move(Place),
+    Const(Constant),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Constant {
+    /// `const 3_i32`, `const -1_i64`, `const 255_u8`, `const i32::MIN`.
+    Int {
+        value: i128,
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
+    /// `const 1.5f32`; the text is kept exactly, `bits` is the IEEE value.
+    Float {
+        text: String,
+        bits: u64,
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
+    Bool(bool),
+    Char(char),
+    /// `const ()`
+    Unit,
+    /// `const ZeroSized: {closure@…}`: a value of a zero-sized type.
+    ZeroSized(#[serde(with = "crate::ty::as_string")] Ty),
+    /// A function item named as a value: `add` in `reduce(…, add)`.
+    FnItem(String),
+    /// Anything else (`const "text"`, `const run::promoted[0]`,
+    /// `const <T as Trait>::ALIGN`), kept as its MIR text.
+    Other(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitXor,
+    BitAnd,
+    BitOr,
+    Shl,
+    Shr,
+    Eq,
+    Lt,
+    Le,
+    Ne,
+    Ge,
+    Gt,
+    Cmp,
+    Offset,
+    AddUnchecked,
+    SubUnchecked,
+    MulUnchecked,
+    ShlUnchecked,
+    ShrUnchecked,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnOp {
+    Not,
+    Neg,
+    PtrMetadata,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rvalue {
+    Use(Operand),
+    BinaryOp {
+        op: BinOp,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    /// `AddWithOverflow(a, b)`: yields `(T, bool)`.
+    CheckedBinaryOp {
+        op: BinOp,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    UnaryOp {
+        op: UnOp,
+        operand: Operand,
+    },
+    /// `copy _1 as i64 (IntToInt)`
+    Cast {
+        kind: String,
+        operand: Operand,
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
+    /// `&_2`, `&mut _2`, `&((*_1).0: T)`
+    Ref {
+        mutable: bool,
+        place: Place,
+    },
+    /// `&raw const _2`, `&raw mut _2`
+    RawPtr {
+        mutable: bool,
+        place: Place,
+    },
+    Aggregate {
+        kind: AggregateKind,
+        /// `(field name, operand)`; tuples and arrays have no names.
+        fields: Vec<(Option<String>, Operand)>,
+    },
+    /// `discriminant(_1)`
+    Discriminant(Place),
+    /// `[const 0_i32; 4]`
+    Repeat {
+        operand: Operand,
+        count: String,
+    },
+    /// `Len(_1)` (older MIR) or `PtrMetadata` via UnaryOp.
+    Len(Place),
+    /// `CopyForDeref(_1)`, `ShallowInitBox(..)`, `NullaryOp` etc., kept as text.
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AggregateKind {
+    /// `{closure@user.rs:5:38: 5:49} { k: copy _2 }`
+    Closure {
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
+    Tuple,
+    Array,
+    /// `Foo { a: .. }`, `Option::<i32>::Some(..)`
+    Adt(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnwindAction {
+    Continue,
+    Unreachable,
+    Terminate,
+    Cleanup(BlockId),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Terminator {
+    pub mir_line: u32,
+    pub kind: TerminatorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminatorKind {
+    Goto(BlockId),
+    SwitchInt {
+        discr: Operand,
+        /// `(value, target)`; values are the raw bits as MIR prints them.
+        targets: Vec<(u128, BlockId)>,
+        otherwise: BlockId,
+    },
+    Return,
+    Unreachable,
+    UnwindResume,
+    /// `assert(!move _4, "msg", args…) -> [success: bb2, unwind continue]`
+    Assert {
+        cond: Operand,
+        /// The value `cond` must have to continue (`!` before it means false).
+        expected: bool,
+        message: String,
+        target: BlockId,
+        unwind: UnwindAction,
+    },
+    Call {
+        dest: Place,
+        callee: Callee,
+        args: Vec<Operand>,
+        target: Option<BlockId>,
+        unwind: UnwindAction,
+    },
+    Drop {
+        place: Place,
+        target: BlockId,
+        unwind: UnwindAction,
+    },
+}
+
+/// What a call's callee resolves to, in the order the frontend tries them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Resolution {
+    /// A body in this document.
+    Local { body: String },
+    /// A registration function of the provider API crate.
+    Registration { function: String, provider: String },
+    /// An allowlisted pure `core` scalar method (`wrapping_add`, `min`, …).
+    CoreScalar { method: String, ty: String },
+    /// A call through a local (a closure or fn pointer held in a local).
+    Indirect,
+    /// Anything else: no body here.
+    Foreign,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Callee {
+    /// The callee as printed, generics included: `native::reduce::<i32, {closure@…}>`.
+    pub text: String,
+    /// The path without generic arguments: `native::reduce`, `<i32 as Ord>::max`.
+    pub path: String,
+    /// Generic arguments of the last path segment.
+    #[serde(with = "crate::ty::vec_as_string")]
+    pub generics: Vec<Ty>,
+    pub resolution: Resolution,
+    /// Where the call appears in the Rust source, found by text search inside
+    /// the caller's span; `None` when not found.
+    pub span: Option<Span>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosureKind {
+    /// Body takes `&{closure}`.
+    Fn,
+    /// Body takes `&mut {closure}`.
+    FnMut,
+    /// Body takes `{closure}` by value.
+    FnOnce,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Closure {
+    /// The closure body's name, `run::{closure#0}`.
+    pub body: String,
+    /// The closure's type as MIR prints it: `{closure@user.rs:5:38: 5:49}`.
+    #[serde(with = "crate::ty::as_string")]
+    pub ty: Ty,
+    pub span: Span,
+    pub kind: ClosureKind,
+    /// Parameter types after the environment.
+    #[serde(with = "crate::ty::vec_as_string")]
+    pub params: Vec<Ty>,
+    #[serde(with = "crate::ty::as_string")]
+    pub ret: Ty,
+    pub captures: Vec<Capture>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureMode {
+    /// The environment field holds the value (`move`, or a by-value capture).
+    ByValue,
+    /// The environment field holds a reference to the captured variable:
+    /// the debug line derefs the field (`(*((*_1).0: &i32))`).
+    ByRef,
+    /// As `ByRef`, but the reference is `&mut`.
+    ByMutRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capture {
+    /// The captured variable's name (from the `debug` line).
+    pub name: String,
+    /// Field index in the environment.
+    pub field: u32,
+    /// The field's type in the environment (`&&i32` for a `&i32` captured by ref).
+    #[serde(with = "crate::ty::as_string")]
+    pub ty: Ty,
+    pub mode: CaptureMode,
+    /// First use of the name inside the closure's source span, when found.
+    pub span: Option<Span>,
+}
+
+/// The callback handed to a registration function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Callback {
+    Closure { body: String },
+    FnItem { body: String },
+    /// Something else (a fn pointer, a closure built elsewhere): its type.
+    Other { ty: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Registration {
+    /// Body that makes the call, and the block of the call terminator.
+    pub caller: String,
+    pub block: BlockId,
+    pub mir_line: u32,
+    /// Source location of the registration call, found by text search.
+    pub span: Option<Span>,
+    /// The provider API function (`reduce`) and the provider it maps to.
+    pub function: String,
+    pub provider: String,
+    pub callback: Callback,
+    /// The call's generic arguments, `[i32, {closure@…}]`.
+    #[serde(with = "crate::ty::vec_as_string")]
+    pub generics: Vec<Ty>,
+    /// Types of the call's arguments (`&[i32]`, `i32`, the callback).
+    #[serde(with = "crate::ty::vec_as_string")]
+    pub arg_types: Vec<Ty>,
+}
+
+impl PreparedMir {
+    pub fn body(&self, name: &str) -> Option<&Body> {
+        self.bodies.iter().find(|b| b.name == name)
+    }
+
+    pub fn closure(&self, body: &str) -> Option<&Closure> {
+        self.closures.iter().find(|c| c.body == body)
+    }
+
+    /// Serialises with a trailing newline; deterministic.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("prepared MIR serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Reads a document, rejecting other format versions before anything else.
+    pub fn from_json(text: &str) -> Result<PreparedMir, ReadError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ReadError::Json {
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(ReadError::Version(other.to_string())),
+            None => return Err(ReadError::NoFormat),
+        }
+        serde_json::from_value(value).map_err(|e| ReadError::Schema(e.to_string()))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    NoFormat,
+    Version(String),
+    Schema(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json {
+                line,
+                column,
+                message,
+            } => write!(f, "{line}:{column}: not valid JSON: {message}"),
+            ReadError::NoFormat => write!(
+                f,
+                "not a prepared-MIR document: no \"format\" field (expected \"{FORMAT}\")"
+            ),
+            ReadError::Version(v) => write!(
+                f,
+                "prepared-MIR format \"{v}\" is not supported: this build reads \"{FORMAT}\""
+            ),
+            ReadError::Schema(m) => write!(f, "malformed prepared MIR: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
