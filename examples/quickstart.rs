@@ -1,0 +1,42 @@
+// Quickstart: four callbacks the compiler admits (sum, captured xor, min/max,
+// helper call) and one it rejects (a borrowed capture), so both outcomes show.
+
+/// A local helper the GPU callback calls; it is compiled along with it.
+/// Picks the value closer to zero (the first on a tie), which is associative.
+#[inline(never)]
+fn closer_to_zero(a: i32, b: i32) -> i32 {
+    // `wrapping_abs` then `as u32` gives |i32::MIN| = 2^31 without overflow.
+    if (b.wrapping_abs() as u32) < (a.wrapping_abs() as u32) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Admitted: a plain sum (wrapping, so the GPU's tree order gives the same result).
+pub fn sum(data: &[i32]) -> i32 {
+    native::reduce(data, 0, |a, b| a.wrapping_add(b))
+}
+
+/// Admitted: a captured scalar, moved into the closure's environment by value.
+/// The `^ k` after every step makes the fold order-dependent (not associative),
+/// so the GPU's tree order and the host's sequential fold may disagree.
+pub fn keyed_sum(data: &[i32], k: i32) -> i32 {
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b) ^ k)
+}
+
+/// Admitted: the largest element, or a captured floor if that is larger.
+pub fn floored_max(data: &[i32], floor: i32) -> i32 {
+    native::reduce(data, i32::MIN, move |a, b| a.max(b).max(floor))
+}
+
+/// Admitted: a callback that calls a local helper function.
+pub fn nearest_zero(data: &[i32]) -> i32 {
+    native::reduce(data, i32::MAX, |a, b| closer_to_zero(a, b))
+}
+
+/// Rejected: without `move`, the closure borrows `k` (its environment holds a
+/// `&i32`, which means nothing on the GPU). Adding `move` fixes it.
+pub fn borrowed_sum(data: &[i32], k: i32) -> i32 {
+    native::reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))
+}
