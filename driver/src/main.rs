@@ -1,1 +1,105 @@
-fn main() {}
+//! `driver`: the command-line front of the compiler, in the spirit of rustc
+//! and mlir-opt. Only this crate does file I/O for users' artifacts.
+//!
+//! Exit codes: 0 success, 1 rejected or failed input, 2 usage.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod input;
+mod output;
+
+#[derive(Parser)]
+#[command(
+    name = "driver",
+    version,
+    about = "Compile Rust closures into callbacks for native CUDA providers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read a `.rs` file (through rustc) or a `.mir` file and write prepared MIR.
+    Import {
+        /// A Rust source file (`.rs`), rustc MIR text (`.mir`) or prepared MIR (`.pmir.json`).
+        file: PathBuf,
+        /// Build with `-C opt-level=3` (default 0).
+        #[arg(short = 'O', long = "optimize")]
+        optimize: bool,
+        /// `-C overflow-checks`.
+        #[arg(long, value_enum, default_value = "on")]
+        overflow_checks: OnOff,
+        /// Where to write prepared MIR; `-` for standard output. Default: FILE's stem + `.pmir.json`.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Print a readable summary instead of writing the document.
+        #[arg(long)]
+        summary: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Import {
+            file,
+            optimize,
+            overflow_checks,
+            output,
+            summary,
+        } => import(&file, optimize, overflow_checks, output.as_deref(), summary),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn import(
+    file: &Path,
+    optimize: bool,
+    overflow_checks: OnOff,
+    output: Option<&Path>,
+    summary: bool,
+) -> Result<ExitCode, String> {
+    let config = frontend::bridge::RustcConfig {
+        opt_level: if optimize { 3 } else { 0 },
+        overflow_checks: overflow_checks == OnOff::On,
+        ..Default::default()
+    };
+    let doc = input::load(file, &config)?;
+    if summary {
+        print!("{}", frontend::summary::summary(&doc));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let json = doc.to_json();
+    match output {
+        Some(p) if p == Path::new("-") => print!("{json}"),
+        Some(p) => output::write_atomic(p, json.as_bytes())?,
+        None => {
+            let p = input::default_output(file, ".pmir.json");
+            output::write_atomic(&p, json.as_bytes())?;
+            eprintln!(
+                "wrote {} ({} bodies, {} registrations)",
+                p.display(),
+                doc.bodies.len(),
+                doc.registrations.len()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

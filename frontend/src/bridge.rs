@@ -1,1 +1,269 @@
-//! (being written)
+//! The thin bridge to rustc: builds the provider API crate as an rlib, runs
+//! the machine's stable `rustc --emit=mir` on a user's file against it, and
+//! prepares the MIR.
+//!
+//! The `native` crate's source is compiled into this library, so the bridge
+//! needs nothing but `rustc` on the PATH (or `$RUSTC`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::parse::MirError;
+use crate::pmir::{PreparedMir, SourceFacts};
+use crate::prepare::prepare_text;
+
+/// The provider API crate, as compiled into user code.
+pub const NATIVE_SOURCE: &str = include_str!("../../native/src/lib.rs");
+
+/// How to run rustc. A struct rather than bool parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustcConfig {
+    /// `-C opt-level`: 0 to 3.
+    pub opt_level: u8,
+    pub overflow_checks: bool,
+    pub edition: String,
+}
+
+impl Default for RustcConfig {
+    fn default() -> RustcConfig {
+        RustcConfig {
+            opt_level: 0,
+            overflow_checks: true,
+            edition: "2021".to_string(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum BridgeError {
+    /// No rustc could be run.
+    NoRustc(String),
+    /// rustc rejected the provider crate (a broken installation).
+    Native(String),
+    /// rustc rejected the user's file; its diagnostics, verbatim.
+    Rustc {
+        file: String,
+        stderr: String,
+    },
+    Io(String),
+    /// The MIR rustc printed could not be read.
+    Mir {
+        mir_file: String,
+        error: MirError,
+    },
+}
+
+impl fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BridgeError::NoRustc(m) => write!(
+                f,
+                "cannot run rustc ({m}): install a Rust toolchain or set RUSTC to the compiler"
+            ),
+            BridgeError::Native(m) => write!(
+                f,
+                "rustc failed to build the provider API crate `native`:\n{m}"
+            ),
+            BridgeError::Rustc { file, stderr } => {
+                write!(f, "rustc rejected {file}:\n{}", stderr.trim_end())
+            }
+            BridgeError::Io(m) => write!(f, "{m}"),
+            BridgeError::Mir { mir_file, error } => write!(f, "{mir_file}:{error}"),
+        }
+    }
+}
+
+impl std::error::Error for BridgeError {}
+
+fn rustc() -> String {
+    std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string())
+}
+
+/// `rustc -vV`, first line and host, e.g. `rustc 1.95.0 (… 2026-04-14) host x86_64-…`.
+pub fn rustc_version() -> Result<String, BridgeError> {
+    let out = Command::new(rustc())
+        .arg("-vV")
+        .output()
+        .map_err(|e| BridgeError::NoRustc(format!("`{} -vV`: {e}", rustc())))?;
+    if !out.status.success() {
+        return Err(BridgeError::NoRustc(format!(
+            "`{} -vV` exited with {}",
+            rustc(),
+            out.status
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("").trim().to_string();
+    let host = text
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap_or("unknown");
+    Ok(format!("{first} host {host}"))
+}
+
+/// A private scratch directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, BridgeError> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "rmir-bridge-{}-{nanos}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| BridgeError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A built provider API crate, ready to compile user files against. Build
+/// one and import many files with it: the rlib is built once.
+pub struct Bridge {
+    config: RustcConfig,
+    version: String,
+    scratch: Scratch,
+    rlib: PathBuf,
+}
+
+impl Bridge {
+    /// Finds rustc and builds the `native` rlib.
+    pub fn new(config: RustcConfig) -> Result<Bridge, BridgeError> {
+        let version = rustc_version()?;
+        let scratch = Scratch::new()?;
+        let native_rs = scratch.0.join("native.rs");
+        std::fs::write(&native_rs, NATIVE_SOURCE)
+            .map_err(|e| BridgeError::Io(format!("cannot write {}: {e}", native_rs.display())))?;
+        let rlib = scratch.0.join("libnative.rlib");
+        let out = Command::new(rustc())
+            .args(["--edition", &config.edition, "--crate-type", "rlib"])
+            .args(["--crate-name", "native", "-C", "opt-level=3"])
+            .arg(&native_rs)
+            .arg("-o")
+            .arg(&rlib)
+            .output()
+            .map_err(|e| BridgeError::NoRustc(e.to_string()))?;
+        if !out.status.success() {
+            return Err(BridgeError::Native(
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        Ok(Bridge {
+            config,
+            version,
+            scratch,
+            rlib,
+        })
+    }
+
+    pub fn config(&self) -> &RustcConfig {
+        &self.config
+    }
+
+    /// The path of the built provider API rlib (for building host code).
+    pub fn native_rlib(&self) -> &Path {
+        &self.rlib
+    }
+
+    /// Runs rustc on `file` and returns its MIR text.
+    pub fn emit_mir(&self, file: &Path) -> Result<String, BridgeError> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let mir = self
+            .scratch
+            .0
+            .join(format!("user{}.mir", N.fetch_add(1, Ordering::Relaxed)));
+        let config = &self.config;
+        let out = Command::new(rustc())
+            .args(["--edition", &config.edition, "--crate-type", "lib"])
+            // A fixed crate name: file stems such as `01_add` are not valid names.
+            .args(["--crate-name", "callbacks", "--emit=mir"])
+            .arg("-C")
+            .arg(format!("opt-level={}", config.opt_level))
+            .arg("-C")
+            .arg(format!(
+                "overflow-checks={}",
+                if config.overflow_checks { "on" } else { "off" }
+            ))
+            .arg("--extern")
+            .arg(format!("native={}", self.rlib.display()))
+            .arg(file)
+            .arg("-o")
+            .arg(&mir)
+            .output()
+            .map_err(|e| BridgeError::NoRustc(e.to_string()))?;
+        if !out.status.success() {
+            return Err(BridgeError::Rustc {
+                file: file.display().to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        let text = std::fs::read_to_string(&mir)
+            .map_err(|e| BridgeError::Io(format!("cannot read rustc's MIR output: {e}")));
+        let _ = std::fs::remove_file(&mir);
+        text
+    }
+
+    /// The whole bridge: `.rs` → prepared MIR.
+    pub fn import(&self, file: &Path) -> Result<PreparedMir, BridgeError> {
+        let source = std::fs::read_to_string(file)
+            .map_err(|e| BridgeError::Io(format!("cannot read {}: {e}", file.display())))?;
+        let mir = self.emit_mir(file)?;
+        let name = file.display().to_string();
+        let mir_file = format!("{name}.O{}.mir", self.config.opt_level);
+        let facts = SourceFacts {
+            file: name,
+            mir_file: mir_file.clone(),
+            rustc: Some(self.version.clone()),
+            opt_level: Some(self.config.opt_level),
+            overflow_checks: Some(self.config.overflow_checks),
+            text: Some(source),
+        };
+        prepare_text(&mir, facts).map_err(|error| BridgeError::Mir { mir_file, error })
+    }
+}
+
+/// One-shot `.rs` → prepared MIR.
+pub fn import_rust(file: &Path, config: &RustcConfig) -> Result<PreparedMir, BridgeError> {
+    Bridge::new(config.clone())?.import(file)
+}
+
+/// MIR text already on disk: `.mir` → prepared MIR. The Rust source is read
+/// when a closure span names a file that exists next to it.
+pub fn import_mir_text(mir_file: &str, mir: &str) -> Result<PreparedMir, MirError> {
+    let rust_file = crate::parse::first_closure_file(mir);
+    let text = rust_file.as_ref().and_then(|f| {
+        let candidates = [
+            PathBuf::from(f),
+            Path::new(mir_file)
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(f),
+        ];
+        candidates
+            .iter()
+            .find_map(|p| std::fs::read_to_string(p).ok())
+    });
+    let facts = SourceFacts {
+        file: rust_file.unwrap_or_else(|| mir_file.to_string()),
+        mir_file: mir_file.to_string(),
+        rustc: None,
+        opt_level: None,
+        overflow_checks: None,
+        text,
+    };
+    prepare_text(mir, facts)
+}

@@ -63,16 +63,12 @@ impl std::fmt::Display for Span {
 }
 
 /// Index of a local (`_3` is `Local(3)`); `_0` is the return place.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Local(pub u32);
 
 /// Index of a basic block (`bb4` is `BlockId(4)`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BlockId(pub u32);
 
@@ -120,9 +116,9 @@ pub struct LocalDecl {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DebugVar {
     pub name: String,
-    /// The place as MIR spells it, e.g. `(*((*_1).0: &i32))`.
-    pub place: Place,
-    /// Constant debug info (`debug x => const 3_i32;`) has no place.
+    /// The place, e.g. `(*((*_1).0: &i32))`; `None` for constant debug info
+    /// (`debug x => const 3_i32;`).
+    pub place: Option<Place>,
     pub mir_line: u32,
 }
 
@@ -145,7 +141,7 @@ pub struct Statement {
 pub enum StatementKind {
     Assign {
         place: Place,
-        rvalue: Rvalue,
+        rvalue: Box<Rvalue>,
     },
     /// `StorageLive`/`StorageDead`: kept so counts stay honest; no semantics here.
     StorageLive(Local),
@@ -156,8 +152,11 @@ pub enum StatementKind {
         variant: u32,
     },
     /// `PlaceMention(_1)`, `FakeRead(...)`, `Nop`, `AscribeUserType`, `Coverage`,
-    /// `ConstEvalCounter`: no effect on codegen.
+    /// `ConstEvalCounter`, `assume`: no effect on codegen.
     Nop(String),
+    /// A statement kept as MIR text that later stages cannot model
+    /// (`copy_nonoverlapping(…)`, `Deinit(…)`); admission rejects it.
+    Opaque(String),
 }
 
 /// A place: a local and projections applied left to right.
@@ -189,7 +188,11 @@ pub enum Projection {
     /// `_2[_3]`
     Index(Local),
     /// `_2[3 of 4]`
-    ConstantIndex { offset: u64, min_length: u64, from_end: bool },
+    ConstantIndex {
+        offset: u64,
+        min_length: u64,
+        from_end: bool,
+    },
     /// `(_1 as Some)`
     Downcast(String),
 }
@@ -329,8 +332,66 @@ pub enum AggregateKind {
     },
     Tuple,
     Array,
+    /// `*const [i32] from (copy _1, copy _2)`: a raw pointer from data and metadata.
+    RawPtr {
+        #[serde(with = "crate::ty::as_string")]
+        ty: Ty,
+    },
     /// `Foo { a: .. }`, `Option::<i32>::Some(..)`
     Adt(String),
+}
+
+/// What an `assert` checks, read from its message. Overflow checks
+/// (`Overflow`, `OverflowNeg`) are *optional*: rustc's code generation drops
+/// them when overflow checks are off, even in code inlined from `core`
+/// (`#[rustc_inherit_overflow_checks]`), and so must ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AssertKind {
+    /// `attempt to compute `{} + {}`, which would overflow`, and shifts.
+    Overflow,
+    /// `attempt to negate `{}`, which would overflow`.
+    OverflowNeg,
+    DivisionByZero,
+    RemainderByZero,
+    /// `attempt to compute `{} / {}`, which would overflow` for `MIN / -1`
+    /// is `Overflow` in rustc too, but it is never optional.
+    DivisionOverflow,
+    BoundsCheck,
+    MisalignedPointer,
+    NullPointer,
+    Other,
+}
+
+impl AssertKind {
+    pub fn from_message(m: &str) -> AssertKind {
+        if m.starts_with("attempt to negate") {
+            AssertKind::OverflowNeg
+        } else if m.starts_with("attempt to compute `{} / {}`")
+            || m.starts_with("attempt to compute the remainder of `{} % {}`")
+        {
+            AssertKind::DivisionOverflow
+        } else if m.starts_with("attempt to compute") || m.starts_with("attempt to shift") {
+            AssertKind::Overflow
+        } else if m.starts_with("attempt to divide") {
+            AssertKind::DivisionByZero
+        } else if m.starts_with("attempt to calculate the remainder") {
+            AssertKind::RemainderByZero
+        } else if m.starts_with("index out of bounds") {
+            AssertKind::BoundsCheck
+        } else if m.starts_with("misaligned pointer") {
+            AssertKind::MisalignedPointer
+        } else if m.starts_with("null pointer") {
+            AssertKind::NullPointer
+        } else {
+            AssertKind::Other
+        }
+    }
+
+    /// Dropped by code generation when overflow checks are off.
+    pub fn is_optional_overflow_check(self) -> bool {
+        matches!(self, AssertKind::Overflow | AssertKind::OverflowNeg)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -366,6 +427,7 @@ pub enum TerminatorKind {
         cond: Operand,
         /// The value `cond` must have to continue (`!` before it means false).
         expected: bool,
+        kind: AssertKind,
         message: String,
         target: BlockId,
         unwind: UnwindAction,
@@ -394,6 +456,10 @@ pub enum Resolution {
     Registration { function: String, provider: String },
     /// An allowlisted pure `core` scalar method (`wrapping_add`, `min`, …).
     CoreScalar { method: String, ty: String },
+    /// A panic entry point (`core::panicking::panic`, `std::rt::panic_fmt`)
+    /// or a constructor of its message (`Arguments::new_const`): the GPU
+    /// lowers the path that reaches it to a trap.
+    Panic { function: String },
     /// A call through a local (a closure or fn pointer held in a local).
     Indirect,
     /// Anything else: no body here.
@@ -457,7 +523,8 @@ pub enum CaptureMode {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Capture {
-    /// The captured variable's name (from the `debug` line).
+    /// The captured place as the user wrote it: `k`, or `p.a` for a precise
+    /// capture of a field (rustc's debug name `p__a`).
     pub name: String,
     /// Field index in the environment.
     pub field: u32,
@@ -473,10 +540,16 @@ pub struct Capture {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Callback {
-    Closure { body: String },
-    FnItem { body: String },
+    Closure {
+        body: String,
+    },
+    FnItem {
+        body: String,
+    },
     /// Something else (a fn pointer, a closure built elsewhere): its type.
-    Other { ty: String },
+    Other {
+        ty: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -517,18 +590,25 @@ impl PreparedMir {
 
     /// Reads a document, rejecting other format versions before anything else.
     pub fn from_json(text: &str) -> Result<PreparedMir, ReadError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ReadError::Json {
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
-        match value.get("format").and_then(|f| f.as_str()) {
-            Some(FORMAT) => {}
-            Some(other) => return Err(ReadError::Version(other.to_string())),
+        // Read the version first, so a document of another version is
+        // reported as such rather than as whatever field changed.
+        #[derive(Deserialize)]
+        struct Header {
+            format: Option<serde_json::Value>,
+        }
+        let header: Header = serde_json::from_str(text).map_err(|e| ReadError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        match header.format.as_ref().map(|f| f.as_str()) {
+            Some(Some(FORMAT)) => {}
+            Some(Some(other)) => return Err(ReadError::Version(other.to_string())),
+            Some(None) => return Err(ReadError::Version(header.format.unwrap().to_string())),
             None => return Err(ReadError::NoFormat),
         }
-        serde_json::from_value(value).map_err(|e| ReadError::Schema(e.to_string()))
+        // Parsed from text (not from a `Value`) so 128-bit constants survive.
+        serde_json::from_str(text).map_err(|e| ReadError::Schema(e.to_string()))
     }
 }
 

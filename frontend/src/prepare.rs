@@ -1,1 +1,482 @@
-//! (being written)
+//! From parsed MIR bodies to a prepared-MIR document: callee resolution,
+//! closures with their capture facts, registrations, and source spans.
+
+use std::collections::BTreeMap;
+
+use crate::parse::{parse_mir, MirError};
+use crate::pmir::{
+    AggregateKind, Body, BodyKind, Callback, Capture, CaptureMode, Closure, ClosureKind, Constant,
+    Local, Operand, Place, PreparedMir, Projection, Registration, Resolution, Rvalue, SourceFacts,
+    StatementKind, TerminatorKind, FORMAT,
+};
+use crate::registry;
+use crate::source::SourceText;
+use crate::ty::{Scalar, Ty};
+
+/// Parses MIR text and prepares it.
+pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
+    let bodies = parse_mir(mir)?;
+    Ok(prepare(bodies, source))
+}
+
+/// Resolves and annotates parsed bodies. Infallible: anything it cannot
+/// resolve is recorded as such (a foreign callee, a callback of another kind).
+pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
+    let text = source.text.as_deref().map(SourceText::new);
+    let names = local_names(&bodies, text.as_ref());
+    let closure_bodies: BTreeMap<String, String> = bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Closure)
+        .filter_map(|b| {
+            let env = b.locals.get(1)?;
+            Some((closure_key(env.ty.peel_refs())?, b.name.clone()))
+        })
+        .collect();
+
+    // Source extents of bodies (for spans of calls inside them).
+    let mut extents: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    if let Some(t) = &text {
+        for b in bodies.iter_mut() {
+            match b.kind {
+                BodyKind::Closure => {
+                    if let Some(Ty::Closure { span, .. }) =
+                        b.locals.get(1).map(|l| l.ty.peel_refs())
+                    {
+                        b.span = Some(*span);
+                        if let Some(ext) = t.closure_extent(*span) {
+                            extents.insert(b.name.clone(), ext);
+                        }
+                    }
+                }
+                BodyKind::Fn => {
+                    if let Some((lo, hi, name_span)) = t.fn_extent(last_segment(&b.name)) {
+                        b.span = Some(name_span);
+                        extents.insert(b.name.clone(), (lo, hi));
+                    }
+                }
+                BodyKind::Const => {}
+            }
+        }
+    } else {
+        for b in bodies.iter_mut() {
+            if b.kind == BodyKind::Closure {
+                if let Some(Ty::Closure { span, .. }) = b.locals.get(1).map(|l| l.ty.peel_refs()) {
+                    b.span = Some(*span);
+                }
+            }
+        }
+    }
+
+    // Resolve every call, and give it a source span where one is found.
+    for b in bodies.iter_mut() {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        let ext = extents.get(&b.name).copied();
+        let closure_head_end = match (b.kind, &text, b.span) {
+            (BodyKind::Closure, Some(t), Some(s)) => t.offset(s.hi_line, s.hi_col),
+            _ => None,
+        };
+        for block in b.blocks.iter_mut() {
+            if let TerminatorKind::Call { callee, .. } = &mut block.terminator.kind {
+                callee.resolution =
+                    resolve(&callee.path, &callee.generics, &names, &closure_bodies);
+                if let (Some(t), Some((lo, hi))) = (&text, ext) {
+                    let word = last_segment(&callee.path).to_string();
+                    let lo = closure_head_end.unwrap_or(lo);
+                    let hits = t.find_word((lo, hi), &word, true);
+                    let k = seen.entry(word).or_insert(0);
+                    callee.span = hits.get(*k).copied();
+                    *k += 1;
+                }
+            }
+        }
+    }
+
+    let closures = bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Closure)
+        .filter_map(|b| closure_facts(b, &bodies, text.as_ref(), extents.get(&b.name).copied()))
+        .collect();
+    let registrations = registrations(&bodies, &closure_bodies, text.as_ref(), &extents);
+
+    PreparedMir {
+        format: FORMAT.to_string(),
+        source,
+        bodies,
+        closures,
+        registrations,
+    }
+}
+
+/// Every name a call can use for a local body: its MIR name, and for methods
+/// (`<impl at f.rs:8:1: 8:12>::apply`) the path calls print (`Params::apply`,
+/// or `<Params as Trait>::apply`), read from the `impl` header in the source.
+fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for b in bodies {
+        names.insert(b.name.clone(), b.name.clone());
+        let Some(rest) = b.name.strip_prefix("<impl at ") else {
+            continue;
+        };
+        let Some((loc, method)) = rest.split_once(">::") else {
+            continue;
+        };
+        let Some(t) = text else { continue };
+        let Some((_, span)) = crate::ty::parse_file_span(loc) else {
+            continue;
+        };
+        let (Some(lo), Some(hi)) = (
+            t.offset(span.lo_line, span.lo_col),
+            t.offset(span.hi_line, span.hi_col),
+        ) else {
+            continue;
+        };
+        let header = t.slice(lo, hi).trim();
+        let Some(h) = header.strip_prefix("impl") else {
+            continue;
+        };
+        // Skip the impl's own generic parameters: `impl<T> Foo<T>`.
+        let h = if h.starts_with('<') {
+            match crate::ty::split_top(h, ' ').first() {
+                Some(g) => &h[g.len()..],
+                None => h,
+            }
+        } else {
+            h
+        };
+        let h = h.trim();
+        let alias = match h.split_once(" for ") {
+            Some((tr, ty)) => format!("<{} as {}>::{method}", ty.trim(), tr.trim()),
+            None => format!("{h}::{method}"),
+        };
+        names.insert(alias, b.name.clone());
+    }
+    names
+}
+
+fn last_segment(path: &str) -> &str {
+    // `a::b::helper` → `helper`; `<i32 as Ord>::max` → `max`.
+    path.rsplit("::").next().unwrap_or(path)
+}
+
+/// A closure's identity is its span (MIR names the type by it).
+fn closure_key(ty: &Ty) -> Option<String> {
+    matches!(ty, Ty::Closure { .. }).then(|| ty.to_string())
+}
+
+/// Resolution order (SPEC): local bodies, provider registrations, allowlisted
+/// core scalar methods and intrinsics, panic entry points, else foreign.
+fn resolve(
+    path: &str,
+    generics: &[Ty],
+    names: &BTreeMap<String, String>,
+    closure_bodies: &BTreeMap<String, String>,
+) -> Resolution {
+    if path.starts_with("copy ") || path.starts_with("move ") || path.starts_with('_') {
+        return Resolution::Indirect;
+    }
+    if let Some(body) = names.get(path) {
+        return Resolution::Local { body: body.clone() };
+    }
+    // `<{closure@…} as Fn<(i32, i32)>>::call`: a call of a closure of this file.
+    if let Some(inner) = path.strip_prefix('<') {
+        if let Some((self_ty, _)) = inner.split_once(" as ") {
+            if let Some(body) =
+                closure_key(&Ty::parse(self_ty)).and_then(|k| closure_bodies.get(&k))
+            {
+                return Resolution::Local { body: body.clone() };
+            }
+            if self_ty.starts_with("fn(") || self_ty.len() == 1 {
+                return Resolution::Indirect;
+            }
+        }
+    }
+    if let Some(r) = registry::registration(path) {
+        return Resolution::Registration {
+            function: r.function.to_string(),
+            provider: r.provider.to_string(),
+        };
+    }
+    if let Some((method, ty)) = registry::core_scalar(path) {
+        return Resolution::CoreScalar { method, ty };
+    }
+    if let Some(method) = registry::core_intrinsic(path, !generics.is_empty()) {
+        let ty = generics.first().map(|t| t.to_string()).unwrap_or_default();
+        return Resolution::CoreScalar { method, ty };
+    }
+    if registry::is_panic_path(path) {
+        return Resolution::Panic {
+            function: path.to_string(),
+        };
+    }
+    Resolution::Foreign
+}
+
+/// Type of a place in a body, following projections.
+pub fn place_ty(body: &Body, place: &Place) -> Option<Ty> {
+    let mut ty = body.locals.get(place.local.0 as usize)?.ty.clone();
+    for p in &place.projections {
+        ty = match p {
+            Projection::Deref => match ty {
+                Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => *inner,
+                Ty::Adt { path, mut args } if path.ends_with("Box") && !args.is_empty() => {
+                    args.remove(0)
+                }
+                _ => return None,
+            },
+            Projection::Field { ty, .. } => ty.clone(),
+            Projection::Index(_) | Projection::ConstantIndex { .. } => match ty {
+                Ty::Array(e, _) | Ty::Slice(e) => *e,
+                _ => return None,
+            },
+            Projection::Downcast(_) => ty,
+        };
+    }
+    Some(ty)
+}
+
+pub fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
+    match op {
+        Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
+        Operand::Const(c) => match c {
+            Constant::Int { ty, .. } | Constant::Float { ty, .. } => Some(ty.clone()),
+            Constant::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
+            Constant::Char(_) => Some(Ty::Scalar(Scalar::Char)),
+            Constant::Unit => Some(Ty::Tuple(Vec::new())),
+            Constant::ZeroSized(t) => Some(t.clone()),
+            Constant::FnItem(_) | Constant::Other(_) => None,
+        },
+    }
+}
+
+fn closure_facts(
+    body: &Body,
+    all: &[Body],
+    text: Option<&SourceText<'_>>,
+    extent: Option<(usize, usize)>,
+) -> Option<Closure> {
+    let env = body.locals.get(1)?;
+    let (kind, closure_ty) = match &env.ty {
+        Ty::Ref {
+            mutable: false,
+            inner,
+        } => (ClosureKind::Fn, (**inner).clone()),
+        Ty::Ref {
+            mutable: true,
+            inner,
+        } => (ClosureKind::FnMut, (**inner).clone()),
+        t @ Ty::Closure { .. } => (ClosureKind::FnOnce, t.clone()),
+        _ => return None,
+    };
+    let Ty::Closure { span, .. } = closure_ty else {
+        return None;
+    };
+    let params = body.locals[2..=body.arg_count as usize]
+        .iter()
+        .map(|l| l.ty.clone())
+        .collect();
+    let ret = body.locals[0].ty.clone();
+
+    // Fields from the construction site: names in field order, operand types.
+    let mut fields: Vec<(String, Option<Ty>)> = Vec::new();
+    'outer: for b in all {
+        for block in &b.blocks {
+            for s in &block.statements {
+                let StatementKind::Assign { rvalue, .. } = &s.kind else {
+                    continue;
+                };
+                if let Rvalue::Aggregate {
+                    kind: AggregateKind::Closure { ty },
+                    fields: fs,
+                } = &**rvalue
+                {
+                    if *ty == closure_ty {
+                        fields = fs
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (name, op))| {
+                                (
+                                    name.clone().unwrap_or_else(|| format!("{i}")),
+                                    operand_ty(b, op),
+                                )
+                            })
+                            .collect();
+                        break 'outer;
+                    }
+                }
+            }
+        }
+    }
+    // Debug lines in the body name captures and give their exact access path.
+    let self_deref = kind != ClosureKind::FnOnce;
+    let mut from_debug: BTreeMap<u32, (String, Ty, CaptureMode)> = BTreeMap::new();
+    for d in &body.debug_vars {
+        let Some(place) = &d.place else { continue };
+        if place.local != Local(1) {
+            continue;
+        }
+        let proj = &place.projections[..];
+        let rest = match (self_deref, proj) {
+            (true, [Projection::Deref, Projection::Field { index, ty }, rest @ ..]) => {
+                Some((*index, ty, rest))
+            }
+            (false, [Projection::Field { index, ty }, rest @ ..]) => Some((*index, ty, rest)),
+            _ => None,
+        };
+        let Some((index, ty, rest)) = rest else {
+            continue;
+        };
+        let mode = match (rest, ty) {
+            ([], _) => CaptureMode::ByValue,
+            ([Projection::Deref], Ty::Ref { mutable: true, .. }) => CaptureMode::ByMutRef,
+            ([Projection::Deref], _) => CaptureMode::ByRef,
+            _ => CaptureMode::ByValue,
+        };
+        // Precise captures of a field are named `p__a` by rustc.
+        from_debug.insert(index, (d.name.replace("__", "."), ty.clone(), mode));
+    }
+    let count = fields.len().max(
+        from_debug
+            .keys()
+            .last()
+            .map(|k| *k as usize + 1)
+            .unwrap_or(0),
+    );
+    let mut captures = Vec::new();
+    for i in 0..count {
+        let (name, ty, mode) = match (from_debug.get(&(i as u32)), fields.get(i)) {
+            (Some((n, t, m)), _) => (n.clone(), t.clone(), *m),
+            (None, Some((n, Some(t)))) => (n.clone(), t.clone(), CaptureMode::ByValue),
+            (None, Some((n, None))) => (n.clone(), Ty::Other("?".into()), CaptureMode::ByValue),
+            (None, None) => (format!("{i}"), Ty::Other("?".into()), CaptureMode::ByValue),
+        };
+        let span = match (text, extent) {
+            (Some(t), Some((lo, hi))) => {
+                let head_end = t.offset(span.hi_line, span.hi_col).unwrap_or(lo);
+                // For `p.a`, find `p` (the field follows it in the source).
+                let root = name.split('.').next().unwrap_or(&name);
+                t.find_word((head_end, hi), root, false).first().copied()
+            }
+            _ => None,
+        };
+        captures.push(Capture {
+            name,
+            field: i as u32,
+            ty,
+            mode,
+            span,
+        });
+    }
+    Some(Closure {
+        body: body.name.clone(),
+        ty: closure_ty.clone(),
+        span,
+        kind,
+        params,
+        ret,
+        captures,
+    })
+}
+
+fn registrations(
+    bodies: &[Body],
+    closure_bodies: &BTreeMap<String, String>,
+    text: Option<&SourceText<'_>>,
+    extents: &BTreeMap<String, (usize, usize)>,
+) -> Vec<Registration> {
+    let mut out = Vec::new();
+    for b in bodies {
+        let mut nth: BTreeMap<String, usize> = BTreeMap::new();
+        for block in &b.blocks {
+            let TerminatorKind::Call { callee, args, .. } = &block.terminator.kind else {
+                continue;
+            };
+            let Resolution::Registration { function, provider } = &callee.resolution else {
+                continue;
+            };
+            let Some(spec) = registry::registration(&callee.path) else {
+                continue;
+            };
+            let arg_types: Vec<Ty> = args
+                .iter()
+                .map(|a| {
+                    operand_ty(b, a)
+                        .or_else(|| fn_item_ty(a, &callee.generics))
+                        .unwrap_or_else(|| Ty::Other(operand_text(a)))
+                })
+                .collect();
+            let cb_ty = args
+                .get(spec.callback_arg)
+                .and_then(|a| operand_ty(b, a))
+                .or_else(|| callee.generics.last().cloned());
+            let callback = match (&cb_ty, args.get(spec.callback_arg)) {
+                (Some(t @ Ty::Closure { .. }), _) => match closure_bodies.get(&t.to_string()) {
+                    Some(body) => Callback::Closure { body: body.clone() },
+                    None => Callback::Other { ty: t.to_string() },
+                },
+                (_, Some(Operand::Const(Constant::FnItem(name)))) => Callback::FnItem {
+                    body: crate::parse::split_generics(name).0,
+                },
+                (Some(Ty::FnDef { name, .. }), _) => Callback::FnItem { body: name.clone() },
+                (Some(t), _) => Callback::Other { ty: t.to_string() },
+                (None, _) => Callback::Other {
+                    ty: "unknown".into(),
+                },
+            };
+            // Source location: for a closure, the nearest `function(` before
+            // its head; otherwise the n-th such call in the caller.
+            let k = nth.entry(function.clone()).or_insert(0);
+            let span = text.and_then(|t| {
+                let (lo, hi) = *extents.get(&b.name)?;
+                let calls = t.find_word((lo, hi), function, true);
+                let closure_start = match (&cb_ty, &callback) {
+                    (Some(Ty::Closure { span, .. }), Callback::Closure { .. }) => {
+                        t.offset(span.lo_line, span.lo_col)
+                    }
+                    _ => None,
+                };
+                match closure_start {
+                    Some(cs) => calls
+                        .iter()
+                        .rev()
+                        .find(|s| t.span_start(**s).is_some_and(|o| o < cs))
+                        .copied(),
+                    None => calls.get(*k).copied(),
+                }
+            });
+            *k += 1;
+            out.push(Registration {
+                caller: b.name.clone(),
+                block: block.id,
+                mir_line: block.terminator.mir_line,
+                span,
+                function: function.clone(),
+                provider: provider.clone(),
+                callback,
+                generics: callee.generics.clone(),
+                arg_types,
+            });
+        }
+    }
+    out
+}
+
+/// The type of a fn item operand (`add`), from the call's generic arguments.
+fn fn_item_ty(op: &Operand, generics: &[Ty]) -> Option<Ty> {
+    let Operand::Const(Constant::FnItem(name)) = op else {
+        return None;
+    };
+    let base = crate::parse::split_generics(name).0;
+    generics
+        .iter()
+        .find(|g| matches!(g, Ty::FnDef { name: n, .. } if *n == base || *n == *name))
+        .cloned()
+}
+
+/// Text for a type we cannot compute; `Ty::Other` keeps it opaque.
+fn operand_text(op: &Operand) -> String {
+    match op {
+        Operand::Const(Constant::FnItem(n)) => n.clone(),
+        Operand::Const(Constant::Other(t)) => t.clone(),
+        _ => "{unknown}".into(),
+    }
+}

@@ -61,7 +61,101 @@ pub const CORE_SCALAR_METHODS: &[&str] = &[
     "pow",
     "unsigned_abs",
     "abs_diff",
+    "wrapping_abs",
+    "wrapping_div",
+    "wrapping_rem",
+    "wrapping_pow",
+    "saturating_pow",
+    "is_power_of_two",
+    "sqrt",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "mul_add",
+    "copysign",
+    "recip",
 ];
+
+/// `core::intrinsics` functions that MIR inlining exposes at opt-level 3
+/// (`rotate_left::<u32>` inside an inlined `i32::rotate_left`), all pure.
+pub const CORE_INTRINSICS: &[&str] = &[
+    "rotate_left",
+    "rotate_right",
+    "ctpop",
+    "ctlz",
+    "cttz",
+    "bswap",
+    "bitreverse",
+    "cold_path",
+    "likely",
+    "unlikely",
+    "unchecked_add",
+    "unchecked_sub",
+    "unchecked_mul",
+    "unchecked_div",
+    "unchecked_rem",
+    "unchecked_shl",
+    "unchecked_shr",
+    "exact_div",
+    "three_way_compare",
+    "saturating_add",
+    "saturating_sub",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "minnumf32",
+    "maxnumf32",
+    "minnumf64",
+    "maxnumf64",
+    "fabsf32",
+    "fabsf64",
+];
+
+/// Paths that start a panic, or build its message.
+pub const PANIC_PATHS: &[&str] = &[
+    "core::panicking::",
+    "std::panicking::",
+    "std::rt::panic_fmt",
+    "std::rt::begin_panic",
+    "core::panicking::panic_fmt",
+    "Arguments::<'_>::new_const",
+    "Arguments::<'_>::from_str",
+    "Arguments::<'_>::new_v1",
+    "Arguments::<'_>::new",
+    "core::fmt::Arguments::",
+    "std::fmt::Arguments::",
+    "core::hint::unreachable_unchecked",
+    "std::hint::unreachable_unchecked",
+    "core::slice::index::slice_index_fail",
+    "core::option::unwrap_failed",
+    "core::result::unwrap_failed",
+];
+
+/// If `path` is a pure core intrinsic, returns its name. A bare name (MIR
+/// trims `core::intrinsics::`) counts only with generic arguments, which
+/// intrinsics have and a user's `extern` function cannot.
+pub fn core_intrinsic(path: &str, has_generics: bool) -> Option<String> {
+    let name = match path
+        .strip_prefix("core::intrinsics::")
+        .or_else(|| path.strip_prefix("std::intrinsics::"))
+    {
+        Some(n) => n,
+        None if has_generics && !path.contains("::") => path,
+        None => return None,
+    };
+    CORE_INTRINSICS.contains(&name).then(|| name.to_string())
+}
+
+pub fn is_panic_path(path: &str) -> bool {
+    PANIC_PATHS.iter().any(|p| {
+        if p.ends_with("::") {
+            path.starts_with(p)
+        } else {
+            path == *p
+        }
+    })
+}
 
 /// Resolves a callee path against the registration table, given the path as
 /// printed (without generic arguments). MIR trims the crate prefix when the
@@ -90,12 +184,16 @@ pub fn core_scalar(path: &str) -> Option<(String, String)> {
         // `<i32 as Ord>`
         let inner = rest.strip_suffix('>')?;
         let (ty, tr) = inner.split_once(" as ")?;
-        if !matches!(tr, "Ord" | "PartialOrd" | "std::cmp::Ord" | "core::cmp::Ord") {
+        if !matches!(
+            tr,
+            "Ord" | "PartialOrd" | "std::cmp::Ord" | "core::cmp::Ord"
+        ) {
             return None;
         }
         ty
     } else {
         // `core::num::<impl i32>` / `std::f32::<impl f32>`
+        // `core::num::<impl i32>`, `core::f32::<impl f32>`, `std::f32::<impl f32>`.
         let (krate, rest) = prefix.split_once("::")?;
         if !matches!(krate, "core" | "std") {
             return None;

@@ -1,1 +1,237 @@
-//! (being written)
+//! Source facts recovered from the Rust text.
+//!
+//! Stable rustc prints no per-statement spans in MIR, only closure spans
+//! (`{closure@f.rs:5:38: 5:49}`, which cover the closure's head `move |a, b|`).
+//! Diagnostics still want to underline a capture or a call, so this module
+//! finds them by token search inside a known range. Every result is a
+//! best effort and `None` when not found; nothing here guesses across items.
+
+use crate::pmir::Span;
+
+/// The Rust source with a line index.
+pub struct SourceText<'a> {
+    text: &'a str,
+    /// Byte offset of the start of each line.
+    line_starts: Vec<usize>,
+}
+
+impl<'a> SourceText<'a> {
+    pub fn new(text: &'a str) -> SourceText<'a> {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        SourceText { text, line_starts }
+    }
+
+    /// Byte offset of a 1-based line and (char) column.
+    pub fn offset(&self, line: u32, col: u32) -> Option<usize> {
+        let start = *self.line_starts.get(line.checked_sub(1)? as usize)?;
+        let line_text = &self.text[start..];
+        let mut off = start;
+        let mut c = 1;
+        for ch in line_text.chars() {
+            if c == col {
+                return Some(off);
+            }
+            if ch == '\n' {
+                break;
+            }
+            off += ch.len_utf8();
+            c += 1;
+        }
+        (c == col).then_some(off)
+    }
+
+    /// 1-based line and char column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let col = self.text[start..offset.min(self.text.len())]
+            .chars()
+            .count();
+        (line as u32 + 1, col as u32 + 1)
+    }
+
+    fn span_of(&self, lo: usize, hi: usize) -> Span {
+        let (lo_line, lo_col) = self.line_col(lo);
+        let (hi_line, hi_col) = self.line_col(hi);
+        Span {
+            lo_line,
+            lo_col,
+            hi_line,
+            hi_col,
+        }
+    }
+
+    /// The byte range of a closure expression whose head rustc reports as
+    /// `head`: from the head's start to the end of its body (a `{ … }` block,
+    /// or an expression ending at a `,`, `)`, `]`, `}` or `;` at depth 0).
+    pub fn closure_extent(&self, head: Span) -> Option<(usize, usize)> {
+        let lo = self.offset(head.lo_line, head.lo_col)?;
+        let body_start = self.offset(head.hi_line, head.hi_col)?;
+        let bytes = self.text.as_bytes();
+        let mut i = body_start;
+        let mut depth = 0i32;
+        let mut in_str = false;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if in_str {
+                if b == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if b == b'"' {
+                    in_str = false;
+                }
+                i += 1;
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    if depth == 0 {
+                        return Some((lo, i));
+                    }
+                    depth -= 1;
+                    if depth == 0
+                        && b == b'}'
+                        && self.text[body_start..i].trim_start().starts_with('{')
+                    {
+                        return Some((lo, i + 1));
+                    }
+                }
+                b',' | b';' if depth == 0 => return Some((lo, i)),
+                _ => {}
+            }
+            i += 1;
+        }
+        Some((lo, bytes.len()))
+    }
+
+    /// The byte range of a `fn NAME` item: from `fn` to the end of its body
+    /// (the brace that closes the first `{` after the name). `None` when the
+    /// name is not found or is defined more than once.
+    pub fn fn_extent(&self, name: &str) -> Option<(usize, usize, Span)> {
+        let mut found = None;
+        let needle = format!("fn {name}");
+        let mut start = 0;
+        while let Some(pos) = self.text[start..].find(&needle) {
+            let at = start + pos;
+            start = at + needle.len();
+            let after = self.text[start..].chars().next();
+            let before_ok = at == 0 || !is_ident_byte(self.text.as_bytes()[at - 1]);
+            if before_ok && matches!(after, Some('(') | Some('<')) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(at);
+            }
+        }
+        let at = found?;
+        let name_lo = at + 3;
+        let name_span = self.span_of(name_lo, name_lo + name.len());
+        let open = at + self.text[at..].find('{')?;
+        let bytes = self.text.as_bytes();
+        let mut depth = 0i32;
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((at, i + 1, name_span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whole-word occurrences of `word` in `range`, each as a span; a
+    /// following `(` or `::<` is required when `call` is set.
+    pub fn find_word(&self, range: (usize, usize), word: &str, call: bool) -> Vec<Span> {
+        let mut out = Vec::new();
+        if word.is_empty() {
+            return out;
+        }
+        let (lo, hi) = (range.0.min(self.text.len()), range.1.min(self.text.len()));
+        let hay = &self.text[lo..hi];
+        let mut start = 0;
+        while let Some(pos) = hay[start..].find(word) {
+            let at = lo + start + pos;
+            let end = at + word.len();
+            start += pos + word.len();
+            let bytes = self.text.as_bytes();
+            if at > 0 && is_ident_byte(bytes[at - 1]) {
+                continue;
+            }
+            if end < bytes.len() && is_ident_byte(bytes[end]) {
+                continue;
+            }
+            if call {
+                let rest = self.text[end..].trim_start();
+                if !(rest.starts_with('(') || rest.starts_with("::<")) {
+                    continue;
+                }
+            }
+            out.push(self.span_of(at, end));
+        }
+        out
+    }
+
+    /// The text between two byte offsets (empty when out of range).
+    pub fn slice(&self, lo: usize, hi: usize) -> &'a str {
+        self.text.get(lo..hi).unwrap_or("")
+    }
+
+    /// Offset of a span's start, for ordering.
+    pub fn span_start(&self, span: Span) -> Option<usize> {
+        self.offset(span.lo_line, span.lo_col)
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "fn helper(a: i32) -> i32 { a }\npub fn run(d: &[i32], k: i32) -> i32 {\n    native::reduce(d, 0, move |a, b| a.wrapping_add(b) ^ k)\n}\n";
+
+    #[test]
+    fn closure_extent_and_words() {
+        let s = SourceText::new(SRC);
+        let head = Span {
+            lo_line: 3,
+            lo_col: 26,
+            hi_line: 3,
+            hi_col: 37,
+        };
+        let (lo, hi) = s.closure_extent(head).unwrap();
+        assert_eq!(&SRC[lo..hi], "move |a, b| a.wrapping_add(b) ^ k");
+        let k = s.find_word((lo, hi), "k", false);
+        assert_eq!(k.len(), 1);
+        assert_eq!((k[0].lo_line, k[0].lo_col, k[0].hi_col), (3, 58, 59));
+    }
+
+    #[test]
+    fn fn_extent_finds_unique_items() {
+        let s = SourceText::new(SRC);
+        let (lo, hi, name) = s.fn_extent("helper").unwrap();
+        assert_eq!(&SRC[lo..hi], "fn helper(a: i32) -> i32 { a }");
+        assert_eq!((name.lo_line, name.lo_col, name.hi_col), (1, 4, 10));
+        assert!(s.fn_extent("missing").is_none());
+        let calls = s.find_word((0, SRC.len()), "reduce", true);
+        assert_eq!(calls.len(), 1);
+    }
+}

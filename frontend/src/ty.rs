@@ -550,7 +550,10 @@ mod tests {
         check("()", "Tuple([])");
         check("(i32,)", "Tuple([Scalar(I32)])");
         check("[i32; 2]", "Array(Scalar(I32), \"2\")");
-        check("&[i64]", "Ref { mutable: false, inner: Slice(Scalar(I64)) }");
+        check(
+            "&[i64]",
+            "Ref { mutable: false, inner: Slice(Scalar(I64)) }",
+        );
         check("!", "Never");
         check("&str", "Ref { mutable: false, inner: Str }");
     }
