@@ -185,7 +185,7 @@ fn resolve(
             {
                 return Resolution::Local { body: body.clone() };
             }
-            if self_ty.starts_with("fn(") || self_ty.len() == 1 {
+            if self_ty.starts_with("fn(") {
                 return Resolution::Indirect;
             }
         }
@@ -200,7 +200,14 @@ fn resolve(
         return Resolution::CoreScalar { method, ty };
     }
     if let Some(method) = registry::core_intrinsic(path, !generics.is_empty()) {
-        let ty = generics.first().map(|t| t.to_string()).unwrap_or_default();
+        let suffix = ["f16", "f32", "f64", "f128"]
+            .into_iter()
+            .find(|s| method.ends_with(s))
+            .unwrap_or("");
+        let ty = generics
+            .first()
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| suffix.to_string());
         return Resolution::CoreScalar { method, ty };
     }
     if registry::is_panic_path(path) {

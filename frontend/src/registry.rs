@@ -134,14 +134,18 @@ pub const PANIC_PATHS: &[&str] = &[
 
 /// If `path` is a pure core intrinsic, returns its name. A bare name (MIR
 /// trims `core::intrinsics::`) counts only with generic arguments, which
-/// intrinsics have and a user's `extern` function cannot.
+/// intrinsics have and a user's `extern` function cannot, or with a float
+/// type suffix (`fabsf32`, `maxnumf64`), as the float intrinsics are spelled.
 pub fn core_intrinsic(path: &str, has_generics: bool) -> Option<String> {
+    let float_suffixed = ["f16", "f32", "f64", "f128"]
+        .iter()
+        .any(|s| path.ends_with(s));
     let name = match path
         .strip_prefix("core::intrinsics::")
         .or_else(|| path.strip_prefix("std::intrinsics::"))
     {
         Some(n) => n,
-        None if has_generics && !path.contains("::") => path,
+        None if (has_generics || float_suffixed) && !path.contains("::") => path,
         None => return None,
     };
     CORE_INTRINSICS.contains(&name).then(|| name.to_string())
