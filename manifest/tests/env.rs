@@ -1,0 +1,134 @@
+//! Environment layout and packing, as data: case files in, snapshots out.
+
+use manifest::{EnvLayout, Scalar};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+fn parse_captures(text: &str) -> Vec<(String, Scalar)> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let (name, ty) = item.split_once(':').expect("case capture is name:scalar");
+            (
+                name.trim().to_string(),
+                Scalar::from_name(ty.trim())
+                    .unwrap_or_else(|| panic!("case file: unknown scalar {ty}")),
+            )
+        })
+        .collect()
+}
+
+fn render(layout: &EnvLayout) -> String {
+    let mut out = format!("size {} align {}\n", layout.size, layout.align);
+    for f in &layout.fields {
+        let _ = writeln!(
+            out,
+            "  {:<6} {:<5} offset {:>2} size {:>2} align {:>2}",
+            f.name, f.scalar, f.offset, f.size, f.align
+        );
+    }
+    out
+}
+
+#[test]
+fn env_layouts() {
+    let text = include_str!("cases/env_layouts.txt");
+    let mut out = String::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (name, captures) = line.split_once(':').expect("case line is name: captures");
+        let captures = parse_captures(captures);
+        let _ = writeln!(out, "== {name}");
+        match EnvLayout::from_captures(&captures) {
+            Ok(layout) => {
+                layout
+                    .check()
+                    .expect("a computed layout passes its own check");
+                out.push_str(&render(&layout));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "error: {e}");
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn layout_check_rejects_edited_layouts() {
+    let good = EnvLayout::from_captures(&[("k", Scalar::I32), ("m", Scalar::I64)]).unwrap();
+    let mut out = String::new();
+    let mut moved = good.clone();
+    moved.fields[1].offset = 4;
+    let mut shrunk = good.clone();
+    shrunk.size = 12;
+    let mut underaligned = good.clone();
+    underaligned.align = 4;
+    let mut retyped = good.clone();
+    retyped.fields[0].scalar = Scalar::I64;
+    let mut dropped = good.clone();
+    dropped.fields.pop();
+    for (name, layout) in [
+        ("moved", moved),
+        ("shrunk", shrunk),
+        ("underaligned", underaligned),
+        ("retyped", retyped),
+        ("dropped", dropped),
+    ] {
+        let _ = writeln!(out, "{name}: {}", layout.check().unwrap_err());
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn env_packing() {
+    let cases: Vec<Value> = serde_json::from_str(include_str!("cases/env_packing.json")).unwrap();
+    let mut out = String::new();
+    for case in cases {
+        let captures: Vec<(String, Scalar)> = case["captures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c[0].as_str().unwrap().to_string(),
+                    Scalar::from_name(c[1].as_str().unwrap()).unwrap(),
+                )
+            })
+            .collect();
+        let values: Vec<(String, Value)> = case["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| (v[0].as_str().unwrap().to_string(), v[1].clone()))
+            .collect();
+        let layout = EnvLayout::from_captures(&captures).unwrap();
+        let _ = write!(out, "{}: ", case["name"].as_str().unwrap());
+        match layout.pack(&values) {
+            Ok(bytes) => {
+                assert_eq!(bytes.len() as u64, layout.size);
+                let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                let _ = writeln!(out, "[{}]", hex.join(" "));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "error: {e}");
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn scalar_names_round_trip() {
+    for s in Scalar::ALL {
+        assert_eq!(Scalar::from_name(s.name()), Some(s));
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(json, format!("\"{}\"", s.name()));
+        assert_eq!(s.align(), s.size());
+    }
+    assert_eq!(Scalar::from_name("f16"), None);
+    assert_eq!(Scalar::from_name("String"), None);
+}
