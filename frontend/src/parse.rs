@@ -369,6 +369,11 @@ fn finish_body(body: &mut Body, open: Src<'_>) -> PResult<()> {
                 message: format!("local `_{l}` is not declared in `{}`", body.name),
             })?;
         }
+        check_locals_term(&b.terminator.kind, nlocals).map_err(|l| MirError {
+            line: b.terminator.mir_line,
+            col: 1,
+            message: format!("local `_{l}` is not declared in `{}`", body.name),
+        })?;
         for t in successors(&b.terminator.kind) {
             if t.0 >= nblocks {
                 return Err(MirError {
@@ -421,31 +426,73 @@ pub fn successors(t: &TerminatorKind) -> Vec<BlockId> {
     out
 }
 
-fn check_locals_stmt(s: &StatementKind, n: u32) -> Result<(), u32> {
-    let place = |p: &Place| -> Result<(), u32> {
-        if p.local.0 >= n {
-            return Err(p.local.0);
-        }
-        for pr in &p.projections {
-            if let Projection::Index(l) = pr {
-                if l.0 >= n {
-                    return Err(l.0);
-                }
-            }
-        }
-        Ok(())
-    };
-    match s {
-        StatementKind::Assign { place: p, .. } => place(p),
-        StatementKind::StorageLive(l) | StatementKind::StorageDead(l) => {
+fn check_place(p: &Place, n: u32) -> Result<(), u32> {
+    if p.local.0 >= n {
+        return Err(p.local.0);
+    }
+    for pr in &p.projections {
+        if let Projection::Index(l) = pr {
             if l.0 >= n {
-                Err(l.0)
-            } else {
-                Ok(())
+                return Err(l.0);
             }
         }
-        StatementKind::SetDiscriminant { place: p, .. } => place(p),
+    }
+    Ok(())
+}
+
+fn check_operand(o: &Operand, n: u32) -> Result<(), u32> {
+    match o {
+        Operand::Copy(p) | Operand::Move(p) => check_place(p, n),
+        Operand::Const(_) => Ok(()),
+    }
+}
+
+fn check_rvalue(r: &Rvalue, n: u32) -> Result<(), u32> {
+    match r {
+        Rvalue::Use(o) | Rvalue::UnaryOp { operand: o, .. } | Rvalue::Cast { operand: o, .. } => {
+            check_operand(o, n)
+        }
+        Rvalue::Repeat { operand, .. } => check_operand(operand, n),
+        Rvalue::BinaryOp { lhs, rhs, .. } | Rvalue::CheckedBinaryOp { lhs, rhs, .. } => {
+            check_operand(lhs, n)?;
+            check_operand(rhs, n)
+        }
+        Rvalue::Ref { place, .. } | Rvalue::RawPtr { place, .. } => check_place(place, n),
+        Rvalue::Discriminant(p) | Rvalue::Len(p) => check_place(p, n),
+        Rvalue::Aggregate { fields, .. } => {
+            fields.iter().try_for_each(|(_, o)| check_operand(o, n))
+        }
+        Rvalue::Other(_) => Ok(()),
+    }
+}
+
+fn check_locals_stmt(s: &StatementKind, n: u32) -> Result<(), u32> {
+    match s {
+        StatementKind::Assign { place, rvalue } => {
+            check_place(place, n)?;
+            check_rvalue(rvalue, n)
+        }
+        StatementKind::StorageLive(l) | StatementKind::StorageDead(l) => {
+            check_place(&Place::local(*l), n)
+        }
+        StatementKind::SetDiscriminant { place, .. } => check_place(place, n),
         StatementKind::Nop(_) | StatementKind::Opaque(_) => Ok(()),
+    }
+}
+
+fn check_locals_term(t: &TerminatorKind, n: u32) -> Result<(), u32> {
+    match t {
+        TerminatorKind::SwitchInt { discr, .. } => check_operand(discr, n),
+        TerminatorKind::Assert { cond, .. } => check_operand(cond, n),
+        TerminatorKind::Call { dest, args, .. } => {
+            check_place(dest, n)?;
+            args.iter().try_for_each(|a| check_operand(a, n))
+        }
+        TerminatorKind::Drop { place, .. } => check_place(place, n),
+        TerminatorKind::Goto(_)
+        | TerminatorKind::Return
+        | TerminatorKind::Unreachable
+        | TerminatorKind::UnwindResume => Ok(()),
     }
 }
 
@@ -897,35 +944,28 @@ fn parse_named_fields(src: Src<'_>, s: &str) -> PResult<Vec<(Option<String>, Ope
     Ok(out)
 }
 
+/// A path as MIR prints type and value paths: `Foo`, `Option::<i32>::Some`,
+/// `Arguments::<'_>`, `<i32 as Ord>::max`. No parentheses or braces.
 fn is_path(s: &str) -> bool {
-    !s.is_empty()
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            c if c.is_alphanumeric() || matches!(c, '_' | ':' | '\'' | '&' | '*') => {}
+            ',' | ' ' | '[' | ']' | ';' if depth > 0 => {}
+            _ => return false,
+        }
+    }
+    depth == 0
         && s.chars()
             .next()
             .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '<')
-        && s.chars().all(|c| {
-            c.is_alphanumeric()
-                || matches!(
-                    c,
-                    '_' | ':'
-                        | '<'
-                        | '>'
-                        | ','
-                        | ' '
-                        | '\''
-                        | '&'
-                        | '['
-                        | ']'
-                        | ';'
-                        | '{'
-                        | '}'
-                        | '#'
-                        | '('
-                        | ')'
-                        | '*'
-                        | '-'
-                )
-        })
-        && !s.contains("  ")
 }
 
 fn parse_operand(src: Src<'_>, s: &str) -> PResult<Operand> {
@@ -945,7 +985,7 @@ fn parse_operand(src: Src<'_>, s: &str) -> PResult<Operand> {
             return Ok(Operand::Copy(p));
         }
     }
-    if is_path(s) && !s.contains(' ') || (s.contains("::") && is_path(s)) {
+    if is_path(s) {
         // A function item used as a value: `add`, `helper::<i32>`.
         return Ok(Operand::Const(Constant::FnItem(s.to_string())));
     }
@@ -1016,10 +1056,15 @@ fn parse_const(src: Src<'_>, s: &str) -> PResult<Constant> {
             }
         }
     }
-    if s.is_empty() {
-        return src.err(s, "empty constant");
+    // Kept as text: paths (`run::promoted[0]`, `<T as X>::ALIGN`, `MASK`),
+    // strings, allocations (`{alloc1: &i32}`) and ADT constants.
+    let first = s.chars().next();
+    if first.is_some_and(|c| {
+        c.is_alphabetic() || matches!(c, '_' | '<' | '"' | '{' | '[' | '(' | '&' | '*')
+    }) {
+        return Ok(Constant::Other(s.to_string()));
     }
-    Ok(Constant::Other(s.to_string()))
+    src.err(s, format!("constant `{}`", first_words(s)))
 }
 
 fn parse_int(num: &str) -> Option<i128> {

@@ -1,0 +1,116 @@
+//! Bad input: every file under `tests/mir-errors/` must give a located
+//! error (never a panic, never a document), and the parser must survive
+//! arbitrary and mutated MIR text.
+
+use std::path::{Path, PathBuf};
+
+use frontend::bridge::import_mir_text;
+use frontend::PreparedMir;
+use proptest::prelude::*;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+#[test]
+fn malformed_mir_is_a_located_error() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/mir-errors"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10);
+    let mut report = String::new();
+    for f in files {
+        let name = format!(
+            "tests/mir-errors/{}",
+            f.file_name().unwrap().to_string_lossy()
+        );
+        let text = std::fs::read_to_string(&f).unwrap();
+        match import_mir_text(&name, &text) {
+            Ok(_) => panic!("{name}: accepted, expected an error"),
+            Err(e) => report.push_str(&format!("{name}:{e}\n")),
+        }
+    }
+    insta::with_settings!({snapshot_path => root().join("snapshots/frontend"), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("mir_errors", report);
+    });
+}
+
+#[test]
+fn real_mir_files_import() {
+    for f in ["quickstart.O0.mir", "quickstart.O3.mir"] {
+        let text = std::fs::read_to_string(root().join("tests/mir").join(f)).unwrap();
+        let doc = import_mir_text(f, &text).unwrap_or_else(|e| panic!("{f}:{e}"));
+        assert_eq!(doc.registrations.len(), 5, "{f}");
+        assert!(doc
+            .closures
+            .iter()
+            .any(|c| c.captures.iter().any(|k| k.name == "k")));
+    }
+}
+
+#[test]
+fn prepared_mir_reader_rejects_bad_documents() {
+    let cases = [
+        ("not json", "{ \"format\": "),
+        ("other version", "{\"format\": \"pmir/2\", \"bodies\": []}"),
+        ("no format", "{\"bodies\": []}"),
+        ("format not a string", "{\"format\": 1}"),
+        ("missing fields", "{\"format\": \"pmir/1\"}"),
+    ];
+    let mut report = String::new();
+    for (what, text) in cases {
+        let err = PreparedMir::from_json(text).expect_err(what);
+        report.push_str(&format!("{what}: {err}\n"));
+    }
+    insta::with_settings!({snapshot_path => root().join("snapshots/frontend"), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("pmir_reader_errors", report);
+    });
+}
+
+fn quickstart() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        std::fs::read_to_string(root().join("tests/mir/quickstart.O3.mir")).unwrap()
+    })
+}
+
+/// Characters MIR is made of, so mutations look almost like MIR.
+const ALPHABET: &[char] = &[
+    '_', '1', '(', ')', '{', '}', '[', ']', '<', '>', ':', ';', ',', '.', '*', '&', '"', ' ', '\n',
+    '-', '=', 'b', 'c', 'o', 'p', 'y', 'é', '→',
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC{0,400}") {
+        let _ = import_mir_text("fuzz.mir", &s);
+    }
+
+    #[test]
+    fn mutated_mir_never_panics(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0usize..40, prop::sample::select(ALPHABET), 0u8..4), 1..6)
+    ) {
+        let mut text: Vec<char> = quickstart().chars().collect();
+        for (at, len, c, kind) in edits {
+            if text.is_empty() {
+                break;
+            }
+            let i = at.index(text.len());
+            match kind {
+                0 => { let end = (i + len).min(text.len()); text.drain(i..end); }
+                1 => text.insert(i, c),
+                2 => text[i] = c,
+                _ => text.truncate(i),
+            }
+        }
+        let s: String = text.into_iter().collect();
+        let _ = import_mir_text("mutated.mir", &s);
+    }
+}
