@@ -1,0 +1,154 @@
+//! A build on disk (manifest + cubin), checked on the CPU, then resolved on
+//! a GPU with every kernel's parameter ABI compared with the driver's view.
+
+use crate::cubin::{read_cubin, CubinInfo};
+use crate::gpu::{Function, FunctionResources, Gpu, Module};
+use crate::RuntimeError;
+use manifest::{param_offsets, Kernel, Manifest, ParamKind};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A manifest and its cubin, read and checked without a GPU.
+#[derive(Debug)]
+pub struct Build {
+    pub manifest_path: PathBuf,
+    pub manifest: Manifest,
+    pub cubin_path: PathBuf,
+    pub cubin: Vec<u8>,
+    pub cubin_info: CubinInfo,
+}
+
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, RuntimeError> {
+    std::fs::read(path).map_err(|source| RuntimeError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+impl Build {
+    /// Reads and validates the manifest, reads the cubin it names (beside
+    /// it), checks the cubin's container, and that every kernel of the
+    /// manifest is a function in the cubin.
+    pub fn load(manifest_path: &Path) -> Result<Build, RuntimeError> {
+        let text = read(manifest_path)?;
+        let text = String::from_utf8(text).map_err(|_| RuntimeError::Manifest {
+            path: manifest_path.to_path_buf(),
+            message: "not UTF-8".into(),
+        })?;
+        let manifest = Manifest::from_json(&text).map_err(|message| RuntimeError::Manifest {
+            path: manifest_path.to_path_buf(),
+            message,
+        })?;
+        let dir = manifest_path.parent().unwrap_or(Path::new("."));
+        let cubin_path = dir.join(&manifest.cubin);
+        let cubin = read(&cubin_path)?;
+        let cubin_info = read_cubin(&cubin).map_err(|message| RuntimeError::Cubin {
+            path: cubin_path.clone(),
+            message,
+        })?;
+        for kernel in &manifest.kernels {
+            if !cubin_info.functions.iter().any(|f| f == &kernel.name) {
+                return Err(RuntimeError::KernelMissing {
+                    path: cubin_path.clone(),
+                    kernel: kernel.name.clone(),
+                    available: cubin_info.functions.join(", "),
+                });
+            }
+        }
+        Ok(Build {
+            manifest_path: manifest_path.to_path_buf(),
+            manifest,
+            cubin_path,
+            cubin,
+            cubin_info,
+        })
+    }
+}
+
+/// A kernel resolved in the loaded module, with its manifest entry.
+pub struct ResolvedKernel<'m> {
+    pub kernel: Kernel,
+    pub function: Function<'m>,
+    pub resources: FunctionResources,
+    /// Whether the parameter layout was checked with cuFuncGetParamInfo.
+    pub params_checked: bool,
+}
+
+/// The cubin loaded on a GPU, every kernel resolved and checked.
+pub struct Loaded<'g> {
+    pub module: Module<'g>,
+}
+
+impl<'g> Loaded<'g> {
+    pub fn load(gpu: &'g Gpu, build: &Build) -> Result<Loaded<'g>, RuntimeError> {
+        Ok(Loaded {
+            module: gpu.load_module(&build.cubin)?,
+        })
+    }
+
+    /// Resolves every kernel of the manifest and checks, before any launch:
+    /// the function exists; its parameter count, offsets and sizes equal the
+    /// manifest's (where the driver can tell); it accepts the block size.
+    pub fn resolve(
+        &self,
+        manifest: &Manifest,
+    ) -> Result<BTreeMap<String, ResolvedKernel<'_>>, RuntimeError> {
+        let mut kernels = BTreeMap::new();
+        for kernel in &manifest.kernels {
+            let mismatch = |what: String| RuntimeError::AbiMismatch {
+                kernel: kernel.name.clone(),
+                what,
+            };
+            let function =
+                self.module
+                    .function(&kernel.name)?
+                    .ok_or_else(|| RuntimeError::KernelMissing {
+                        path: PathBuf::from(&manifest.cubin),
+                        kernel: kernel.name.clone(),
+                        available: "(see cuobjdump -elf)".into(),
+                    })?;
+            let (offsets, _) = param_offsets(&kernel.params);
+            let layout = function.param_layout()?;
+            if let Some(layout) = &layout {
+                if layout.len() != kernel.params.len() {
+                    return Err(mismatch(format!(
+                        "the kernel takes {} parameters, the manifest lists {}",
+                        layout.len(),
+                        kernel.params.len()
+                    )));
+                }
+                for (i, ((offset, size), param)) in layout.iter().zip(&kernel.params).enumerate() {
+                    if *size != param.size || *offset != offsets[i] {
+                        let env_note = if param.kind == ParamKind::Env {
+                            " (the environment layout in the manifest disagrees with the compiled struct)"
+                        } else {
+                            ""
+                        };
+                        return Err(mismatch(format!(
+                            "parameter {i} ({:?}) is {size} bytes at offset {offset} in the cubin, \
+                             {} bytes at offset {} in the manifest{env_note}",
+                            param.kind, param.size, offsets[i]
+                        )));
+                    }
+                }
+            }
+            let resources = function.resources()?;
+            if (resources.max_threads_per_block as i64) < i64::from(kernel.launch.block_size) {
+                return Err(mismatch(format!(
+                    "the manifest launches {} threads per block, the kernel allows at most {}",
+                    kernel.launch.block_size, resources.max_threads_per_block
+                )));
+            }
+            kernels.insert(
+                kernel.name.clone(),
+                ResolvedKernel {
+                    kernel: kernel.clone(),
+                    function,
+                    resources,
+                    params_checked: layout.is_some(),
+                },
+            );
+        }
+        Ok(kernels)
+    }
+}

@@ -1,0 +1,386 @@
+//! A thin, checked layer over the CUDA driver API (through cudarc's
+//! dynamically loaded bindings). Every call's result is checked and turned
+//! into a [`RuntimeError`] that names the call. Lifetimes tie modules and
+//! buffers to the [`Gpu`] whose context they live in.
+
+use crate::RuntimeError;
+use cudarc::driver::{result, sys};
+use std::ffi::{c_void, CString};
+use std::marker::PhantomData;
+
+fn check<T>(call: &'static str, r: Result<T, result::DriverError>) -> Result<T, RuntimeError> {
+    r.map_err(|e| driver_error(call, e))
+}
+
+fn driver_error(call: &'static str, e: result::DriverError) -> RuntimeError {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "unknown".into());
+    let message = e
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "no description".into());
+    RuntimeError::Driver {
+        call,
+        code: e.0 as u32,
+        name,
+        message,
+    }
+}
+
+/// Whether libcuda can be loaded; checked before any other driver call,
+/// since cudarc panics when the library is absent.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the candidate names.
+    unsafe { sys::is_culib_present() }
+}
+
+fn driver_candidates() -> String {
+    let mut names = cudarc::get_lib_name_candidates("cuda");
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    names.join(", ")
+}
+
+fn has_symbol(name: &str) -> bool {
+    // SAFETY: driver_present() was checked by Gpu::open; only looks the name up.
+    unsafe { sys::culib().get::<*const c_void>(name.as_bytes()).is_ok() }
+}
+
+/// One device with its primary context current on this thread.
+pub struct Gpu {
+    device: sys::CUdevice,
+    pub name: String,
+    pub multiprocessors: u32,
+    pub compute_capability: (i32, i32),
+}
+
+impl Gpu {
+    pub fn open(ordinal: usize) -> Result<Gpu, RuntimeError> {
+        if !driver_present() {
+            return Err(RuntimeError::NoDriver {
+                searched: driver_candidates(),
+            });
+        }
+        if let Err(e) = result::init() {
+            if e.0 == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE {
+                return Err(RuntimeError::NoDevice(
+                    "the driver reports no CUDA-capable device".into(),
+                ));
+            }
+            return Err(driver_error("cuInit", e));
+        }
+        let count = check("cuDeviceGetCount", result::device::get_count())?;
+        if ordinal as i64 >= i64::from(count) {
+            return Err(RuntimeError::NoDevice(format!(
+                "device {ordinal} asked for, the driver reports {count}"
+            )));
+        }
+        let device = check("cuDeviceGet", result::device::get(ordinal as i32))?;
+        // SAFETY: `device` came from cuDeviceGet; the context is released in Drop.
+        let ctx = check("cuDevicePrimaryCtxRetain", unsafe {
+            result::primary_ctx::retain(device)
+        })?;
+        // SAFETY: ctx is a retained primary context.
+        check("cuCtxSetCurrent", unsafe { result::ctx::set_current(ctx) })?;
+        let name = check("cuDeviceGetName", result::device::get_name(device))?;
+        let attribute = |attr| {
+            // SAFETY: valid device, plain integer attribute.
+            check("cuDeviceGetAttribute", unsafe {
+                result::device::get_attribute(device, attr)
+            })
+        };
+        use sys::CUdevice_attribute_enum as A;
+        let multiprocessors = attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let major = attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+        let minor = attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+        Ok(Gpu {
+            device,
+            name,
+            multiprocessors,
+            compute_capability: (major, minor),
+        })
+    }
+
+    /// Loads a cubin that [`crate::cubin::read_cubin`] has accepted.
+    pub fn load_module(&self, image: &[u8]) -> Result<Module<'_>, RuntimeError> {
+        // SAFETY: the image was bounds-checked as an ELF file, so the driver
+        // reads only inside it.
+        let raw = check("cuModuleLoadData", unsafe {
+            result::module::load_data(image.as_ptr() as *const c_void)
+        })?;
+        Ok(Module {
+            raw,
+            _gpu: PhantomData,
+        })
+    }
+
+    pub fn alloc(&self, bytes: usize) -> Result<DeviceBuffer<'_>, RuntimeError> {
+        // SAFETY: plain allocation; freed in Drop.
+        let ptr = check("cuMemAlloc", unsafe { result::malloc_sync(bytes.max(1)) })?;
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            _gpu: PhantomData,
+        })
+    }
+
+    pub fn event(&self) -> Result<Event<'_>, RuntimeError> {
+        let raw = check(
+            "cuEventCreate",
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT),
+        )?;
+        Ok(Event {
+            raw,
+            _gpu: PhantomData,
+        })
+    }
+
+    /// Waits for all work and surfaces any asynchronous (kernel) error.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        check("cuCtxSynchronize", result::ctx::synchronize())
+    }
+
+    /// `cuMemcpyDtoDAsync` on the default stream.
+    pub fn copy_device(
+        &self,
+        dst: &DeviceBuffer<'_>,
+        src: &DeviceBuffer<'_>,
+        bytes: usize,
+    ) -> Result<(), RuntimeError> {
+        if bytes > dst.bytes || bytes > src.bytes {
+            return Err(RuntimeError::Usage(format!(
+                "device copy of {bytes} bytes between buffers of {} and {}",
+                src.bytes, dst.bytes
+            )));
+        }
+        // SAFETY: both ranges lie inside live allocations (checked above).
+        check("cuMemcpyDtoDAsync", unsafe {
+            result::memcpy_dtod_async(dst.ptr, src.ptr, bytes, std::ptr::null_mut())
+        })
+    }
+
+    /// Launches `function` on the default stream. `params` are the kernel's
+    /// parameter values in order, each as its bytes.
+    pub fn launch(
+        &self,
+        function: &Function<'_>,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        params: &[Vec<u8>],
+    ) -> Result<(), RuntimeError> {
+        let mut pointers: Vec<*mut c_void> =
+            params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        // SAFETY: the parameter list was checked against the kernel's
+        // (cuFuncGetParamInfo) when the function was resolved; each pointer
+        // addresses at least that parameter's size in bytes.
+        unsafe {
+            result::launch_kernel(
+                function.raw,
+                (grid, 1, 1),
+                (block, 1, 1),
+                shared_bytes,
+                std::ptr::null_mut(),
+                &mut pointers,
+            )
+        }
+        .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: retained in open(). Errors at teardown have no one to go to.
+        let _ = unsafe { result::primary_ctx::release(self.device) };
+    }
+}
+
+pub struct Module<'g> {
+    raw: sys::CUmodule,
+    _gpu: PhantomData<&'g Gpu>,
+}
+
+impl<'g> Module<'g> {
+    /// Looks a kernel up; `Ok(None)` when the module has no such function.
+    pub fn function(&self, name: &str) -> Result<Option<Function<'_>>, RuntimeError> {
+        let cname = CString::new(name)
+            .map_err(|_| RuntimeError::Usage(format!("kernel name {name:?} has a NUL")))?;
+        // SAFETY: the module is loaded for this object's lifetime.
+        match unsafe { result::module::get_function(self.raw, cname) } {
+            Ok(raw) => Ok(Some(Function {
+                raw,
+                _module: PhantomData,
+            })),
+            Err(e) if e.0 == sys::cudaError_enum::CUDA_ERROR_NOT_FOUND => Ok(None),
+            Err(e) => Err(driver_error("cuModuleGetFunction", e)),
+        }
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        // SAFETY: loaded in load_module, unloaded once.
+        let _ = unsafe { result::module::unload(self.raw) };
+    }
+}
+
+pub struct Function<'m> {
+    raw: sys::CUfunction,
+    _module: PhantomData<&'m ()>,
+}
+
+/// Resource facts the driver reports for a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionResources {
+    pub max_threads_per_block: i32,
+    pub registers: i32,
+    pub local_bytes: i32,
+    pub static_shared_bytes: i32,
+}
+
+impl Function<'_> {
+    /// `(offset, size)` of every parameter, from `cuFuncGetParamInfo`
+    /// (CUDA 12.4+); `None` when the driver lacks it.
+    pub fn param_layout(&self) -> Result<Option<Vec<(u64, u64)>>, RuntimeError> {
+        if !has_symbol("cuFuncGetParamInfo") {
+            return Ok(None);
+        }
+        let mut layout = Vec::new();
+        for index in 0..4096usize {
+            let mut offset = 0usize;
+            let mut size = 0usize;
+            // SAFETY: valid function; out-pointers to locals.
+            let status =
+                unsafe { sys::cuFuncGetParamInfo(self.raw, index, &mut offset, &mut size) };
+            match status {
+                sys::cudaError_enum::CUDA_SUCCESS => layout.push((offset as u64, size as u64)),
+                // Past the last parameter.
+                sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE => return Ok(Some(layout)),
+                other => {
+                    return Err(driver_error(
+                        "cuFuncGetParamInfo",
+                        result::DriverError(other),
+                    ))
+                }
+            }
+        }
+        Ok(Some(layout))
+    }
+
+    pub fn resources(&self) -> Result<FunctionResources, RuntimeError> {
+        use sys::CUfunction_attribute_enum as F;
+        let get = |attr| {
+            // SAFETY: valid function handle.
+            check("cuFuncGetAttribute", unsafe {
+                result::function::get_function_attribute(self.raw, attr)
+            })
+        };
+        Ok(FunctionResources {
+            max_threads_per_block: get(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            registers: get(F::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: get(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_shared_bytes: get(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        })
+    }
+}
+
+/// Device memory, freed on drop.
+pub struct DeviceBuffer<'g> {
+    ptr: sys::CUdeviceptr,
+    bytes: usize,
+    _gpu: PhantomData<&'g Gpu>,
+}
+
+impl DeviceBuffer<'_> {
+    /// The device address `offset` bytes in.
+    pub fn address(&self, offset: usize) -> u64 {
+        self.ptr + offset as u64
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Copies `data` to `offset` bytes in (synchronous).
+    pub fn upload<T: Copy>(&self, offset: usize, data: &[T]) -> Result<(), RuntimeError> {
+        let len = std::mem::size_of_val(data);
+        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
+            return Err(RuntimeError::Usage(format!(
+                "upload of {len} bytes at {offset} into a buffer of {}",
+                self.bytes
+            )));
+        }
+        // SAFETY: destination range checked above; source is a live slice.
+        check("cuMemcpyHtoD", unsafe {
+            result::memcpy_htod_sync(self.ptr + offset as u64, data)
+        })
+    }
+
+    /// Copies `out.len()` elements from `offset` bytes in (synchronous).
+    pub fn download<T: Copy>(&self, offset: usize, out: &mut [T]) -> Result<(), RuntimeError> {
+        let len = std::mem::size_of_val(out);
+        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
+            return Err(RuntimeError::Usage(format!(
+                "download of {len} bytes at {offset} from a buffer of {}",
+                self.bytes
+            )));
+        }
+        // SAFETY: source range checked above; destination is a live slice.
+        check("cuMemcpyDtoH", unsafe {
+            result::memcpy_dtoh_sync(out, self.ptr + offset as u64)
+        })
+    }
+
+    pub fn fill_bytes(&self, value: u8) -> Result<(), RuntimeError> {
+        // SAFETY: the whole allocation.
+        check("cuMemsetD8", unsafe {
+            result::memset_d8_sync(self.ptr, value, self.bytes)
+        })
+    }
+}
+
+impl Drop for DeviceBuffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: allocated in Gpu::alloc, freed once.
+        let _ = unsafe { result::free_sync(self.ptr) };
+    }
+}
+
+pub struct Event<'g> {
+    raw: sys::CUevent,
+    _gpu: PhantomData<&'g Gpu>,
+}
+
+impl Event<'_> {
+    /// Records on the default stream.
+    pub fn record(&self) -> Result<(), RuntimeError> {
+        // SAFETY: live event, default stream.
+        check("cuEventRecord", unsafe {
+            result::event::record(self.raw, std::ptr::null_mut())
+        })
+    }
+
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        // SAFETY: live event.
+        check("cuEventSynchronize", unsafe {
+            result::event::synchronize(self.raw)
+        })
+    }
+
+    /// Milliseconds from `self` to `end` (both recorded and complete).
+    pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32, RuntimeError> {
+        // SAFETY: live events.
+        check("cuEventElapsedTime", unsafe {
+            result::event::elapsed(self.raw, end.raw)
+        })
+    }
+}
+
+impl Drop for Event<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created in Gpu::event, destroyed once.
+        let _ = unsafe { result::event::destroy(self.raw) };
+    }
+}
