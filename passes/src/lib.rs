@@ -1,1 +1,9 @@
-//! (not yet written)
+//! Passes over the `rmir` dialect: admission (accept or reject each
+//! registration's callback, with diagnostics) and lowering.
+//!
+//! Invariant: admission runs before any code generation and never changes the
+//! module; every rejection is a [`diagnostic::Diagnostic`] with a stable code.
+
+pub mod codes;
+pub mod diagnostic;
+pub mod admission;

@@ -1,0 +1,189 @@
+//! Admission: decides, per registration, whether its callback can run on the
+//! GPU, and says why not with diagnostics. One file per rule; every rule runs
+//! and every violation is reported, not just the first.
+//!
+//! Admitted: `(i32, i32) -> i32` callbacks (closures and fn items) whose
+//! captures are immutable numeric scalars read by value, and the local
+//! helpers they reach, transitively, under the same rules.
+
+pub mod call_graph;
+pub mod captures;
+pub mod cuda;
+pub mod facts;
+pub mod foreign;
+pub mod mutable_state;
+pub mod recursion;
+pub mod signature;
+pub mod unsupported;
+
+use manifest::env::EnvLayout;
+use manifest::scalar::Scalar;
+
+use crate::diagnostic::{Diagnostic, Label};
+use call_graph::CallGraph;
+use facts::{CallbackRef, ClosureFact, Loc, ModuleFacts, RegistrationFact};
+
+/// Everything a rule sees about one registration.
+pub struct Ctx<'a> {
+    pub facts: &'a ModuleFacts,
+    pub reg: &'a RegistrationFact,
+    pub closure: Option<&'a ClosureFact>,
+    /// The callback's body, when it has one here.
+    pub root: Option<&'a str>,
+    pub graph: CallGraph,
+}
+
+impl Ctx<'_> {
+    /// A secondary label on the callback: the closure head or fn item.
+    pub fn callback_label(&self, text: impl Into<String>) -> Label {
+        let loc = self
+            .closure
+            .map(|c| c.loc)
+            .or_else(|| self.root.and_then(|r| self.facts.bodies.get(r)).map(|b| b.loc))
+            .unwrap_or(self.reg.loc);
+        label(loc, text)
+    }
+
+    /// A label on the registration call.
+    pub fn registration_label(&self, text: impl Into<String>) -> Label {
+        label(self.reg.loc, text)
+    }
+
+    pub fn callback_name(&self) -> String {
+        match &self.reg.callback {
+            CallbackRef::Closure(b) => format!("closure `{b}`"),
+            CallbackRef::FnItem(b) => format!("fn item `{b}`"),
+            CallbackRef::Other(t) => format!("`{t}`"),
+        }
+    }
+}
+
+pub fn label(loc: Loc, text: impl Into<String>) -> Label {
+    Label::new(loc.span, loc.mir_line, text)
+}
+
+/// The admitted callback's ABI: what lowering and the provider agree on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackAbi {
+    /// The exported thunk: `i32 NAME(const void *env, i32, i32)`, C linkage.
+    pub thunk: String,
+    /// The callback's body symbol.
+    pub body: String,
+    pub env: EnvLayout,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Admitted(CallbackAbi),
+    Rejected(Vec<Diagnostic>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub registration: RegistrationFact,
+    pub verdict: Verdict,
+}
+
+/// The thunk symbol for a registration: stable, C-safe, unique per module.
+pub fn thunk_name(index: usize, body: &str) -> String {
+    let mut s = format!("rmir_cb{index}_");
+    let mut last_us = true;
+    for c in body.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+            last_us = false;
+        } else if !last_us {
+            s.push('_');
+            last_us = true;
+        }
+    }
+    while s.ends_with('_') {
+        s.pop();
+    }
+    s
+}
+
+/// Runs every rule on every registration.
+pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
+    facts
+        .registrations
+        .iter()
+        .map(|reg| {
+            let (closure, root) = match &reg.callback {
+                CallbackRef::Closure(b) => (facts.closures.get(b), Some(b.as_str())),
+                CallbackRef::FnItem(b) => (None, Some(b.as_str())),
+                CallbackRef::Other(_) => (None, None),
+            };
+            let root = root.filter(|r| facts.bodies.contains_key(*r));
+            let graph = CallGraph::build(facts, root);
+            let ctx = Ctx {
+                facts,
+                reg,
+                closure,
+                root,
+                graph,
+            };
+            let mut diags = Vec::new();
+            signature::check(&ctx, &mut diags);
+            captures::check(&ctx, &mut diags);
+            mutable_state::check(&ctx, &mut diags);
+            cuda::check(&ctx, &mut diags);
+            foreign::check(&ctx, &mut diags);
+            recursion::check(&ctx, &mut diags);
+            unsupported::check(&ctx, &mut diags);
+            let verdict = if diags.is_empty() {
+                Verdict::Admitted(abi(&ctx))
+            } else {
+                Verdict::Rejected(diags)
+            };
+            Outcome {
+                registration: reg.clone(),
+                verdict,
+            }
+        })
+        .collect()
+}
+
+fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
+    let body = ctx.root.unwrap_or_default().to_string();
+    let captures: Vec<(String, Scalar)> = ctx
+        .closure
+        .map(|c| {
+            c.captures
+                .iter()
+                .filter_map(|k| Some((k.name.clone(), Scalar::from_name(&k.ty)?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Admitted captures are all scalars (the captures rule checked), so the
+    // layout cannot fail; an empty one is the empty environment.
+    let env = EnvLayout::from_captures(&captures).unwrap_or_else(|_| EnvLayout::empty());
+    CallbackAbi {
+        thunk: thunk_name(ctx.reg.index, &body),
+        body,
+        env,
+    }
+}
+
+/// The readable ABI summary of an admitted callback (for people and snapshots).
+pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
+    let mut s = format!(
+        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}`\n  thunk: int32_t {}(const void *env, int32_t, int32_t)\n  environment: size {}, align {}",
+        reg.index, reg.function, reg.caller, reg.provider, abi.body, abi.thunk, abi.env.size, abi.env.align
+    );
+    if abi.env.fields.is_empty() {
+        s.push_str(", no fields (the thunk gets a valid dummy pointer)");
+    }
+    s.push('\n');
+    for f in &abi.env.fields {
+        s.push_str(&format!(
+            "    {}: {} at offset {} (size {}, align {})\n",
+            f.name,
+            f.scalar.name(),
+            f.offset,
+            f.size,
+            f.align
+        ));
+    }
+    s
+}

@@ -1,0 +1,58 @@
+//! Rule: the callback has type `(i32, i32) -> i32`.
+
+use super::facts::CallbackRef;
+use super::Ctx;
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+
+pub const PARAMS: [&str; 2] = ["i32", "i32"];
+pub const RET: &str = "i32";
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
+        // No body: a fn pointer or a callback of an unknown kind.
+        let what = match &ctx.reg.callback {
+            CallbackRef::Other(t) => format!("callback of type `{t}` has no body to compile"),
+            CallbackRef::Closure(b) | CallbackRef::FnItem(b) => {
+                format!("callback `{b}` has no body to compile")
+            }
+        };
+        out.push(
+            Diagnostic::new(
+                Code::Signature,
+                what,
+                ctx.registration_label("registered here"),
+            )
+            .with_note("only closures and fn items defined in this file can be compiled for the GPU")
+            .with_help("pass a closure or a `fn` item directly to the registration function"),
+        );
+        return;
+    };
+    if root.params.iter().map(String::as_str).eq(PARAMS) && root.ret == RET {
+        return;
+    }
+    let found = format!("({}) -> {}", root.params.join(", "), root.ret);
+    out.push(
+        Diagnostic::new(
+            Code::Signature,
+            format!(
+                "callback has type `{found}`, but provider `{}` needs `(i32, i32) -> i32`",
+                ctx.reg.provider
+            ),
+            ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
+        )
+        .with_label(ctx.registration_label(format!("registered with `{}` here", ctx.reg.function)))
+        .with_note(format!(
+            "`native::{}` is generic, so rustc accepts this; the GPU provider reduces 32-bit signed integers only",
+            ctx.reg.function
+        ))
+        .with_help("reduce `i32` data with an `(i32, i32) -> i32` callback, or convert on the host first"),
+    );
+}
+
+fn kind(ctx: &Ctx<'_>) -> &'static str {
+    match ctx.reg.callback {
+        CallbackRef::Closure(_) => "closure",
+        _ => "function",
+    }
+}

@@ -1,0 +1,22 @@
+//! Rule: nothing the lowering cannot handle in any body the callback reaches.
+
+use super::{label, Ctx};
+use crate::codes::Code;
+use crate::diagnostic::Diagnostic;
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for body in ctx.graph.bodies() {
+        let Some(b) = ctx.facts.bodies.get(body) else { continue };
+        for (what, loc) in &b.unsupported {
+            out.push(
+                Diagnostic::new(
+                    Code::UnsupportedMir,
+                    format!("callback contains MIR the lowering cannot handle: {what}"),
+                    label(*loc, format!("in `{body}`")),
+                )
+                .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
+                .with_help("use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers"),
+            );
+        }
+    }
+}

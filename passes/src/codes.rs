@@ -1,0 +1,252 @@
+//! Stable diagnostic codes, each with a long explanation for `driver explain`.
+//! A code never changes meaning; retired codes are not reused.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Code {
+    /// A capture held by reference (`&T`, `&mut T`, `&&T`, `&[T]`).
+    BorrowedCapture,
+    /// A raw-pointer capture.
+    PointerCapture,
+    /// A capture that is not a numeric scalar (struct, `Vec`, array, string, box, closure).
+    NonScalarCapture,
+    /// Mutable callback state: `FnMut`, or a write through the environment.
+    MutableState,
+    /// Not `(i32, i32) -> i32`.
+    Signature,
+    /// A call that reaches a CUDA API or another registration.
+    ReachesCuda,
+    /// A call of a function with no body here.
+    ForeignCall,
+    /// Direct or mutual recursion.
+    Recursion,
+    /// MIR the lowering cannot handle.
+    UnsupportedMir,
+}
+
+impl Code {
+    pub const ALL: [Code; 9] = [
+        Code::BorrowedCapture,
+        Code::PointerCapture,
+        Code::NonScalarCapture,
+        Code::MutableState,
+        Code::Signature,
+        Code::ReachesCuda,
+        Code::ForeignCall,
+        Code::Recursion,
+        Code::UnsupportedMir,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::BorrowedCapture => "E0101",
+            Code::PointerCapture => "E0102",
+            Code::NonScalarCapture => "E0103",
+            Code::MutableState => "E0104",
+            Code::Signature => "E0105",
+            Code::ReachesCuda => "E0106",
+            Code::ForeignCall => "E0107",
+            Code::Recursion => "E0108",
+            Code::UnsupportedMir => "E0109",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Code> {
+        let s = s.trim();
+        let s = if s.starts_with('E') || s.starts_with('e') {
+            s[1..].to_string()
+        } else {
+            s.to_string()
+        };
+        Code::ALL
+            .into_iter()
+            .find(|c| c.as_str()[1..] == *s || c.as_str()[1..].trim_start_matches('0') == s)
+    }
+
+    /// The long explanation, with an example, like `rustc --explain`.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Code::BorrowedCapture => EXPLAIN_E0101,
+            Code::PointerCapture => EXPLAIN_E0102,
+            Code::NonScalarCapture => EXPLAIN_E0103,
+            Code::MutableState => EXPLAIN_E0104,
+            Code::Signature => EXPLAIN_E0105,
+            Code::ReachesCuda => EXPLAIN_E0106,
+            Code::ForeignCall => EXPLAIN_E0107,
+            Code::Recursion => EXPLAIN_E0108,
+            Code::UnsupportedMir => EXPLAIN_E0109,
+        }
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+const EXPLAIN_E0101: &str = r#"A callback captures a variable by reference.
+
+The callback runs on the GPU, inside a native provider's kernel. Its
+environment is copied to the device by value, byte for byte; a reference in
+it would be a host address, meaningless on the GPU.
+
+Erroneous code example:
+
+    pub fn entry(data: &[i32], k: i32) -> i32 {
+        native::reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))
+        //                      ------ captures `k` by reference
+    }
+
+Capture by value instead: add `move` to the closure, and make sure the
+captured variable is a numeric scalar (not itself a reference):
+
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(k))
+"#;
+
+const EXPLAIN_E0102: &str = r#"A callback captures a raw pointer.
+
+A raw pointer captured on the host holds a host address; dereferencing it on
+the GPU reads whatever lives at that address in device memory, if anything.
+
+Erroneous code example:
+
+    pub fn entry(data: &[i32], p: *const i32) -> i32 {
+        native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(unsafe { *p }))
+    }
+
+Read the value on the host and capture the value:
+
+    let k = unsafe { *p };
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(k))
+"#;
+
+const EXPLAIN_E0103: &str = r#"A callback captures a value that is not a numeric scalar.
+
+Callback environments may hold only integers, floats and `bool`, read by
+value: their layout is the project's own ABI, checked on the C++ side field
+by field. A `Vec`, `String` or `Box` owns host memory; a struct, tuple or
+array would need a layout the provider does not know.
+
+Erroneous code example:
+
+    let table = vec![1, 2, 3];
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(table[0]))
+
+Capture the scalars the callback needs:
+
+    let t0 = table[0];
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(t0))
+"#;
+
+const EXPLAIN_E0104: &str = r#"A callback has mutable state.
+
+The provider calls the callback from many GPU threads at once, in an order
+it chooses. A callback that writes its captured state (an `FnMut` closure,
+or a write through its environment) would race with itself.
+
+Erroneous code example:
+
+    let mut calls = 0;
+    native::reduce_mut(data, 0, move |a, b| { calls += 1; a.wrapping_add(b) })
+
+Keep the callback a pure function of its arguments and immutable captures.
+Count on the host if you need to: the provider calls the callback
+`data.len()` times.
+"#;
+
+const EXPLAIN_E0105: &str = r#"A callback does not have the signature the provider needs.
+
+The reduce provider combines 32-bit signed integers: it needs a callback of
+type `(i32, i32) -> i32`, a closure or a fn item. `native::reduce` is
+generic, so rustc accepts other element types; the GPU provider does not.
+
+Erroneous code example:
+
+    pub fn entry(data: &[i64]) -> i64 {
+        native::reduce(data, 0, |a, b| a.wrapping_add(b))
+    }
+
+Reduce `i32` data, or convert on the host first.
+"#;
+
+const EXPLAIN_E0106: &str = r#"A callback reaches a CUDA API or another provider.
+
+The callback runs inside a provider's kernel, on the device. A CUDA driver
+or runtime call (`cuCtxSynchronize`, `cudaDeviceSynchronize`, ...) is a host
+API, and registering another provider from inside a callback would launch
+work from device code. The check follows calls through every chain of local
+helpers, and the note shows the chain.
+
+Erroneous code example:
+
+    extern "C" { fn cuCtxSynchronize() -> u32; }
+    fn level2(x: i32) -> i32 { unsafe { cuCtxSynchronize() }; x }
+    fn level1(x: i32) -> i32 { level2(x) }
+    native::reduce(data, 0, |a, b| level1(a).wrapping_add(b))
+
+Do host work before or after the provider runs, never from its callback.
+"#;
+
+const EXPLAIN_E0107: &str = r#"A callback calls a function whose body is not available.
+
+Only functions whose MIR is in the compiled file can be compiled for the
+GPU, plus an allowlist of pure `core` scalar methods (`wrapping_add`, `min`,
+`max`, `abs`, `rotate_left`, ...). An `extern` function, or a method of
+another crate (`Vec::len`, `Option::unwrap_or`), has no body here.
+
+Erroneous code example:
+
+    extern "C" { fn abs(x: i32) -> i32; }
+    native::reduce(data, 0, |a, b| unsafe { abs(a) }.wrapping_add(b))
+
+Use the `core` method (`a.wrapping_abs()`) or write the helper in Rust.
+"#;
+
+const EXPLAIN_E0108: &str = r#"A callback reaches a recursive function.
+
+GPU threads have a small stack and the provider inlines the callback into
+its loop; recursion (direct, or mutual through several helpers) is not
+supported.
+
+Erroneous code example:
+
+    fn gcd(a: i32, b: i32) -> i32 { if b == 0 { a } else { gcd(b, a % b) } }
+    native::reduce(data, 0, |a, b| gcd(a, b))
+
+Write the function as a loop.
+"#;
+
+const EXPLAIN_E0109: &str = r#"A callback contains MIR the lowering cannot handle.
+
+The lowering supports scalar arithmetic, comparisons, casts between
+scalars, branches and loops, calls of local helpers and allowlisted `core`
+methods, and reads of captured scalars. Other MIR (iterators, enums such as
+`Option`, generic helpers, slices, heap values, statements rustc prints
+only as text) is reported here with the MIR line it came from.
+
+Erroneous code example:
+
+    native::reduce(data, 0, |a, b| (0..b).fold(a, |s, x| s.wrapping_add(x)))
+
+Rewrite the body with `while` loops over integers.
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_parse_back() {
+        for c in Code::ALL {
+            assert_eq!(Code::parse(c.as_str()), Some(c));
+            assert_eq!(Code::parse(&c.as_str()[1..]), Some(c));
+            assert!(c.explain().contains("Erroneous code example"));
+        }
+        let mut s: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        s.dedup();
+        assert_eq!(s.len(), Code::ALL.len());
+        assert_eq!(Code::parse("E9999"), None);
+    }
+}
