@@ -32,6 +32,8 @@ pub struct BenchRow {
     pub median_ms: Vec<f64>,
     pub registers: Option<i32>,
     pub local_bytes: Option<i32>,
+    /// Blocks per launch (none for the driver's memcpy).
+    pub grid: Option<u32>,
     /// `ok`, or what was wrong with the results.
     pub check: String,
 }
@@ -91,8 +93,8 @@ impl BenchReport {
         let ceiling = self.copy_ceiling();
         let passes = self.rows.first().map_or(0, |r| r.median_ms.len());
         let mut header = format!(
-            "{:<22} {:<34} {:>5} {:>6}",
-            "variant", "kernel", "regs", "local"
+            "{:<24} {:<32} {:>5} {:>5} {:>5}",
+            "variant", "kernel", "regs", "local", "grid"
         );
         for p in 0..passes {
             let _ = write!(header, " {:>10}", format!("pass{} us", p + 1));
@@ -105,11 +107,12 @@ impl BenchReport {
         let _ = writeln!(out, "{header}");
         for row in &self.rows {
             let mut line = format!(
-                "{:<22} {:<34} {:>5} {:>6}",
+                "{:<24} {:<32} {:>5} {:>5} {:>5}",
                 row.label,
                 row.kernel.as_deref().unwrap_or("cuMemcpyDtoDAsync"),
                 row.registers.map_or("-".into(), |r| r.to_string()),
                 row.local_bytes.map_or("-".into(), |r| r.to_string()),
+                row.grid.map_or("-".into(), |g| g.to_string()),
             );
             for ms in &row.median_ms {
                 let _ = write!(line, " {:>10.1}", ms * 1e3);
@@ -228,25 +231,25 @@ pub fn bench_prepared(
         policy,
     )?;
 
-    let run_once = |target: &Target<'_, '_>, buffer: usize| -> Result<(), RuntimeError> {
+    let run_once = |target: &Target<'_, '_>, buffer: usize| -> Result<Option<u32>, RuntimeError> {
         match target {
-            Target::Kernel { resolved, init, .. } => {
-                launch(
-                    &gpu,
-                    resolved,
-                    &LaunchArgs {
-                        input: inputs[buffer].address(0),
-                        len: spec.size,
-                        init: *init,
-                        workspace: Some(&workspace),
-                        copy_output: Some(copy_output.address(0)),
-                        env: prepared.env(resolved.kernel.registration),
-                        grid_policy: policy,
-                    },
-                )?;
-                Ok(())
-            }
-            Target::Memcpy => gpu.copy_device(&copy_output, &inputs[buffer], bytes),
+            Target::Kernel { resolved, init, .. } => launch(
+                &gpu,
+                resolved,
+                &LaunchArgs {
+                    input: inputs[buffer].address(0),
+                    len: spec.size,
+                    init: *init,
+                    workspace: Some(&workspace),
+                    copy_output: Some(copy_output.address(0)),
+                    env: prepared.env(resolved.kernel.registration),
+                    grid_policy: policy,
+                },
+            )
+            .map(Some),
+            Target::Memcpy => gpu
+                .copy_device(&copy_output, &inputs[buffer], bytes)
+                .map(|()| None),
         }
     };
 
@@ -255,6 +258,7 @@ pub fn bench_prepared(
     let mut results: AgreementGroups = BTreeMap::new();
     for (variant, target) in spec.variants.iter().zip(&targets) {
         let mut check = String::from("ok");
+        let mut grid = None;
         let (kernel, kind, registration, resources, moved) = match target {
             Target::Kernel {
                 resolved,
@@ -270,7 +274,7 @@ pub fn bench_prepared(
                 if k.provider == Provider::ReduceI32 {
                     let mut got = Vec::with_capacity(inputs.len());
                     for b in 0..inputs.len() {
-                        run_once(target, b)?;
+                        grid = run_once(target, b)?;
                         gpu.synchronize()?;
                         got.push(workspace.read_result()?);
                     }
@@ -295,7 +299,7 @@ pub fn bench_prepared(
         let is_copy = !matches!(target, Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::ReduceI32);
         if is_copy {
             copy_output.fill_bytes(0)?; // zero never occurs in the input
-            run_once(target, 0)?;
+            grid = run_once(target, 0)?;
             gpu.synchronize()?;
             let mut back = vec![0i32; spec.size as usize];
             copy_output.download(0, &mut back)?;
@@ -315,6 +319,7 @@ pub fn bench_prepared(
             median_ms: Vec::new(),
             registers: resources.map(|r| r.registers),
             local_bytes: resources.map(|r| r.local_bytes),
+            grid,
             check,
         });
     }

@@ -72,6 +72,8 @@ pub struct ResolvedKernel<'m> {
     pub resources: FunctionResources,
     /// Whether the parameter layout was checked with cuFuncGetParamInfo.
     pub params_checked: bool,
+    /// Blocks of the manifest's size that fit on one multiprocessor.
+    pub resident_blocks_per_sm: u32,
 }
 
 /// The cubin loaded on a GPU, every kernel resolved and checked.
@@ -139,6 +141,16 @@ impl<'g> Loaded<'g> {
                     kernel.launch.block_size, resources.max_threads_per_block
                 )));
             }
+            let resident_blocks_per_sm = function.resident_blocks_per_sm(
+                kernel.launch.block_size,
+                kernel.launch.dynamic_shared_bytes,
+            )?;
+            if resident_blocks_per_sm == 0 {
+                return Err(mismatch(format!(
+                    "no block of {} threads fits on a multiprocessor ({} registers per thread)",
+                    kernel.launch.block_size, resources.registers
+                )));
+            }
             kernels.insert(
                 kernel.name.clone(),
                 ResolvedKernel {
@@ -146,6 +158,7 @@ impl<'g> Loaded<'g> {
                     function,
                     resources,
                     params_checked: layout.is_some(),
+                    resident_blocks_per_sm,
                 },
             );
         }

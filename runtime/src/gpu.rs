@@ -241,6 +241,23 @@ pub struct FunctionResources {
 }
 
 impl Function<'_> {
+    /// How many blocks of `block` threads fit on one multiprocessor at once.
+    pub fn resident_blocks_per_sm(
+        &self,
+        block: u32,
+        dynamic_shared: u32,
+    ) -> Result<u32, RuntimeError> {
+        // SAFETY: valid function handle.
+        let blocks = check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(
+                self.raw,
+                block as i32,
+                dynamic_shared as usize,
+            )
+        })?;
+        Ok(blocks.max(0) as u32)
+    }
+
     /// `(offset, size)` of every parameter, from `cuFuncGetParamInfo`
     /// (CUDA 12.4+); `None` when the driver lacks it.
     pub fn param_layout(&self) -> Result<Option<Vec<(u64, u64)>>, RuntimeError> {

@@ -108,6 +108,17 @@ fn param_bytes(kernel: &Kernel, args: &LaunchArgs<'_>) -> Result<Vec<Vec<u8>>, R
     Ok(params)
 }
 
+/// The policy's cap lowered to what is resident at once, so the grid-stride
+/// loop runs in one wave (a second, partial wave would leave most
+/// multiprocessors idle while it runs).
+pub fn resident_policy(policy: GridPolicy, resident_blocks_per_sm: u32) -> GridPolicy {
+    match policy {
+        GridPolicy::TilesCappedBySms { blocks_per_sm } => GridPolicy::TilesCappedBySms {
+            blocks_per_sm: blocks_per_sm.min(resident_blocks_per_sm.max(1)),
+        },
+    }
+}
+
 /// Launches (asynchronously) and returns the grid size used.
 pub fn launch(
     gpu: &Gpu,
@@ -115,7 +126,10 @@ pub fn launch(
     args: &LaunchArgs<'_>,
 ) -> Result<u32, RuntimeError> {
     let kernel = &resolved.kernel;
-    let policy = args.grid_policy.unwrap_or(kernel.launch.grid);
+    let policy = resident_policy(
+        args.grid_policy.unwrap_or(kernel.launch.grid),
+        resolved.resident_blocks_per_sm,
+    );
     let grid = policy.grid_size(args.len, &kernel.launch, gpu.multiprocessors);
     if let Some(ws) = args.workspace {
         if kernel.provider == Provider::ReduceI32 && grid > ws.max_grid {

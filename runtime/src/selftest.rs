@@ -245,7 +245,10 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
         }
         for kernel in tu.kernels.iter().filter(|k| k.registration == Some(reg.id)) {
             variants.push(BenchVariant::Kernel {
-                label: format!("r{} {}", reg.id.0, kernel.variant.name()),
+                label: match kernel.variant {
+                    Variant::CppFunctor => format!("r{} C++ functor", reg.id.0),
+                    _ => format!("r{} thunk (C++ stand-in)", reg.id.0),
+                },
                 kernel: kernel.name.clone(),
                 init: 0,
                 expected: expected.clone(),
