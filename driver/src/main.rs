@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod input;
+mod link;
 mod output;
 
 #[derive(Parser)]
@@ -47,6 +48,34 @@ enum Command {
         #[arg(long)]
         summary: bool,
     },
+    /// Link device code with nvJitLink, the options derived from what the inputs hold.
+    Link {
+        /// PTX, LTOIR, cubin, fatbin, host object (`.o`), static library (`.a`) or CUDA source (`.cu`).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Target architecture.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Debug information (`-g`).
+        #[arg(short = 'g')]
+        debug: bool,
+        /// Line tables (`-lineinfo`).
+        #[arg(long)]
+        lineinfo: bool,
+        /// Print the chosen options and the input that decided each, then link.
+        #[arg(long)]
+        explain: bool,
+        /// Output cubin.
+        #[arg(short = 'o', long, default_value = "a.cubin")]
+        output: PathBuf,
+    },
+    /// Say what a file is and list what it holds (PTX, cubin and LTOIR entries).
+    Inspect { file: PathBuf },
+    /// Print the long explanation of a diagnostic code, like `rustc --explain`.
+    Explain {
+        /// A code such as `E0101`.
+        code: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -59,6 +88,23 @@ fn main() -> ExitCode {
             output,
             summary,
         } => import(&file, optimize, overflow_checks, output.as_deref(), summary),
+        Command::Link {
+            inputs,
+            arch,
+            debug,
+            lineinfo,
+            explain,
+            output,
+        } => link::link(&link::LinkArgs {
+            inputs: &inputs,
+            arch: &arch,
+            debug,
+            lineinfo,
+            explain,
+            output: &output,
+        }),
+        Command::Inspect { file } => link::inspect(&file),
+        Command::Explain { code } => explain(&code),
     };
     match result {
         Ok(code) => code,
@@ -102,4 +148,23 @@ fn import(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn explain(code: &str) -> Result<ExitCode, String> {
+    match passes::codes::Code::parse(code) {
+        Some(c) => {
+            println!("{}", c.explain());
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let all: Vec<&str> = passes::codes::Code::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect();
+            Err(format!(
+                "no such code `{code}`; the codes are {}",
+                all.join(", ")
+            ))
+        }
+    }
 }

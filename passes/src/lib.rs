@@ -4,6 +4,6 @@
 //! Invariant: admission runs before any code generation and never changes the
 //! module; every rejection is a [`diagnostic::Diagnostic`] with a stable code.
 
+pub mod admission;
 pub mod codes;
 pub mod diagnostic;
-pub mod admission;

@@ -80,8 +80,8 @@ impl CallGraph {
         while let Some(n) = q.pop_front() {
             let d = dist[&n];
             for m in self.graph.neighbors(n) {
-                if !dist.contains_key(&m) {
-                    dist.insert(m, d + 1);
+                if let std::collections::btree_map::Entry::Vacant(e) = dist.entry(m) {
+                    e.insert(d + 1);
                     q.push_back(m);
                 }
             }

@@ -85,7 +85,9 @@ fn pointer(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
             label(cap.loc, format!("`{name}` has type `{}`", cap.ty)),
         )
         .with_label(ctx.callback_label("this closure runs on the GPU"))
-        .with_note("a pointer captured on the host holds a host address; the GPU cannot dereference it")
+        .with_note(
+            "a pointer captured on the host holds a host address; the GPU cannot dereference it",
+        )
         .with_help(format!(
             "read the value on the host and capture it: `let v = unsafe {{ *{name} }};`"
         )),

@@ -10,8 +10,20 @@ use crate::diagnostic::Diagnostic;
 /// (`cudaMalloc`), and the libraries. A prefix matches when followed by an
 /// upper-case letter or `_`, so `cube` or `curve` do not.
 pub const CUDA_API_PREFIXES: &[&str] = &[
-    "cu", "cuda", "nvrtc", "nvJitLink", "nvvm", "cublas", "cufft", "curand", "cusparse",
-    "cusolver", "cudnn", "nccl", "nvml", "cupti",
+    "cu",
+    "cuda",
+    "nvrtc",
+    "nvJitLink",
+    "nvvm",
+    "cublas",
+    "cufft",
+    "curand",
+    "cusparse",
+    "cusolver",
+    "cudnn",
+    "nccl",
+    "nvml",
+    "cupti",
 ];
 
 pub fn is_cuda_api(path: &str) -> bool {
@@ -25,27 +37,31 @@ pub fn is_cuda_api(path: &str) -> bool {
 
 /// Whether a call reaches CUDA (and so belongs to this rule, not `foreign`).
 pub fn reaches_cuda(call: &CallFact) -> bool {
-    call.kind == CallKind::Registration || (call.kind == CallKind::Foreign && is_cuda_api(&call.callee))
+    call.kind == CallKind::Registration
+        || (call.kind == CallKind::Foreign && is_cuda_api(&call.callee))
 }
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for body in ctx.graph.bodies() {
-        let Some(b) = ctx.facts.bodies.get(body) else { continue };
+        let Some(b) = ctx.facts.bodies.get(body) else {
+            continue;
+        };
         for call in b.calls.iter().filter(|c| reaches_cuda(c)) {
             let chain = ctx.graph.chain_text(body, call);
-            let (message, primary, help) = if call.kind == CallKind::Registration {
-                (
+            let (message, primary, help) =
+                if call.kind == CallKind::Registration {
+                    (
                     format!("callback registers another provider through `{}`", call.callee),
                     "a provider is registered from device code here".to_string(),
                     "register providers on the host, one after another, not from inside a callback",
                 )
-            } else {
-                (
-                    format!("callback reaches the CUDA API `{}`", call.callee),
-                    format!("`{}` is a host API", call.callee),
-                    "call CUDA APIs on the host, before or after the provider runs",
-                )
-            };
+                } else {
+                    (
+                        format!("callback reaches the CUDA API `{}`", call.callee),
+                        format!("`{}` is a host API", call.callee),
+                        "call CUDA APIs on the host, before or after the provider runs",
+                    )
+                };
             out.push(
                 Diagnostic::new(Code::ReachesCuda, message, label(call.loc, primary))
                     .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
@@ -62,7 +78,14 @@ mod tests {
 
     #[test]
     fn cuda_names() {
-        for yes in ["cuCtxSynchronize", "cudaMalloc", "cuMemAlloc_v2", "nvrtcCompileProgram", "cublasSgemm", "ffi::cuInit"] {
+        for yes in [
+            "cuCtxSynchronize",
+            "cudaMalloc",
+            "cuMemAlloc_v2",
+            "nvrtcCompileProgram",
+            "cublasSgemm",
+            "ffi::cuInit",
+        ] {
             assert!(is_cuda_api(yes), "{yes}");
         }
         for no in ["cube", "curve", "abs", "custom", "cuda"] {

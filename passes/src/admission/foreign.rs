@@ -9,7 +9,9 @@ use crate::diagnostic::Diagnostic;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for body in ctx.graph.bodies() {
-        let Some(b) = ctx.facts.bodies.get(body) else { continue };
+        let Some(b) = ctx.facts.bodies.get(body) else {
+            continue;
+        };
         for call in &b.calls {
             if reaches_cuda(call) || !matches!(call.kind, CallKind::Foreign | CallKind::Indirect) {
                 continue;

@@ -39,7 +39,11 @@ impl Ctx<'_> {
         let loc = self
             .closure
             .map(|c| c.loc)
-            .or_else(|| self.root.and_then(|r| self.facts.bodies.get(r)).map(|b| b.loc))
+            .or_else(|| {
+                self.root
+                    .and_then(|r| self.facts.bodies.get(r))
+                    .map(|b| b.loc)
+            })
             .unwrap_or(self.reg.loc);
         label(loc, text)
     }

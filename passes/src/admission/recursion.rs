@@ -22,7 +22,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for cycle in cycles {
         // Point at the call that closes the cycle, in the first body of it.
         let head = &cycle[0];
-        let Some(b) = ctx.facts.bodies.get(head) else { continue };
+        let Some(b) = ctx.facts.bodies.get(head) else {
+            continue;
+        };
         let Some(call) = b.calls.iter().find(|c| {
             c.kind == CallKind::Local && c.target.as_ref().is_some_and(|t| cycle.contains(t))
         }) else {

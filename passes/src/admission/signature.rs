@@ -23,7 +23,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 what,
                 ctx.registration_label("registered here"),
             )
-            .with_note("only closures and fn items defined in this file can be compiled for the GPU")
+            .with_note(
+                "only closures and fn items defined in this file can be compiled for the GPU",
+            )
             .with_help("pass a closure or a `fn` item directly to the registration function"),
         );
         return;

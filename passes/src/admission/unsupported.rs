@@ -6,7 +6,9 @@ use crate::diagnostic::Diagnostic;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for body in ctx.graph.bodies() {
-        let Some(b) = ctx.facts.bodies.get(body) else { continue };
+        let Some(b) = ctx.facts.bodies.get(body) else {
+            continue;
+        };
         for (what, loc) in &b.unsupported {
             out.push(
                 Diagnostic::new(
