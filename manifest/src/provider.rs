@@ -14,7 +14,7 @@
 
 use crate::{
     is_c_identifier, EnvLayout, Kernel, LaunchFacts, Param, ParamKind, Provider, RegistrationId,
-    Variant,
+    Scalar, Variant,
 };
 use std::fmt::Write as _;
 
@@ -125,6 +125,10 @@ pub enum KernelRequest {
 pub struct TranslationUnit {
     pub source: String,
     pub kernels: Vec<Kernel>,
+    /// Options NVRTC needs for this source beyond the target and `-dlto`/
+    /// `-rdc=true`: `--device-int128` when an environment holds an `i128`
+    /// or `u128` (NVRTC rejects the type otherwise; nvcc accepts it).
+    pub nvrtc_options: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -296,6 +300,20 @@ pub fn emit_translation_unit(
         source.push('\n');
     }
     let mut kernels = Vec::with_capacity(requests.len());
+    let mut nvrtc_options = Vec::new();
+    let wide = |env: &EnvLayout| {
+        env.fields
+            .iter()
+            .any(|f| matches!(f.scalar, Scalar::I128 | Scalar::U128))
+    };
+    if requests.iter().any(|r| match r {
+        KernelRequest::ReduceWithThunk { env, .. } | KernelRequest::ReduceWithCpp { env, .. } => {
+            wide(env)
+        }
+        KernelRequest::Copy => false,
+    }) {
+        nvrtc_options.push("--device-int128".to_string());
+    }
     for request in requests {
         let kernel = emit_kernel(&mut source, request, launch)?;
         if kernels.iter().any(|k: &Kernel| k.name == kernel.name) {
@@ -303,7 +321,11 @@ pub fn emit_translation_unit(
         }
         kernels.push(kernel);
     }
-    Ok(TranslationUnit { source, kernels })
+    Ok(TranslationUnit {
+        source,
+        kernels,
+        nvrtc_options,
+    })
 }
 
 fn emit_kernel(
@@ -517,13 +539,23 @@ fn emit_env_struct(
         "static_assert(alignof({ty}) == {}, \"{what}: alignment\");",
         env.align
     );
+    // Every field sits at a multiple of its alignment right after the
+    // previous member (padding is explicit), so once each field's size and
+    // alignment and the total size match, the compiler has inserted no
+    // padding of its own and every offset is ours. NVRTC has no constant
+    // offsetof, so there that argument is the check; nvcc checks the offsets
+    // directly as well.
+    let _ = writeln!(out, "#if !defined(__CUDACC_RTC__)");
     for (field, c_name) in env.fields.iter().zip(&names) {
-        let f = &field.name;
         let _ = writeln!(
             out,
-            "static_assert(__builtin_offsetof({ty}, {c_name}) == {}, \"{what}: offset of `{f}`\");",
-            field.offset
+            "static_assert(__builtin_offsetof({ty}, {c_name}) == {}, \"{what}: offset of `{}`\");",
+            field.offset, field.name
         );
+    }
+    let _ = writeln!(out, "#endif");
+    for (field, c_name) in env.fields.iter().zip(&names) {
+        let f = &field.name;
         let _ = writeln!(
             out,
             "static_assert(sizeof({ty}::{c_name}) == {}, \"{what}: size of `{f}`\");",
