@@ -13,8 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/target/gpu/selftest"
 export CARGO_TARGET_DIR="$root/target/gpu"
 nvcc="$root/.nvidia/nvidia/cu13/bin/nvcc"
-[ -x "$nvcc" ] || { echo "gpu-selftest: $nvcc missing: run scripts/setup.sh and scripts/gpu-setup.sh" >&2; exit 1; }
-"$root/scripts/gpu-setup.sh"
+[ -x "$nvcc" ] || { echo "gpu-selftest: $nvcc missing: run scripts/setup.sh" >&2; exit 1; }
 
 cargo build --release -j2 -p runtime --bins
 rm -rf "$out.tmp"

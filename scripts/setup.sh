@@ -27,13 +27,15 @@ wheels=(
   nvidia-cuda-nvdisasm==13.2.86
   nvidia-cuda-cuobjdump==13.2.86
   nvidia-cuda-nvcc==13.0.88
+  nvidia-cuda-runtime==13.0.96
+  nvidia-cuda-crt==13.0.88
 )
 stamp="$root/.nvidia/.installed"
 want=$(printf '%s\n' "${wheels[@]}")
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing NVIDIA wheels into .nvidia/" >&2
   rm -rf "$root/.nvidia.tmp"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$root/.nvidia.tmp" "${wheels[@]}"
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$root/.nvidia.tmp" "${wheels[@]}"
   rm -rf "$root/.nvidia"
   mv "$root/.nvidia.tmp" "$root/.nvidia"
   printf '%s\n' "${wheels[@]}" > "$stamp"

@@ -178,7 +178,7 @@ fn toolkit_bin() -> PathBuf {
     let header = root.join("include/cuda_runtime.h");
     assert!(
         nvcc.exists() && header.exists(),
-        "CUDA 13 nvcc or cuda_runtime.h missing under {}: run scripts/setup.sh, then scripts/gpu-setup.sh",
+        "CUDA 13 nvcc or cuda_runtime.h missing under {}: run scripts/setup.sh",
         root.display()
     );
     root.join("bin")

@@ -13,7 +13,7 @@ fn nvcc() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.nvidia/nvidia/cu13");
     assert!(
         root.join("include/cuda_runtime.h").exists(),
-        "CUDA 13 nvcc or headers missing under {}: run scripts/setup.sh, then scripts/gpu-setup.sh",
+        "CUDA 13 nvcc or headers missing under {}: run scripts/setup.sh",
         root.display()
     );
     root.join("bin/nvcc")
