@@ -1,1 +1,86 @@
-//! (not yet written)
+//! `ir`: the `rmir` MLIR dialect and the importer from prepared MIR.
+//!
+//! Invariants: reads only prepared MIR (never rustc, never MIR text); never
+//! panics on any prepared-MIR document (what it cannot model becomes
+//! `rmir.unsupported`); every op it builds carries a location; MLIR's
+//! diagnostics are returned as values, never printed.
+//!
+//! ```no_run
+//! let pmir = frontend::PreparedMir::from_json(&std::fs::read_to_string("x.pmir.json").unwrap()).unwrap();
+//! let context = ir::context().unwrap();
+//! let module = ir::import(&context, &pmir).unwrap();
+//! let text = ir::print(&module);
+//! let again = ir::parse(&context, &text).unwrap();
+//! assert_eq!(ir::print(&again), text);
+//! for call in ir::facts(&module).calls() { println!("{} {}", call.kind, call.callee); }
+//! ```
+
+pub mod diag;
+pub mod dialect;
+pub mod facts;
+pub mod import;
+pub mod loc;
+mod mirtext;
+pub mod verify;
+
+pub use diag::{Diagnostic, Severity};
+pub use dialect::{context, load_rmir, DialectError, OPS};
+pub use facts::{facts, Facts};
+pub use import::{import, ImportError};
+pub use loc::Loc;
+pub use verify::{verify, VerifyError};
+
+use melior::{
+    ir::{
+        operation::{OperationLike, OperationPrintingFlags},
+        Module,
+    },
+    Context,
+};
+
+/// The module as text that [`parse`] reads back to the same module: upstream
+/// ops in their custom syntax, rmir ops in generic syntax, every location
+/// printed (as `#loc` aliases at the end).
+pub fn print(module: &Module) -> String {
+    let flags = OperationPrintingFlags::new()
+        .enable_debug_info(true, false)
+        .use_local_scope();
+    module
+        .as_operation()
+        .to_string_with_flags(flags)
+        .unwrap_or_else(|e| format!("// the module could not be printed: {e}"))
+}
+
+/// Malformed or invalid module text, with MLIR's located diagnostics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.diagnostics.first() {
+            None => f.write_str("the module text does not parse"),
+            Some(_) => {
+                for (i, d) in self.diagnostics.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("\n")?;
+                    }
+                    write!(f, "{d}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses (and, as MLIR's parser does, verifies) module text.
+pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseError> {
+    let (module, diagnostics) = diag::capture_diagnostics(context, || Module::parse(context, text));
+    match module {
+        Some(m) => Ok(m),
+        None => Err(ParseError { diagnostics }),
+    }
+}

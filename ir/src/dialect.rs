@@ -1,0 +1,481 @@
+//! The `rmir` dialect, declared once as a table of op specs.
+//!
+//! The table generates the IRDL module that MLIR loads at run time
+//! ([`irdl_source`]), so the op set, operand/result constraints and required
+//! attributes live in one place. IRDL cannot express everything (uses of a
+//! value, symbol references to `func.func` bodies, locations); those rules are
+//! in [`crate::verify`].
+
+use melior::{
+    dialect::DialectRegistry,
+    ir::{operation::OperationLike, Module},
+    utility::{load_irdl_dialects, register_all_dialects},
+    Context,
+};
+
+use crate::diag::{capture_diagnostics, Diagnostic};
+
+/// A type constraint on one operand or result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeC {
+    /// `!llvm.ptr`: an address (a local's slot, a field, a pointee).
+    Ptr,
+    /// `i1`.
+    I1,
+    /// Any type, bound once per use: two operands with `Any` may differ.
+    Any,
+    /// The same type as every other `Same` operand/result of the op.
+    Same,
+    /// `!rmir.call_arg`: a call argument.
+    Arg,
+    /// Zero or more `!rmir.call_arg`.
+    VariadicArg,
+    /// Zero or one value of any type.
+    OptionalAny,
+}
+
+/// A constraint on one attribute. Every declared attribute is required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttrC {
+    Str,
+    Int,
+    Bool,
+    StrArray,
+    /// One of these strings.
+    Enum(&'static [&'static str]),
+}
+
+/// One op of the dialect.
+#[derive(Debug, Clone, Copy)]
+pub struct OpSpec {
+    /// Name without the `rmir.` prefix.
+    pub name: &'static str,
+    pub operands: &'static [(&'static str, TypeC)],
+    pub results: &'static [(&'static str, TypeC)],
+    pub attributes: &'static [(&'static str, AttrC)],
+    /// One line: what the op means.
+    pub summary: &'static str,
+}
+
+/// Call kinds, in the order the frontend resolves callees.
+pub const CALL_KINDS: &[&str] = &[
+    "local",
+    "registration",
+    "core",
+    "panic",
+    "indirect",
+    "foreign",
+];
+pub const CLOSURE_KINDS: &[&str] = &["fn", "fn_mut", "fn_once"];
+pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
+pub const CALLBACK_KINDS: &[&str] = &["closure", "fn_item", "other"];
+pub const REF_KINDS: &[&str] = &["shared", "mut", "raw_const", "raw_mut"];
+pub const CHECKED_OPS: &[&str] = &["add", "sub", "mul"];
+pub const AGGREGATE_KINDS: &[&str] = &["tuple", "array", "closure", "adt"];
+
+use AttrC::*;
+use TypeC::*;
+
+/// Every op of the dialect. `docs/dialect.md` documents each (a test checks).
+pub const OPS: &[OpSpec] = &[
+    // Module-level facts.
+    OpSpec {
+        name: "registration",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("caller", Str),
+            ("block", Int),
+            ("function", Str),
+            ("provider", Str),
+            ("callback_kind", Enum(CALLBACK_KINDS)),
+            ("callback", Str),
+            ("generics", StrArray),
+            ("arg_types", StrArray),
+        ],
+        summary: "A call of a provider API registration function: which provider, which callback.",
+    },
+    OpSpec {
+        name: "closure",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("body", Str),
+            ("ty", Str),
+            ("kind", Enum(CLOSURE_KINDS)),
+            ("params", StrArray),
+            ("ret", Str),
+        ],
+        summary: "A closure: its body (a func.func symbol), Fn kind and signature.",
+    },
+    OpSpec {
+        name: "capture",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("closure", Str),
+            ("name", Str),
+            ("field", Int),
+            ("ty", Str),
+            ("mode", Enum(CAPTURE_MODES)),
+        ],
+        summary: "One captured variable: environment field index, field type, capture mode.",
+    },
+    // Places.
+    OpSpec {
+        name: "local",
+        operands: &[],
+        results: &[("slot", Ptr)],
+        attributes: &[("index", Int), ("ty", Str)],
+        summary: "The storage of MIR local `_index` (MIR locals are not SSA).",
+    },
+    OpSpec {
+        name: "field",
+        operands: &[("base", Ptr)],
+        results: &[("addr", Ptr)],
+        attributes: &[("index", Int), ("ty", Str)],
+        summary: "Address of field `index` (of type `ty`) of the place at `base`.",
+    },
+    OpSpec {
+        name: "deref",
+        operands: &[("pointer_addr", Ptr)],
+        results: &[("addr", Ptr)],
+        attributes: &[("ty", Str)],
+        summary: "`*p`: reads the pointer of type `ty` stored at `pointer_addr`; yields the pointee's address.",
+    },
+    OpSpec {
+        name: "index",
+        operands: &[("base", Ptr), ("index", Any)],
+        results: &[("addr", Ptr)],
+        attributes: &[("ty", Str)],
+        summary: "`p[i]`: address of element `index` (element type `ty`).",
+    },
+    OpSpec {
+        name: "const_index",
+        operands: &[("base", Ptr)],
+        results: &[("addr", Ptr)],
+        attributes: &[("offset", Int), ("min_length", Int), ("from_end", Bool), ("ty", Str)],
+        summary: "`p[offset of min_length]`: address of a constant-index element.",
+    },
+    OpSpec {
+        name: "downcast",
+        operands: &[("base", Ptr)],
+        results: &[("addr", Ptr)],
+        attributes: &[("variant", Str)],
+        summary: "`(p as Variant)`: the place viewed as one enum variant.",
+    },
+    OpSpec {
+        name: "capture_addr",
+        operands: &[("env", Ptr)],
+        results: &[("addr", Ptr)],
+        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        summary: "Address of capture `name` (environment field `field`) in the closure environment `env`.",
+    },
+    // Values.
+    OpSpec {
+        name: "load",
+        operands: &[("addr", Ptr)],
+        results: &[("value", Any)],
+        attributes: &[("ty", Str)],
+        summary: "Reads a value of MIR type `ty` (a scalar or thin pointer) from a place.",
+    },
+    OpSpec {
+        name: "store",
+        operands: &[("addr", Ptr), ("value", Any)],
+        results: &[],
+        attributes: &[("ty", Str)],
+        summary: "Writes a value of MIR type `ty` (a scalar or thin pointer) to a place.",
+    },
+    OpSpec {
+        name: "copy",
+        operands: &[("dst", Ptr), ("src", Ptr)],
+        results: &[],
+        attributes: &[("ty", Str)],
+        summary: "Copies a value of memory type `ty` (aggregate, fat pointer, …) between places.",
+    },
+    OpSpec {
+        name: "capture_read",
+        operands: &[("env", Ptr)],
+        results: &[("value", Any)],
+        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        summary: "Reads capture `name` (environment field `field`, type `ty`) from the environment `env`.",
+    },
+    OpSpec {
+        name: "env_write",
+        operands: &[("addr", Ptr), ("value", Any)],
+        results: &[],
+        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        summary: "A write to a place inside the closure environment (capture `name`): mutable closure state.",
+    },
+    OpSpec {
+        name: "ref",
+        operands: &[("addr", Ptr)],
+        results: &[("pointer", Ptr)],
+        attributes: &[("kind", Enum(REF_KINDS)), ("ty", Str)],
+        summary: "`&p`, `&mut p`, `&raw const p`, `&raw mut p`: a thin pointer of type `ty` to a place.",
+    },
+    OpSpec {
+        name: "constant",
+        operands: &[],
+        results: &[("value", Any)],
+        attributes: &[("value", Str), ("ty", Str)],
+        summary: "A constant that is not a plain number (a `const` item, a fn item, a zero-sized value), kept as MIR text.",
+    },
+    OpSpec {
+        name: "checked",
+        operands: &[("lhs", Same), ("rhs", Same)],
+        results: &[("value", Same), ("overflow", I1)],
+        attributes: &[("op", Enum(CHECKED_OPS))],
+        summary: "`AddWithOverflow` & co: the wrapped result and whether it overflowed (checked by a following assert).",
+    },
+    OpSpec {
+        name: "cast",
+        operands: &[("value", Any)],
+        results: &[("result", Any)],
+        attributes: &[("kind", Str), ("from", Str), ("to", Str)],
+        summary: "A MIR cast with no exact `arith` equivalent (saturating float→int, pointer casts, transmutes).",
+    },
+    OpSpec {
+        name: "aggregate",
+        operands: &[("dst", Ptr)],
+        results: &[],
+        attributes: &[("kind", Enum(AGGREGATE_KINDS)), ("name", Str), ("ty", Str)],
+        summary: "Starts building an aggregate (tuple, array, closure, ADT) in place; field stores follow.",
+    },
+    OpSpec {
+        name: "discriminant",
+        operands: &[("addr", Ptr)],
+        results: &[("value", Any)],
+        attributes: &[("ty", Str)],
+        summary: "Reads the discriminant of the enum place (of type `ty`).",
+    },
+    OpSpec {
+        name: "set_discriminant",
+        operands: &[("addr", Ptr)],
+        results: &[],
+        attributes: &[("variant", Int)],
+        summary: "Sets the discriminant of an enum place.",
+    },
+    // Calls and control.
+    OpSpec {
+        name: "arg",
+        operands: &[("value", Any)],
+        results: &[("arg", Arg)],
+        attributes: &[],
+        summary: "Wraps one call argument (any type) so that a call's operands have one type.",
+    },
+    OpSpec {
+        name: "call",
+        operands: &[("args", VariadicArg)],
+        results: &[("result", OptionalAny)],
+        attributes: &[
+            ("callee", Str),
+            ("text", Str),
+            ("kind", Enum(CALL_KINDS)),
+            ("unwind", Str),
+        ],
+        summary: "A call; `kind` says how the frontend resolved the callee (local body, registration, core scalar method, panic, indirect, foreign).",
+    },
+    OpSpec {
+        name: "assert",
+        operands: &[("cond", I1)],
+        results: &[],
+        attributes: &[("expected", Bool), ("message", Str)],
+        summary: "Panics with `message` unless `cond == expected`; the branch to the success block follows.",
+    },
+    OpSpec {
+        name: "drop",
+        operands: &[("addr", Ptr)],
+        results: &[],
+        attributes: &[("ty", Str)],
+        summary: "Runs the drop glue of the place (of type `ty`); the branch to the target follows.",
+    },
+    OpSpec {
+        name: "unreachable",
+        operands: &[],
+        results: &[],
+        attributes: &[],
+        summary: "MIR's `unreachable`: reaching it is undefined behaviour. `llvm.unreachable` follows.",
+    },
+    OpSpec {
+        name: "resume",
+        operands: &[],
+        results: &[],
+        attributes: &[],
+        summary: "MIR's `UnwindResume` at the end of a cleanup block. `llvm.unreachable` follows.",
+    },
+    OpSpec {
+        name: "unsupported",
+        operands: &[],
+        results: &[],
+        attributes: &[("what", Str), ("reason", Str)],
+        summary: "A MIR statement or terminator the importer does not model, kept so admission can reject it with a span.",
+    },
+];
+
+/// Looks up an op by its name without the `rmir.` prefix.
+pub fn op_spec(name: &str) -> Option<&'static OpSpec> {
+    OPS.iter().find(|o| o.name == name)
+}
+
+/// The IRDL module that defines the dialect, generated from [`OPS`].
+///
+/// IRDL binds a constraint variable to one type/attribute per op, so every
+/// operand and attribute gets its own variable unless it must be equal
+/// (`Same`).
+pub fn irdl_source() -> String {
+    let mut g = IrdlWriter::default();
+    g.text
+        .push_str("irdl.dialect @rmir {\n  irdl.type @call_arg\n");
+    for op in OPS {
+        g.text
+            .push_str(&format!("  irdl.operation @{} {{\n", op.name));
+        g.next = 0;
+        g.same = None;
+        let operands = g.values(op.operands);
+        let results = g.values(op.results);
+        let attrs: Vec<String> = op
+            .attributes
+            .iter()
+            .map(|(name, c)| format!("\"{name}\" = {}", g.attr(*c)))
+            .collect();
+        for (keyword, list) in [("operands", operands), ("results", results)] {
+            if !list.is_empty() {
+                g.text
+                    .push_str(&format!("    irdl.{keyword}({})\n", list.join(", ")));
+            }
+        }
+        if !attrs.is_empty() {
+            g.text
+                .push_str(&format!("    irdl.attributes {{{}}}\n", attrs.join(", ")));
+        }
+        g.text.push_str("  }\n");
+    }
+    g.text.push_str("}\n");
+    g.text
+}
+
+#[derive(Default)]
+struct IrdlWriter {
+    text: String,
+    next: usize,
+    same: Option<String>,
+}
+
+impl IrdlWriter {
+    fn var(&mut self, def: &str) -> String {
+        let v = format!("%c{}", self.next);
+        self.next += 1;
+        self.text.push_str(&format!("    {v} = {def}\n"));
+        v
+    }
+
+    fn ty(&mut self, c: TypeC) -> String {
+        match c {
+            Ptr => self.var("irdl.is !llvm.ptr"),
+            I1 => self.var("irdl.is i1"),
+            Any | OptionalAny => self.var("irdl.any"),
+            Arg | VariadicArg => self.var("irdl.parametric @rmir::@call_arg<>"),
+            Same => match &self.same {
+                Some(v) => v.clone(),
+                None => {
+                    let v = self.var("irdl.any");
+                    self.same = Some(v.clone());
+                    v
+                }
+            },
+        }
+    }
+
+    fn values(&mut self, list: &[(&str, TypeC)]) -> Vec<String> {
+        list.iter()
+            .map(|(name, c)| {
+                let v = self.ty(*c);
+                let prefix = match c {
+                    VariadicArg => "variadic ",
+                    OptionalAny => "optional ",
+                    _ => "",
+                };
+                format!("{name}: {prefix}{v}")
+            })
+            .collect()
+    }
+
+    fn attr(&mut self, c: AttrC) -> String {
+        match c {
+            Str => self.var("irdl.base \"#builtin.string\""),
+            Int => self.var("irdl.base \"#builtin.integer\""),
+            StrArray => self.var("irdl.base \"#builtin.array\""),
+            Bool => {
+                let t = self.var("irdl.is true");
+                let f = self.var("irdl.is false");
+                self.var(&format!("irdl.any_of({t}, {f})"))
+            }
+            Enum(values) => {
+                let vs: Vec<String> = values
+                    .iter()
+                    .map(|v| self.var(&format!("irdl.is \"{v}\"")))
+                    .collect();
+                self.var(&format!("irdl.any_of({})", vs.join(", ")))
+            }
+        }
+    }
+}
+
+/// Why the dialect could not be set up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DialectError {
+    pub message: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for DialectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        for d in &self.diagnostics {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DialectError {}
+
+/// A context with every upstream dialect registered and `func`, `arith`,
+/// `cf`, `llvm` and `rmir` loaded.
+pub fn context() -> Result<Context, DialectError> {
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    // Threading off: one context per compile job; rayon parallelises above.
+    let context = Context::new_with_registry(&registry, false);
+    for dialect in ["builtin", "func", "arith", "cf", "llvm", "irdl"] {
+        context.get_or_load_dialect(dialect);
+    }
+    load_rmir(&context)?;
+    Ok(context)
+}
+
+/// Loads the `rmir` dialect into `context` (idempotent).
+pub fn load_rmir(context: &Context) -> Result<(), DialectError> {
+    if context.is_registered_operation("rmir.call") {
+        return Ok(());
+    }
+    let source = irdl_source();
+    let (module, diagnostics) = capture_diagnostics(context, || Module::parse(context, &source));
+    let Some(module) = module else {
+        return Err(DialectError {
+            message: "the rmir IRDL definition does not parse".into(),
+            diagnostics,
+        });
+    };
+    if !load_irdl_dialects(&module) || !context.is_registered_operation("rmir.call") {
+        return Err(DialectError {
+            message: "MLIR did not load the rmir IRDL definition".into(),
+            diagnostics,
+        });
+    }
+    // The IRDL module only describes the dialect; MLIR keeps its own copy of
+    // the constraints, so the module can go.
+    debug_assert!(module.as_operation().verify());
+    Ok(())
+}
