@@ -331,3 +331,56 @@ pub fn toolchain_versions() -> Result<ToolchainVersions, crate::Error> {
         nvvm_path: crate::nvvm::library_path()?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_library_names_the_wheel_and_the_setup_command() {
+        let err = LibraryError::NotFound {
+            library: NvidiaLibrary::NvJitLink,
+            attempts: vec![(
+                "/nowhere/libnvJitLink.so.13".to_string(),
+                "not found".to_string(),
+            )],
+        };
+        assert_eq!(
+            err.to_string(),
+            "cannot load libnvJitLink.so.13 (nvJitLink); tried:\n  /nowhere/libnvJitLink.so.13: not found\n\
+             help: install the PyPI package `nvidia-nvjitlink==13.0.88` (in this repository run \
+             `bash scripts/setup.sh`), or set NVIDIA_LIB_DIR to a folder that holds libnvJitLink.so.13"
+        );
+    }
+
+    #[test]
+    fn the_search_order_is_env_then_wheel_then_system_then_loader() {
+        let paths = candidate_paths(NvidiaLibrary::Nvvm);
+        let wheel = paths
+            .iter()
+            .position(|p| p.ends_with(".nvidia/nvidia/cu13/lib/libnvvm.so.4"))
+            .expect("wheel folder");
+        let system = paths
+            .iter()
+            .position(|p| p.starts_with("/usr/local/cuda/nvvm/lib64"))
+            .expect("system toolkit");
+        assert!(wheel < system);
+        assert_eq!(paths.last().unwrap(), Path::new("libnvvm.so.4"));
+    }
+
+    #[test]
+    fn every_library_loads_from_this_checkout() {
+        for library in [
+            NvidiaLibrary::Nvrtc,
+            NvidiaLibrary::NvJitLink,
+            NvidiaLibrary::Nvvm,
+        ] {
+            let loaded = open(library).unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                loaded.origin.ends_with(library.file_name()),
+                "{}",
+                loaded.origin
+            );
+        }
+    }
+}

@@ -38,6 +38,8 @@ pub struct Fixtures {
     pub kernel_lto_fatbin: Vec<u8>,
     /// `nvcc -fatbin -rdc=true kernel.cu`: cubin + PTX entries.
     pub kernel_fatbin: Vec<u8>,
+    /// `nvcc -fatbin -dlto -rdc=true -no-compress kernel.cu`: plain payloads.
+    pub kernel_lto_fatbin_uncompressed: Vec<u8>,
     /// `nvcc -dc -dlto kernel.cu`: LTOIR in `__nv_relfatbin`.
     pub kernel_lto_object: Vec<u8>,
     /// `nvcc -dc kernel.cu`: cubin + PTX in `__nv_relfatbin`.
@@ -92,9 +94,22 @@ fn nvcc(dir: &Path, args: &[&str]) {
         .args(args));
 }
 
+/// The fixtures, built on first use. A failed build is remembered, so every
+/// test reports it at once instead of rebuilding.
 pub fn fixtures() -> &'static Fixtures {
-    static FIXTURES: OnceLock<Fixtures> = OnceLock::new();
-    FIXTURES.get_or_init(build)
+    static FIXTURES: OnceLock<Result<Fixtures, String>> = OnceLock::new();
+    let built = FIXTURES.get_or_init(|| {
+        std::panic::catch_unwind(build).map_err(|e| {
+            e.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "fixture build panicked".to_string())
+        })
+    });
+    match built {
+        Ok(fixtures) => fixtures,
+        Err(message) => panic!("building test inputs failed: {message}"),
+    }
 }
 
 fn build() -> Fixtures {
@@ -128,6 +143,18 @@ fn build() -> Fixtures {
         ],
     );
     nvcc(d, &["-dc", "kernel.cu", "-o", "kernel.o"]);
+    nvcc(
+        d,
+        &[
+            "-fatbin",
+            "-dlto",
+            "-rdc=true",
+            "-no-compress",
+            "kernel.cu",
+            "-o",
+            "kernel_plain.fatbin",
+        ],
+    );
     std::fs::write(d.join("host.c"), "int host_side(int x) { return x + 1; }\n").unwrap();
     run(Command::new("cc")
         .current_dir(d)
@@ -153,6 +180,7 @@ fn build() -> Fixtures {
         host_object: read("host.o"),
         kernel_lto_fatbin: read("kernel_lto.fatbin"),
         kernel_fatbin: read("kernel.fatbin"),
+        kernel_lto_fatbin_uncompressed: read("kernel_plain.fatbin"),
         kernel_lto_object: read("kernel_with_a_long_member_name_lto.o"),
         kernel_object: read("kernel.o"),
         lto_library: read("libkernel.a"),
