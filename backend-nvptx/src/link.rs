@@ -172,7 +172,12 @@ impl LinkPlan {
                     format!("{} (compiled to LTOIR)", i.name)
                 } else {
                     let paths = i.description.ltoir_paths();
-                    format!("{} ({})", i.name, paths.join(", "))
+                    // A bare LTOIR file's only path is its own name.
+                    if paths == [i.name.clone()] {
+                        i.name.clone()
+                    } else {
+                        format!("{} ({})", i.name, paths.join(", "))
+                    }
                 }
             })
             .collect();

@@ -26,12 +26,12 @@ fn cases() -> Vec<Case> {
         Case {
             name: "LTOIR only",
             inputs: vec![input("kernel.ltoir", &f.kernel_ltoir), input("callee.ltoir", &f.callee_ltoir)],
-            lto_decided_by: vec!["kernel.ltoir (kernel.ltoir)", "callee.ltoir (callee.ltoir)"],
+            lto_decided_by: vec!["kernel.ltoir", "callee.ltoir"],
         },
         Case {
             name: "LTOIR caller, PTX callee",
             inputs: vec![input("kernel.ltoir", &f.kernel_ltoir), input("callee.ptx", &f.callee_ptx)],
-            lto_decided_by: vec!["kernel.ltoir (kernel.ltoir)"],
+            lto_decided_by: vec!["kernel.ltoir"],
         },
         Case {
             name: "LTOIR inside a fatbin",
