@@ -9,6 +9,7 @@
 pub mod bundle;
 pub mod env;
 pub mod fingerprint;
+mod generator;
 pub mod inputs;
 pub mod provider;
 pub mod scalar;
@@ -19,7 +20,9 @@ pub use bundle::{
 };
 pub use env::{EnvField, EnvLayout, LayoutError, PackError};
 pub use fingerprint::Fingerprint;
-pub use inputs::{fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, INPUT_BOUND};
+pub use inputs::{
+    fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, GENERATOR_SOURCE, INPUT_BOUND,
+};
 pub use scalar::Scalar;
 
 use serde::{Deserialize, Serialize};
