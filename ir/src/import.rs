@@ -839,7 +839,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         let Some(value) = value else { return Ok(()) };
         let tya = self.m.str(&ty.to_string());
         if let Some(root) = root {
-            self.op(
+            self.op_at(
                 "rmir.env_write",
                 &[addr, value],
                 &[],
@@ -848,6 +848,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     ("name", self.m.str(&root.name)),
                     ("ty", tya),
                 ],
+                self.capture_loc(root),
             )?;
             return Ok(());
         }

@@ -124,3 +124,42 @@ fn snapshot_local_call_chain() {
 fn snapshot_fn_mut_env_write() {
     insta::assert_snapshot!(snapshot("13_fnmut_counter.rs"));
 }
+
+/// The facts admission reads come from the module, with locations.
+#[test]
+fn facts_name_captures_calls_and_env_writes() {
+    let bridge = bridge(0);
+    let context = ir::context().unwrap();
+
+    let pmir = bridge
+        .import(Path::new("../tests/admission/13_fnmut_counter.rs"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
+    let facts = ir::facts(&module);
+    assert_eq!(facts.registrations.len(), 1);
+    let reg = &facts.registrations[0];
+    assert_eq!(reg.function, "reduce_mut");
+    let closure = facts
+        .closure(&reg.callback)
+        .expect("the callback's closure");
+    assert_eq!(closure.kind, "fn_mut");
+    let body = facts.body(&reg.callback).expect("the callback's body");
+    let writes: Vec<&str> = body.env_writes.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(writes, ["calls"]);
+    let w = &body.env_writes[0].loc;
+    assert_eq!(w.source.as_ref().map(|s| s.span.lo_line), Some(6));
+    assert!(w.mir.as_ref().is_some_and(|m| m.line > 0));
+
+    let pmir = bridge
+        .import(Path::new("../tests/admission/05_helper_chain.rs"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
+    let facts = ir::facts(&module);
+    let local: Vec<(&str, &str)> = facts
+        .calls()
+        .filter(|c| c.kind == "local")
+        .map(|c| (c.caller.as_str(), c.callee.as_str()))
+        .collect();
+    assert_eq!(local, [("mix", "square"), ("entry::{closure#0}", "mix")]);
+    assert!(facts.bodies.iter().all(|b| b.unsupported.is_empty()));
+}
