@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod admit;
+mod hostref;
 mod input;
 mod link;
 mod output;
@@ -47,6 +49,18 @@ enum Command {
         /// Print a readable summary instead of writing the document.
         #[arg(long)]
         summary: bool,
+    },
+    /// Decide, per registration, whether its callback can run on the GPU (exit 1 if any is rejected).
+    Admit {
+        /// `.rs`, `.mir` or `.pmir.json`.
+        file: PathBuf,
+        #[arg(short = 'O', long = "optimize")]
+        optimize: bool,
+        #[arg(long, value_enum, default_value = "on")]
+        overflow_checks: OnOff,
+        /// `human` (like rustc) or `json` (one object a line).
+        #[arg(long, value_enum, default_value = "human")]
+        error_format: admit::ErrorFormat,
     },
     /// Link device code with nvJitLink, the options derived from what the inputs hold.
     Link {
@@ -88,6 +102,16 @@ fn main() -> ExitCode {
             output,
             summary,
         } => import(&file, optimize, overflow_checks, output.as_deref(), summary),
+        Command::Admit {
+            file,
+            optimize,
+            overflow_checks,
+            error_format,
+        } => admit::admit(
+            &file,
+            &rustc_config(optimize, overflow_checks),
+            error_format,
+        ),
         Command::Link {
             inputs,
             arch,
@@ -115,6 +139,14 @@ fn main() -> ExitCode {
     }
 }
 
+fn rustc_config(optimize: bool, overflow_checks: OnOff) -> frontend::bridge::RustcConfig {
+    frontend::bridge::RustcConfig {
+        opt_level: if optimize { 3 } else { 0 },
+        overflow_checks: overflow_checks == OnOff::On,
+        ..Default::default()
+    }
+}
+
 fn import(
     file: &Path,
     optimize: bool,
@@ -122,12 +154,7 @@ fn import(
     output: Option<&Path>,
     summary: bool,
 ) -> Result<ExitCode, String> {
-    let config = frontend::bridge::RustcConfig {
-        opt_level: if optimize { 3 } else { 0 },
-        overflow_checks: overflow_checks == OnOff::On,
-        ..Default::default()
-    };
-    let doc = input::load(file, &config)?;
+    let doc = input::load(file, &rustc_config(optimize, overflow_checks))?;
     if summary {
         print!("{}", frontend::summary::summary(&doc));
         return Ok(ExitCode::SUCCESS);

@@ -115,9 +115,9 @@ impl<'a> SourceText<'a> {
         Some((lo, bytes.len()))
     }
 
-    /// The byte range of a `fn NAME` item: from `fn` to the end of its body
-    /// (the brace that closes the first `{` after the name). `None` when the
-    /// name is not found or is defined more than once.
+    /// The byte range of a `fn NAME` item's body: from the first `{` after
+    /// the name to the brace that closes it, and the span of the name. `None`
+    /// when the name is not found or is defined more than once.
     pub fn fn_extent(&self, name: &str) -> Option<(usize, usize, Span)> {
         let mut found = None;
         let needle = format!("fn {name}");
@@ -146,7 +146,7 @@ impl<'a> SourceText<'a> {
                 b'}' => {
                     depth -= 1;
                     if depth == 0 {
-                        return Some((at, i + 1, name_span));
+                        return Some((open, i + 1, name_span));
                     }
                 }
                 _ => {}
@@ -228,7 +228,7 @@ mod tests {
     fn fn_extent_finds_unique_items() {
         let s = SourceText::new(SRC);
         let (lo, hi, name) = s.fn_extent("helper").unwrap();
-        assert_eq!(&SRC[lo..hi], "fn helper(a: i32) -> i32 { a }");
+        assert_eq!(&SRC[lo..hi], "{ a }");
         assert_eq!((name.lo_line, name.lo_col, name.hi_col), (1, 4, 10));
         assert!(s.fn_extent("missing").is_none());
         let calls = s.find_word((0, SRC.len()), "reduce", true);

@@ -421,16 +421,30 @@ pub fn parse_file_span(text: &str) -> Option<(String, Span)> {
     ))
 }
 
-/// Splits at `sep` outside any brackets.
+/// Splits at `sep` outside any brackets and string literals.
 pub fn split_top(text: &str, sep: char) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
-    let bytes: Vec<(usize, char)> = text.char_indices().collect();
-    for (k, &(i, c)) in bytes.iter().enumerate() {
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut prev = '\0';
+    for (i, c) in text.char_indices() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+            prev = c;
+            continue;
+        }
         match c {
+            '"' => in_str = true,
             '(' | '[' | '{' | '<' => depth += 1,
-            '>' if k > 0 && bytes[k - 1].1 == '-' => {}
+            '>' if prev == '-' => {}
             ')' | ']' | '}' | '>' => depth -= 1,
             c if c == sep && depth == 0 => {
                 out.push(&text[start..i]);
@@ -438,6 +452,7 @@ pub fn split_top(text: &str, sep: char) -> Vec<&str> {
             }
             _ => {}
         }
+        prev = c;
     }
     out.push(&text[start..]);
     out
@@ -577,6 +592,30 @@ mod tests {
         check(
             "&{closure@src/a b.rs:1:2: 3:4}",
             "Ref { mutable: false, inner: Closure { file: \"src/a b.rs\", span: Span { lo_line: 1, lo_col: 2, hi_line: 3, hi_col: 4 } } }",
+        );
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_top;
+
+    #[test]
+    fn split_respects_brackets_and_strings() {
+        assert_eq!(
+            split_top(
+                r#"!move _3, "compute `{} + {}`, which \"would\" overflow", copy _1"#,
+                ','
+            ),
+            vec![
+                "!move _3",
+                r#" "compute `{} + {}`, which \"would\" overflow""#,
+                " copy _1"
+            ]
+        );
+        assert_eq!(
+            split_top("a<b, c>, fn(i32) -> i32, d", ','),
+            vec!["a<b, c>", " fn(i32) -> i32", " d"]
         );
     }
 }

@@ -1172,22 +1172,16 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 ui
             }
         };
+        // Predicates are stored as their enum values (`arith.cmpi`'s
+        // `predicate = 4 : i64` is `sgt`); the `#arith<cmpi …>` spelling is
+        // not an attribute MLIR parses on its own.
         let cmp = |ipred: &str, upred: &str, fpred: &str| -> Res<Value<'c, 'a>> {
             let (name, pred) = if float {
-                (
-                    "arith.cmpf",
-                    parse_attr(ctx, &format!("#arith<cmpf {fpred}>"))?,
-                )
+                ("arith.cmpf", predicate_attr(ctx, CMPF_PREDICATES, fpred)?)
             } else if signed {
-                (
-                    "arith.cmpi",
-                    parse_attr(ctx, &format!("#arith<cmpi {ipred}>"))?,
-                )
+                ("arith.cmpi", predicate_attr(ctx, CMPI_PREDICATES, ipred)?)
             } else {
-                (
-                    "arith.cmpi",
-                    parse_attr(ctx, &format!("#arith<cmpi {upred}>"))?,
-                )
+                ("arith.cmpi", predicate_attr(ctx, CMPI_PREDICATES, upred)?)
             };
             self.value(
                 name,
@@ -1594,5 +1588,22 @@ fn unwind_text(u: UnwindAction) -> String {
         UnwindAction::Unreachable => "unreachable".into(),
         UnwindAction::Terminate => "terminate".into(),
         UnwindAction::Cleanup(b) => format!("cleanup(bb{})", b.0),
+    }
+}
+
+/// `arith.cmpi` predicates in enum order.
+const CMPI_PREDICATES: &[&str] = &[
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+];
+/// `arith.cmpf` predicates in enum order.
+const CMPF_PREDICATES: &[&str] = &[
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+    "une", "uno", "true",
+];
+
+fn predicate_attr<'c>(ctx: &'c Context, table: &[&str], name: &str) -> Res<Attribute<'c>> {
+    match table.iter().position(|p| *p == name) {
+        Some(i) => parse_attr(ctx, &format!("{i} : i64")),
+        None => unsupported(format!("comparison predicate `{name}`")),
     }
 }

@@ -103,6 +103,10 @@ impl<'a> Emitter<'a> {
                 .fold(true)
                 .annotation(AnnotationKind::Primary.span(range).label(&d.primary.text));
             for l in &d.secondary {
+                // A label on the primary's own span adds nothing but noise.
+                if l.span.is_some() && l.span == d.primary.span {
+                    continue;
+                }
                 match l.span.and_then(|s| self.range(s)) {
                     Some(r) => {
                         snippet = snippet.annotation(AnnotationKind::Context.span(r).label(&l.text))

@@ -12,6 +12,7 @@ pub mod cuda;
 pub mod facts;
 pub mod foreign;
 pub mod mutable_state;
+pub mod read;
 pub mod recursion;
 pub mod signature;
 pub mod unsupported;
@@ -190,4 +191,36 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         ));
     }
     s
+}
+
+/// Everything admission says about a document, as `driver admit` prints it
+/// (diagnostics plain, then the summary line): the text the snapshots hold.
+pub fn report(source: &frontend::pmir::SourceFacts, outcomes: &[Outcome]) -> String {
+    let emitter = crate::diagnostic::Emitter::new(source, false);
+    let mut out = String::new();
+    let mut rejected = 0;
+    for o in outcomes {
+        match &o.verdict {
+            Verdict::Admitted(abi) => out.push_str(&abi_summary(&o.registration, abi)),
+            Verdict::Rejected(diags) => {
+                rejected += 1;
+                for d in diags {
+                    out.push_str(&emitter.render(d));
+                    out.push_str("\n\n");
+                }
+            }
+        }
+    }
+    out.push_str(&summary_line(&source.file, outcomes.len(), rejected));
+    out.push('\n');
+    out
+}
+
+/// `N admitted, M rejected`, or a clear message when there is nothing.
+pub fn summary_line(file: &str, total: usize, rejected: usize) -> String {
+    if total == 0 {
+        format!("{file}: no registrations found: nothing to admit")
+    } else {
+        format!("{} admitted, {rejected} rejected", total - rejected)
+    }
 }

@@ -10,15 +10,20 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         for (what, loc) in &b.unsupported {
-            out.push(
-                Diagnostic::new(
-                    Code::UnsupportedMir,
-                    format!("callback contains MIR the lowering cannot handle: {what}"),
-                    label(*loc, format!("in `{body}`")),
-                )
-                .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
-                .with_help("use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers"),
-            );
+            let mut d = Diagnostic::new(
+                Code::UnsupportedMir,
+                format!("callback contains MIR the lowering cannot handle: {what}"),
+                label(*loc, format!("in `{body}`, which runs on the GPU")),
+            )
+            .with_label(ctx.callback_label("in this callback, which runs on the GPU"));
+            if let Some(line) = loc.mir_line {
+                d = d.with_note(format!(
+                    "the statement is at line {line} of the MIR rustc printed"
+                ));
+            }
+            out.push(d.with_help(
+                "use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers",
+            ));
         }
     }
 }
