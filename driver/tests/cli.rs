@@ -1,0 +1,127 @@
+//! The command line as a user meets it: exit codes, messages, and no
+//! artifact left behind on failure. Runs the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn driver(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("driver runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rmir-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn snapshot(name: &str, value: String) {
+    insta::with_settings!({snapshot_path => root().join("snapshots/driver"), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+#[test]
+fn bad_mir_is_a_located_error_and_writes_nothing() {
+    let dir = scratch("badmir");
+    std::fs::copy(root().join("tests/mir-errors/unknown_rvalue.mir"), dir.join("x.mir")).unwrap();
+    let o = driver(&["import", "x.mir", "-o", "x.pmir.json"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!dir.join("x.pmir.json").exists(), "no output on failure");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+    snapshot("import_bad_mir", text(&o));
+}
+
+#[test]
+fn rustc_errors_are_shown() {
+    let dir = scratch("rustcerr");
+    std::fs::write(dir.join("bad.rs"), "pub fn f() -> i32 { undefined_name }\n").unwrap();
+    let o = driver(&["import", "bad.rs"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rustc rejected bad.rs"), "{err}");
+    assert!(err.contains("cannot find value `undefined_name`"), "{err}");
+    assert!(!dir.join("bad.pmir.json").exists());
+}
+
+#[test]
+fn prepared_mir_of_another_version_is_refused() {
+    let dir = scratch("pmirver");
+    std::fs::write(dir.join("old.pmir.json"), "{\"format\": \"pmir/0\"}").unwrap();
+    let o = driver(&["admit", "old.pmir.json"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::write(dir.join("broken.pmir.json"), "{\"format\": ").unwrap();
+    let o2 = driver(&["admit", "broken.pmir.json"], &dir);
+    assert_eq!(o2.status.code(), Some(1));
+    snapshot("pmir_errors", format!("{}\n{}", text(&o), text(&o2)));
+}
+
+#[test]
+fn empty_files_and_files_without_registrations_are_fine() {
+    let dir = scratch("empty");
+    std::fs::write(dir.join("empty.rs"), "").unwrap();
+    std::fs::write(dir.join("plain.rs"), "pub fn f(a: i32) -> i32 { a.wrapping_add(1) }\n").unwrap();
+    let a = driver(&["admit", "empty.rs"], &dir);
+    let b = driver(&["admit", "plain.rs"], &dir);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(b.status.code(), Some(0));
+    snapshot("admit_nothing", format!("{}\n{}", text(&a), text(&b)));
+}
+
+#[test]
+fn admit_exit_codes_and_json() {
+    let root = root();
+    let ok = driver(&["admit", "tests/admission/03_wrapping_capture.rs"], &root);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    let rejected = driver(&["admit", "--error-format=json", "tests/admission/16_cuda_call_chain.rs"], &root);
+    assert_eq!(rejected.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&rejected.stdout);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["code"], "E0106");
+    assert!(first["notes"][0].as_str().unwrap().contains("level1 → level2 → cuCtxSynchronize"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_explain_works() {
+    let root = root();
+    let usage = driver(&["import"], &root);
+    assert_eq!(usage.status.code(), Some(2));
+    let unknown = driver(&["explain", "E0999"], &root);
+    assert_eq!(unknown.status.code(), Some(1));
+    let known = driver(&["explain", "E0101"], &root);
+    assert_eq!(known.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&known.stdout).contains("add `move`"));
+    for sub in ["import", "admit", "link", "inspect", "explain"] {
+        let h = driver(&[sub, "--help"], &root);
+        assert_eq!(h.status.code(), Some(0), "{sub} --help");
+    }
+}
+
+#[test]
+fn inspect_and_link_bad_inputs() {
+    let dir = scratch("inspect");
+    std::fs::write(dir.join("junk.bin"), b"\x7fELF\x02\x01\x01junk").unwrap();
+    let o = driver(&["inspect", "junk.bin"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    let l = driver(&["link", "junk.bin", "-o", "out.cubin"], &dir);
+    assert_eq!(l.status.code(), Some(1));
+    assert!(!dir.join("out.cubin").exists());
+}
