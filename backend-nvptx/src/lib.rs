@@ -15,6 +15,7 @@
 //! - [`link`]: [`LinkPlan`] → flags with reasons → cubin.
 
 pub mod arch;
+pub mod codegen;
 pub mod container;
 pub mod link;
 pub mod nvidia;

@@ -7,3 +7,4 @@
 pub mod admission;
 pub mod codes;
 pub mod diagnostic;
+pub mod lower;

@@ -1,0 +1,1099 @@
+//! An NVVM IR emitter: prints an (optimised) LLVM module in the IR dialect
+//! libNVVM accepts.
+//!
+//! libNVVM 13 parses only LLVM 7.0.1-style IR for targets before Blackwell
+//! (`compute_90` and older): typed pointers, no `ptr`, no `poison`, no
+//! `freeze`/`fneg`, none of the newer flags and attributes, and none of the
+//! intrinsics added after LLVM 7. LLVM 22 cannot print that, so this module
+//! walks the module (functions, blocks, instructions, read through inkwell
+//! and the LLVM C API) and prints each instruction itself:
+//!
+//! - every pointer value is `i8*` (`i8 addrspace(N)*`); a typed use
+//!   (`load`, `store`, `getelementptr`, `alloca`) gets `bitcast`s to and from
+//!   `T*` around it;
+//! - flags LLVM 7 lacks (`samesign`, `disjoint`, `nneg`, `nuw`/`nsw` on
+//!   `trunc`, GEP `nuw`/`nusw`) and every attribute are dropped; `nuw`,
+//!   `nsw`, `exact`, `inbounds` and fast-math flags are kept;
+//! - `poison` → `undef`; `freeze x` → `x` (via a no-op bitcast: LLVM 7 has
+//!   no poison to freeze); `fneg x` → `fsub -0.0, x`;
+//! - intrinsics newer than LLVM 7 are expanded: `smax/smin/umax/umin` and
+//!   `abs` → `icmp` + `select`; `fshl/fshr` → shifts and `or`;
+//!   `{s,u}{add,sub}.sat` and `fpto{s,u}i.sat` → LLVM 7 overflow intrinsics,
+//!   compares and selects; hints (`lifetime.*`, `assume`,
+//!   `experimental.noalias.scope.decl`) are dropped; the rest of a fixed
+//!   list (`trap`, `ctpop`, `ctlz`, `cttz`, `bswap`, `bitreverse`, the
+//!   `*.with.overflow` family, `fabs`, `sqrt`, `floor`, `ceil`, `trunc`,
+//!   `round`, `rint`, `nearbyint`, `fma`, `fmuladd`, `copysign`, `minnum`,
+//!   `maxnum`) is called as is.
+//!
+//! From `compute_100` on, libNVVM takes modern IR: the same walk prints
+//! `ptr`, keeps `poison`, `freeze`, `fneg` and every intrinsic, and still
+//! drops attributes and post-LLVM-20 flags.
+//!
+//! Every opcode is matched; an instruction, type, constant or intrinsic this
+//! emitter has no form for is an [`NvvmIrError`] naming it, never a guess.
+//! The module gets NVVM's data layout and triple and the `!nvvmir.version`
+//! metadata libNVVM requires.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use inkwell::{
+    basic_block::BasicBlock,
+    module::Module,
+    values::{AsValueRef, FunctionValue},
+};
+use llvm_sys::{
+    core::*,
+    prelude::{LLVMBasicBlockRef, LLVMTypeRef, LLVMValueRef},
+    LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind,
+};
+
+/// Which IR syntax libNVVM expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvvmDialect {
+    /// LLVM 7.0.1 (libNVVM 13 for `compute_90` and older).
+    Llvm7,
+    /// Opaque pointers and current syntax (libNVVM 13 for `compute_100`+).
+    Modern,
+}
+
+/// NVVM's data layout for 64-bit targets (the NVVM IR specification's).
+pub const NVVM_DATALAYOUT: &str = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64";
+
+/// The NVVM IR version this emitter writes (`!nvvmir.version`).
+pub const NVVM_IR_VERSION: (u32, u32) = (2, 0);
+
+/// Something in the module the emitter has no NVVM IR form for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("NVVM IR emitter, in `@{function}`: {message}")]
+pub struct NvvmIrError {
+    pub function: String,
+    pub message: String,
+}
+
+/// Prints `module` as NVVM IR in `dialect`.
+pub fn emit(module: &Module<'_>, dialect: NvvmDialect) -> Result<String, NvvmIrError> {
+    let mut e = Emitter {
+        dialect,
+        out: String::new(),
+        decls: BTreeMap::new(),
+        names: HashMap::new(),
+        blocks: HashMap::new(),
+        function: String::new(),
+        tmp: 0,
+    };
+    e.out
+        .push_str("; NVVM IR written by backend_nvptx::codegen::nvvm_ir\n");
+    let _ = writeln!(e.out, "target datalayout = \"{NVVM_DATALAYOUT}\"");
+    e.out.push_str("target triple = \"nvptx64-nvidia-cuda\"\n");
+    for f in module.get_functions() {
+        let name = value_name(f.as_value_ref());
+        if name.starts_with("llvm.") {
+            continue;
+        }
+        e.function = name;
+        e.function_def(f)?;
+    }
+    for d in e.decls.values() {
+        let _ = write!(e.out, "\n{d}\n");
+    }
+    let (major, minor) = NVVM_IR_VERSION;
+    let _ = write!(
+        e.out,
+        "\n!nvvmir.version = !{{!0}}\n!0 = !{{i32 {major}, i32 {minor}}}\n"
+    );
+    Ok(e.out)
+}
+
+fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    // SAFETY: `v` is a live value; LLVM returns a pointer to `len` bytes.
+    unsafe {
+        let p = LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned()
+    }
+}
+
+/// `@name`, quoted when LLVM's grammar needs it.
+fn global(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+    if plain {
+        format!("@{name}")
+    } else {
+        format!("@\"{}\"", name.replace('"', "\\22"))
+    }
+}
+
+struct Emitter {
+    dialect: NvvmDialect,
+    out: String,
+    /// Declarations by callee name.
+    decls: BTreeMap<String, String>,
+    names: HashMap<LLVMValueRef, String>,
+    blocks: HashMap<LLVMBasicBlockRef, String>,
+    function: String,
+    tmp: usize,
+}
+
+type Res<T> = Result<T, NvvmIrError>;
+
+impl Emitter {
+    fn err<T>(&self, message: impl Into<String>) -> Res<T> {
+        Err(NvvmIrError {
+            function: self.function.clone(),
+            message: message.into(),
+        })
+    }
+
+    fn llvm7(&self) -> bool {
+        self.dialect == NvvmDialect::Llvm7
+    }
+
+    // ----- types -----
+
+    fn ty(&self, t: LLVMTypeRef) -> Res<String> {
+        // SAFETY: `t` is a live type of the module.
+        unsafe {
+            Ok(match LLVMGetTypeKind(t) {
+                LLVMTypeKind::LLVMVoidTypeKind => "void".into(),
+                LLVMTypeKind::LLVMHalfTypeKind => "half".into(),
+                LLVMTypeKind::LLVMFloatTypeKind => "float".into(),
+                LLVMTypeKind::LLVMDoubleTypeKind => "double".into(),
+                LLVMTypeKind::LLVMIntegerTypeKind => format!("i{}", LLVMGetIntTypeWidth(t)),
+                LLVMTypeKind::LLVMLabelTypeKind => "label".into(),
+                LLVMTypeKind::LLVMPointerTypeKind => {
+                    let space = LLVMGetPointerAddressSpace(t);
+                    match (self.llvm7(), space) {
+                        (true, 0) => "i8*".into(),
+                        (true, n) => format!("i8 addrspace({n})*"),
+                        (false, 0) => "ptr".into(),
+                        (false, n) => format!("ptr addrspace({n})"),
+                    }
+                }
+                LLVMTypeKind::LLVMStructTypeKind => {
+                    if !LLVMGetStructName(t).is_null() {
+                        return self.err("named struct types are not supported");
+                    }
+                    let n = LLVMCountStructElementTypes(t);
+                    let mut parts = Vec::new();
+                    for i in 0..n {
+                        parts.push(self.ty(LLVMStructGetTypeAtIndex(t, i))?);
+                    }
+                    if LLVMIsPackedStruct(t) != 0 {
+                        format!("<{{ {} }}>", parts.join(", "))
+                    } else {
+                        format!("{{ {} }}", parts.join(", "))
+                    }
+                }
+                LLVMTypeKind::LLVMArrayTypeKind => format!(
+                    "[{} x {}]",
+                    LLVMGetArrayLength2(t),
+                    self.ty(LLVMGetElementType(t))?
+                ),
+                LLVMTypeKind::LLVMVectorTypeKind => format!(
+                    "<{} x {}>",
+                    LLVMGetVectorSize(t),
+                    self.ty(LLVMGetElementType(t))?
+                ),
+                other => return self.err(format!("the type kind {other:?} has no NVVM IR form")),
+            })
+        }
+    }
+
+    /// A pointer to `elem` in address space `space` (typed, LLVM 7).
+    fn typed_ptr(&self, elem: &str, space: u32) -> String {
+        if space == 0 {
+            format!("{elem}*")
+        } else {
+            format!("{elem} addrspace({space})*")
+        }
+    }
+
+    fn type_of(&self, v: LLVMValueRef) -> Res<String> {
+        // SAFETY: `v` is a live value.
+        self.ty(unsafe { LLVMTypeOf(v) })
+    }
+
+    // ----- values -----
+
+    fn val(&self, v: LLVMValueRef) -> Res<String> {
+        if let Some(n) = self.names.get(&v) {
+            return Ok(n.clone());
+        }
+        // SAFETY: `v` is a live value; each query checks its kind first.
+        unsafe {
+            if !LLVMIsAConstantInt(v).is_null() {
+                let t = LLVMTypeOf(v);
+                let w = LLVMGetIntTypeWidth(t);
+                return match w {
+                    1 => Ok(if LLVMConstIntGetZExtValue(v) != 0 {
+                        "true".into()
+                    } else {
+                        "false".into()
+                    }),
+                    2..=64 => Ok(LLVMConstIntGetSExtValue(v).to_string()),
+                    _ => self.err(format!("an i{w} constant wider than 64 bits")),
+                };
+            }
+            if !LLVMIsAConstantFP(v).is_null() {
+                let mut loses = 0;
+                let d = LLVMConstRealGetDouble(v, &mut loses);
+                return match LLVMGetTypeKind(LLVMTypeOf(v)) {
+                    LLVMTypeKind::LLVMFloatTypeKind | LLVMTypeKind::LLVMDoubleTypeKind => {
+                        Ok(format!("0x{:016X}", d.to_bits()))
+                    }
+                    _ => self.err("a floating-point constant of a type other than float or double"),
+                };
+            }
+            if LLVMIsPoison(v) != 0 {
+                return Ok(if self.llvm7() { "undef" } else { "poison" }.into());
+            }
+            if LLVMIsUndef(v) != 0 {
+                return Ok("undef".into());
+            }
+            if !LLVMIsAConstantPointerNull(v).is_null() {
+                return Ok("null".into());
+            }
+            if !LLVMIsAConstantAggregateZero(v).is_null() {
+                return Ok("zeroinitializer".into());
+            }
+            if !LLVMIsAFunction(v).is_null() {
+                return Ok(global(&value_name(v)));
+            }
+            if !LLVMIsAConstantExpr(v).is_null() {
+                return self.err("constant expressions are not supported");
+            }
+            if !LLVMIsAGlobalVariable(v).is_null() {
+                return self.err(format!(
+                    "the global variable `{}` is not supported",
+                    value_name(v)
+                ));
+            }
+        }
+        self.err("an operand this emitter has no form for")
+    }
+
+    fn typed(&self, v: LLVMValueRef) -> Res<String> {
+        Ok(format!("{} {}", self.type_of(v)?, self.val(v)?))
+    }
+
+    fn block(&self, b: LLVMBasicBlockRef) -> Res<String> {
+        match self.blocks.get(&b) {
+            Some(n) => Ok(format!("label %{n}")),
+            None => self.err("a branch to a block of another function"),
+        }
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        self.tmp += 1;
+        format!("{base}.t{}", self.tmp)
+    }
+
+    // ----- functions -----
+
+    fn function_def(&mut self, f: FunctionValue<'_>) -> Res<()> {
+        let raw = f.as_value_ref();
+        // SAFETY: `raw` is a live function of the module.
+        let (ret, linkage) = unsafe {
+            (
+                self.ty(LLVMGetReturnType(LLVMGlobalGetValueType(raw)))?,
+                LLVMGetLinkage(raw),
+            )
+        };
+        let linkage = match linkage {
+            LLVMLinkage::LLVMExternalLinkage => "",
+            LLVMLinkage::LLVMInternalLinkage => "internal ",
+            LLVMLinkage::LLVMPrivateLinkage => "private ",
+            other => return self.err(format!("the linkage {other:?} is not supported")),
+        };
+        self.names.clear();
+        self.blocks.clear();
+        let mut params = Vec::new();
+        for (i, p) in f.get_param_iter().enumerate() {
+            let name = format!("%p{i}");
+            self.names.insert(p.as_value_ref(), name.clone());
+            params.push(format!("{} {name}", self.type_of(p.as_value_ref())?));
+        }
+        let blocks: Vec<BasicBlock<'_>> = f.get_basic_block_iter().collect();
+        let name = global(&self.function);
+        if blocks.is_empty() {
+            let _ = write!(
+                self.out,
+                "\ndeclare {ret} {name}({})\n",
+                params
+                    .iter()
+                    .map(|p| p.split(' ').next().unwrap_or("").to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Ok(());
+        }
+        let mut n = 0usize;
+        for (i, b) in blocks.iter().enumerate() {
+            self.blocks.insert(b.as_mut_ptr(), format!("bb{i}"));
+            for inst in b.get_instructions() {
+                let v = inst.as_value_ref();
+                // SAFETY: `v` is a live instruction.
+                let void =
+                    unsafe { LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMVoidTypeKind };
+                if !void {
+                    self.names.insert(v, format!("%v{n}"));
+                    n += 1;
+                }
+            }
+        }
+        let _ = write!(
+            self.out,
+            "\ndefine {linkage}{ret} {name}({}) {{\n",
+            params.join(", ")
+        );
+        for (i, b) in blocks.iter().enumerate() {
+            let _ = writeln!(self.out, "bb{i}:");
+            for inst in b.get_instructions() {
+                self.instruction(inst.as_value_ref())?;
+            }
+        }
+        self.out.push_str("}\n");
+        Ok(())
+    }
+
+    fn line(&mut self, text: String) {
+        self.out.push_str("  ");
+        self.out.push_str(&text);
+        self.out.push('\n');
+    }
+
+    fn operand(&self, i: LLVMValueRef, k: u32) -> Res<LLVMValueRef> {
+        // SAFETY: bounds are checked against the operand count.
+        unsafe {
+            if (k as i32) < LLVMGetNumOperands(i) {
+                Ok(LLVMGetOperand(i, k))
+            } else {
+                self.err(format!("missing operand {k}"))
+            }
+        }
+    }
+
+    /// `nuw nsw ` / `exact ` / fast-math flags, as LLVM 7 spells them.
+    fn flags(&self, i: LLVMValueRef, op: LLVMOpcode) -> String {
+        use LLVMOpcode::*;
+        let mut s = String::new();
+        // SAFETY: each query is made only on instructions of its kind.
+        unsafe {
+            match op {
+                LLVMAdd | LLVMSub | LLVMMul | LLVMShl => {
+                    if LLVMGetNUW(i) != 0 {
+                        s.push_str("nuw ");
+                    }
+                    if LLVMGetNSW(i) != 0 {
+                        s.push_str("nsw ");
+                    }
+                }
+                LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr if LLVMGetExact(i) != 0 => {
+                    s.push_str("exact ");
+                }
+                _ => {}
+            }
+            if matches!(
+                op,
+                LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFCmp | LLVMFNeg
+            ) && LLVMCanValueUseFastMathFlags(i) != 0
+            {
+                let f = LLVMGetFastMathFlags(i);
+                let all = (1 << 7) - 1;
+                if f & all == all {
+                    s.push_str("fast ");
+                } else {
+                    for (bit, word) in [
+                        (llvm_sys::LLVMFastMathAllowReassoc, "reassoc"),
+                        (llvm_sys::LLVMFastMathNoNaNs, "nnan"),
+                        (llvm_sys::LLVMFastMathNoInfs, "ninf"),
+                        (llvm_sys::LLVMFastMathNoSignedZeros, "nsz"),
+                        (llvm_sys::LLVMFastMathAllowReciprocal, "arcp"),
+                        (llvm_sys::LLVMFastMathAllowContract, "contract"),
+                        (llvm_sys::LLVMFastMathApproxFunc, "afn"),
+                    ] {
+                        if f & bit != 0 {
+                            s.push_str(word);
+                            s.push(' ');
+                        }
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// In LLVM 7, `ptr` (an `i8*` here) as a `T*` for a typed access: the
+    /// pointer text and its type text.
+    fn cast_to_typed(
+        &mut self,
+        base: &str,
+        ptr: LLVMValueRef,
+        elem: &str,
+    ) -> Res<(String, String)> {
+        // SAFETY: `ptr` is a live pointer value.
+        let space = unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) };
+        let from = self.type_of(ptr)?;
+        let to = self.typed_ptr(elem, space);
+        if from == to {
+            return Ok((self.val(ptr)?, to));
+        }
+        let t = self.fresh(base);
+        let line = format!("{t} = bitcast {from} {} to {to}", self.val(ptr)?);
+        self.line(line);
+        Ok((t, to))
+    }
+
+    fn instruction(&mut self, i: LLVMValueRef) -> Res<()> {
+        use LLVMOpcode::*;
+        // SAFETY: `i` is a live instruction.
+        let op = unsafe { LLVMGetInstructionOpcode(i) };
+        let name = self.names.get(&i).cloned().unwrap_or_default();
+        match op {
+            LLVMRet => {
+                // SAFETY: a ret has zero or one operand.
+                let line = if unsafe { LLVMGetNumOperands(i) } == 0 {
+                    "ret void".to_string()
+                } else {
+                    format!("ret {}", self.typed(self.operand(i, 0)?)?)
+                };
+                self.line(line);
+            }
+            LLVMBr => {
+                // SAFETY: `i` is a branch.
+                let line = unsafe {
+                    if LLVMIsConditional(i) != 0 {
+                        format!(
+                            "br {}, {}, {}",
+                            self.typed(LLVMGetCondition(i))?,
+                            self.block(LLVMGetSuccessor(i, 0))?,
+                            self.block(LLVMGetSuccessor(i, 1))?
+                        )
+                    } else {
+                        format!("br {}", self.block(LLVMGetSuccessor(i, 0))?)
+                    }
+                };
+                self.line(line);
+            }
+            LLVMSwitch => {
+                // SAFETY: `i` is a switch; successor 0 is the default.
+                let line = unsafe {
+                    let mut s = format!(
+                        "switch {}, {} [",
+                        self.typed(self.operand(i, 0)?)?,
+                        self.block(LLVMGetSuccessor(i, 0))?
+                    );
+                    for k in 1..LLVMGetNumSuccessors(i) {
+                        let _ = write!(
+                            s,
+                            "\n    {}, {}",
+                            self.typed(LLVMGetSwitchCaseValue(i, k))?,
+                            self.block(LLVMGetSuccessor(i, k))?
+                        );
+                    }
+                    s.push_str("\n  ]");
+                    s
+                };
+                self.line(line);
+            }
+            LLVMUnreachable => self.line("unreachable".into()),
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl
+            | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMFAdd | LLVMFSub | LLVMFMul
+            | LLVMFDiv | LLVMFRem => {
+                let word = match op {
+                    LLVMAdd => "add",
+                    LLVMSub => "sub",
+                    LLVMMul => "mul",
+                    LLVMUDiv => "udiv",
+                    LLVMSDiv => "sdiv",
+                    LLVMURem => "urem",
+                    LLVMSRem => "srem",
+                    LLVMShl => "shl",
+                    LLVMLShr => "lshr",
+                    LLVMAShr => "ashr",
+                    LLVMAnd => "and",
+                    LLVMOr => "or",
+                    LLVMXor => "xor",
+                    LLVMFAdd => "fadd",
+                    LLVMFSub => "fsub",
+                    LLVMFMul => "fmul",
+                    LLVMFDiv => "fdiv",
+                    _ => "frem",
+                };
+                let (a, b) = (self.operand(i, 0)?, self.operand(i, 1)?);
+                let line = format!(
+                    "{name} = {word} {}{}, {}",
+                    self.flags(i, op),
+                    self.typed(a)?,
+                    self.val(b)?
+                );
+                self.line(line);
+            }
+            LLVMFNeg => {
+                let a = self.operand(i, 0)?;
+                let line = if self.llvm7() {
+                    format!(
+                        "{name} = fsub {}{} -0.0, {}",
+                        self.flags(i, op),
+                        self.type_of(a)?,
+                        self.val(a)?
+                    )
+                } else {
+                    format!("{name} = fneg {}{}", self.flags(i, op), self.typed(a)?)
+                };
+                self.line(line);
+            }
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMFPToUI | LLVMFPToSI
+            | LLVMUIToFP | LLVMSIToFP | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast => {
+                let word = match op {
+                    LLVMTrunc => "trunc",
+                    LLVMZExt => "zext",
+                    LLVMSExt => "sext",
+                    LLVMFPTrunc => "fptrunc",
+                    LLVMFPExt => "fpext",
+                    LLVMFPToUI => "fptoui",
+                    LLVMFPToSI => "fptosi",
+                    LLVMUIToFP => "uitofp",
+                    LLVMSIToFP => "sitofp",
+                    LLVMPtrToInt => "ptrtoint",
+                    LLVMIntToPtr => "inttoptr",
+                    LLVMBitCast => "bitcast",
+                    _ => "addrspacecast",
+                };
+                let a = self.operand(i, 0)?;
+                let line = format!("{name} = {word} {} to {}", self.typed(a)?, self.type_of(i)?);
+                self.line(line);
+            }
+            LLVMICmp => {
+                // SAFETY: `i` is an icmp.
+                let pred = match unsafe { LLVMGetICmpPredicate(i) } {
+                    LLVMIntPredicate::LLVMIntEQ => "eq",
+                    LLVMIntPredicate::LLVMIntNE => "ne",
+                    LLVMIntPredicate::LLVMIntUGT => "ugt",
+                    LLVMIntPredicate::LLVMIntUGE => "uge",
+                    LLVMIntPredicate::LLVMIntULT => "ult",
+                    LLVMIntPredicate::LLVMIntULE => "ule",
+                    LLVMIntPredicate::LLVMIntSGT => "sgt",
+                    LLVMIntPredicate::LLVMIntSGE => "sge",
+                    LLVMIntPredicate::LLVMIntSLT => "slt",
+                    LLVMIntPredicate::LLVMIntSLE => "sle",
+                };
+                let (a, b) = (self.operand(i, 0)?, self.operand(i, 1)?);
+                let line = format!("{name} = icmp {pred} {}, {}", self.typed(a)?, self.val(b)?);
+                self.line(line);
+            }
+            LLVMFCmp => {
+                use LLVMRealPredicate::*;
+                // SAFETY: `i` is an fcmp.
+                let pred = match unsafe { LLVMGetFCmpPredicate(i) } {
+                    LLVMRealPredicateFalse => "false",
+                    LLVMRealOEQ => "oeq",
+                    LLVMRealOGT => "ogt",
+                    LLVMRealOGE => "oge",
+                    LLVMRealOLT => "olt",
+                    LLVMRealOLE => "ole",
+                    LLVMRealONE => "one",
+                    LLVMRealORD => "ord",
+                    LLVMRealUNO => "uno",
+                    LLVMRealUEQ => "ueq",
+                    LLVMRealUGT => "ugt",
+                    LLVMRealUGE => "uge",
+                    LLVMRealULT => "ult",
+                    LLVMRealULE => "ule",
+                    LLVMRealUNE => "une",
+                    LLVMRealPredicateTrue => "true",
+                };
+                let (a, b) = (self.operand(i, 0)?, self.operand(i, 1)?);
+                let line = format!(
+                    "{name} = fcmp {}{pred} {}, {}",
+                    self.flags(i, op),
+                    self.typed(a)?,
+                    self.val(b)?
+                );
+                self.line(line);
+            }
+            LLVMSelect => {
+                let (c, a, b) = (
+                    self.operand(i, 0)?,
+                    self.operand(i, 1)?,
+                    self.operand(i, 2)?,
+                );
+                let line = format!(
+                    "{name} = select {}, {}, {}",
+                    self.typed(c)?,
+                    self.typed(a)?,
+                    self.typed(b)?
+                );
+                self.line(line);
+            }
+            LLVMPHI => {
+                let mut arms = Vec::new();
+                // SAFETY: `i` is a phi.
+                unsafe {
+                    for k in 0..LLVMCountIncoming(i) {
+                        let b = LLVMGetIncomingBlock(i, k);
+                        let label = self.blocks.get(&b).cloned().ok_or_else(|| NvvmIrError {
+                            function: self.function.clone(),
+                            message: "a phi from a block of another function".into(),
+                        })?;
+                        arms.push(format!(
+                            "[ {}, %{label} ]",
+                            self.val(LLVMGetIncomingValue(i, k))?
+                        ));
+                    }
+                }
+                let line = format!("{name} = phi {} {}", self.type_of(i)?, arms.join(", "));
+                self.line(line);
+            }
+            LLVMAlloca => {
+                // SAFETY: `i` is an alloca.
+                let (elem, align, count) = unsafe {
+                    (
+                        LLVMGetAllocatedType(i),
+                        LLVMGetAlignment(i),
+                        LLVMGetOperand(i, 0),
+                    )
+                };
+                let elem = self.ty(elem)?;
+                let count_text = match self.val(count)?.as_str() {
+                    "1" => String::new(),
+                    _ => format!(", {}", self.typed(count)?),
+                };
+                if self.llvm7() && elem != "i8" {
+                    let t = self.fresh(&name);
+                    self.line(format!("{t} = alloca {elem}{count_text}, align {align}"));
+                    self.line(format!("{name} = bitcast {elem}* {t} to i8*"));
+                } else {
+                    self.line(format!("{name} = alloca {elem}{count_text}, align {align}"));
+                }
+            }
+            LLVMLoad => {
+                let p = self.operand(i, 0)?;
+                let elem = self.type_of(i)?;
+                // SAFETY: `i` is a load.
+                let (align, volatile) = unsafe { (LLVMGetAlignment(i), LLVMGetVolatile(i) != 0) };
+                let v = if volatile { "volatile " } else { "" };
+                let (ptr, pty) = if self.llvm7() {
+                    self.cast_to_typed(&name, p, &elem)?
+                } else {
+                    (self.val(p)?, self.type_of(p)?)
+                };
+                self.line(format!(
+                    "{name} = load {v}{elem}, {pty} {ptr}, align {align}"
+                ));
+            }
+            LLVMStore => {
+                let (value, p) = (self.operand(i, 0)?, self.operand(i, 1)?);
+                let elem = self.type_of(value)?;
+                // SAFETY: `i` is a store.
+                let (align, volatile) = unsafe { (LLVMGetAlignment(i), LLVMGetVolatile(i) != 0) };
+                let v = if volatile { "volatile " } else { "" };
+                let base = format!("%s{}", self.tmp);
+                let (ptr, pty) = if self.llvm7() {
+                    self.cast_to_typed(&base, p, &elem)?
+                } else {
+                    (self.val(p)?, self.type_of(p)?)
+                };
+                let line = format!(
+                    "store {v}{elem} {}, {pty} {ptr}, align {align}",
+                    self.val(value)?
+                );
+                self.line(line);
+            }
+            LLVMGetElementPtr => self.gep(i, &name)?,
+            LLVMExtractValue | LLVMInsertValue => {
+                // SAFETY: `i` is an extractvalue/insertvalue.
+                let idx: Vec<String> = unsafe {
+                    let n = LLVMGetNumIndices(i) as usize;
+                    let p = LLVMGetIndices(i);
+                    (0..n).map(|k| (*p.add(k)).to_string()).collect()
+                };
+                let line = if op == LLVMExtractValue {
+                    format!(
+                        "{name} = extractvalue {}, {}",
+                        self.typed(self.operand(i, 0)?)?,
+                        idx.join(", ")
+                    )
+                } else {
+                    format!(
+                        "{name} = insertvalue {}, {}, {}",
+                        self.typed(self.operand(i, 0)?)?,
+                        self.typed(self.operand(i, 1)?)?,
+                        idx.join(", ")
+                    )
+                };
+                self.line(line);
+            }
+            LLVMFreeze => {
+                let a = self.operand(i, 0)?;
+                let line = if self.llvm7() {
+                    let t = self.type_of(a)?;
+                    if t.starts_with('{') || t.starts_with('[') {
+                        return self.err("freeze of an aggregate");
+                    }
+                    format!("{name} = bitcast {t} {} to {t}", self.val(a)?)
+                } else {
+                    format!("{name} = freeze {}", self.typed(a)?)
+                };
+                self.line(line);
+            }
+            LLVMCall => self.call(i, &name)?,
+            LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMVAArg | LLVMExtractElement
+            | LLVMInsertElement | LLVMShuffleVector | LLVMFence | LLVMAtomicCmpXchg
+            | LLVMAtomicRMW | LLVMResume | LLVMLandingPad | LLVMCleanupRet | LLVMCatchRet
+            | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch | LLVMUserOp1 | LLVMUserOp2
+            | LLVMPtrToAddr => {
+                return self.err(format!("the instruction {op:?} is not supported"));
+            }
+        }
+        Ok(())
+    }
+
+    fn gep(&mut self, i: LLVMValueRef, name: &str) -> Res<()> {
+        // SAFETY: `i` is a getelementptr.
+        let (source, inbounds, n) = unsafe {
+            (
+                LLVMGetGEPSourceElementType(i),
+                LLVMIsInBounds(i) != 0,
+                LLVMGetNumOperands(i) as u32,
+            )
+        };
+        let elem = self.ty(source)?;
+        let base = self.operand(i, 0)?;
+        let mut indices = Vec::new();
+        // The element type the result points to.
+        let mut cur = source;
+        for k in 1..n {
+            let idx = self.operand(i, k)?;
+            indices.push(self.typed(idx)?);
+            if k == 1 {
+                continue;
+            }
+            // SAFETY: `cur` is a live type; struct indices are constants.
+            cur = unsafe {
+                match LLVMGetTypeKind(cur) {
+                    LLVMTypeKind::LLVMStructTypeKind => {
+                        if LLVMIsAConstantInt(idx).is_null() {
+                            return self.err("a struct index that is not a constant");
+                        }
+                        LLVMStructGetTypeAtIndex(cur, LLVMConstIntGetZExtValue(idx) as u32)
+                    }
+                    LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
+                        LLVMGetElementType(cur)
+                    }
+                    _ => return self.err("a getelementptr index into a scalar"),
+                }
+            };
+        }
+        let ib = if inbounds { "inbounds " } else { "" };
+        if !self.llvm7() {
+            let line = format!(
+                "{name} = getelementptr {ib}{elem}, {}, {}",
+                self.typed(base)?,
+                indices.join(", ")
+            );
+            self.line(line);
+            return Ok(());
+        }
+        let result_elem = self.ty(cur)?;
+        // SAFETY: `base` is a live pointer value.
+        let space = unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(base)) };
+        let (ptr, pty) = self.cast_to_typed(name, base, &elem)?;
+        let rty = self.typed_ptr(&result_elem, space);
+        let generic = self.typed_ptr("i8", space);
+        if rty == generic {
+            self.line(format!(
+                "{name} = getelementptr {ib}{elem}, {pty} {ptr}, {}",
+                indices.join(", ")
+            ));
+        } else {
+            let t = self.fresh(name);
+            self.line(format!(
+                "{t} = getelementptr {ib}{elem}, {pty} {ptr}, {}",
+                indices.join(", ")
+            ));
+            self.line(format!("{name} = bitcast {rty} {t} to {generic}"));
+        }
+        Ok(())
+    }
+
+    fn declare(&mut self, callee: LLVMValueRef) -> Res<()> {
+        let name = value_name(callee);
+        if self.decls.contains_key(&name) {
+            return Ok(());
+        }
+        // SAFETY: `callee` is a live function.
+        let text = unsafe {
+            let fty = LLVMGlobalGetValueType(callee);
+            let n = LLVMCountParamTypes(fty) as usize;
+            let mut params = vec![std::ptr::null_mut(); n];
+            LLVMGetParamTypes(fty, params.as_mut_ptr());
+            let ps = params
+                .iter()
+                .map(|p| self.ty(*p))
+                .collect::<Res<Vec<_>>>()?;
+            format!(
+                "declare {} {}({})",
+                self.ty(LLVMGetReturnType(fty))?,
+                global(&name),
+                ps.join(", ")
+            )
+        };
+        self.decls.insert(name, text);
+        Ok(())
+    }
+
+    fn declare_text(&mut self, name: &str, text: String) {
+        self.decls.entry(name.to_string()).or_insert(text);
+    }
+
+    fn call(&mut self, i: LLVMValueRef, name: &str) -> Res<()> {
+        // SAFETY: `i` is a call; its callee is its last operand.
+        let (callee, nargs) = unsafe { (LLVMGetCalledValue(i), LLVMGetNumArgOperands(i)) };
+        // SAFETY: as above.
+        if unsafe { LLVMIsAFunction(callee).is_null() } {
+            return self.err("indirect calls are not supported");
+        }
+        let callee_name = value_name(callee);
+        let args: Vec<LLVMValueRef> = (0..nargs).map(|k| self.operand(i, k)).collect::<Res<_>>()?;
+        if callee_name.starts_with("llvm.") {
+            return self.intrinsic(i, name, &callee_name, callee, &args);
+        }
+        self.plain_call(i, name, callee, &args)
+    }
+
+    fn plain_call(
+        &mut self,
+        i: LLVMValueRef,
+        name: &str,
+        callee: LLVMValueRef,
+        args: &[LLVMValueRef],
+    ) -> Res<()> {
+        let ret = self.type_of(i)?;
+        let list = args
+            .iter()
+            .map(|a| self.typed(*a))
+            .collect::<Res<Vec<_>>>()?;
+        let call = format!(
+            "call {ret} {}({})",
+            global(&value_name(callee)),
+            list.join(", ")
+        );
+        // SAFETY: `callee` is a live function.
+        if unsafe { LLVMCountBasicBlocks(callee) } == 0 {
+            self.declare(callee)?;
+        }
+        if ret == "void" {
+            self.line(call);
+        } else {
+            self.line(format!("{name} = {call}"));
+        }
+        Ok(())
+    }
+
+    fn intrinsic(
+        &mut self,
+        i: LLVMValueRef,
+        name: &str,
+        full: &str,
+        callee: LLVMValueRef,
+        args: &[LLVMValueRef],
+    ) -> Res<()> {
+        const DROPPED: &[&str] = &[
+            "llvm.lifetime.start",
+            "llvm.lifetime.end",
+            "llvm.assume",
+            "llvm.experimental.noalias.scope.decl",
+            "llvm.dbg.",
+            "llvm.invariant.start",
+            "llvm.invariant.end",
+            "llvm.sideeffect",
+            "llvm.donothing",
+        ];
+        const KEPT: &[&str] = &[
+            "llvm.trap",
+            "llvm.ctpop.",
+            "llvm.ctlz.",
+            "llvm.cttz.",
+            "llvm.bswap.",
+            "llvm.bitreverse.",
+            "llvm.sadd.with.overflow.",
+            "llvm.uadd.with.overflow.",
+            "llvm.ssub.with.overflow.",
+            "llvm.usub.with.overflow.",
+            "llvm.smul.with.overflow.",
+            "llvm.umul.with.overflow.",
+            "llvm.fabs.",
+            "llvm.sqrt.",
+            "llvm.floor.",
+            "llvm.ceil.",
+            "llvm.trunc.",
+            "llvm.round.",
+            "llvm.rint.",
+            "llvm.nearbyint.",
+            "llvm.fma.",
+            "llvm.fmuladd.",
+            "llvm.copysign.",
+            "llvm.minnum.",
+            "llvm.maxnum.",
+        ];
+        let is = |list: &[&str]| {
+            list.iter().any(|p| {
+                if p.ends_with('.') {
+                    full.starts_with(p)
+                } else {
+                    full == *p || full.starts_with(&format!("{p}."))
+                }
+            })
+        };
+        if is(DROPPED) {
+            return Ok(());
+        }
+        if !self.llvm7() || is(KEPT) {
+            return self.plain_call(i, name, callee, args);
+        }
+        let base = full.split('.').take(2).collect::<Vec<_>>().join(".");
+        let function = self.function.clone();
+        let arg = |k: usize| -> Res<LLVMValueRef> {
+            args.get(k).copied().ok_or_else(|| NvvmIrError {
+                function: function.clone(),
+                message: format!("`{full}` without argument {k}"),
+            })
+        };
+        let ty = self.type_of(i)?;
+        match base.as_str() {
+            "llvm.smax" | "llvm.smin" | "llvm.umax" | "llvm.umin" => {
+                let pred = match base.as_str() {
+                    "llvm.smax" => "sgt",
+                    "llvm.smin" => "slt",
+                    "llvm.umax" => "ugt",
+                    _ => "ult",
+                };
+                let (a, b) = (self.val(arg(0)?)?, self.val(arg(1)?)?);
+                let c = self.fresh(name);
+                self.line(format!("{c} = icmp {pred} {ty} {a}, {b}"));
+                self.line(format!("{name} = select i1 {c}, {ty} {a}, {ty} {b}"));
+            }
+            "llvm.abs" => {
+                let a = self.val(arg(0)?)?;
+                let (neg, c) = (self.fresh(name), self.fresh(name));
+                self.line(format!("{neg} = sub {ty} 0, {a}"));
+                self.line(format!("{c} = icmp slt {ty} {a}, 0"));
+                self.line(format!("{name} = select i1 {c}, {ty} {neg}, {ty} {a}"));
+            }
+            "llvm.fshl" | "llvm.fshr" => {
+                let width = int_width(&ty).ok_or_else(|| NvvmIrError {
+                    function: self.function.clone(),
+                    message: format!("`{full}` on `{ty}`"),
+                })?;
+                let (a, b, s) = (self.val(arg(0)?)?, self.val(arg(1)?)?, self.val(arg(2)?)?);
+                let [m, inv, hi, lo, or, z] = [(); 6].map(|_| self.fresh(name));
+                self.line(format!("{m} = and {ty} {s}, {}", width - 1));
+                self.line(format!("{inv} = sub {ty} {width}, {m}"));
+                if base == "llvm.fshl" {
+                    self.line(format!("{hi} = shl {ty} {a}, {m}"));
+                    self.line(format!("{lo} = lshr {ty} {b}, {inv}"));
+                } else {
+                    self.line(format!("{hi} = shl {ty} {a}, {inv}"));
+                    self.line(format!("{lo} = lshr {ty} {b}, {m}"));
+                }
+                self.line(format!("{or} = or {ty} {hi}, {lo}"));
+                self.line(format!("{z} = icmp eq {ty} {m}, 0"));
+                let keep = if base == "llvm.fshl" { a } else { b };
+                self.line(format!("{name} = select i1 {z}, {ty} {keep}, {ty} {or}"));
+            }
+            "llvm.sadd" | "llvm.ssub" | "llvm.uadd" | "llvm.usub" if full.contains(".sat.") => {
+                let width = int_width(&ty).ok_or_else(|| NvvmIrError {
+                    function: self.function.clone(),
+                    message: format!("`{full}` on `{ty}`"),
+                })?;
+                let op = &base["llvm.".len()..];
+                let ovf = format!("llvm.{op}.with.overflow.{ty}");
+                self.declare_text(&ovf, format!("declare {{ {ty}, i1 }} @{ovf}({ty}, {ty})"));
+                let (a, b) = (self.val(arg(0)?)?, self.val(arg(1)?)?);
+                let [pair, r, o, sat] = [(); 4].map(|_| self.fresh(name));
+                self.line(format!(
+                    "{pair} = call {{ {ty}, i1 }} @{ovf}({ty} {a}, {ty} {b})"
+                ));
+                self.line(format!("{r} = extractvalue {{ {ty}, i1 }} {pair}, 0"));
+                self.line(format!("{o} = extractvalue {{ {ty}, i1 }} {pair}, 1"));
+                match op {
+                    "sadd" | "ssub" => {
+                        let neg = self.fresh(name);
+                        let (min, max) = signed_bounds(width);
+                        self.line(format!("{neg} = icmp slt {ty} {a}, 0"));
+                        self.line(format!("{sat} = select i1 {neg}, {ty} {min}, {ty} {max}"));
+                    }
+                    "uadd" => self.line(format!("{sat} = add {ty} 0, -1")),
+                    _ => self.line(format!("{sat} = add {ty} 0, 0")),
+                }
+                self.line(format!("{name} = select i1 {o}, {ty} {sat}, {ty} {r}"));
+            }
+            "llvm.fptosi" | "llvm.fptoui" if full.contains(".sat.") => {
+                let width = int_width(&ty).ok_or_else(|| NvvmIrError {
+                    function: self.function.clone(),
+                    message: format!("`{full}` to `{ty}`"),
+                })?;
+                let x = arg(0)?;
+                let fty = self.type_of(x)?;
+                if fty != "float" && fty != "double" {
+                    return self.err(format!("`{full}` from `{fty}`"));
+                }
+                let xv = self.val(x)?;
+                let signed = base == "llvm.fptosi";
+                // Bounds as exact powers of two (representable in float).
+                let (lo, hi) = if signed {
+                    (-(2f64.powi(width as i32 - 1)), 2f64.powi(width as i32 - 1))
+                } else {
+                    (0.0, 2f64.powi(width as i32))
+                };
+                let (min, max) = if signed {
+                    signed_bounds(width)
+                } else {
+                    ("0".to_string(), "-1".to_string())
+                };
+                let word = if signed { "fptosi" } else { "fptoui" };
+                let [c, nan, big, small, s1, s2] = [(); 6].map(|_| self.fresh(name));
+                self.line(format!("{c} = {word} {fty} {xv} to {ty}"));
+                self.line(format!("{nan} = fcmp uno {fty} {xv}, {xv}"));
+                self.line(format!(
+                    "{big} = fcmp oge {fty} {xv}, 0x{:016X}",
+                    hi.to_bits()
+                ));
+                self.line(format!(
+                    "{small} = fcmp olt {fty} {xv}, 0x{:016X}",
+                    lo.to_bits()
+                ));
+                self.line(format!("{s1} = select i1 {small}, {ty} {min}, {ty} {c}"));
+                self.line(format!("{s2} = select i1 {big}, {ty} {max}, {ty} {s1}"));
+                self.line(format!("{name} = select i1 {nan}, {ty} 0, {ty} {s2}"));
+            }
+            _ => return self.err(format!("the intrinsic `{full}` has no LLVM 7 form here")),
+        }
+        Ok(())
+    }
+}
+
+fn int_width(ty: &str) -> Option<u32> {
+    ty.strip_prefix('i')?.parse().ok()
+}
+
+/// `iN::MIN` and `iN::MAX` as decimal text.
+fn signed_bounds(width: u32) -> (String, String) {
+    if width >= 128 {
+        (i128::MIN.to_string(), i128::MAX.to_string())
+    } else {
+        let min = -(1i128 << (width - 1));
+        (min.to_string(), (-min - 1).to_string())
+    }
+}

@@ -1,0 +1,639 @@
+//! `lower-rmir-calls`: every `rmir.call` of an admitted body.
+//!
+//! - `local` → `func.call` of the callee's symbol (from the plan);
+//! - `panic` (a panic entry point or its message constructor) → `llvm.intr.trap`;
+//!   a value it would have returned is poison (nothing runs after the trap);
+//! - `core` (allowlisted scalar methods and intrinsics) → `arith` ops and
+//!   LLVM intrinsics, with Rust's semantics: wrapping ops wrap, saturating
+//!   ops saturate, shift and rotate amounts are taken modulo the width, and
+//!   the panics of `abs`, `pow`, `clamp`, `wrapping_div`/`wrapping_rem` become
+//!   `rmir.assert`s that `lower-rmir-control` lowers (so an overflow check is
+//!   dropped with overflow checks off, exactly like an inlined one);
+//! - anything else (registration, indirect, foreign) was rejected by
+//!   admission; here it is a located error.
+//!
+//! The receiver type (and so the signedness, which the signless operands
+//! do not carry) is read from the callee text: `core::num::<impl i32>::abs`,
+//! `<u8 as Ord>::max`, `rotate_left::<u32>`, `fabsf32`.
+
+use frontend::ty::Scalar;
+use melior::ir::{attribute::BoolAttribute, Module, Type};
+
+use super::{
+    rewrite::{self, Op, Rw, Val},
+    LowerError, Plan,
+};
+
+pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+    let root = module.as_operation().to_raw();
+    for op in rewrite::collect(root, &["rmir.call"]) {
+        call(rw, plan, op)?;
+    }
+    Ok(())
+}
+
+/// The op that defines `v`, when it is an op result.
+fn defining_op(v: Val) -> Option<Op> {
+    // SAFETY: `v` is a live value; the owner query is only made on results.
+    unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }
+}
+
+fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
+    let kind = rw.str_attr(op, "kind")?;
+    let callee = rw.str_attr(op, "callee")?;
+    let text = rw.str_attr(op, "text")?;
+    let mut arg_ops = Vec::new();
+    let mut args = Vec::new();
+    for a in rewrite::operands(op) {
+        let def = defining_op(a)
+            .filter(|d| rewrite::name(*d) == "rmir.arg")
+            .ok_or_else(|| rw.error(op, "a call argument is not made by `rmir.arg`"))?;
+        args.push(rw.operand(def, 0)?);
+        arg_ops.push(def);
+    }
+    let result = rewrite::result(op, 0);
+    let result_ty = result.map(rewrite::type_of);
+    let value = match kind.as_str() {
+        "local" => {
+            let symbol = plan.symbols.get(&callee).ok_or_else(|| {
+                rw.error(op, format!("`{callee}` is not among the bodies being lowered"))
+            })?;
+            let sym = rw.attr_text(&format!("@{symbol}"), op)?;
+            let results: Vec<Type<'_>> = result_ty.into_iter().collect();
+            let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
+            rewrite::result(c, 0)
+        }
+        "panic" => {
+            rw.emit(op, "llvm.intr.trap", &[], &[], &[])?;
+            match result_ty {
+                Some(t) => Some(rw.emit1(op, "llvm.mlir.poison", &[], t, &[])?),
+                None => None,
+            }
+        }
+        "core" => {
+            let scalar = receiver(&text, &callee).ok_or_else(|| {
+                rw.error(op, format!("cannot tell the receiver type of `{text}`"))
+            })?;
+            Core {
+                rw,
+                at: op,
+                args: &args,
+                scalar,
+                result_ty,
+            }
+            .lower(&callee)?
+        }
+        other => {
+            return Err(rw.error(
+                op,
+                format!("a `{other}` call of `{text}` cannot run on the GPU (admission should have rejected it)"),
+            ))
+        }
+    };
+    match (result, value) {
+        (Some(r), Some(v)) => rewrite::replace_uses(r, v),
+        (Some(_), None) => {
+            return Err(rw.error(op, format!("`{text}` produced no value for its result")))
+        }
+        _ => {}
+    }
+    rewrite::erase(op);
+    for a in arg_ops {
+        rewrite::erase(a);
+    }
+    Ok(())
+}
+
+/// The scalar type a core method or intrinsic works on, from its text.
+pub fn receiver(text: &str, method: &str) -> Option<Scalar> {
+    let from = |s: &str| Scalar::from_name(s.trim());
+    if let Some(i) = text.find("<impl ") {
+        let rest = &text[i + 6..];
+        return from(&rest[..rest.find('>')?]);
+    }
+    if let Some(rest) = text.strip_prefix('<') {
+        return from(&rest[..rest.find(" as ")?]);
+    }
+    if let Some(i) = text.find("::<") {
+        let rest = &text[i + 3..];
+        let end = rest.find([',', '>'])?;
+        return from(&rest[..end]);
+    }
+    ["f16", "f32", "f64"]
+        .into_iter()
+        .find(|s| method.ends_with(s))
+        .and_then(from)
+}
+
+struct Core<'r, 'c> {
+    rw: &'r Rw<'c>,
+    at: Op,
+    args: &'r [Val],
+    scalar: Scalar,
+    result_ty: Option<Type<'c>>,
+}
+
+impl<'c> Core<'_, 'c> {
+    fn arg(&self, i: usize) -> Result<Val, LowerError> {
+        self.args.get(i).copied().ok_or_else(|| {
+            self.rw
+                .error(self.at, format!("expected at least {} arguments", i + 1))
+        })
+    }
+
+    fn ty(&self) -> Result<Type<'c>, LowerError> {
+        Ok(rewrite::type_of(self.arg(0)?))
+    }
+
+    fn width(&self) -> Result<u32, LowerError> {
+        self.scalar
+            .int_bits()
+            .ok_or_else(|| self.rw.error(self.at, "an integer method on a non-integer"))
+    }
+
+    fn op(&self, name: &str, operands: &[Val], ty: Type<'c>) -> Result<Val, LowerError> {
+        self.rw.emit1(self.at, name, operands, ty, &[])
+    }
+
+    fn bin(&self, name: &str, a: Val, b: Val) -> Result<Val, LowerError> {
+        self.op(name, &[a, b], rewrite::type_of(a))
+    }
+
+    fn int(&self, ty: Type<'c>, v: i64) -> Result<Val, LowerError> {
+        self.rw.int_const(self.at, ty, v)
+    }
+
+    fn cmpi(&self, pred: &str, a: Val, b: Val) -> Result<Val, LowerError> {
+        let p = self.predicate(CMPI_PREDICATES, pred)?;
+        let i1 = self.rw.ty("i1", self.at)?;
+        self.rw
+            .emit1(self.at, "arith.cmpi", &[a, b], i1, &[("predicate", p)])
+    }
+
+    fn cmpf(&self, pred: &str, a: Val, b: Val) -> Result<Val, LowerError> {
+        let p = self.predicate(CMPF_PREDICATES, pred)?;
+        let i1 = self.rw.ty("i1", self.at)?;
+        self.rw
+            .emit1(self.at, "arith.cmpf", &[a, b], i1, &[("predicate", p)])
+    }
+
+    /// Predicates are stored as their enum values: `#arith<cmpi …>` is not
+    /// an attribute MLIR parses on its own.
+    fn predicate(
+        &self,
+        table: &[&str],
+        pred: &str,
+    ) -> Result<melior::ir::Attribute<'c>, LowerError> {
+        let i = table
+            .iter()
+            .position(|p| *p == pred)
+            .ok_or_else(|| self.rw.error(self.at, format!("no predicate `{pred}`")))?;
+        self.rw.attr_text(&format!("{i} : i64"), self.at)
+    }
+
+    fn select(&self, c: Val, a: Val, b: Val) -> Result<Val, LowerError> {
+        self.op("arith.select", &[c, a, b], rewrite::type_of(a))
+    }
+
+    fn signed(&self) -> bool {
+        self.scalar.is_signed()
+    }
+
+    fn pick(&self, signed: &'static str, unsigned: &'static str) -> &'static str {
+        if self.signed() {
+            signed
+        } else {
+            unsigned
+        }
+    }
+
+    /// An unsigned amount (`u32`) resized to `ty`'s width.
+    fn resize(&self, v: Val, ty: Type<'c>) -> Result<Val, LowerError> {
+        let from = int_width(rewrite::type_of(v));
+        let to = int_width(ty);
+        match from.cmp(&to) {
+            std::cmp::Ordering::Equal => Ok(v),
+            std::cmp::Ordering::Less => self.op("arith.extui", &[v], ty),
+            std::cmp::Ordering::Greater => self.op("arith.trunci", &[v], ty),
+        }
+    }
+
+    /// `rmir.assert(cond == expected, message)`, lowered by the control pass.
+    fn assert(&self, cond: Val, message: &str) -> Result<(), LowerError> {
+        let t: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, true).into();
+        self.rw.emit(
+            self.at,
+            "rmir.assert",
+            &[cond],
+            &[],
+            &[("expected", t), ("message", self.rw.str(message))],
+        )?;
+        Ok(())
+    }
+
+    fn result_ty(&self) -> Result<Type<'c>, LowerError> {
+        self.result_ty
+            .ok_or_else(|| self.rw.error(self.at, "the call has no result"))
+    }
+
+    fn float(&self, v: f64) -> Result<Val, LowerError> {
+        let ty = self.ty()?;
+        let attr = self.rw.attr_text(&format!("{v:?} : {ty}"), self.at)?;
+        self.rw
+            .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
+    }
+
+    fn lower(&self, method: &str) -> Result<Option<Val>, LowerError> {
+        let float = self.scalar.is_float();
+        let some = |v: Val| Ok(Some(v));
+        match (method, float) {
+            ("cold_path", _) => Ok(None),
+            ("likely" | "unlikely", _) => some(self.arg(0)?),
+            ("wrapping_add" | "unchecked_add", false) => {
+                some(self.bin("arith.addi", self.arg(0)?, self.arg(1)?)?)
+            }
+            ("wrapping_sub" | "unchecked_sub", false) => {
+                some(self.bin("arith.subi", self.arg(0)?, self.arg(1)?)?)
+            }
+            ("wrapping_mul" | "unchecked_mul", false) => {
+                some(self.bin("arith.muli", self.arg(0)?, self.arg(1)?)?)
+            }
+            ("wrapping_neg", false) => {
+                let zero = self.int(self.ty()?, 0)?;
+                some(self.bin("arith.subi", zero, self.arg(0)?)?)
+            }
+            ("wrapping_shl" | "wrapping_shr", false) => {
+                let (x, ty) = (self.arg(0)?, self.ty()?);
+                let n = self.resize(self.arg(1)?, ty)?;
+                let mask = self.int(ty, i64::from(self.width()? - 1))?;
+                let n = self.bin("arith.andi", n, mask)?;
+                let name = if method == "wrapping_shl" {
+                    "arith.shli"
+                } else {
+                    self.pick("arith.shrsi", "arith.shrui")
+                };
+                some(self.bin(name, x, n)?)
+            }
+            ("unchecked_shl" | "unchecked_shr", false) => {
+                let (x, ty) = (self.arg(0)?, self.ty()?);
+                let n = self.resize(self.arg(1)?, ty)?;
+                let name = if method == "unchecked_shl" {
+                    "arith.shli"
+                } else {
+                    self.pick("arith.shrsi", "arith.shrui")
+                };
+                some(self.bin(name, x, n)?)
+            }
+            ("unchecked_div" | "exact_div", false) => some(self.bin(
+                self.pick("arith.divsi", "arith.divui"),
+                self.arg(0)?,
+                self.arg(1)?,
+            )?),
+            ("unchecked_rem", false) => some(self.bin(
+                self.pick("arith.remsi", "arith.remui"),
+                self.arg(0)?,
+                self.arg(1)?,
+            )?),
+            ("wrapping_div" | "wrapping_rem", false) => {
+                some(self.wrapping_div_rem(method == "wrapping_div")?)
+            }
+            ("saturating_add" | "saturating_sub", false) => {
+                let name = match (method, self.signed()) {
+                    ("saturating_add", true) => "llvm.intr.sadd.sat",
+                    ("saturating_add", false) => "llvm.intr.uadd.sat",
+                    (_, true) => "llvm.intr.ssub.sat",
+                    (_, false) => "llvm.intr.usub.sat",
+                };
+                some(self.op(name, &[self.arg(0)?, self.arg(1)?], self.ty()?)?)
+            }
+            ("saturating_mul", false) => some(self.saturating_mul()?),
+            ("rotate_left" | "rotate_right", false) => {
+                let (x, ty) = (self.arg(0)?, self.ty()?);
+                let n = self.resize(self.arg(1)?, ty)?;
+                let name = if method == "rotate_left" {
+                    "llvm.intr.fshl"
+                } else {
+                    "llvm.intr.fshr"
+                };
+                some(self.op(name, &[x, x, n], ty)?)
+            }
+            ("count_ones" | "ctpop", false) => {
+                let c = self.op("llvm.intr.ctpop", &[self.arg(0)?], self.ty()?)?;
+                some(self.resize(c, self.result_ty()?)?)
+            }
+            ("count_zeros", false) => {
+                let ones = self.int(self.ty()?, -1)?;
+                let inv = self.bin("arith.xori", self.arg(0)?, ones)?;
+                let c = self.op("llvm.intr.ctpop", &[inv], self.ty()?)?;
+                some(self.resize(c, self.result_ty()?)?)
+            }
+            ("leading_zeros" | "ctlz" | "trailing_zeros" | "cttz", false) => {
+                let name = if matches!(method, "leading_zeros" | "ctlz") {
+                    "llvm.intr.ctlz"
+                } else {
+                    "llvm.intr.cttz"
+                };
+                let no: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, false).into();
+                let c = self.rw.emit1(
+                    self.at,
+                    name,
+                    &[self.arg(0)?],
+                    self.ty()?,
+                    &[("is_zero_poison", no)],
+                )?;
+                some(self.resize(c, self.result_ty()?)?)
+            }
+            ("swap_bytes" | "bswap", false) if self.width()? == 8 => some(self.arg(0)?),
+            ("swap_bytes" | "bswap", false) => {
+                some(self.op("llvm.intr.bswap", &[self.arg(0)?], self.ty()?)?)
+            }
+            ("reverse_bits" | "bitreverse", false) => {
+                some(self.op("llvm.intr.bitreverse", &[self.arg(0)?], self.ty()?)?)
+            }
+            ("abs", false) if self.signed() => {
+                let x = self.arg(0)?;
+                let min = self.int(self.ty()?, min_value(self.width()?))?;
+                let ok = self.cmpi("ne", x, min)?;
+                self.assert(
+                    ok,
+                    &format!(
+                        "attempt to negate `{}::MIN`, which would overflow",
+                        self.scalar.name()
+                    ),
+                )?;
+                some(self.abs(x)?)
+            }
+            ("abs", false) => some(self.arg(0)?),
+            ("wrapping_abs" | "unsigned_abs", false) => some(self.abs(self.arg(0)?)?),
+            ("abs_diff", false) => {
+                let (a, b) = (self.arg(0)?, self.arg(1)?);
+                let gt = self.cmpi(self.pick("sgt", "ugt"), a, b)?;
+                let ab = self.bin("arith.subi", a, b)?;
+                let ba = self.bin("arith.subi", b, a)?;
+                some(self.select(gt, ab, ba)?)
+            }
+            ("signum", false) => {
+                let x = self.arg(0)?;
+                let ty = self.ty()?;
+                let (zero, one, minus) = (self.int(ty, 0)?, self.int(ty, 1)?, self.int(ty, -1)?);
+                let pos = self.cmpi("sgt", x, zero)?;
+                let neg = self.cmpi("slt", x, zero)?;
+                let n = self.select(neg, minus, zero)?;
+                some(self.select(pos, one, n)?)
+            }
+            ("is_negative" | "is_positive", false) => {
+                let zero = self.int(self.ty()?, 0)?;
+                let pred = if method == "is_negative" {
+                    "slt"
+                } else {
+                    "sgt"
+                };
+                some(self.cmpi(pred, self.arg(0)?, zero)?)
+            }
+            ("is_power_of_two", false) => {
+                let c = self.op("llvm.intr.ctpop", &[self.arg(0)?], self.ty()?)?;
+                let one = self.int(self.ty()?, 1)?;
+                some(self.cmpi("eq", c, one)?)
+            }
+            ("min" | "max", false) => {
+                let name = match (method, self.signed()) {
+                    ("min", true) => "llvm.intr.smin",
+                    ("min", false) => "llvm.intr.umin",
+                    (_, true) => "llvm.intr.smax",
+                    (_, false) => "llvm.intr.umax",
+                };
+                some(self.op(name, &[self.arg(0)?, self.arg(1)?], self.ty()?)?)
+            }
+            ("clamp", false) => {
+                let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
+                let ok = self.cmpi(self.pick("sle", "ule"), lo, hi)?;
+                self.assert(ok, "assertion failed: min <= max")?;
+                let (max, min) = if self.signed() {
+                    ("llvm.intr.smax", "llvm.intr.smin")
+                } else {
+                    ("llvm.intr.umax", "llvm.intr.umin")
+                };
+                let ty = self.ty()?;
+                let y = self.op(max, &[x, lo], ty)?;
+                some(self.op(min, &[y, hi], ty)?)
+            }
+            ("pow" | "wrapping_pow", false) => some(self.pow(method == "pow")?),
+            // Floats.
+            ("abs" | "fabsf16" | "fabsf32" | "fabsf64", true) => {
+                some(self.op("llvm.intr.fabs", &[self.arg(0)?], self.ty()?)?)
+            }
+            ("min" | "minnumf16" | "minnumf32" | "minnumf64", true) => some(self.op(
+                "llvm.intr.minnum",
+                &[self.arg(0)?, self.arg(1)?],
+                self.ty()?,
+            )?),
+            ("max" | "maxnumf16" | "maxnumf32" | "maxnumf64", true) => some(self.op(
+                "llvm.intr.maxnum",
+                &[self.arg(0)?, self.arg(1)?],
+                self.ty()?,
+            )?),
+            ("sqrt" | "floor" | "ceil" | "round" | "trunc", true) => {
+                let name = format!("llvm.intr.{method}");
+                some(self.op(&name, &[self.arg(0)?], self.ty()?)?)
+            }
+            ("mul_add", true) => some(self.op(
+                "llvm.intr.fma",
+                &[self.arg(0)?, self.arg(1)?, self.arg(2)?],
+                self.ty()?,
+            )?),
+            ("copysign", true) => some(self.op(
+                "llvm.intr.copysign",
+                &[self.arg(0)?, self.arg(1)?],
+                self.ty()?,
+            )?),
+            ("recip", true) => {
+                let one = self.float(1.0)?;
+                some(self.bin("arith.divf", one, self.arg(0)?)?)
+            }
+            ("signum", true) => {
+                let x = self.arg(0)?;
+                let one = self.float(1.0)?;
+                let s = self.op("llvm.intr.copysign", &[one, x], self.ty()?)?;
+                let nan = self.cmpf("uno", x, x)?;
+                some(self.select(nan, x, s)?)
+            }
+            ("is_sign_negative" | "is_negative", true) | ("is_positive", true) => {
+                Err(self.rw.error(
+                    self.at,
+                    format!("`{method}` on floats is not supported on the GPU"),
+                ))
+            }
+            ("clamp", true) => {
+                let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
+                let ok = self.cmpf("ole", lo, hi)?;
+                self.assert(ok, "min > max, or either was NaN")?;
+                let below = self.cmpf("olt", x, lo)?;
+                let y = self.select(below, lo, x)?;
+                let above = self.cmpf("ogt", y, hi)?;
+                some(self.select(above, hi, y)?)
+            }
+            _ => Err(self.rw.error(
+                self.at,
+                format!(
+                    "the core method `{method}` on `{}` has no GPU lowering",
+                    self.scalar.name()
+                ),
+            )),
+        }
+    }
+
+    fn abs(&self, x: Val) -> Result<Val, LowerError> {
+        let no: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, false).into();
+        self.rw.emit1(
+            self.at,
+            "llvm.intr.abs",
+            &[x],
+            self.ty()?,
+            &[("is_int_min_poison", no)],
+        )
+    }
+
+    /// `wrapping_div`/`wrapping_rem`: divide by zero panics; `MIN / -1`
+    /// wraps to `MIN` (remainder 0) instead of being undefined.
+    fn wrapping_div_rem(&self, div: bool) -> Result<Val, LowerError> {
+        let (a, b, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+        let zero = self.int(ty, 0)?;
+        let nonzero = self.cmpi("ne", b, zero)?;
+        self.assert(
+            nonzero,
+            if div {
+                "attempt to divide by zero"
+            } else {
+                "attempt to calculate the remainder with a divisor of zero"
+            },
+        )?;
+        if !self.signed() {
+            let name = if div { "arith.divui" } else { "arith.remui" };
+            return self.bin(name, a, b);
+        }
+        let minus = self.int(ty, -1)?;
+        let one = self.int(ty, 1)?;
+        let is_minus = self.cmpi("eq", b, minus)?;
+        let safe = self.select(is_minus, one, b)?;
+        if div {
+            let q = self.bin("arith.divsi", a, safe)?;
+            let neg = self.bin("arith.subi", zero, a)?;
+            self.select(is_minus, neg, q)
+        } else {
+            let r = self.bin("arith.remsi", a, safe)?;
+            self.select(is_minus, zero, r)
+        }
+    }
+
+    fn saturating_mul(&self) -> Result<Val, LowerError> {
+        let (a, b, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+        let (p, o) = self.mul_overflow(a, b)?;
+        let sat = if self.signed() {
+            let zero = self.int(ty, 0)?;
+            let an = self.cmpi("slt", a, zero)?;
+            let bn = self.cmpi("slt", b, zero)?;
+            let neg = self.bin("arith.xori", an, bn)?;
+            let min = self.int(ty, min_value(self.width()?))?;
+            let max = self.int(ty, !min_value(self.width()?))?;
+            self.select(neg, min, max)?
+        } else {
+            self.int(ty, -1)?
+        };
+        self.select(o, sat, p)
+    }
+
+    /// `(a * b, overflowed)`.
+    fn mul_overflow(&self, a: Val, b: Val) -> Result<(Val, Val), LowerError> {
+        let ty = rewrite::type_of(a);
+        let pair = self.rw.ty(&format!("!llvm.struct<({ty}, i1)>"), self.at)?;
+        let name = self.pick(
+            "llvm.intr.smul.with.overflow",
+            "llvm.intr.umul.with.overflow",
+        );
+        let both = self.op(name, &[a, b], pair)?;
+        let i1 = self.rw.ty("i1", self.at)?;
+        let p0 = self.rw.attr_text("array<i64: 0>", self.at)?;
+        let p1 = self.rw.attr_text("array<i64: 1>", self.at)?;
+        let p = self.rw.emit1(
+            self.at,
+            "llvm.extractvalue",
+            &[both],
+            ty,
+            &[("position", p0)],
+        )?;
+        let o = self.rw.emit1(
+            self.at,
+            "llvm.extractvalue",
+            &[both],
+            i1,
+            &[("position", p1)],
+        )?;
+        Ok((p, o))
+    }
+
+    /// Exponentiation by squaring over the 32 bits of the `u32` exponent,
+    /// without branches (the optimiser folds it for constant exponents).
+    /// For `pow`, an overflow of any multiplication Rust's loop performs (the
+    /// accumulator at a set bit; the base while higher bits remain) is an
+    /// overflow check.
+    fn pow(&self, checked: bool) -> Result<Val, LowerError> {
+        let (x, e, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+        let et = rewrite::type_of(e);
+        let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
+        let i1 = self.rw.ty("i1", self.at)?;
+        let mut acc = self.int(ty, 1)?;
+        let mut base = x;
+        let mut overflow = self.rw.int_const(self.at, i1, 0)?;
+        for i in 0..int_width(et) {
+            let sh = self.int(et, i64::from(i))?;
+            let shifted = self.bin("arith.shrui", e, sh)?;
+            let bit = self.bin("arith.andi", shifted, e1)?;
+            let set = self.cmpi("ne", bit, e0)?;
+            let (prod, o1) = self.mul_overflow(acc, base)?;
+            acc = self.select(set, prod, acc)?;
+            let sh1 = self.int(et, i64::from(i + 1))?;
+            let higher = if i + 1 < int_width(et) {
+                let h = self.bin("arith.shrui", e, sh1)?;
+                self.cmpi("ne", h, e0)?
+            } else {
+                self.rw.int_const(self.at, i1, 0)?
+            };
+            let (sq, o2) = self.mul_overflow(base, base)?;
+            base = self.select(higher, sq, base)?;
+            if checked {
+                let a = self.bin("arith.andi", set, o1)?;
+                let b = self.bin("arith.andi", higher, o2)?;
+                let ab = self.bin("arith.ori", a, b)?;
+                overflow = self.bin("arith.ori", overflow, ab)?;
+            }
+        }
+        if checked {
+            let ok = self.cmpi("eq", overflow, self.rw.int_const(self.at, i1, 0)?)?;
+            self.assert(ok, "attempt to compute `{} * {}`, which would overflow")?;
+        }
+        Ok(acc)
+    }
+}
+
+const CMPI_PREDICATES: &[&str] = &[
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+];
+const CMPF_PREDICATES: &[&str] = &[
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+    "une", "uno", "true",
+];
+
+fn int_width(t: Type<'_>) -> u32 {
+    melior::ir::r#type::IntegerType::try_from(t)
+        .map(|i| i.width())
+        .unwrap_or(0)
+}
+
+/// The bit pattern of `iN::MIN`, sign-extended to 64 bits.
+fn min_value(width: u32) -> i64 {
+    if width >= 64 {
+        i64::MIN
+    } else {
+        -(1i64 << (width - 1))
+    }
+}

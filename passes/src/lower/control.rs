@@ -1,0 +1,87 @@
+//! `lower-rmir-control`: the panic edges.
+//!
+//! - `rmir.assert(cond) {expected, message}`: a GPU has no unwinding, so a
+//!   failed assert traps: the block is split after the assert and ends in
+//!   `cf.cond_br %ok, ^continue, ^trap`, where `^trap` is `llvm.intr.trap`
+//!   and `llvm.unreachable` (one trap block per assert, keeping its location).
+//!   An assert that is an optional overflow check (`attempt to compute … which
+//!   would overflow`, `attempt to negate …`, `attempt to shift …`) is dropped
+//!   when overflow checks are off, as rustc's code generation drops it, even
+//!   in code inlined from `core`. Division by zero and `MIN / -1` always trap.
+//! - `rmir.unreachable` and `rmir.resume`: markers before `llvm.unreachable`;
+//!   they go. Cleanup blocks become unreachable code.
+//! - `rmir.drop` of a type without drop glue does nothing; any other is an
+//!   error (admitted callbacks only hold scalars).
+
+use frontend::pmir::AssertKind;
+use frontend::ty::Ty;
+use melior::ir::Module;
+
+use super::{
+    rewrite::{self, Op, Rw},
+    types, LowerError, Plan,
+};
+
+pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+    let root = module.as_operation().to_raw();
+    let ops = rewrite::collect(
+        root,
+        &[
+            "rmir.assert",
+            "rmir.unreachable",
+            "rmir.resume",
+            "rmir.drop",
+        ],
+    );
+    for op in ops {
+        match rewrite::name(op).as_str() {
+            "rmir.assert" => assert(rw, plan, op)?,
+            "rmir.drop" => {
+                let ty = rw.str_attr(op, "ty")?;
+                if !types::is_trivially_dropped(&Ty::parse(&ty)) {
+                    return Err(rw.error(
+                        op,
+                        format!("dropping a `{ty}` runs drop glue, which the GPU lowering does not have"),
+                    ));
+                }
+                rewrite::erase(op);
+            }
+            _ => rewrite::erase(op),
+        }
+    }
+    Ok(())
+}
+
+fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
+    let message = rw.str_attr(op, "message")?;
+    if AssertKind::from_message(&message).is_optional_overflow_check() && !plan.overflow_checks {
+        rewrite::erase(op);
+        return Ok(());
+    }
+    let expected = rewrite::bool_attr(op, "expected")
+        .ok_or_else(|| rw.error(op, "missing boolean attribute `expected`"))?;
+    let cond = rw.operand(op, 0)?;
+    let ok = if expected {
+        cond
+    } else {
+        let i1 = rw.ty("i1", op)?;
+        let t = rw.int_const(op, i1, 1)?;
+        rw.emit1(op, "arith.xori", &[cond, t], i1, &[])?
+    };
+    let block = rewrite::block_of(op).ok_or_else(|| rw.error(op, "assert is not in a block"))?;
+    let cont = rw.split_after(op)?;
+    let trap = rw.new_block_after(block);
+    rw.append(trap, op, "llvm.intr.trap", &[], &[], &[])?;
+    rw.append(trap, op, "llvm.unreachable", &[], &[], &[])?;
+    let segments = rw.attr_text("array<i32: 1, 0, 0>", op)?;
+    rw.append(
+        block,
+        op,
+        "cf.cond_br",
+        &[ok],
+        &[cont, trap],
+        &[("operandSegmentSizes", segments)],
+    )?;
+    rewrite::erase(op);
+    Ok(())
+}

@@ -1,0 +1,398 @@
+//! The few in-place rewriting primitives every lowering pass uses: find ops,
+//! read their attributes, build an op at another op's place, replace uses,
+//! erase, split a block.
+//!
+//! melior's safe API ties every handle to a borrow of its parent, which does
+//! not fit a rewrite that inserts and erases while walking; so passes hold raw
+//! MLIR handles (`MlirOperation`, `MlirValue`, `MlirBlock`) and wrap them in
+//! melior types only to build ops. All handles come from the one module a
+//! pass rewrites, which outlives the pass; each `unsafe` below relies on that.
+
+use melior::{
+    ir::{
+        attribute::{BoolAttribute, IntegerAttribute, StringAttribute},
+        operation::{
+            OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut,
+            WalkOrder, WalkResult,
+        },
+        Attribute, Block, BlockLike, Identifier, Location, Operation, RegionLike, Type, Value,
+    },
+    Context,
+};
+use mlir_sys::{
+    mlirBlockAppendOwnedOperation, mlirBlockGetParentRegion, mlirBlockInsertOwnedOperationBefore,
+    mlirOpOperandGetNextUse, mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirOperationDestroy,
+    mlirOperationGetBlock, mlirOperationGetLocation, mlirOperationGetNextInBlock,
+    mlirOperationGetNumOperands, mlirOperationGetNumResults, mlirOperationGetOperand,
+    mlirOperationGetParentOperation, mlirOperationGetResult, mlirOperationRemoveFromParent,
+    mlirRegionInsertOwnedBlockAfter, mlirValueGetFirstUse, mlirValueGetType,
+    mlirValueReplaceAllUsesOfWith, MlirBlock, MlirOperation, MlirValue,
+};
+
+use super::LowerError;
+
+/// A raw operation handle inside the module being lowered.
+pub type Op = MlirOperation;
+/// A raw value handle inside the module being lowered.
+pub type Val = MlirValue;
+
+/// Rewriting context: the MLIR context and the pass name (for errors).
+#[derive(Clone, Copy)]
+pub struct Rw<'c> {
+    pub ctx: &'c Context,
+    pub pass: &'static str,
+}
+
+pub fn op_ref<'c, 'a>(op: Op) -> OperationRef<'c, 'a> {
+    // SAFETY: `op` is a live operation of the module being lowered.
+    unsafe { OperationRef::from_raw(op) }
+}
+
+pub fn name(op: Op) -> String {
+    op_ref(op)
+        .name()
+        .as_string_ref()
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+pub fn location<'c>(op: Op) -> Location<'c> {
+    // SAFETY: a live operation always has a location.
+    unsafe { Location::from_raw(mlirOperationGetLocation(op)) }
+}
+
+pub fn operand(op: Op, i: usize) -> Option<Val> {
+    // SAFETY: bounds are checked against the operand count.
+    unsafe {
+        (i < mlirOperationGetNumOperands(op) as usize)
+            .then(|| mlirOperationGetOperand(op, i as isize))
+    }
+}
+
+pub fn operands(op: Op) -> Vec<Val> {
+    (0..unsafe { mlirOperationGetNumOperands(op) } as usize)
+        .filter_map(|i| operand(op, i))
+        .collect()
+}
+
+pub fn result(op: Op, i: usize) -> Option<Val> {
+    // SAFETY: bounds are checked against the result count.
+    unsafe {
+        (i < mlirOperationGetNumResults(op) as usize)
+            .then(|| mlirOperationGetResult(op, i as isize))
+    }
+}
+
+pub fn value<'c, 'a>(v: Val) -> Value<'c, 'a> {
+    // SAFETY: `v` is a live value of the module being lowered.
+    unsafe { Value::from_raw(v) }
+}
+
+pub fn type_of<'c>(v: Val) -> Type<'c> {
+    // SAFETY: every value has a type.
+    unsafe { Type::from_raw(mlirValueGetType(v)) }
+}
+
+/// The op that uses `v`, for every use.
+pub fn users(v: Val) -> Vec<Op> {
+    let mut out = Vec::new();
+    // SAFETY: walks the use list of a live value.
+    unsafe {
+        let mut u = mlirValueGetFirstUse(v);
+        while !mlirOpOperandIsNull(u) {
+            out.push(mlirOpOperandGetOwner(u));
+            u = mlirOpOperandGetNextUse(u);
+        }
+    }
+    out
+}
+
+pub fn next_in_block(op: Op) -> Option<Op> {
+    // SAFETY: a null handle means "none".
+    let next = unsafe { mlirOperationGetNextInBlock(op) };
+    (!next.ptr.is_null()).then_some(next)
+}
+
+pub fn block_of(op: Op) -> Option<MlirBlock> {
+    // SAFETY: a null handle means "none".
+    let b = unsafe { mlirOperationGetBlock(op) };
+    (!b.ptr.is_null()).then_some(b)
+}
+
+/// The enclosing `func.func`/`llvm.func` of an op.
+pub fn enclosing_function(op: Op) -> Option<Op> {
+    let mut cur = op;
+    loop {
+        // SAFETY: a null handle means "none".
+        let parent = unsafe { mlirOperationGetParentOperation(cur) };
+        if parent.ptr.is_null() {
+            return None;
+        }
+        let n = name(parent);
+        if n == "func.func" || n == "llvm.func" {
+            return Some(parent);
+        }
+        cur = parent;
+    }
+}
+
+/// Every op under `root` (not `root` itself) whose name is in `names`, in
+/// pre-order, collected before any rewriting.
+pub fn collect(root: Op, names: &[&str]) -> Vec<Op> {
+    let mut out = Vec::new();
+    op_ref(root).walk(WalkOrder::PreOrder, |op| {
+        if op.to_raw().ptr != root.ptr {
+            let n = op.name();
+            if let Ok(s) = n.as_string_ref().as_str() {
+                if names.contains(&s) {
+                    out.push(op.to_raw());
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    out
+}
+
+pub fn attr<'c>(op: Op, name: &str) -> Option<Attribute<'c>> {
+    op_ref::<'c, '_>(op).attribute(name).ok()
+}
+
+pub fn str_attr(op: Op, name: &str) -> Option<String> {
+    let a = attr(op, name)?;
+    StringAttribute::try_from(a)
+        .ok()
+        .map(|s| s.value().to_string())
+}
+
+pub fn int_attr(op: Op, name: &str) -> Option<i64> {
+    IntegerAttribute::try_from(attr(op, name)?)
+        .ok()
+        .map(|i| i.value())
+}
+
+pub fn bool_attr(op: Op, name: &str) -> Option<bool> {
+    BoolAttribute::try_from(attr(op, name)?)
+        .ok()
+        .map(|b| b.value())
+}
+
+pub fn set_attr(op: Op, name: &str, attribute: Attribute<'_>) {
+    // SAFETY: `op` is a live operation of the module being lowered.
+    let mut r = unsafe { OperationRefMut::from_raw(op) };
+    r.set_attribute(name, attribute);
+}
+
+/// Removes an attribute; absent is fine.
+pub fn remove_attr(op: Op, name: &str) {
+    // SAFETY: `op` is a live operation of the module being lowered.
+    let mut r = unsafe { OperationRefMut::from_raw(op) };
+    let _ = r.remove_attribute(name);
+}
+
+/// Names of an op's attributes.
+pub fn attr_names(op: Op) -> Vec<String> {
+    op_ref(op)
+        .attributes()
+        .filter_map(|(n, _)| n.as_string_ref().as_str().ok().map(str::to_string))
+        .collect()
+}
+
+/// The ops directly in the first block of `op`'s first region (the
+/// module's top-level ops).
+pub fn top_level(op: Op) -> Vec<Op> {
+    let mut out = Vec::new();
+    let r = op_ref(op);
+    let Ok(region) = r.region(0) else { return out };
+    let Some(block) = region.first_block() else {
+        return out;
+    };
+    let mut cur = block.first_operation().map(|o| o.to_raw());
+    while let Some(o) = cur {
+        out.push(o);
+        cur = next_in_block(o);
+    }
+    out
+}
+
+pub fn replace_uses(old: Val, new: Val) {
+    // SAFETY: both values are live and have the same type (callers ensure).
+    unsafe { mlirValueReplaceAllUsesOfWith(old, new) }
+}
+
+/// Erases an op whose results have no uses left.
+pub fn erase(op: Op) {
+    // SAFETY: the op is live; `mlirOperationDestroy` unlinks it first.
+    unsafe { mlirOperationDestroy(op) }
+}
+
+impl<'c> Rw<'c> {
+    pub fn error(&self, op: Op, message: impl Into<String>) -> LowerError {
+        LowerError {
+            pass: self.pass,
+            loc: Box::new(ir::Loc::decode(location(op))),
+            op: name(op),
+            message: message.into(),
+        }
+    }
+
+    pub fn str_attr(&self, op: Op, name: &str) -> Result<String, LowerError> {
+        str_attr(op, name)
+            .ok_or_else(|| self.error(op, format!("missing string attribute `{name}`")))
+    }
+
+    pub fn int_attr(&self, op: Op, name: &str) -> Result<i64, LowerError> {
+        int_attr(op, name)
+            .ok_or_else(|| self.error(op, format!("missing integer attribute `{name}`")))
+    }
+
+    pub fn operand(&self, op: Op, i: usize) -> Result<Val, LowerError> {
+        operand(op, i).ok_or_else(|| self.error(op, format!("missing operand {i}")))
+    }
+
+    pub fn result(&self, op: Op, i: usize) -> Result<Val, LowerError> {
+        result(op, i).ok_or_else(|| self.error(op, format!("missing result {i}")))
+    }
+
+    pub fn ty(&self, text: &str, at: Op) -> Result<Type<'c>, LowerError> {
+        Type::parse(self.ctx, text)
+            .ok_or_else(|| self.error(at, format!("MLIR rejects the type `{text}`")))
+    }
+
+    pub fn ident(&self, name: &str) -> Identifier<'c> {
+        Identifier::new(self.ctx, name)
+    }
+
+    pub fn str(&self, s: &str) -> Attribute<'c> {
+        StringAttribute::new(self.ctx, s).into()
+    }
+
+    pub fn attr_text(&self, text: &str, at: Op) -> Result<Attribute<'c>, LowerError> {
+        Attribute::parse(self.ctx, text)
+            .ok_or_else(|| self.error(at, format!("MLIR rejects the attribute `{text}`")))
+    }
+
+    /// Builds `name` at `at`'s location and inserts it before `at`.
+    pub fn emit(
+        &self,
+        at: Op,
+        name: &str,
+        operands: &[Val],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<Op, LowerError> {
+        let op = self.build(at, location(at), name, operands, results, attrs)?;
+        let block = block_of(at).ok_or_else(|| self.error(at, "op is not in a block"))?;
+        // SAFETY: `at` is in `block`; ownership of `op` moves to the block.
+        Ok(unsafe {
+            let raw = op.into_raw();
+            mlirBlockInsertOwnedOperationBefore(block, at, raw);
+            raw
+        })
+    }
+
+    /// [`Self::emit`] of a one-result op; returns the result.
+    pub fn emit1(
+        &self,
+        at: Op,
+        name: &str,
+        operands: &[Val],
+        result: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<Val, LowerError> {
+        let op = self.emit(at, name, operands, &[result], attrs)?;
+        self.result(op, 0)
+    }
+
+    /// Builds an op; MLIR's verifier must accept it alone (parent-free checks).
+    pub fn build(
+        &self,
+        at: Op,
+        loc: Location<'c>,
+        name: &str,
+        operands: &[Val],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<Operation<'c>, LowerError> {
+        let operands: Vec<Value<'c, '_>> = operands.iter().map(|v| value(*v)).collect();
+        let attrs: Vec<(Identifier<'c>, Attribute<'c>)> =
+            attrs.iter().map(|(n, a)| (self.ident(n), *a)).collect();
+        OperationBuilder::new(name, loc)
+            .add_operands(&operands)
+            .add_results(results)
+            .add_attributes(&attrs)
+            .build()
+            .map_err(|e| self.error(at, format!("cannot build `{name}`: {e}")))
+    }
+
+    /// An integer constant of builtin type `ty` (`arith.constant`).
+    pub fn int_const(&self, at: Op, ty: Type<'c>, v: i64) -> Result<Val, LowerError> {
+        let attr: Attribute<'c> = IntegerAttribute::new(ty, v).into();
+        self.emit1(at, "arith.constant", &[], ty, &[("value", attr)])
+    }
+
+    /// Moves every op after `at` (exclusive) into a new block inserted after
+    /// `at`'s block, and returns the new block. `at` becomes the last op of
+    /// its block: the caller appends a terminator.
+    pub fn split_after(&self, at: Op) -> Result<MlirBlock, LowerError> {
+        let block = block_of(at).ok_or_else(|| self.error(at, "op is not in a block"))?;
+        // SAFETY: the block is live and in a region (it is inside a function).
+        unsafe {
+            let region = mlirBlockGetParentRegion(block);
+            let new = Block::new(&[]).into_raw();
+            mlirRegionInsertOwnedBlockAfter(region, block, new);
+            let mut cur = next_in_block(at);
+            while let Some(op) = cur {
+                cur = next_in_block(op);
+                mlirOperationRemoveFromParent(op);
+                mlirBlockAppendOwnedOperation(new, op);
+            }
+            Ok(new)
+        }
+    }
+
+    /// A new empty block after `after` in the same region.
+    pub fn new_block_after(&self, after: MlirBlock) -> MlirBlock {
+        // SAFETY: `after` is a live block in a region.
+        unsafe {
+            let region = mlirBlockGetParentRegion(after);
+            let new = Block::new(&[]).into_raw();
+            mlirRegionInsertOwnedBlockAfter(region, after, new);
+            new
+        }
+    }
+
+    /// Builds `name` and appends it to `block` (a terminator or trap).
+    pub fn append(
+        &self,
+        block: MlirBlock,
+        at: Op,
+        name: &str,
+        operands: &[Val],
+        successors: &[MlirBlock],
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Result<Op, LowerError> {
+        let operands: Vec<Value<'c, '_>> = operands.iter().map(|v| value(*v)).collect();
+        let attrs: Vec<(Identifier<'c>, Attribute<'c>)> =
+            attrs.iter().map(|(n, a)| (self.ident(n), *a)).collect();
+        // SAFETY: successor blocks are live blocks of the same region.
+        let succ: Vec<melior::ir::BlockRef<'c, '_>> = successors
+            .iter()
+            .map(|b| unsafe { melior::ir::BlockRef::from_raw(*b) })
+            .collect();
+        let succ_refs: Vec<&Block<'c>> = succ.iter().map(|b| &**b).collect();
+        let op = OperationBuilder::new(name, location(at))
+            .add_operands(&operands)
+            .add_successors(&succ_refs)
+            .add_attributes(&attrs)
+            .build()
+            .map_err(|e| self.error(at, format!("cannot build `{name}`: {e}")))?;
+        // SAFETY: ownership of the op moves to the block.
+        Ok(unsafe {
+            let raw = op.into_raw();
+            mlirBlockAppendOwnedOperation(block, raw);
+            raw
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! MIR types (as the dialect spells them in `ty` attributes) → LLVM-dialect
+//! types, for the memory a local or field occupies.
+//!
+//! Locals never leave the function they belong to, so tuples may use LLVM's
+//! struct layout; the one layout that crosses the ABI, the closure
+//! environment, is never computed here (see `manifest::env::EnvLayout`).
+
+use frontend::ty::{Scalar, Ty};
+
+/// The builtin or LLVM-dialect type text of a scalar.
+pub fn scalar_type(s: Scalar) -> Option<&'static str> {
+    Some(match s {
+        Scalar::Bool => "i1",
+        Scalar::I8 | Scalar::U8 => "i8",
+        Scalar::I16 | Scalar::U16 => "i16",
+        Scalar::I32 | Scalar::U32 | Scalar::Char => "i32",
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => "i64",
+        Scalar::I128 | Scalar::U128 => "i128",
+        Scalar::F16 => "f16",
+        Scalar::F32 => "f32",
+        Scalar::F64 => "f64",
+        Scalar::F128 => return None,
+    })
+}
+
+/// The LLVM-dialect type of the memory that holds a value of MIR type `ty`,
+/// or `None` when the lowering has no layout for it (closures, ADTs, slices).
+pub fn memory_type(ty: &Ty) -> Option<String> {
+    match ty {
+        Ty::Scalar(s) => scalar_type(*s).map(str::to_string),
+        Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } if is_sized(inner) => {
+            Some("!llvm.ptr".into())
+        }
+        Ty::FnPtr(_) => Some("!llvm.ptr".into()),
+        // Zero-sized.
+        Ty::Never | Ty::FnDef { .. } => Some("!llvm.struct<()>".into()),
+        Ty::Tuple(parts) => {
+            let parts = parts.iter().map(memory_type).collect::<Option<Vec<_>>>()?;
+            Some(format!("!llvm.struct<({})>", parts.join(", ")))
+        }
+        Ty::Array(elem, len) => {
+            let n = array_len(len)?;
+            Some(format!("!llvm.array<{n} x {}>", memory_type(elem)?))
+        }
+        _ => None,
+    }
+}
+
+/// `3`, `3_usize` → 3.
+pub fn array_len(text: &str) -> Option<u64> {
+    let digits: String = text.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+fn is_sized(ty: &Ty) -> bool {
+    !matches!(ty, Ty::Slice(_) | Ty::Str | Ty::Other(_))
+}
+
+/// Whether a MIR scalar type name is a signed integer (`i32`, `isize`).
+pub fn is_signed(ty: &str) -> Option<bool> {
+    let s = Scalar::from_name(ty)?;
+    s.is_int().then(|| s.is_signed())
+}
+
+/// Types with no drop glue: dropping them does nothing.
+pub fn is_trivially_dropped(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) | Ty::Ref { .. } | Ty::Ptr { .. } | Ty::FnPtr(_) | Ty::FnDef { .. } => true,
+        Ty::Never => true,
+        Ty::Tuple(parts) => parts.iter().all(is_trivially_dropped),
+        Ty::Array(e, _) => is_trivially_dropped(e),
+        _ => false,
+    }
+}
