@@ -32,7 +32,10 @@ use inkwell::{
     OptimizationLevel,
 };
 use melior::{
-    ir::Module,
+    ir::{
+        operation::{OperationLike, WalkOrder, WalkResult},
+        Module,
+    },
     pass::PassManager,
     utility::{parse_pass_pipeline, register_all_llvm_translations, register_all_passes},
 };
@@ -139,6 +142,7 @@ pub fn to_llvm_ir<'ctx>(
         .ok_or_else(|| CodegenError::Translate("the operation is not a module".into()))?;
     let (result, diagnostics) = ir::diag::capture_diagnostics(mlir, || {
         if options.debug {
+            source_locations_only(&copy);
             register_all_passes();
             let pm = PassManager::new(mlir);
             parse_pass_pipeline(
@@ -179,6 +183,23 @@ pub fn to_llvm_ir<'ctx>(
     llvm.verify()
         .map_err(|e| CodegenError::Verify(e.to_string()))?;
     Ok(llvm)
+}
+
+/// Keeps only the Rust source part of every op's location. MLIR translates
+/// a fused location by merging its parts into one `DILocation`; a source
+/// range and a MIR line in another file merge to line 0.
+fn source_locations_only(module: &Module<'_>) {
+    // SAFETY: the module borrows its context, which outlives this call.
+    let context = unsafe { module.context().to_ref() };
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let mut loc = ir::Loc::decode(op.location());
+        if loc.source.is_some() && loc.mir.is_some() {
+            loc.mir = None;
+            // SAFETY: `op` is a live op of the module copy we own.
+            unsafe { mlir_sys::mlirOperationSetLocation(op.to_raw(), loc.build(context).to_raw()) };
+        }
+        WalkResult::Advance
+    });
 }
 
 /// Runs LLVM's `default<ON>` pipeline for the NVPTX target.

@@ -21,10 +21,12 @@
 //!   `{s,u}{add,sub}.sat` and `fpto{s,u}i.sat` → LLVM 7 overflow intrinsics,
 //!   compares and selects; hints (`lifetime.*`, `assume`,
 //!   `experimental.noalias.scope.decl`) are dropped; the rest of a fixed
-//!   list (`trap`, `ctpop`, `ctlz`, `cttz`, `bswap`, `bitreverse`, the
-//!   `*.with.overflow` family, `fabs`, `sqrt`, `floor`, `ceil`, `trunc`,
-//!   `round`, `rint`, `nearbyint`, `fma`, `fmuladd`, `copysign`, `minnum`,
-//!   `maxnum`) is called as is.
+//!   list that libNVVM accepts (`trap`, `ctpop`, `ctlz`, `cttz`, `bswap`,
+//!   `bitreverse`, `sqrt`, `floor`, `ceil`, `fma`, `fmuladd`, `copysign`,
+//!   `minnum`, `maxnum`) is called as is; `fabs`, `trunc` and `round` (which
+//!   libNVVM rejects) become `llvm.nvvm.{fabs,trunc,round}.{f,d}`; the
+//!   `*.with.overflow` family is kept for i16/i32/i64 and computed exactly
+//!   in i32 for narrower integers (libNVVM takes only those three widths).
 //!
 //! From `compute_100` on, libNVVM takes modern IR: the same walk prints
 //! `ptr`, keeps `poison`, `freeze`, `fneg` and every intrinsic, and still
@@ -179,8 +181,10 @@ impl Emitter {
                     }
                 }
                 LLVMTypeKind::LLVMStructTypeKind => {
-                    if !LLVMGetStructName(t).is_null() {
-                        return self.err("named struct types are not supported");
+                    // A named struct is written as its body: every use in
+                    // the emitted module spells it the same way.
+                    if LLVMIsOpaqueStruct(t) != 0 {
+                        return self.err("opaque struct types are not supported");
                     }
                     let n = LLVMCountStructElementTypes(t);
                     let mut parts = Vec::new();
@@ -901,6 +905,46 @@ impl Emitter {
         Ok(())
     }
 
+    /// `a OP b` and whether it overflowed, for `OP` in `{s,u}{add,sub,mul}`.
+    /// libNVVM's overflow intrinsics take only i16, i32 and i64: narrower
+    /// integers are computed exactly in i32 and compared after a round trip.
+    fn overflow(
+        &mut self,
+        name: &str,
+        op: &str,
+        ty: &str,
+        a: &str,
+        b: &str,
+    ) -> Res<(String, String)> {
+        let width = int_width(ty).unwrap_or(0);
+        match width {
+            16 | 32 | 64 => {
+                let f = format!("llvm.{op}.with.overflow.{ty}");
+                self.declare_text(&f, format!("declare {{ {ty}, i1 }} @{f}({ty}, {ty})"));
+                let [pair, r, o] = [(); 3].map(|_| self.fresh(name));
+                self.line(format!(
+                    "{pair} = call {{ {ty}, i1 }} @{f}({ty} {a}, {ty} {b})"
+                ));
+                self.line(format!("{r} = extractvalue {{ {ty}, i1 }} {pair}, 0"));
+                self.line(format!("{o} = extractvalue {{ {ty}, i1 }} {pair}, 1"));
+                Ok((r, o))
+            }
+            1..=15 => {
+                let ext = if op.starts_with('s') { "sext" } else { "zext" };
+                let word = &op[1..];
+                let [wa, wb, wide, r, back, o] = [(); 6].map(|_| self.fresh(name));
+                self.line(format!("{wa} = {ext} {ty} {a} to i32"));
+                self.line(format!("{wb} = {ext} {ty} {b} to i32"));
+                self.line(format!("{wide} = {word} i32 {wa}, {wb}"));
+                self.line(format!("{r} = trunc i32 {wide} to {ty}"));
+                self.line(format!("{back} = {ext} {ty} {r} to i32"));
+                self.line(format!("{o} = icmp ne i32 {back}, {wide}"));
+                Ok((r, o))
+            }
+            _ => self.err(format!("overflow arithmetic on `{ty}` has no NVVM form")),
+        }
+    }
+
     fn intrinsic(
         &mut self,
         i: LLVMValueRef,
@@ -927,20 +971,9 @@ impl Emitter {
             "llvm.cttz.",
             "llvm.bswap.",
             "llvm.bitreverse.",
-            "llvm.sadd.with.overflow.",
-            "llvm.uadd.with.overflow.",
-            "llvm.ssub.with.overflow.",
-            "llvm.usub.with.overflow.",
-            "llvm.smul.with.overflow.",
-            "llvm.umul.with.overflow.",
-            "llvm.fabs.",
             "llvm.sqrt.",
             "llvm.floor.",
             "llvm.ceil.",
-            "llvm.trunc.",
-            "llvm.round.",
-            "llvm.rint.",
-            "llvm.nearbyint.",
             "llvm.fma.",
             "llvm.fmuladd.",
             "llvm.copysign.",
@@ -961,6 +994,44 @@ impl Emitter {
         }
         if !self.llvm7() || is(KEPT) {
             return self.plain_call(i, name, callee, args);
+        }
+        // libNVVM rejects these LLVM intrinsics; NVVM's own do the same.
+        const RENAMED: &[(&str, &str)] = &[
+            ("llvm.fabs.f32", "llvm.nvvm.fabs.f"),
+            ("llvm.fabs.f64", "llvm.nvvm.fabs.d"),
+            ("llvm.trunc.f32", "llvm.nvvm.trunc.f"),
+            ("llvm.trunc.f64", "llvm.nvvm.trunc.d"),
+            ("llvm.round.f32", "llvm.nvvm.round.f"),
+            ("llvm.round.f64", "llvm.nvvm.round.d"),
+        ];
+        if let Some((_, nvvm)) = RENAMED.iter().find(|(l, _)| *l == full) {
+            let ty = self.type_of(i)?;
+            let list = args
+                .iter()
+                .map(|a| self.typed(*a))
+                .collect::<Res<Vec<_>>>()?;
+            let tys: Vec<&str> = list.iter().map(|_| ty.as_str()).collect();
+            self.declare_text(nvvm, format!("declare {ty} @{nvvm}({})", tys.join(", ")));
+            self.line(format!("{name} = call {ty} @{nvvm}({})", list.join(", ")));
+            return Ok(());
+        }
+        if full.contains(".with.overflow.") {
+            let op = full["llvm.".len()..]
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let ty = self.type_of(args.first().copied().unwrap_or(i))?;
+            let (a, b) = match args {
+                [a, b] => (self.val(*a)?, self.val(*b)?),
+                _ => return self.err(format!("`{full}` without two arguments")),
+            };
+            let (r, o) = self.overflow(name, &op, &ty, &a, &b)?;
+            let pair = format!("{{ {ty}, i1 }}");
+            let t = self.fresh(name);
+            self.line(format!("{t} = insertvalue {pair} undef, {ty} {r}, 0"));
+            self.line(format!("{name} = insertvalue {pair} {t}, i1 {o}, 1"));
+            return Ok(());
         }
         let base = full.split('.').take(2).collect::<Vec<_>>().join(".");
         let function = self.function.clone();
@@ -1018,16 +1089,11 @@ impl Emitter {
                     message: format!("`{full}` on `{ty}`"),
                 })?;
                 let op = &base["llvm.".len()..];
-                let ovf = format!("llvm.{op}.with.overflow.{ty}");
-                self.declare_text(&ovf, format!("declare {{ {ty}, i1 }} @{ovf}({ty}, {ty})"));
+                let op = op.to_string();
                 let (a, b) = (self.val(arg(0)?)?, self.val(arg(1)?)?);
-                let [pair, r, o, sat] = [(); 4].map(|_| self.fresh(name));
-                self.line(format!(
-                    "{pair} = call {{ {ty}, i1 }} @{ovf}({ty} {a}, {ty} {b})"
-                ));
-                self.line(format!("{r} = extractvalue {{ {ty}, i1 }} {pair}, 0"));
-                self.line(format!("{o} = extractvalue {{ {ty}, i1 }} {pair}, 1"));
-                match op {
+                let (r, o) = self.overflow(name, &op, &ty, &a, &b)?;
+                let sat = self.fresh(name);
+                match op.as_str() {
                     "sadd" | "ssub" => {
                         let neg = self.fresh(name);
                         let (min, max) = signed_bounds(width);

@@ -10,7 +10,8 @@
 //! - `rmir.capture_read`/`rmir.capture_addr` → a byte offset from the
 //!   environment pointer, at the offset of the capture's field in the
 //!   environment ABI (`EnvLayout::from_captures`, recorded in the manifest;
-//!   never recomputed here), then a load;
+//!   never recomputed here), then a load with the field's alignment (a
+//!   `bool` is read as its byte);
 //! - `rmir.constant` of a zero-sized value → a zero; `rmir.aggregate` goes
 //!   (its field stores follow it).
 
@@ -119,8 +120,9 @@ fn gep(
     )
 }
 
-/// Byte address of a capture: `env + offset` in the environment ABI.
-fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, String), LowerError> {
+/// Byte address of a capture, `env + offset` in the environment ABI, and
+/// the field's alignment.
+fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), LowerError> {
     let name = rw.str_attr(op, "name")?;
     let ty = rw.str_attr(op, "ty")?;
     let func = rewrite::enclosing_function(op)
@@ -149,12 +151,12 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, String), Lo
     }
     let env_ptr = rw.operand(op, 0)?;
     if field.offset == 0 {
-        return Ok((env_ptr, ty));
+        return Ok((env_ptr, field.align));
     }
     let offset = i32::try_from(field.offset)
         .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
     let i8t = rw.ty("i8", op)?;
-    Ok((gep(rw, op, env_ptr, &[offset], &[], i8t)?, ty))
+    Ok((gep(rw, op, env_ptr, &[offset], &[], i8t)?, field.align))
 }
 
 fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), LowerError> {
@@ -240,9 +242,18 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         "rmir.ref" => Some(rw.operand(op, 0)?),
         "rmir.capture_addr" => Some(capture_address(rw, plan, op)?.0),
         "rmir.capture_read" => {
-            let (addr, _) = capture_address(rw, plan, op)?;
+            let (addr, align) = capture_address(rw, plan, op)?;
             let t = rewrite::type_of(rw.result(op, 0)?);
-            Some(rw.emit1(op, "llvm.load", &[addr], t, &[])?)
+            let align = rw.attr_text(&format!("{align} : i64"), op)?;
+            if t.to_string() == "i1" {
+                // A `bool` is a byte holding 0 or 1 (the C++ side writes it
+                // as `bool`): read the byte, keep the low bit, as rustc does.
+                let i8t = rw.ty("i8", op)?;
+                let byte = rw.emit1(op, "llvm.load", &[addr], i8t, &[("alignment", align)])?;
+                Some(rw.emit1(op, "arith.trunci", &[byte], t, &[])?)
+            } else {
+                Some(rw.emit1(op, "llvm.load", &[addr], t, &[("alignment", align)])?)
+            }
         }
         "rmir.constant" => {
             let ty = Ty::parse(&rw.str_attr(op, "ty")?);

@@ -1,0 +1,376 @@
+//! Code generation for every admitted case of tests/admission: PTX from
+//! LLVM's NVPTX target, NVVM IR that libNVVM accepts and compiles to LTOIR,
+//! debug lines in PTX with `-g`; reviewed snapshots of the optimised thunk
+//! IR and of the NVVM IR; and the point of the LTOIR route, checked in the
+//! SASS of the linked reduce kernel: with LTOIR on both sides the callback
+//! is inlined (no `CALL`), with a PTX thunk the call remains.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use backend_nvptx::codegen::{compile_ltoir, emit_llvm_ir, emit_nvvm_ir, emit_ptx, CodegenOptions};
+use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
+use backend_nvptx::{describe, Arch, ItemKind, LinkInput, LinkPlan};
+use frontend::bridge::{Bridge, RustcConfig};
+use manifest::provider::{emit_translation_unit, kernel_name, KernelRequest};
+use manifest::{LaunchFacts, Provider, RegistrationId, Variant};
+use melior::Context;
+use passes::lower::{admitted, Options, Pipeline, Thunk};
+
+const CASES: &[(&str, u8, bool)] = &[
+    ("01_add_overflow_checks.rs", 0, true),
+    ("02_fn_item_add.rs", 0, true),
+    ("03_wrapping_capture.rs", 0, true),
+    ("04_mixed_scalar_captures.rs", 0, true),
+    ("05_helper_chain.rs", 0, true),
+    ("06_if_else_while.rs", 0, true),
+    ("07_core_scalar_methods.rs", 0, true),
+    ("08_wrapping_capture_opt3.rs", 3, true),
+];
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/admission")
+        .join(name)
+}
+
+/// Imports, admits and lowers a case; the module is LLVM dialect after.
+fn lowered<'c>(
+    context: &'c Context,
+    name: &str,
+    opt: u8,
+    checks: bool,
+) -> (melior::ir::Module<'c>, Vec<Thunk>) {
+    let bridge = Bridge::new(RustcConfig {
+        opt_level: opt,
+        overflow_checks: checks,
+        ..RustcConfig::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let pmir = bridge
+        .import(&case(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut module = ir::import(context, &pmir).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let outcomes = passes::admission::admit(&passes::admission::read::read(&module));
+    let lowered = Pipeline::standard()
+        .run(&mut module, &admitted(&outcomes), &Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (module, lowered.thunks)
+}
+
+fn context() -> Context {
+    ir::context().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_admitted_case_emits_ptx_and_ltoir() {
+    let options = CodegenOptions::default();
+    for (name, opt, checks) in CASES {
+        let context = context();
+        let (module, thunks) = lowered(&context, name, *opt, *checks);
+        let thunk = &thunks[0].symbol;
+        let ptx = emit_ptx(&module, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(ptx.contains(".target sm_90"), "{name}:\n{ptx}");
+        assert!(
+            ptx.contains(&format!(
+                ".visible .func  (.param .b32 func_retval0) {thunk}("
+            )),
+            "{name}: no exported thunk in\n{ptx}"
+        );
+        let nvvm = emit_nvvm_ir(&module, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            nvvm.contains(&format!("define i32 @{thunk}(i8* %p0, i32 %p1, i32 %p2)")),
+            "{name}:\n{nvvm}"
+        );
+        for modern in [" ptr ", "ptr,", "poison", "captures(", "memory(", "noundef"] {
+            assert!(
+                !nvvm.contains(modern),
+                "{name}: `{modern}` in LLVM 7 IR:\n{nvvm}"
+            );
+        }
+        let ltoir =
+            compile_ltoir(&module, &options).unwrap_or_else(|e| panic!("{name}: {e}\n{nvvm}"));
+        let d = describe("thunk.ltoir", &ltoir).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(d.kind(), ItemKind::Ltoir, "{name}");
+    }
+}
+
+#[test]
+fn debug_info_reaches_the_ptx() {
+    let context = context();
+    let (module, _) = lowered(&context, "06_if_else_while.rs", 0, true);
+    let options = CodegenOptions {
+        debug: true,
+        ..CodegenOptions::default()
+    };
+    let ptx = emit_ptx(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ptx.contains(".file\t1 \""), "{ptx}");
+    assert!(ptx.contains("06_if_else_while.rs\""), "{ptx}");
+    // Prepared MIR locates calls by their own span and other statements by
+    // the closure's: line 4 is the closure, line 11 `x.wrapping_add(steps)`.
+    for line in [".loc\t1 4 29", ".loc\t1 11 "] {
+        assert!(
+            ptx.lines().any(|l| l.trim_start().starts_with(line)),
+            "no `{line}` in\n{ptx}"
+        );
+    }
+    let plain = emit_ptx(&module, &CodegenOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!plain.contains(".loc"), "{plain}");
+}
+
+#[test]
+fn blackwell_gets_modern_nvvm_ir_that_libnvvm_accepts() {
+    let context = context();
+    let (module, thunks) = lowered(&context, "07_core_scalar_methods.rs", 0, true);
+    let options = CodegenOptions {
+        arch: "sm_100".parse::<Arch>().unwrap_or_else(|e| panic!("{e}")),
+        ..CodegenOptions::default()
+    };
+    let nvvm = emit_nvvm_ir(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        nvvm.contains(&format!(
+            "define i32 @{}(ptr %p0, i32 %p1, i32 %p2)",
+            thunks[0].symbol
+        )),
+        "{nvvm}"
+    );
+    assert!(nvvm.contains("@llvm.smax.i32"), "{nvvm}");
+    compile_ltoir(&module, &options).unwrap_or_else(|e| panic!("{e}\n{nvvm}"));
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => "../../snapshots/lower",
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn thunk_ir_snapshots() {
+    let options = CodegenOptions::default();
+    for (name, stem) in [
+        ("03_wrapping_capture.rs", "03_wrapping_capture"),
+        ("04_mixed_scalar_captures.rs", "04_mixed_scalar_captures"),
+        ("07_core_scalar_methods.rs", "07_core_scalar_methods"),
+    ] {
+        let context = context();
+        let (module, _) = lowered(&context, name, 0, true);
+        let llvm = emit_llvm_ir(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+        snapshot(&format!("llvm_o3_{stem}"), &llvm);
+        let nvvm = emit_nvvm_ir(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+        snapshot(&format!("nvvm_{stem}"), &nvvm);
+    }
+}
+
+// ---- the SASS check ----
+
+fn cuobjdump() -> PathBuf {
+    let root = backend_nvptx::nvidia::wheel_root()
+        .unwrap_or_else(|| panic!("no .nvidia/nvidia/cu13: run scripts/setup.sh"));
+    root.join("bin/cuobjdump")
+}
+
+/// The SASS of `kernel` in `cubin`, as cuobjdump prints it.
+fn kernel_sass(cubin: &[u8], kernel: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("linked.cubin");
+    std::fs::write(&path, cubin).unwrap();
+    let out = Command::new(cuobjdump())
+        .arg("-sass")
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cuobjdump: {e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut sections = text.split("Function : ").skip(1);
+    sections
+        .find(|s| s.lines().next().map(str::trim) == Some(kernel))
+        .unwrap_or_else(|| panic!("no `{kernel}` in\n{text}"))
+        .to_string()
+}
+
+/// Links the reduce provider (NVRTC, `-dlto -rdc=true`) with the thunk.
+fn link_reduce(thunk: &Thunk, variant: Variant, thunk_input: LinkInput) -> (Vec<u8>, String) {
+    let tu = emit_translation_unit(
+        &[KernelRequest::ReduceWithThunk {
+            registration: RegistrationId(thunk.registration as u32),
+            variant,
+            thunk: thunk.symbol.clone(),
+            env: thunk.env.clone(),
+        }],
+        &LaunchFacts::DEFAULT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut options = NvrtcOptions::new(Arch::SM_90, NvrtcTarget::Ltoir);
+    options.extra = tu.nvrtc_options.clone();
+    let provider =
+        nvrtc::compile("reduce.cu", &tu.source, &options).unwrap_or_else(|e| panic!("{e}"));
+    let linked = LinkPlan::new(Arch::SM_90)
+        .with_input(
+            LinkInput::new("reduce.ltoir", provider.bytes).unwrap_or_else(|e| panic!("{e}")),
+        )
+        .with_input(thunk_input)
+        .link()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = kernel_name(
+        Provider::ReduceI32,
+        Some(RegistrationId(thunk.registration as u32)),
+        variant,
+    );
+    (linked.bytes, kernel)
+}
+
+#[test]
+fn ltoir_thunk_is_inlined_into_the_reduce_kernel_and_ptx_thunk_is_called() {
+    let context = context();
+    let (module, thunks) = lowered(&context, "03_wrapping_capture.rs", 0, true);
+    let thunk = &thunks[0];
+    let options = CodegenOptions::default();
+
+    let ltoir = compile_ltoir(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+    let input = LinkInput::new("thunk.ltoir", ltoir).unwrap_or_else(|e| panic!("{e}"));
+    let (cubin, kernel) = link_reduce(thunk, Variant::RustLtoir, input);
+    let sass = kernel_sass(&cubin, &kernel);
+    assert!(sass.contains("SHFL.DOWN"), "not the reduce kernel:\n{sass}");
+    assert!(
+        !sass.contains("CALL"),
+        "the LTOIR thunk was not inlined:\n{sass}"
+    );
+
+    let ptx = emit_ptx(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+    let input = LinkInput::new("thunk.ptx", ptx.into_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let (cubin, kernel) = link_reduce(thunk, Variant::RustPtx, input);
+    let sass = kernel_sass(&cubin, &kernel);
+    assert!(
+        sass.contains("CALL"),
+        "the PTX thunk should stay a call:\n{sass}"
+    );
+}
+
+// ---- the NVVM IR emitter on IR the lowering rarely produces ----
+
+/// Modern LLVM IR using what LLVM 7 lacks: every function must come out as
+/// IR that libNVVM accepts for compute_90, and must keep its meaning
+/// (checked on the emitted text for the expansions).
+const MODERN_IR: &str = r#"
+target triple = "nvptx64-nvidia-cuda"
+%pair = type { i32, i64 }
+
+define i32 @intrinsics(i32 %a, i32 %b, i8 %c, float %f) {
+  %1 = call i32 @llvm.umin.i32(i32 %a, i32 %b)
+  %2 = call i32 @llvm.fshr.i32(i32 %1, i32 %b, i32 %a)
+  %3 = call i32 @llvm.usub.sat.i32(i32 %2, i32 %a)
+  %4 = call i8 @llvm.sadd.sat.i8(i8 %c, i8 3)
+  %5 = sext i8 %4 to i32
+  %6 = call i32 @llvm.fptoui.sat.i32.f32(float %f)
+  %7 = call i32 @llvm.abs.i32(i32 %5, i1 false)
+  %8 = add nsw i32 %3, %6
+  %9 = or disjoint i32 %8, %7
+  %10 = freeze i32 %9
+  ret i32 %10
+}
+
+define float @floats(float %x, float %y) {
+  %1 = fneg nnan float %x
+  %2 = fadd fast float %1, %y
+  %3 = call float @llvm.fabs.f32(float %2)
+  ret float %3
+}
+
+define i64 @memory(ptr %p, i32 %i, i1 %c) {
+entry:
+  %slot = alloca %pair, align 8
+  %f1 = getelementptr inbounds nuw %pair, ptr %slot, i32 0, i32 1
+  store i64 7, ptr %f1, align 8
+  %q = getelementptr inbounds [4 x i64], ptr %p, i64 0, i32 %i
+  %v = load i64, ptr %q, align 8
+  switch i32 %i, label %done [
+    i32 1, label %one
+    i32 2, label %done
+  ]
+one:
+  %w = load i64, ptr %f1, align 8
+  br label %done
+done:
+  %r = phi i64 [ %v, %entry ], [ %w, %one ], [ %v, %entry ]
+  %s = select i1 %c, i64 %r, i64 0
+  ret i64 %s
+}
+
+declare i32 @llvm.umin.i32(i32, i32)
+declare i32 @llvm.fshr.i32(i32, i32, i32)
+declare i32 @llvm.usub.sat.i32(i32, i32)
+declare i8 @llvm.sadd.sat.i8(i8, i8)
+declare i32 @llvm.fptoui.sat.i32.f32(float)
+declare i32 @llvm.abs.i32(i32, i1)
+declare float @llvm.fabs.f32(float)
+"#;
+
+#[test]
+fn the_nvvm_emitter_writes_llvm7_ir_libnvvm_accepts() {
+    use backend_nvptx::codegen::{emit_nvvm_ir_text, NvvmDialect};
+    use inkwell::{context::Context as Llvm, memory_buffer::MemoryBuffer};
+    let llvm = Llvm::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(MODERN_IR.as_bytes(), "modern.ll");
+    let module = llvm
+        .create_module_from_ir(buffer)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = emit_nvvm_ir_text(&module, NvvmDialect::Llvm7).unwrap_or_else(|e| panic!("{e}"));
+    for gone in [
+        "umin",
+        "fshr",
+        ".sat.",
+        "@llvm.abs",
+        "freeze",
+        "fneg",
+        "disjoint",
+        " nuw %",
+        " ptr ",
+        "(ptr",
+    ] {
+        assert!(!text.contains(gone), "`{gone}` left in\n{text}");
+    }
+    for kept in [
+        "call { i32, i1 } @llvm.usub.with.overflow.i32(",
+        // libNVVM's overflow intrinsics stop at i16: i8 is widened.
+        "sext i8 %p2 to i32",
+        "fsub nnan float -0.0, %p0",
+        "fadd fast float",
+        "alloca { i32, i64 }, align 8",
+        "getelementptr inbounds { i32, i64 }, { i32, i64 }* ",
+        "getelementptr inbounds [4 x i64], [4 x i64]* ",
+        "switch i32 %p1, label %bb2 [",
+        "phi i64 [ ",
+        "add nsw i32",
+        "call float @llvm.nvvm.fabs.f(float ",
+    ] {
+        assert!(text.contains(kept), "no `{kept}` in\n{text}");
+    }
+    backend_nvptx::nvvm::compile_to_ltoir("modern.ll", text.as_bytes(), Arch::SM_90, false)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+}
+
+#[test]
+fn the_nvvm_emitter_names_what_it_cannot_write() {
+    use backend_nvptx::codegen::{emit_nvvm_ir_text, NvvmDialect};
+    use inkwell::{context::Context as Llvm, memory_buffer::MemoryBuffer};
+    let ir =
+        "define i32 @f(ptr %p) {\n  %v = atomicrmw add ptr %p, i32 1 seq_cst\n  ret i32 %v\n}\n";
+    let llvm = Llvm::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "atomic.ll");
+    let module = llvm
+        .create_module_from_ir(buffer)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = emit_nvvm_ir_text(&module, NvvmDialect::Llvm7).unwrap_err();
+    assert_eq!(err.function, "f");
+    assert!(
+        err.to_string().contains("LLVMAtomicRMW is not supported"),
+        "{err}"
+    );
+}
