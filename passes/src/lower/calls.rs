@@ -352,7 +352,7 @@ impl<'c> Core<'_, 'c> {
             }
             ("abs", false) if self.signed() => {
                 let x = self.arg(0)?;
-                let min = self.int(self.ty()?, min_value(self.width()?))?;
+                let min = self.min_const()?;
                 let ok = self.cmpi("ne", x, min)?;
                 self.assert(
                     ok,
@@ -482,6 +482,21 @@ impl<'c> Core<'_, 'c> {
         }
     }
 
+    /// `iN::MIN` (up to 64 bits: the constant is built from an `i64`).
+    fn min_const(&self) -> Result<Val, LowerError> {
+        let width = self.width()?;
+        if width > 64 {
+            return Err(self.rw.error(
+                self.at,
+                format!(
+                    "`{}` methods that need `MIN` are not supported on the GPU",
+                    self.scalar.name()
+                ),
+            ));
+        }
+        self.int(self.ty()?, min_value(width))
+    }
+
     fn abs(&self, x: Val) -> Result<Val, LowerError> {
         let no: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, false).into();
         self.rw.emit1(
@@ -533,7 +548,7 @@ impl<'c> Core<'_, 'c> {
             let an = self.cmpi("slt", a, zero)?;
             let bn = self.cmpi("slt", b, zero)?;
             let neg = self.bin("arith.xori", an, bn)?;
-            let min = self.int(ty, min_value(self.width()?))?;
+            let min = self.min_const()?;
             let max = self.int(ty, !min_value(self.width()?))?;
             self.select(neg, min, max)?
         } else {
