@@ -98,17 +98,17 @@ fn every_admitted_case_emits_ptx_and_ltoir() {
 #[test]
 fn debug_info_reaches_the_ptx() {
     let context = context();
-    let (module, _) = lowered(&context, "06_if_else_while.rs", 0, true);
+    let (module, _) = lowered(&context, "07_core_scalar_methods.rs", 0, true);
     let options = CodegenOptions {
         debug: true,
         ..CodegenOptions::default()
     };
     let ptx = emit_ptx(&module, &options).unwrap_or_else(|e| panic!("{e}"));
     assert!(ptx.contains(".file\t1 \""), "{ptx}");
-    assert!(ptx.contains("06_if_else_while.rs\""), "{ptx}");
+    assert!(ptx.contains("07_core_scalar_methods.rs\""), "{ptx}");
     // Prepared MIR locates calls by their own span and other statements by
-    // the closure's: line 4 is the closure, line 11 `x.wrapping_add(steps)`.
-    for line in [".loc\t1 4 29", ".loc\t1 11 "] {
+    // the closure's: line 6 is the closure, line 8 `a.abs().max(b.abs())`.
+    for line in [".loc\t1 6 29", ".loc\t1 8 "] {
         assert!(
             ptx.lines().any(|l| l.trim_start().starts_with(line)),
             "no `{line}` in\n{ptx}"

@@ -95,9 +95,9 @@ pub fn caller_arguments(
                     .wrapping_add(1442695040888963407);
                 let r = (rng >> 33) % 97 + 1; // 1..=97: small, nonzero
                 let value = match s {
-                    Scalar::Bool => serde_json::json!(r % 2 == 0),
+                    Scalar::Bool => serde_json::json!(r.is_multiple_of(2)),
                     Scalar::F32 | Scalar::F64 => serde_json::json!(r as f64 / 8.0),
-                    _ if s.is_signed() && r % 3 == 0 => serde_json::json!(-(r as i64)),
+                    _ if s.is_signed() && r.is_multiple_of(3) => serde_json::json!(-(r as i64)),
                     _ => serde_json::json!(r),
                 };
                 args.push(Argument {

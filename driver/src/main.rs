@@ -9,9 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod admit;
+mod build;
 mod hostref;
 mod input;
 mod link;
+mod opt;
 mod output;
 
 #[derive(Parser)]
@@ -61,6 +63,65 @@ enum Command {
         /// `human` (like rustc) or `json` (one object a line).
         #[arg(long, value_enum, default_value = "human")]
         error_format: admit::ErrorFormat,
+    },
+    /// Run named passes on a module, like `mlir-opt` (no `--passes`: verify and print).
+    Opt {
+        /// `.mlir` text, or `.rs` / `.mir` / `.pmir.json` (imported first).
+        file: PathBuf,
+        /// Comma-separated pass names, or `standard` for the whole lowering.
+        #[arg(long)]
+        passes: Option<String>,
+        /// Print the module after every pass (to stderr), like `--mlir-print-ir-after-all`.
+        #[arg(long)]
+        print_ir_after_all: bool,
+        /// Print locations.
+        #[arg(long)]
+        print_locations: bool,
+        #[arg(short = 'O', long = "optimize")]
+        optimize: bool,
+        #[arg(long, value_enum, default_value = "on")]
+        overflow_checks: OnOff,
+        /// Output file (default: standard output).
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
+    /// The main job: compile every admitted callback with its provider into a cubin and a manifest.
+    Build {
+        /// A Rust source file (or `.mir` / `.pmir.json`).
+        file: PathBuf,
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Debug information: `-g` for the PTX route, line tables for the provider.
+        #[arg(short = 'g')]
+        debug: bool,
+        /// LTOIR on both sides, so nvJitLink inlines the callback (the default).
+        #[arg(long, overrides_with = "no_lto")]
+        lto: bool,
+        /// PTX thunks and a PTX provider: the callback stays a call.
+        #[arg(long)]
+        no_lto: bool,
+        /// Also write intermediate files (comma-separated).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        emit: Vec<build::Emit>,
+        #[arg(short = 'O', long = "optimize")]
+        optimize: bool,
+        #[arg(long, value_enum, default_value = "on")]
+        overflow_checks: OnOff,
+        /// Also write bundle.json: host-reference results for `gpu-run`.
+        #[arg(long)]
+        bundle: bool,
+        /// Largest input size in the bundle (default 2^28).
+        #[arg(long)]
+        max_size: Option<u64>,
+        /// Also build the PTX route, the copy kernel and a benchmark description.
+        #[arg(long)]
+        bench: bool,
+        /// C++ expression for the benchmark's hand-written functor (of `a`, `b`, `env.NAME`).
+        #[arg(long)]
+        cpp_baseline: Option<String>,
+        /// Output folder.
+        #[arg(short = 'o', long, default_value = "out")]
+        output: PathBuf,
     },
     /// Link device code with nvJitLink, the options derived from what the inputs hold.
     Link {
@@ -112,6 +173,49 @@ fn main() -> ExitCode {
             &rustc_config(optimize, overflow_checks),
             error_format,
         ),
+        Command::Opt {
+            file,
+            passes,
+            print_ir_after_all,
+            print_locations,
+            optimize,
+            overflow_checks,
+            output,
+        } => opt::opt(&opt::OptArgs {
+            file: &file,
+            config: &rustc_config(optimize, overflow_checks),
+            passes: passes.as_deref(),
+            print_ir_after_all,
+            print_locations,
+            output: output.as_deref(),
+        }),
+        Command::Build {
+            file,
+            arch,
+            debug,
+            lto: _,
+            no_lto,
+            emit,
+            optimize,
+            overflow_checks,
+            bundle,
+            max_size,
+            bench,
+            cpp_baseline,
+            output,
+        } => build::build(&build::BuildArgs {
+            file: &file,
+            config: &rustc_config(optimize, overflow_checks),
+            arch: &arch,
+            debug,
+            lto: !no_lto,
+            emit: &emit,
+            output: &output,
+            bundle,
+            max_size,
+            bench,
+            cpp_baseline: cpp_baseline.as_deref(),
+        }),
         Command::Link {
             inputs,
             arch,

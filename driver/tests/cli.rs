@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn driver(args: &[&str], cwd: &Path) -> Output {
@@ -41,11 +44,18 @@ fn snapshot(name: &str, value: String) {
 #[test]
 fn bad_mir_is_a_located_error_and_writes_nothing() {
     let dir = scratch("badmir");
-    std::fs::copy(root().join("tests/mir-errors/unknown_rvalue.mir"), dir.join("x.mir")).unwrap();
+    std::fs::copy(
+        root().join("tests/mir-errors/unknown_rvalue.mir"),
+        dir.join("x.mir"),
+    )
+    .unwrap();
     let o = driver(&["import", "x.mir", "-o", "x.pmir.json"], &dir);
     assert_eq!(o.status.code(), Some(1));
     assert!(!dir.join("x.pmir.json").exists(), "no output on failure");
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
     snapshot("import_bad_mir", text(&o));
 }
@@ -78,7 +88,11 @@ fn prepared_mir_of_another_version_is_refused() {
 fn empty_files_and_files_without_registrations_are_fine() {
     let dir = scratch("empty");
     std::fs::write(dir.join("empty.rs"), "").unwrap();
-    std::fs::write(dir.join("plain.rs"), "pub fn f(a: i32) -> i32 { a.wrapping_add(1) }\n").unwrap();
+    std::fs::write(
+        dir.join("plain.rs"),
+        "pub fn f(a: i32) -> i32 { a.wrapping_add(1) }\n",
+    )
+    .unwrap();
     let a = driver(&["admit", "empty.rs"], &dir);
     let b = driver(&["admit", "plain.rs"], &dir);
     assert_eq!(a.status.code(), Some(0));
@@ -91,12 +105,22 @@ fn admit_exit_codes_and_json() {
     let root = root();
     let ok = driver(&["admit", "tests/admission/03_wrapping_capture.rs"], &root);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
-    let rejected = driver(&["admit", "--error-format=json", "tests/admission/16_cuda_call_chain.rs"], &root);
+    let rejected = driver(
+        &[
+            "admit",
+            "--error-format=json",
+            "tests/admission/16_cuda_call_chain.rs",
+        ],
+        &root,
+    );
     assert_eq!(rejected.status.code(), Some(1));
     let out = String::from_utf8_lossy(&rejected.stdout);
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(first["code"], "E0106");
-    assert!(first["notes"][0].as_str().unwrap().contains("level1 → level2 → cuCtxSynchronize"));
+    assert!(first["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("level1 → level2 → cuCtxSynchronize"));
 }
 
 #[test]

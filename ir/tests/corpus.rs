@@ -160,6 +160,12 @@ fn facts_name_captures_calls_and_env_writes() {
         .filter(|c| c.kind == "local")
         .map(|c| (c.caller.as_str(), c.callee.as_str()))
         .collect();
-    assert_eq!(local, [("mix", "square"), ("entry::{closure#0}", "mix")]);
+    assert_eq!(
+        local,
+        [
+            ("combine", "keep_smaller"),
+            ("entry::{closure#0}", "combine")
+        ]
+    );
     assert!(facts.bodies.iter().all(|b| b.unsupported.is_empty()));
 }

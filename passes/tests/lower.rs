@@ -203,8 +203,8 @@ fn a_partial_pipeline_lowers_only_its_families() {
 #[test]
 fn captures_are_read_at_the_environment_abi_offsets() {
     // 04: the closure's fields, in rustc's capture order (first use): scale:
-    // f32, shift: u8, offset: i64, negate: bool; EnvLayout::from_captures puts
-    // them at 0, 4, 8 and 16 (size 24, align 8).
+    // f32, offset: i64, shift: u8, negate: bool; EnvLayout::from_captures puts
+    // them at 0, 8, 16 and 17 (size 24, align 8).
     let (result, text, _) = lower_file(
         &bridge(0, true),
         &case("04_mixed_scalar_captures.rs"),
@@ -221,7 +221,7 @@ fn captures_are_read_at_the_environment_abi_offsets() {
     assert_eq!((env.size, env.align), (24, 8));
     assert_eq!(
         offsets,
-        vec![("scale", 0), ("shift", 4), ("offset", 8), ("negate", 16)]
+        vec![("scale", 0), ("offset", 8), ("shift", 16), ("negate", 17)]
     );
     for (_, offset) in offsets.iter().filter(|(_, o)| *o != 0) {
         let gep = format!("llvm.getelementptr %arg0[{offset}] : (!llvm.ptr) -> !llvm.ptr, i8");

@@ -1,0 +1,606 @@
+//! `driver build`: the main job. `.rs` → admitted callbacks → thunks (PTX or
+//! LTOIR) + the provider (NVRTC) → one cubin (nvJitLink) + a manifest, and
+//! with `--bundle` the host-reference inputs for `gpu-run`.
+//!
+//! Callbacks compile in parallel (rayon), in fixed-size chunks so the output
+//! does not depend on the number of threads: same inputs, same bytes. All
+//! files are written into a temporary folder that replaces the output folder
+//! only once everything succeeded.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use backend_nvptx::codegen::{self, CodegenOptions};
+use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
+use backend_nvptx::{Arch, LinkInput, LinkPlan};
+use frontend::bridge::RustcConfig;
+use frontend::pmir::Callback as PmirCallback;
+use frontend::PreparedMir;
+use manifest::bundle::{
+    standard_case_inputs, BenchSpec, BenchVariant, Bundle, CaptureValue, Case, RegistrationRun,
+    BUNDLE_FORMAT,
+};
+use manifest::provider::{emit_translation_unit, KernelRequest};
+use manifest::{
+    Callback, Fingerprint, InputSpec, LaunchFacts, Manifest, RegistrationId, Variant, GENERATOR,
+    MANIFEST_FORMAT,
+};
+use passes::admission::{Outcome, Verdict};
+use passes::diagnostic::Emitter;
+use passes::lower::{self, Pipeline, Thunk};
+use rayon::prelude::*;
+
+use crate::admit::run_admission;
+use crate::hostref::{self, HostJob};
+
+/// Callbacks per compilation unit: fixed, so output is independent of threads.
+const CHUNK: usize = 16;
+
+/// What `--emit` can ask for besides the cubin and manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Emit {
+    Mlir,
+    Llvm,
+    Ptx,
+    Ltoir,
+    Cu,
+    Cubin,
+}
+
+pub struct BuildArgs<'a> {
+    pub file: &'a Path,
+    pub config: &'a RustcConfig,
+    pub arch: &'a str,
+    pub debug: bool,
+    pub lto: bool,
+    pub emit: &'a [Emit],
+    pub output: &'a Path,
+    pub bundle: bool,
+    /// Largest case size in the bundle (2^28 by default).
+    pub max_size: Option<u64>,
+    /// Also build every admitted callback by the PTX route and the copy
+    /// kernel, and describe the benchmark in the bundle (`gpu-run --bench`).
+    pub bench: bool,
+    /// A hand-written C++ expression of `a`, `b` and `env.NAME` for the first
+    /// registration: the benchmark's baseline functor.
+    pub cpp_baseline: Option<&'a str>,
+}
+
+/// One compiled chunk of callbacks.
+struct Chunk {
+    thunks: Vec<Thunk>,
+    /// The thunk object for the link: LTOIR bytes or PTX text.
+    object: Vec<u8>,
+    /// PTX-route object when both routes are built.
+    ptx_object: Option<Vec<u8>>,
+    mlir: String,
+    llvm: String,
+}
+
+pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
+    let arch: Arch = args.arch.parse().map_err(|e| format!("--arch: {e}"))?;
+    if args.bench && !args.lto {
+        return Err("--bench builds both routes and needs --lto".into());
+    }
+    let (doc, outcomes) = run_admission(args.file, args.config)?;
+    let styled = std::io::stderr().is_terminal();
+    let emitter = Emitter::new(&doc.source, styled);
+    let mut rejected = 0;
+    for o in &outcomes {
+        if let Verdict::Rejected(diags) = &o.verdict {
+            rejected += 1;
+            for d in diags {
+                eprintln!("{}\n", emitter.render(d));
+            }
+        }
+    }
+    let callbacks = lower::admitted(&outcomes);
+    if callbacks.is_empty() {
+        return Err(format!(
+            "{}: no admitted registration to build ({} found, {rejected} rejected)",
+            doc.source.file,
+            outcomes.len()
+        ));
+    }
+    let codegen = CodegenOptions {
+        arch,
+        debug: args.debug,
+        opt_level: 3,
+    };
+    let chunks = compile_chunks(&doc, &callbacks, &codegen, args)?;
+    let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
+
+    // The provider, instantiated for every thunk.
+    let launch = LaunchFacts::DEFAULT;
+    let mut requests = Vec::new();
+    for t in &thunks {
+        let id = RegistrationId(t.registration as u32);
+        let main_variant = if args.lto {
+            Variant::RustLtoir
+        } else {
+            Variant::RustPtx
+        };
+        requests.push(KernelRequest::ReduceWithThunk {
+            registration: id,
+            variant: main_variant,
+            thunk: t.symbol.clone(),
+            env: t.env.clone(),
+        });
+        if args.bench {
+            requests.push(KernelRequest::ReduceWithThunk {
+                registration: id,
+                variant: Variant::RustPtx,
+                thunk: ptx_symbol(&t.symbol),
+                env: t.env.clone(),
+            });
+        }
+    }
+    if let (Some(expr), Some(t)) = (args.cpp_baseline, thunks.first()) {
+        requests.push(KernelRequest::ReduceWithCpp {
+            registration: RegistrationId(t.registration as u32),
+            expr: expr.to_string(),
+            env: t.env.clone(),
+        });
+    }
+    if args.bench {
+        requests.push(KernelRequest::Copy);
+    }
+    let tu = emit_translation_unit(&requests, &launch).map_err(|e| e.to_string())?;
+    let target = if args.lto {
+        NvrtcTarget::Ltoir
+    } else {
+        NvrtcTarget::Ptx
+    };
+    let mut nvrtc_options = NvrtcOptions::new(arch, target);
+    nvrtc_options.lineinfo = args.debug;
+    nvrtc_options.extra.extend(tu.nvrtc_options.iter().cloned());
+    let provider = nvrtc::compile("provider.cu", &tu.source, &nvrtc_options)
+        .map_err(|e| format!("compiling the provider: {e}"))?;
+
+    // Link: the flags come from what the inputs hold.
+    let mut plan = LinkPlan::new(arch);
+    plan.lineinfo = args.debug;
+    let provider_name = if args.lto {
+        "provider.ltoir"
+    } else {
+        "provider.ptx"
+    };
+    plan = plan.with_input(input(provider_name, provider.bytes.clone())?);
+    for (i, c) in chunks.iter().enumerate() {
+        let name = if args.lto {
+            format!("thunks.{i}.ltoir")
+        } else {
+            format!("thunks.{i}.ptx")
+        };
+        plan = plan.with_input(input(&name, c.object.clone())?);
+        if let Some(ptx) = &c.ptx_object {
+            plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
+        }
+    }
+    let linked = plan.link().map_err(|e| e.to_string())?;
+
+    // Manifest, fingerprinted over every input.
+    let mut fp_inputs: Vec<(String, Vec<u8>)> = vec![
+        ("prepared MIR".into(), doc.to_json().into_bytes()),
+        ("provider.cu".into(), tu.source.clone().into_bytes()),
+        (
+            "options".into(),
+            format!(
+                "arch={arch} debug={} lto={} bench={}",
+                args.debug, args.lto, args.bench
+            )
+            .into_bytes(),
+        ),
+    ];
+    for (i, c) in chunks.iter().enumerate() {
+        fp_inputs.push((format!("thunks.{i}"), c.object.clone()));
+    }
+    let fp_refs: Vec<(&str, &[u8])> = fp_inputs
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let fingerprint = Fingerprint::of_inputs(&fp_refs);
+    let manifest = Manifest {
+        format: MANIFEST_FORMAT.into(),
+        fingerprint: fingerprint.clone(),
+        arch: arch.sm(),
+        cubin: "callbacks.cubin".into(),
+        toolchain: toolchain(&doc),
+        callbacks: thunks
+            .iter()
+            .map(|t| Callback {
+                registration: RegistrationId(t.registration as u32),
+                origin: origin(&doc, &outcomes, t.registration),
+                env: t.env.clone(),
+            })
+            .collect(),
+        kernels: tu.kernels.clone(),
+    };
+    manifest
+        .validate()
+        .map_err(|e| format!("internal error: the manifest does not validate: {e}"))?;
+
+    // Files, into a temporary folder first.
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("callbacks.cubin".into(), linked.bytes.clone()),
+        ("manifest.json".into(), manifest.to_json().into_bytes()),
+    ];
+    for e in args.emit {
+        match e {
+            Emit::Mlir => {
+                for (i, c) in chunks.iter().enumerate() {
+                    files.push((format!("callbacks.{i}.mlir"), c.mlir.clone().into_bytes()));
+                }
+            }
+            Emit::Llvm => {
+                for (i, c) in chunks.iter().enumerate() {
+                    files.push((format!("callbacks.{i}.ll"), c.llvm.clone().into_bytes()));
+                }
+            }
+            Emit::Ptx | Emit::Ltoir => {
+                for (i, c) in chunks.iter().enumerate() {
+                    let (ext, bytes) = match (e, args.lto, &c.ptx_object) {
+                        (Emit::Ltoir, true, _) => ("ltoir", &c.object),
+                        (Emit::Ptx, false, _) => ("ptx", &c.object),
+                        (Emit::Ptx, true, Some(p)) => ("ptx", p),
+                        _ => continue,
+                    };
+                    files.push((format!("thunks.{i}.{ext}"), bytes.clone()));
+                }
+                if (*e == Emit::Ltoir) == args.lto {
+                    let ext = if args.lto { "ltoir" } else { "ptx" };
+                    files.push((format!("provider.{ext}"), provider.bytes.clone()));
+                }
+            }
+            Emit::Cu => files.push(("provider.cu".into(), tu.source.clone().into_bytes())),
+            Emit::Cubin => {}
+        }
+    }
+    if args.bundle {
+        let bundle = make_bundle(&doc, args, &outcomes, &thunks, &tu.kernels, &fingerprint)?;
+        files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
+    }
+    write_dir(args.output, &files)?;
+    eprintln!(
+        "wrote {} ({} callbacks, {} kernels, cubin {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
+        args.output.display(),
+        thunks.len(),
+        tu.kernels.len(),
+        linked.bytes.len(),
+        linked.explanation.options().join(" "),
+        callbacks.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn input(name: &str, bytes: Vec<u8>) -> Result<LinkInput, String> {
+    LinkInput::new(name, bytes).map_err(|e| format!("internal error: {name}: {e}"))
+}
+
+/// The PTX-route twin of a thunk (both routes in one cubin need two names).
+fn ptx_symbol(symbol: &str) -> String {
+    format!("{symbol}_ptx")
+}
+
+/// Lowers and generates code for every callback, chunk by chunk in parallel.
+fn compile_chunks(
+    doc: &PreparedMir,
+    callbacks: &[lower::Callback],
+    codegen: &CodegenOptions,
+    args: &BuildArgs<'_>,
+) -> Result<Vec<Chunk>, String> {
+    let groups: Vec<&[lower::Callback]> = callbacks.chunks(CHUNK).collect();
+    let progress = (std::io::stderr().is_terminal() && groups.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(callbacks.len() as u64);
+        bar.set_message("compiling callbacks");
+        bar
+    });
+    let result: Result<Vec<Chunk>, String> = groups
+        .par_iter()
+        .map(|group| {
+            let chunk = compile_chunk(doc, group, codegen, args);
+            if let Some(bar) = &progress {
+                bar.inc(group.len() as u64);
+            }
+            chunk
+        })
+        .collect();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    result
+}
+
+fn compile_chunk(
+    doc: &PreparedMir,
+    group: &[lower::Callback],
+    codegen: &CodegenOptions,
+    args: &BuildArgs<'_>,
+) -> Result<Chunk, String> {
+    // MLIR contexts are not shared between threads: one per chunk.
+    let context = ir::context().map_err(|e| e.to_string())?;
+    let mut module = ir::import(&context, doc).map_err(|e| e.to_string())?;
+    let mlir = ir::print(&module);
+    let lowered = Pipeline::standard()
+        .run(&mut module, group, &lower::Options::default())
+        .map_err(|e| e.to_string())?;
+    let llvm = codegen::emit_llvm_ir(&module, codegen).map_err(|e| e.to_string())?;
+    let object = if args.lto {
+        codegen::compile_ltoir(&module, codegen).map_err(|e| e.to_string())?
+    } else {
+        codegen::emit_ptx(&module, codegen)
+            .map_err(|e| e.to_string())?
+            .into_bytes()
+    };
+    let ptx_object = if args.bench && args.lto {
+        // The same thunks under other names, as PTX, for the PTX-route
+        // kernels: renamed in the module, then generated again.
+        for t in &lowered.thunks {
+            rename_function(&module, &t.symbol, &ptx_symbol(&t.symbol))?;
+        }
+        let ptx = codegen::emit_ptx(&module, codegen).map_err(|e| e.to_string())?;
+        Some(ptx.into_bytes())
+    } else {
+        None
+    };
+    Ok(Chunk {
+        thunks: lowered.thunks,
+        object,
+        ptx_object,
+        mlir,
+        llvm,
+    })
+}
+
+/// Renames a top-level function of a lowered module (its `sym_name`).
+fn rename_function(module: &melior::ir::Module<'_>, from: &str, to: &str) -> Result<(), String> {
+    use melior::ir::attribute::StringAttribute;
+    use melior::ir::block::BlockLike;
+    use melior::ir::operation::{OperationLike, OperationMutLike};
+    let context = module.context();
+    let mut op = module.body().first_operation();
+    while let Some(o) = op {
+        let named = o
+            .attribute("sym_name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .is_some_and(|a| a.value() == from);
+        if named {
+            // SAFETY: the module borrows its context, which outlives this call;
+            // the op is a live top-level op of the module, renamed in place.
+            let ctx = unsafe { context.to_ref() };
+            let mut op_mut =
+                unsafe { melior::ir::operation::OperationRefMut::from_raw(o.to_raw()) };
+            op_mut.set_attribute("sym_name", StringAttribute::new(ctx, to).into());
+            return Ok(());
+        }
+        op = o.next_in_block();
+    }
+    Err(format!(
+        "internal error: no function `{from}` in the lowered module"
+    ))
+}
+
+fn toolchain(doc: &PreparedMir) -> BTreeMap<String, String> {
+    let mut t = BTreeMap::new();
+    t.insert("driver".into(), env!("CARGO_PKG_VERSION").into());
+    if let Some(r) = &doc.source.rustc {
+        t.insert("rustc".into(), r.clone());
+    }
+    if let Ok(v) = backend_nvptx::toolchain_versions() {
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(&v) {
+            for (k, v) in map {
+                if k.contains("path") {
+                    continue; // machine-specific: not part of the artifact
+                }
+                t.insert(
+                    k,
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
+                );
+            }
+        }
+    }
+    t
+}
+
+fn origin(doc: &PreparedMir, outcomes: &[Outcome], registration: usize) -> Option<String> {
+    let o = outcomes.get(registration)?;
+    let span = o.registration.loc.span?;
+    Some(format!(
+        "{}:{}:{}",
+        doc.source.file, span.lo_line, span.lo_col
+    ))
+}
+
+/// The run bundle: host-reference results for every registration whose
+/// caller the harness can call, at the standard sizes.
+fn make_bundle(
+    doc: &PreparedMir,
+    args: &BuildArgs<'_>,
+    outcomes: &[Outcome],
+    thunks: &[&Thunk],
+    kernels: &[manifest::Kernel],
+    fingerprint: &Fingerprint,
+) -> Result<Bundle, String> {
+    let max = args.max_size.unwrap_or(1 << 28);
+    let cases: Vec<(InputSpec, u32)> = standard_case_inputs()
+        .into_iter()
+        .filter(|(s, _)| s.size <= max)
+        .collect();
+    let mut jobs = Vec::new();
+    let mut captures_of = BTreeMap::new();
+    for t in thunks {
+        let reg = &doc.registrations[t.registration];
+        let Some(caller) = doc.body(&reg.caller) else {
+            continue;
+        };
+        let args_ = match hostref::caller_arguments(doc, caller, 0x5EED + t.registration as u64) {
+            Ok(a) => a,
+            Err(why) => {
+                eprintln!(
+                    "note: registration #{} is left out of the bundle: {why}",
+                    t.registration
+                );
+                continue;
+            }
+        };
+        // Capture values: the caller's arguments of the same names.
+        let closure = match &reg.callback {
+            PmirCallback::Closure { body } => doc.closure(body),
+            _ => None,
+        };
+        let mut values = Vec::new();
+        let mut missing = None;
+        for cap in closure.map(|c| c.captures.as_slice()).unwrap_or(&[]) {
+            match args_.iter().find(|a| a.name == cap.name) {
+                Some(a) => values.push(CaptureValue {
+                    name: cap.name.clone(),
+                    value: a.value.clone(),
+                }),
+                None => missing = Some(cap.name.clone()),
+            }
+        }
+        if let Some(m) = missing {
+            eprintln!(
+                "note: registration #{} is left out of the bundle: capture `{m}` is not an argument of `{}`",
+                t.registration, reg.caller
+            );
+            continue;
+        }
+        let call_index = doc
+            .registrations
+            .iter()
+            .take(t.registration)
+            .filter(|r| r.caller == reg.caller)
+            .count();
+        captures_of.insert(t.registration, values);
+        jobs.push(HostJob {
+            registration: t.registration,
+            caller: reg.caller.clone(),
+            call_index,
+            arguments: args_,
+            cases: cases.iter().map(|(s, _)| *s).collect(),
+        });
+    }
+    let oc = doc.source.overflow_checks.unwrap_or(true);
+    let results = hostref::run(args.file, oc, &jobs)?;
+    let mut runs = Vec::new();
+    for job in &jobs {
+        let id = RegistrationId(job.registration as u32);
+        for kernel in kernels.iter().filter(|k| k.registration == Some(id)) {
+            let cases = cases
+                .iter()
+                .filter_map(|(spec, offset)| {
+                    let r = results
+                        .iter()
+                        .find(|r| r.registration == job.registration && r.spec == *spec)?;
+                    Some(Case {
+                        size: spec.size,
+                        seed: spec.seed,
+                        offset: *offset,
+                        init: r.init,
+                        expected: r.expected,
+                    })
+                })
+                .collect();
+            runs.push(RegistrationRun {
+                registration: id,
+                kernel: kernel.name.clone(),
+                captures: captures_of[&job.registration].clone(),
+                cases,
+            });
+        }
+    }
+    let _ = outcomes;
+    let bench = args
+        .bench
+        .then(|| bench_spec(&jobs, &results, kernels, max));
+    let bundle = Bundle {
+        format: BUNDLE_FORMAT.into(),
+        fingerprint: fingerprint.clone(),
+        manifest: "manifest.json".into(),
+        generator: GENERATOR.into(),
+        registrations: runs,
+        bench: bench.flatten(),
+    };
+    bundle
+        .validate()
+        .map_err(|e| format!("internal error: {e}"))?;
+    Ok(bundle)
+}
+
+/// The benchmark: every kernel of the first registration the host evaluated
+/// at the largest size, plus the copy ceilings.
+fn bench_spec(
+    jobs: &[HostJob],
+    results: &[hostref::HostResult],
+    kernels: &[manifest::Kernel],
+    max: u64,
+) -> Option<BenchSpec> {
+    let job = jobs.first()?;
+    let size = job.cases.iter().map(|c| c.size).max()?.min(max);
+    let r = results
+        .iter()
+        .find(|r| r.registration == job.registration && r.spec.size == size)?;
+    let id = RegistrationId(job.registration as u32);
+    let mut variants: Vec<BenchVariant> = kernels
+        .iter()
+        .filter(|k| k.registration == Some(id))
+        .map(|k| BenchVariant::Kernel {
+            label: format!("r{} {:?}", id.0, k.variant),
+            kernel: k.name.clone(),
+            init: r.init,
+            expected: vec![r.expected],
+        })
+        .collect();
+    variants.push(BenchVariant::Kernel {
+        label: "copy kernel".into(),
+        kernel: "rcb_copy_i32".into(),
+        init: 0,
+        expected: vec![],
+    });
+    variants.push(BenchVariant::DriverMemcpy {
+        label: "driver memcpy".into(),
+    });
+    Some(BenchSpec {
+        size,
+        seeds: vec![r.spec.seed],
+        warmup: 5,
+        repeats: 50,
+        passes: 2,
+        variants,
+    })
+}
+
+/// Writes `files` into a fresh folder beside `dir`, then puts it in place.
+fn write_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = dir
+        .file_name()
+        .ok_or_else(|| format!("{}: not a folder name", dir.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp: PathBuf = parent.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp)?;
+        for (f, bytes) in files {
+            std::fs::write(tmp.join(f), bytes)?;
+        }
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
+        std::fs::rename(&tmp, dir)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        format!("cannot write {}: {e}", dir.display())
+    })
+}

@@ -1,0 +1,62 @@
+//! `driver opt`: run named passes on a module, in the style of `mlir-opt`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use frontend::bridge::RustcConfig;
+use passes::admission;
+use passes::lower::{self, Pipeline};
+
+use crate::input;
+use crate::output::write_atomic;
+
+pub struct OptArgs<'a> {
+    pub file: &'a Path,
+    pub config: &'a RustcConfig,
+    pub passes: Option<&'a str>,
+    pub print_ir_after_all: bool,
+    pub print_locations: bool,
+    pub output: Option<&'a Path>,
+}
+
+pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
+    // No `--passes`: verify and print, as `mlir-opt` does; `standard` is
+    // the whole lowering.
+    let pipeline = match args.passes {
+        Some("standard") => Pipeline::standard(),
+        Some(list) => Pipeline::parse(list).map_err(|e| e.to_string())?,
+        None => Pipeline::parse("").map_err(|e| e.to_string())?,
+    };
+    let context = ir::context().map_err(|e| e.to_string())?;
+    let name = args.file.display().to_string();
+    // `.mlir` text is parsed (and verified) by MLIR; anything else is imported.
+    let mut module = if name.ends_with(".mlir") {
+        let text =
+            std::fs::read_to_string(args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
+        ir::parse(&context, &text).map_err(|e| format!("{name}: {e}"))?
+    } else {
+        let doc = input::load(args.file, args.config)?;
+        ir::import(&context, &doc).map_err(|e| format!("{name}: {e}"))?
+    };
+    ir::verify(&module).map_err(|e| format!("{name}: {e}"))?;
+    // Lowering works on the callbacks admission admits, read off the module.
+    let outcomes = admission::admit(&admission::read::read(&module));
+    let callbacks = lower::admitted(&outcomes);
+    let options = lower::Options {
+        print_after_all: args.print_ir_after_all,
+        print_locations: args.print_locations,
+        overflow_checks: None,
+    };
+    let lowered = pipeline
+        .run(&mut module, &callbacks, &options)
+        .map_err(|e| e.to_string())?;
+    for dump in &lowered.dumps {
+        eprint!("{}", dump.render());
+    }
+    let text = lower::print(&module, args.print_locations);
+    match args.output {
+        Some(p) => write_atomic(p, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
