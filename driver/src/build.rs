@@ -161,6 +161,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
 
     // Link: the flags come from what the inputs hold.
     let mut plan = LinkPlan::new(arch);
+    plan.debug = args.debug;
     plan.lineinfo = args.debug;
     let provider_name = if args.lto {
         "provider.ltoir"

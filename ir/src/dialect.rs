@@ -448,6 +448,11 @@ pub fn context() -> Result<Context, DialectError> {
     register_all_dialects(&registry);
     // Threading off: one context per compile job; rayon parallelises above.
     let context = Context::new_with_registry(&registry, false);
+    // The LLVM IR translations are registered here, before the IRDL dialect
+    // is loaded: appending a registry later (which registration does) walks
+    // the loaded dialects and crashed on the dynamic `rmir` dialect in
+    // optimised builds.
+    melior::utility::register_all_llvm_translations(&context);
     for dialect in ["builtin", "func", "arith", "cf", "llvm", "irdl"] {
         context.get_or_load_dialect(dialect);
     }

@@ -37,7 +37,7 @@ use melior::{
         Module,
     },
     pass::PassManager,
-    utility::{parse_pass_pipeline, register_all_llvm_translations, register_all_passes},
+    utility::{parse_pass_pipeline, register_all_passes},
 };
 
 use crate::{nvvm, Arch};
@@ -135,8 +135,11 @@ pub fn to_llvm_ir<'ctx>(
 ) -> Result<LlvmModule<'ctx>, CodegenError> {
     let op = module.as_operation();
     // SAFETY: the module borrows its context, which outlives this call.
-    let mlir = unsafe { module.context().to_ref() };
-    register_all_llvm_translations(mlir);
+    // The LLVM IR translations are registered by `ir::context()`.
+    // The `ContextRef` must live in a local: `to_ref` borrows it, and a
+    // temporary would leave a dangling reference (a crash in release builds).
+    let context_ref = module.context();
+    let mlir = unsafe { context_ref.to_ref() };
     let copy = melior::ir::Operation::clone(&op);
     let mut copy = Module::from_operation(copy)
         .ok_or_else(|| CodegenError::Translate("the operation is not a module".into()))?;
@@ -190,7 +193,8 @@ pub fn to_llvm_ir<'ctx>(
 /// range and a MIR line in another file merge to line 0.
 fn source_locations_only(module: &Module<'_>) {
     // SAFETY: the module borrows its context, which outlives this call.
-    let context = unsafe { module.context().to_ref() };
+    let context_ref = module.context();
+    let context = unsafe { context_ref.to_ref() };
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let mut loc = ir::Loc::decode(op.location());
         if loc.source.is_some() && loc.mir.is_some() {

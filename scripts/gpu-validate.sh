@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Device validation, step 1 (here, no GPU): builds every admitted case of the
+# admission suite by both routes and with -g, each with a run bundle whose
+# expected results come from the rustc-built host code, plus the benchmark
+# build, and the GPU runner. Everything lands in target/gpu/validate (a few
+# MiB), which the GPU machine receives.
+# Step 2, on the GPU machine: scripts/gpu-validate-run.sh
+# Options: MAX_SIZE=N (default 2^28) limits case sizes.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=target/gpu/validate
+max=${MAX_SIZE:-268435456}
+cargo build --release --locked -p driver -p runtime --bins
+driver=target/release/driver
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp"
+for case in tests/admission/0[1-8]_*.rs; do
+  name=$(basename "$case" .rs)
+  opt=()
+  case "$name" in *opt3*) opt=(-O) ;; esac
+  for route in lto ptx ptx-g; do
+    flags=()
+    case "$route" in
+      ptx) flags=(--no-lto) ;;
+      ptx-g) flags=(--no-lto -g) ;;
+    esac
+    "$driver" build "$case" "${opt[@]}" "${flags[@]}" --bundle --max-size "$max" \
+      -o "$out.tmp/$name.$route" 2>&1 | tail -1
+  done
+done
+"$driver" build benches/bench_sum.rs --bench --cpp-baseline 'a + b' --bundle \
+  --max-size "$max" -o "$out.tmp/bench" 2>&1 | tail -1
+cp target/release/gpu-run "$out.tmp/gpu-run"
+if ldd "$out.tmp/gpu-run" | grep -iE 'llvm|mlir|libcuda'; then
+  echo "gpu-validate: gpu-run links LLVM/MLIR or libcuda directly" >&2
+  exit 1
+fi
+rm -rf "$out"
+mv "$out.tmp" "$out"
+du -sh "$out"
+echo "gpu-validate: ready in $out; on the GPU machine run scripts/gpu-validate-run.sh"
