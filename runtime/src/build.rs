@@ -110,7 +110,7 @@ impl<'g> Loaded<'g> {
                         available: "(see cuobjdump -elf)".into(),
                     })?;
             let (offsets, _) = param_offsets(&kernel.params);
-            let layout = function.param_layout()?;
+            let layout = function.param_layout(kernel.params.len())?;
             if let Some(layout) = &layout {
                 if layout.len() != kernel.params.len() {
                     return Err(mismatch(format!(

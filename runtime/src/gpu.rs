@@ -258,14 +258,20 @@ impl Function<'_> {
         Ok(blocks.max(0) as u32)
     }
 
-    /// `(offset, size)` of every parameter, from `cuFuncGetParamInfo`
-    /// (CUDA 12.4+); `None` when the driver lacks it.
-    pub fn param_layout(&self) -> Result<Option<Vec<(u64, u64)>>, RuntimeError> {
+    /// `(offset, size)` of the first `expected` parameters, from
+    /// `cuFuncGetParamInfo` (CUDA 12.4+); fewer when the kernel has fewer;
+    /// `None` when the driver lacks the call.
+    ///
+    /// Only indices that should exist are asked for: asking past the last
+    /// parameter is how one would count them (CUDA 13.0 has no
+    /// `cuFuncGetParamCount`), but that failing call is an API error that
+    /// compute-sanitizer reports, and the runs must be sanitizer-clean.
+    pub fn param_layout(&self, expected: usize) -> Result<Option<Vec<(u64, u64)>>, RuntimeError> {
         if !has_symbol("cuFuncGetParamInfo") {
             return Ok(None);
         }
         let mut layout = Vec::new();
-        for index in 0..4096usize {
+        for index in 0..expected {
             let mut offset = 0usize;
             let mut size = 0usize;
             // SAFETY: valid function; out-pointers to locals.
