@@ -10,6 +10,7 @@ use passes::admission::{self, Outcome, Verdict};
 use passes::diagnostic::Emitter;
 
 use crate::input;
+use crate::timings::Timings;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ErrorFormat {
@@ -22,10 +23,25 @@ pub fn run_admission(
     file: &Path,
     config: &RustcConfig,
 ) -> Result<(frontend::PreparedMir, Vec<Outcome>), String> {
-    let doc = input::load(file, config)?;
-    let context = ir::context().map_err(|e| e.to_string())?;
-    let module = ir::import(&context, &doc).map_err(|e| format!("{}: {e}", file.display()))?;
-    let outcomes = admission::admit(&admission::read::read(&module));
+    run_admission_timed(file, config, &mut Timings::default())
+}
+
+/// [`run_admission`], recording the time of each stage.
+pub fn run_admission_timed(
+    file: &Path,
+    config: &RustcConfig,
+    timings: &mut Timings,
+) -> Result<(frontend::PreparedMir, Vec<Outcome>), String> {
+    let doc = timings.time("load (rustc, parse)", || input::load(file, config))?;
+    let context = timings
+        .time("MLIR context", ir::context)
+        .map_err(|e| e.to_string())?;
+    let module = timings
+        .time("import to rmir", || ir::import(&context, &doc))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let outcomes = timings.time("admission", || {
+        admission::admit(&admission::read::read(&module))
+    });
     Ok((doc, outcomes))
 }
 

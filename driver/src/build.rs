@@ -32,8 +32,9 @@ use passes::diagnostic::Emitter;
 use passes::lower::{self, Pipeline, Thunk};
 use rayon::prelude::*;
 
-use crate::admit::run_admission;
+use crate::admit::run_admission_timed;
 use crate::hostref::{self, HostJob};
+use crate::timings::Timings;
 
 /// Callbacks per compilation unit: fixed, so output is independent of threads.
 const CHUNK: usize = 16;
@@ -66,6 +67,8 @@ pub struct BuildArgs<'a> {
     /// A hand-written C++ expression of `a`, `b` and `env.NAME` for the first
     /// registration: the benchmark's baseline functor.
     pub cpp_baseline: Option<&'a str>,
+    /// Print the time of each stage.
+    pub timings: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -77,6 +80,7 @@ struct Chunk {
     ptx_object: Option<Vec<u8>>,
     mlir: String,
     llvm: String,
+    timings: Timings,
 }
 
 pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
@@ -84,7 +88,8 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     if args.bench && !args.lto {
         return Err("--bench builds both routes and needs --lto".into());
     }
-    let (doc, outcomes) = run_admission(args.file, args.config)?;
+    let mut timings = Timings::default();
+    let (doc, outcomes) = run_admission_timed(args.file, args.config, &mut timings)?;
     let styled = std::io::stderr().is_terminal();
     let emitter = Emitter::new(&doc.source, styled);
     let mut rejected = 0;
@@ -109,7 +114,15 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         debug: args.debug,
         opt_level: 3,
     };
+    let wall = std::time::Instant::now();
     let chunks = compile_chunks(&doc, &callbacks, &codegen, args)?;
+    let wall = wall.elapsed();
+    for c in &chunks {
+        timings.merge(&c.timings);
+    }
+    // The per-stage figures above are summed over chunks; this is the wall
+    // time of the parallel section, to see how it scales with threads.
+    timings.add("callbacks, wall (rayon)", wall);
     let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
 
     // The provider, instantiated for every thunk.
@@ -156,7 +169,10 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     let mut nvrtc_options = NvrtcOptions::new(arch, target);
     nvrtc_options.lineinfo = args.debug;
     nvrtc_options.extra.extend(tu.nvrtc_options.iter().cloned());
-    let provider = nvrtc::compile("provider.cu", &tu.source, &nvrtc_options)
+    let provider = timings
+        .time("NVRTC (provider)", || {
+            nvrtc::compile("provider.cu", &tu.source, &nvrtc_options)
+        })
         .map_err(|e| format!("compiling the provider: {e}"))?;
 
     // Link: the flags come from what the inputs hold.
@@ -180,7 +196,9 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
         }
     }
-    let linked = plan.link().map_err(|e| e.to_string())?;
+    let linked = timings
+        .time("nvJitLink", || plan.link())
+        .map_err(|e| e.to_string())?;
 
     // Manifest, fingerprinted over every input.
     let mut fp_inputs: Vec<(String, Vec<u8>)> = vec![
@@ -263,7 +281,23 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         let bundle = make_bundle(&doc, args, &outcomes, &thunks, &tu.kernels, &fingerprint)?;
         files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
     }
-    write_dir(args.output, &files)?;
+    timings.time("write", || write_dir(args.output, &files))?;
+    if args.timings {
+        eprint!(
+            "{}",
+            timings.render(
+                thunks.len(),
+                &[
+                    "import to rmir",
+                    "admission",
+                    "lowering",
+                    "LLVM IR + O3",
+                    "PTX (NVPTX)",
+                    "NVVM IR emission",
+                ]
+            )
+        );
+    }
     eprintln!(
         "wrote {} ({} callbacks, {} kernels, cubin {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
         args.output.display(),
@@ -320,18 +354,52 @@ fn compile_chunk(
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
 ) -> Result<Chunk, String> {
+    let mut t = Timings::default();
     // MLIR contexts are not shared between threads: one per chunk.
-    let context = ir::context().map_err(|e| e.to_string())?;
-    let mut module = ir::import(&context, doc).map_err(|e| e.to_string())?;
-    let mlir = ir::print(&module);
-    let lowered = Pipeline::standard()
-        .run(&mut module, group, &lower::Options::default())
+    let context = t
+        .time("MLIR context", ir::context)
         .map_err(|e| e.to_string())?;
-    let llvm = codegen::emit_llvm_ir(&module, codegen).map_err(|e| e.to_string())?;
-    let object = if args.lto {
-        codegen::compile_ltoir(&module, codegen).map_err(|e| e.to_string())?
+    // Only what this chunk's callbacks reach is imported: a chunk's cost
+    // does not grow with the size of the file.
+    let sub = t.time("import to rmir", || subset(doc, group));
+    let mut module = t
+        .time("import to rmir", || ir::import(&context, &sub))
+        .map_err(|e| e.to_string())?;
+    let mlir = if args.emit.contains(&Emit::Mlir) {
+        ir::print(&module)
     } else {
-        codegen::emit_ptx(&module, codegen)
+        String::new()
+    };
+    let lowered = t
+        .time("lowering", || {
+            Pipeline::standard().run(&mut module, group, &lower::Options::default())
+        })
+        .map_err(|e| e.to_string())?;
+    let llvm = if args.emit.contains(&Emit::Llvm) {
+        t.time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
+            .map_err(|e| e.to_string())?
+    } else {
+        String::new()
+    };
+    let object = if args.lto {
+        let text = t
+            .time("NVVM IR emission", || {
+                codegen::emit_nvvm_ir(&module, codegen)
+            })
+            .map_err(|e| e.to_string())?;
+        // Without `-g`: the emitter writes no debug metadata for libNVVM.
+        t.time("libNVVM (LTOIR)", || {
+            backend_nvptx::nvvm::compile_to_ltoir(
+                "callbacks.ll",
+                text.as_bytes(),
+                codegen.arch,
+                false,
+            )
+        })
+        .map_err(|e| e.to_string())?
+        .bytes
+    } else {
+        t.time("PTX (NVPTX)", || codegen::emit_ptx(&module, codegen))
             .map_err(|e| e.to_string())?
             .into_bytes()
     };
@@ -352,7 +420,58 @@ fn compile_chunk(
         ptx_object,
         mlir,
         llvm,
+        timings: t,
     })
+}
+
+/// The part of `doc` that `group`'s callbacks need: their registrations,
+/// the bodies they reach through local calls, and those bodies' closures.
+fn subset(doc: &PreparedMir, group: &[lower::Callback]) -> PreparedMir {
+    use frontend::pmir::{Resolution, TerminatorKind};
+    use std::collections::BTreeSet;
+    let by_name: BTreeMap<&str, &frontend::pmir::Body> =
+        doc.bodies.iter().map(|b| (b.name.as_str(), b)).collect();
+    let mut reach: BTreeSet<&str> = BTreeSet::new();
+    let mut work: Vec<&str> = group.iter().map(|c| c.abi.body.as_str()).collect();
+    while let Some(name) = work.pop() {
+        let Some(body) = by_name.get(name) else {
+            continue;
+        };
+        if !reach.insert(body.name.as_str()) {
+            continue;
+        }
+        for block in &body.blocks {
+            if let TerminatorKind::Call { callee, .. } = &block.terminator.kind {
+                if let Resolution::Local { body } = &callee.resolution {
+                    work.push(body);
+                }
+            }
+        }
+    }
+    let wanted: BTreeSet<usize> = group.iter().map(|c| c.registration).collect();
+    PreparedMir {
+        format: doc.format.clone(),
+        source: doc.source.clone(),
+        bodies: doc
+            .bodies
+            .iter()
+            .filter(|b| reach.contains(b.name.as_str()))
+            .cloned()
+            .collect(),
+        closures: doc
+            .closures
+            .iter()
+            .filter(|c| reach.contains(c.body.as_str()))
+            .cloned()
+            .collect(),
+        registrations: doc
+            .registrations
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| wanted.contains(i))
+            .map(|(_, r)| r.clone())
+            .collect(),
+    }
 }
 
 /// Renames a top-level function of a lowered module (its `sym_name`).
@@ -487,6 +606,17 @@ fn make_bundle(
             cases: cases.iter().map(|(s, _)| *s).collect(),
         });
     }
+    // The benchmark rotates several inputs at the largest size (so L2 does not
+    // flatter a variant); the host computes their expected results too.
+    if args.bench {
+        if let Some(job) = jobs.first_mut() {
+            job.cases.extend(
+                BENCH_SEEDS
+                    .iter()
+                    .map(|&seed| InputSpec { size: max, seed }),
+            );
+        }
+    }
     let oc = doc.source.overflow_checks.unwrap_or(true);
     let results = hostref::run(args.file, oc, &jobs)?;
     let mut runs = Vec::new();
@@ -534,8 +664,11 @@ fn make_bundle(
     Ok(bundle)
 }
 
-/// The benchmark: every kernel of the first registration the host evaluated
-/// at the largest size, plus the copy ceilings.
+/// Seeds of the benchmark's rotated inputs.
+const BENCH_SEEDS: [u64; 4] = [0xB0, 0xB1, 0xB2, 0xB3];
+
+/// The benchmark: every kernel of the first registration the host evaluated,
+/// on the rotated inputs, plus the copy ceilings.
 fn bench_spec(
     jobs: &[HostJob],
     results: &[hostref::HostResult],
@@ -543,19 +676,30 @@ fn bench_spec(
     max: u64,
 ) -> Option<BenchSpec> {
     let job = jobs.first()?;
-    let size = job.cases.iter().map(|c| c.size).max()?.min(max);
-    let r = results
+    let mine: Vec<&hostref::HostResult> = BENCH_SEEDS
         .iter()
-        .find(|r| r.registration == job.registration && r.spec.size == size)?;
+        .map(|&seed| {
+            results.iter().find(|r| {
+                r.registration == job.registration && r.spec == InputSpec { size: max, seed }
+            })
+        })
+        .collect::<Option<_>>()?;
+    let init = mine[0].init;
+    let expected: Vec<i32> = mine.iter().map(|r| r.expected).collect();
     let id = RegistrationId(job.registration as u32);
     let mut variants: Vec<BenchVariant> = kernels
         .iter()
         .filter(|k| k.registration == Some(id))
         .map(|k| BenchVariant::Kernel {
-            label: format!("r{} {:?}", id.0, k.variant),
+            label: match k.variant {
+                Variant::RustLtoir => "Rust callback, LTOIR".to_string(),
+                Variant::RustPtx => "Rust callback, PTX".to_string(),
+                Variant::CppFunctor => "C++ functor".to_string(),
+                Variant::Plain => k.name.clone(),
+            },
             kernel: k.name.clone(),
-            init: r.init,
-            expected: vec![r.expected],
+            init,
+            expected: expected.clone(),
         })
         .collect();
     variants.push(BenchVariant::Kernel {
@@ -568,8 +712,8 @@ fn bench_spec(
         label: "driver memcpy".into(),
     });
     Some(BenchSpec {
-        size,
-        seeds: vec![r.spec.seed],
+        size: max,
+        seeds: BENCH_SEEDS.to_vec(),
         warmup: 5,
         repeats: 50,
         passes: 2,

@@ -15,6 +15,7 @@ mod input;
 mod link;
 mod opt;
 mod output;
+mod timings;
 
 #[derive(Parser)]
 #[command(
@@ -119,6 +120,9 @@ enum Command {
         /// C++ expression for the benchmark's hand-written functor (of `a`, `b`, `env.NAME`).
         #[arg(long)]
         cpp_baseline: Option<String>,
+        /// Print the time of each stage (to stderr).
+        #[arg(long)]
+        timings: bool,
         /// Output folder.
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
@@ -202,6 +206,7 @@ fn main() -> ExitCode {
             max_size,
             bench,
             cpp_baseline,
+            timings,
             output,
         } => build::build(&build::BuildArgs {
             file: &file,
@@ -215,6 +220,7 @@ fn main() -> ExitCode {
             max_size,
             bench,
             cpp_baseline: cpp_baseline.as_deref(),
+            timings,
         }),
         Command::Link {
             inputs,
