@@ -31,9 +31,8 @@ pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
     let name = args.file.display().to_string();
     // `.mlir` text is parsed (and verified) by MLIR; anything else is imported.
     let mut module = if name.ends_with(".mlir") {
-        let text =
-            std::fs::read_to_string(args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
-        ir::parse(&context, &text).map_err(|e| format!("{name}: {e}"))?
+        std::fs::metadata(args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
+        ir::parse_file(&context, &name).map_err(|e| e.to_string())?
     } else {
         let doc = input::load(args.file, args.config)?;
         ir::import(&context, &doc).map_err(|e| format!("{name}: {e}"))?

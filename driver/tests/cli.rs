@@ -149,3 +149,175 @@ fn inspect_and_link_bad_inputs() {
     assert_eq!(l.status.code(), Some(1));
     assert!(!dir.join("out.cubin").exists());
 }
+
+#[test]
+fn opt_reports_malformed_modules_and_unknown_passes() {
+    let dir = scratch("opt");
+    std::fs::write(
+        dir.join("bad.mlir"),
+        "module {\n  func.func @f() -> i32 {\n    %0 = arith.constant 1 : i64\n    return %0 : i32\n  }\n}\n",
+    )
+    .unwrap();
+    let bad = driver(&["opt", "bad.mlir"], &dir);
+    assert_eq!(bad.status.code(), Some(1));
+    std::fs::write(dir.join("garbage.mlir"), "module { this is not mlir }\n").unwrap();
+    let garbage = driver(&["opt", "garbage.mlir"], &dir);
+    assert_eq!(garbage.status.code(), Some(1));
+    let unknown = driver(
+        &[
+            "opt",
+            &root()
+                .join("tests/admission/03_wrapping_capture.rs")
+                .display()
+                .to_string(),
+            "--passes=lower-rmir-arith,frobnicate",
+        ],
+        &dir,
+    );
+    assert_eq!(unknown.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("frobnicate") && err.contains("select-admitted"),
+        "{err}"
+    );
+    snapshot("opt_errors", format!("{}\n{}", text(&bad), text(&garbage)));
+}
+
+#[test]
+fn opt_prints_the_module_after_every_pass() {
+    let o = driver(
+        &[
+            "opt",
+            "tests/admission/03_wrapping_capture.rs",
+            "--passes=standard",
+            "--print-ir-after-all",
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let dumps: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("// -----// IR Dump After "))
+        .map(|l| l.trim_end_matches(" //----- //"))
+        .collect();
+    assert_eq!(
+        dumps,
+        [
+            "select-admitted",
+            "lower-rmir-arith",
+            "lower-rmir-calls",
+            "lower-rmir-control",
+            "lower-rmir-memory",
+            "make-thunks",
+            "convert-arith-to-llvm",
+            "convert-cf-to-llvm",
+            "convert-func-to-llvm",
+            "reconcile-unrealized-casts"
+        ]
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("llvm.func @rmir_cb0_entry_closure_0"), "{out}");
+    assert!(!out.contains("rmir."), "no rmir op is left:\n{out}");
+}
+
+#[test]
+fn every_admitted_case_builds_by_both_routes() {
+    let dir = scratch("build");
+    let root = root();
+    for entry in std::fs::read_dir(root.join("tests/admission")).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if stem.as_str() >= "09" {
+            continue;
+        }
+        for route in ["--lto", "--no-lto"] {
+            let out = dir.join(format!("{stem}{route}"));
+            let mut args = vec![
+                "build",
+                path.to_str().unwrap(),
+                route,
+                "-o",
+                out.to_str().unwrap(),
+            ];
+            if stem.contains("opt3") {
+                args.push("-O");
+            }
+            let o = driver(&args, &root);
+            assert_eq!(o.status.code(), Some(0), "{stem} {route}: {}", text(&o));
+            let cubin = std::fs::read(out.join("callbacks.cubin")).unwrap();
+            assert_eq!(&cubin[..4], b"\x7fELF", "{stem} {route}");
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+            let kernel = manifest["kernels"][0]["name"].as_str().unwrap().to_string();
+            let variant = if route == "--lto" {
+                "rust_ltoir"
+            } else {
+                "rust_ptx"
+            };
+            assert!(kernel.ends_with(variant), "{stem}: {kernel}");
+            let name = kernel.as_bytes();
+            assert!(
+                cubin.windows(name.len()).any(|w| w == name),
+                "{stem}: {kernel} not in the cubin"
+            );
+        }
+    }
+}
+
+#[test]
+fn builds_are_deterministic_and_failures_leave_nothing() {
+    let dir = scratch("determinism");
+    let root = root();
+    let file = root.join("examples/quickstart.rs");
+    let mut outputs = Vec::new();
+    for n in ["a", "b"] {
+        let out = dir.join(n);
+        let o = driver(
+            &[
+                "build",
+                file.to_str().unwrap(),
+                "--emit",
+                "cu,ltoir",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &root,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().to_string(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        outputs.push(files);
+    }
+    assert_eq!(outputs[0], outputs[1], "same inputs, same bytes");
+    // Only rejected registrations: an error, and no output folder.
+    let out = dir.join("rejected");
+    let o = driver(
+        &[
+            "build",
+            root.join("tests/admission/15_cuda_call_direct.rs")
+                .to_str()
+                .unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &root,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

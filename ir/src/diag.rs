@@ -33,7 +33,31 @@ impl std::fmt::Display for Diagnostic {
             Severity::Note => "note",
             Severity::Remark => "remark",
         };
-        write!(f, "{}: {sev}: {}", self.location, self.message)
+        write!(
+            f,
+            "{}: {sev}: {}",
+            plain_location(&self.location),
+            self.message
+        )
+    }
+}
+
+/// `loc("x.mlir":3:5)` → `x.mlir:3:5`, as compilers print positions; any
+/// other location is left as MLIR prints it.
+fn plain_location(location: &str) -> String {
+    let Some(inner) = location
+        .strip_prefix("loc(\"")
+        .and_then(|l| l.strip_suffix(')'))
+    else {
+        return location.to_string();
+    };
+    match inner.split_once("\":") {
+        Some((file, pos))
+            if !file.contains('"') && pos.split(':').all(|p| p.parse::<u32>().is_ok()) =>
+        {
+            format!("{file}:{pos}")
+        }
+        _ => location.to_string(),
     }
 }
 

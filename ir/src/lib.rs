@@ -84,3 +84,20 @@ pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseEr
         None => Err(ParseError { diagnostics }),
     }
 }
+
+/// Parses (and verifies) a module file; diagnostics name the file, as
+/// `mlir-opt` does (`bad.mlir:4:12`), where [`parse`] says `-`.
+pub fn parse_file<'c>(context: &'c Context, path: &str) -> Result<Module<'c>, ParseError> {
+    let (module, diagnostics) = diag::capture_diagnostics(context, || {
+        let path = melior::StringRef::new(path);
+        // SAFETY: a live context and a string that outlives the call; MLIR
+        // returns a null module when parsing fails.
+        let raw =
+            unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), path.to_raw()) };
+        unsafe { Module::from_option_raw(raw) }
+    });
+    match module {
+        Some(m) => Ok(m),
+        None => Err(ParseError { diagnostics }),
+    }
+}

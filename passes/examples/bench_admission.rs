@@ -11,14 +11,18 @@ use frontend::bridge::{Bridge, RustcConfig};
 use passes::admission;
 
 fn main() {
-    let file = std::env::args().nth(1).expect("usage: bench_admission FILE.rs [REPEATS]");
+    let file = std::env::args()
+        .nth(1)
+        .expect("usage: bench_admission FILE.rs [REPEATS]");
     let repeats: usize = std::env::args()
         .nth(2)
         .and_then(|r| r.parse().ok())
         .unwrap_or(5);
     let bridge = Bridge::new(RustcConfig::default()).expect("rustc");
     let t = Instant::now();
-    let mir = bridge.emit_mir(std::path::Path::new(&file)).expect("rustc accepts the file");
+    let mir = bridge
+        .emit_mir(std::path::Path::new(&file))
+        .expect("rustc accepts the file");
     let rustc_s = t.elapsed().as_secs_f64();
     let context = ir::context().expect("dialect loads");
     let mut stages = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
@@ -26,7 +30,8 @@ fn main() {
     let mut admitted = 0;
     for _ in 0..repeats {
         let t0 = Instant::now();
-        let doc = frontend::bridge::import_mir_text(&format!("{file}.mir"), &mir).expect("MIR parses");
+        let doc =
+            frontend::bridge::import_mir_text(&format!("{file}.mir"), &mir).expect("MIR parses");
         let t1 = Instant::now();
         let module = ir::import(&context, &doc).expect("imports");
         let t2 = Instant::now();
@@ -47,12 +52,19 @@ fn main() {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    println!("{file}: {n} registrations ({admitted} admitted); rustc --emit=mir {:.0} ms once", rustc_s * 1e3);
+    println!(
+        "{file}: {n} registrations ({admitted} admitted); rustc --emit=mir {:.0} ms once",
+        rustc_s * 1e3
+    );
     for (name, v) in ["prepare", "import to rmir", "read facts", "admission rules"]
         .iter()
         .zip(stages.iter_mut())
     {
         let m = median(v);
-        println!("  {name:16} {:8.2} ms  {:8.1} µs/callback", m * 1e3, m * 1e6 / n as f64);
+        println!(
+            "  {name:16} {:8.2} ms  {:8.1} µs/callback",
+            m * 1e3,
+            m * 1e6 / n as f64
+        );
     }
 }
