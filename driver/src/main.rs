@@ -148,6 +148,15 @@ enum Command {
         #[arg(short = 'o', long, default_value = "a.cubin")]
         output: PathBuf,
     },
+    /// Run a build's bundle on the GPU: hands over to `gpu-run` (beside this
+    /// binary, or on PATH), which links no LLVM and is what the GPU machine runs.
+    Run {
+        /// A `driver build --bundle` output folder.
+        dir: PathBuf,
+        /// Run the bandwidth benchmark of a `--bench` build instead.
+        #[arg(long)]
+        bench: bool,
+    },
     /// Say what a file is and list what it holds (PTX, cubin and LTOIR entries).
     Inspect { file: PathBuf },
     /// Print the long explanation of a diagnostic code, like `rustc --explain`.
@@ -238,6 +247,7 @@ fn main() -> ExitCode {
             output: &output,
         }),
         Command::Inspect { file } => link::inspect(&file),
+        Command::Run { dir, bench } => run_bundle(&dir, bench),
         Command::Explain { code } => explain(&code),
     };
     match result {
@@ -304,4 +314,29 @@ fn explain(code: &str) -> Result<ExitCode, String> {
             ))
         }
     }
+}
+
+/// `driver run`: the GPU side is a separate binary, `gpu-run`, so that what
+/// runs on the GPU machine links neither LLVM nor MLIR.
+fn run_bundle(dir: &Path, bench: bool) -> Result<ExitCode, String> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|p| p.join("gpu-run")))
+        .filter(|p| p.exists());
+    let program = beside.unwrap_or_else(|| PathBuf::from("gpu-run"));
+    let mut cmd = std::process::Command::new(&program);
+    if bench {
+        cmd.arg("--bench");
+    }
+    let status = cmd.arg(dir).status().map_err(|e| {
+        format!(
+            "cannot run {}: {e} (build it with `cargo build --release -p runtime`)",
+            program.display()
+        )
+    })?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(2) => ExitCode::from(2),
+        _ => ExitCode::from(1),
+    })
 }

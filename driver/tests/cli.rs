@@ -321,3 +321,24 @@ fn builds_are_deterministic_and_failures_leave_nothing() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn missing_rustc_is_a_clear_error() {
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args([
+            "import",
+            "tests/admission/03_wrapping_capture.rs",
+            "-o",
+            "-",
+        ])
+        .current_dir(root())
+        .env("RUSTC", "/nonexistent/rustc")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot run rustc") && err.contains("set RUSTC"),
+        "{err}"
+    );
+}

@@ -31,8 +31,13 @@ fn case_files() -> Vec<PathBuf> {
 
 /// Imports every case at one opt level; returns (snapshot name, summary).
 fn import_all(opt_level: u8) -> Vec<(String, String)> {
+    import_all_with(opt_level, true)
+}
+
+fn import_all_with(opt_level: u8, overflow_checks: bool) -> Vec<(String, String)> {
     let bridge = Bridge::new(RustcConfig {
         opt_level,
+        overflow_checks,
         ..Default::default()
     })
     .expect("rustc and the native crate build");
@@ -58,6 +63,22 @@ fn import_all(opt_level: u8) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// With overflow checks off rustc emits other MIR (plain `Add` instead of
+/// `AddWithOverflow`, fewer asserts): every case must import there too.
+#[test]
+fn corpus_imports_with_overflow_checks_off() {
+    let (o0, o3) = std::thread::scope(|s| {
+        let a = s.spawn(|| import_all_with(0, false));
+        let b = s.spawn(|| import_all_with(3, false));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_eq!(o0.len(), case_files().len());
+    assert_eq!(o3.len(), case_files().len());
+    for (name, summary) in o0.iter().chain(&o3) {
+        assert!(summary.contains("overflow checks off"), "{name}");
+    }
 }
 
 #[test]
