@@ -359,9 +359,12 @@ fn closure_facts(
         let span = match (text, extent) {
             (Some(t), Some((lo, hi))) => {
                 let head_end = t.offset(span.hi_line, span.hi_col).unwrap_or(lo);
-                // For `p.a`, find `p` (the field follows it in the source).
+                // For `p.a`, find `p.a` itself, else `p` (the root).
                 let root = name.split('.').next().unwrap_or(&name);
-                t.find_word((head_end, hi), root, false).first().copied()
+                t.find_word((head_end, hi), &name, false)
+                    .first()
+                    .copied()
+                    .or_else(|| t.find_word((head_end, hi), root, false).first().copied())
             }
             _ => None,
         };
