@@ -899,18 +899,21 @@ fn try_cast(src: Src<'_>, s: &str) -> PResult<Option<Rvalue>> {
 }
 
 fn last_group_open(s: &str) -> Option<usize> {
+    last_open(s, b'(', b')')
+}
+
+/// The bracket that opens the last top-level `open`…`close` group of `s`.
+fn last_open(s: &str, open: u8, close: u8) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut depth = 0i32;
     for i in (0..bytes.len()).rev() {
-        match bytes[i] {
-            b')' => depth += 1,
-            b'(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
+        if bytes[i] == close {
+            depth += 1;
+        } else if bytes[i] == open {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
             }
-            _ => {}
         }
     }
     None
@@ -1198,21 +1201,7 @@ fn parse_place(src: Src<'_>, s: &str) -> PResult<Place> {
 }
 
 fn last_bracket_open(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut depth = 0i32;
-    for i in (0..bytes.len()).rev() {
-        match bytes[i] {
-            b']' => depth += 1,
-            b'[' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    last_open(s, b'[', b']')
 }
 
 fn parse_terminator(src: Src<'_>) -> PResult<TerminatorKind> {

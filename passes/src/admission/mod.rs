@@ -91,21 +91,7 @@ pub struct Outcome {
 
 /// The thunk symbol for a registration: stable, C-safe, unique per module.
 pub fn thunk_name(index: usize, body: &str) -> String {
-    let mut s = format!("rmir_cb{index}_");
-    let mut last_us = true;
-    for c in body.chars() {
-        if c.is_ascii_alphanumeric() {
-            s.push(c);
-            last_us = false;
-        } else if !last_us {
-            s.push('_');
-            last_us = true;
-        }
-    }
-    while s.ends_with('_') {
-        s.pop();
-    }
-    s
+    crate::lower::plan::c_symbol(&format!("rmir_cb{index}_"), body)
 }
 
 /// Runs every rule on every registration.
