@@ -125,85 +125,23 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     timings.add("callbacks, wall (rayon)", wall);
     let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
 
-    // The provider, instantiated for every thunk.
-    let launch = LaunchFacts::DEFAULT;
-    let mut requests = Vec::new();
-    for t in &thunks {
-        let id = RegistrationId(t.registration as u32);
-        let main_variant = if args.lto {
-            Variant::RustLtoir
-        } else {
-            Variant::RustPtx
-        };
-        requests.push(KernelRequest::ReduceWithThunk {
-            registration: id,
-            variant: main_variant,
-            thunk: t.symbol.clone(),
-            env: t.env.clone(),
-        });
-        if args.bench {
-            requests.push(KernelRequest::ReduceWithThunk {
-                registration: id,
-                variant: Variant::RustPtx,
-                thunk: ptx_symbol(&t.symbol),
-                env: t.env.clone(),
-            });
-        }
+    // Each chunk is linked on its own, in parallel: its thunks with the
+    // provider instantiated for them, into one cubin per chunk.
+    let wall = std::time::Instant::now();
+    let linked: Vec<LinkedChunk> = chunks
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| link_chunk(i, c, chunks.len(), arch, args))
+        .collect::<Result<_, String>>()?;
+    timings.add("providers + links, wall (rayon)", wall.elapsed());
+    for l in &linked {
+        timings.merge(&l.timings);
     }
-    if let (Some(expr), Some(t)) = (args.cpp_baseline, thunks.first()) {
-        requests.push(KernelRequest::ReduceWithCpp {
-            registration: RegistrationId(t.registration as u32),
-            expr: expr.to_string(),
-            env: t.env.clone(),
-        });
-    }
-    if args.bench {
-        requests.push(KernelRequest::Copy);
-    }
-    let tu = emit_translation_unit(&requests, &launch).map_err(|e| e.to_string())?;
-    let target = if args.lto {
-        NvrtcTarget::Ltoir
-    } else {
-        NvrtcTarget::Ptx
-    };
-    let mut nvrtc_options = NvrtcOptions::new(arch, target);
-    nvrtc_options.lineinfo = args.debug;
-    nvrtc_options.extra.extend(tu.nvrtc_options.iter().cloned());
-    let provider = timings
-        .time("NVRTC (provider)", || {
-            nvrtc::compile("provider.cu", &tu.source, &nvrtc_options)
-        })
-        .map_err(|e| format!("compiling the provider: {e}"))?;
-
-    // Link: the flags come from what the inputs hold.
-    let mut plan = LinkPlan::new(arch);
-    plan.debug = args.debug;
-    plan.lineinfo = args.debug;
-    let provider_name = if args.lto {
-        "provider.ltoir"
-    } else {
-        "provider.ptx"
-    };
-    plan = plan.with_input(input(provider_name, provider.bytes.clone())?);
-    for (i, c) in chunks.iter().enumerate() {
-        let name = if args.lto {
-            format!("thunks.{i}.ltoir")
-        } else {
-            format!("thunks.{i}.ptx")
-        };
-        plan = plan.with_input(input(&name, c.object.clone())?);
-        if let Some(ptx) = &c.ptx_object {
-            plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
-        }
-    }
-    let linked = timings
-        .time("nvJitLink", || plan.link())
-        .map_err(|e| e.to_string())?;
+    let kernels: Vec<manifest::Kernel> = linked.iter().flat_map(|l| l.kernels.clone()).collect();
 
     // Manifest, fingerprinted over every input.
     let mut fp_inputs: Vec<(String, Vec<u8>)> = vec![
         ("prepared MIR".into(), doc.to_json().into_bytes()),
-        ("provider.cu".into(), tu.source.clone().into_bytes()),
         (
             "options".into(),
             format!(
@@ -213,8 +151,9 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             .into_bytes(),
         ),
     ];
-    for (i, c) in chunks.iter().enumerate() {
+    for (i, (c, l)) in chunks.iter().zip(&linked).enumerate() {
         fp_inputs.push((format!("thunks.{i}"), c.object.clone()));
+        fp_inputs.push((l.provider_name("cu"), l.source.clone().into_bytes()));
     }
     let fp_refs: Vec<(&str, &[u8])> = fp_inputs
         .iter()
@@ -225,7 +164,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         format: MANIFEST_FORMAT.into(),
         fingerprint: fingerprint.clone(),
         arch: arch.sm(),
-        cubin: "callbacks.cubin".into(),
+        cubin: linked[0].cubin_name.clone(),
         toolchain: toolchain(&doc),
         callbacks: thunks
             .iter()
@@ -235,17 +174,18 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
                 env: t.env.clone(),
             })
             .collect(),
-        kernels: tu.kernels.clone(),
+        kernels: kernels.clone(),
     };
     manifest
         .validate()
         .map_err(|e| format!("internal error: the manifest does not validate: {e}"))?;
 
     // Files, into a temporary folder first.
-    let mut files: Vec<(String, Vec<u8>)> = vec![
-        ("callbacks.cubin".into(), linked.bytes.clone()),
-        ("manifest.json".into(), manifest.to_json().into_bytes()),
-    ];
+    let mut files: Vec<(String, Vec<u8>)> =
+        vec![("manifest.json".into(), manifest.to_json().into_bytes())];
+    for l in &linked {
+        files.push((l.cubin_name.clone(), l.cubin.clone()));
+    }
     for e in args.emit {
         match e {
             Emit::Mlir => {
@@ -270,15 +210,21 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
                 }
                 if (*e == Emit::Ltoir) == args.lto {
                     let ext = if args.lto { "ltoir" } else { "ptx" };
-                    files.push((format!("provider.{ext}"), provider.bytes.clone()));
+                    for l in &linked {
+                        files.push((l.provider_name(ext), l.provider.clone()));
+                    }
                 }
             }
-            Emit::Cu => files.push(("provider.cu".into(), tu.source.clone().into_bytes())),
+            Emit::Cu => {
+                for l in &linked {
+                    files.push((l.provider_name("cu"), l.source.clone().into_bytes()));
+                }
+            }
             Emit::Cubin => {}
         }
     }
     if args.bundle {
-        let bundle = make_bundle(&doc, args, &outcomes, &thunks, &tu.kernels, &fingerprint)?;
+        let bundle = make_bundle(&doc, args, &outcomes, &thunks, &kernels, &fingerprint)?;
         files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
     }
     timings.time("write", || write_dir(args.output, &files))?;
@@ -298,16 +244,135 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             )
         );
     }
+    let cubin_bytes: usize = linked.iter().map(|l| l.cubin.len()).sum();
     eprintln!(
-        "wrote {} ({} callbacks, {} kernels, cubin {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
+        "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
         args.output.display(),
         thunks.len(),
-        tu.kernels.len(),
-        linked.bytes.len(),
-        linked.explanation.options().join(" "),
+        kernels.len(),
+        linked.len(),
+        if linked.len() == 1 { "" } else { "s" },
+        cubin_bytes,
+        linked[0].options.join(" "),
         callbacks.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A chunk linked with its provider.
+struct LinkedChunk {
+    /// `callbacks.cubin`, or `callbacks.N.cubin` when there are several.
+    cubin_name: String,
+    cubin: Vec<u8>,
+    /// The chunk's kernels, each naming its cubin when there are several.
+    kernels: Vec<manifest::Kernel>,
+    /// The provider's CUDA C++ and its NVRTC output.
+    source: String,
+    provider: Vec<u8>,
+    /// `provider` or `provider.N`: the stem of the provider files.
+    stem: String,
+    options: Vec<String>,
+    timings: Timings,
+}
+
+impl LinkedChunk {
+    fn provider_name(&self, ext: &str) -> String {
+        format!("{}.{ext}", self.stem)
+    }
+}
+
+/// Instantiates the provider for chunk `i`'s thunks (chunk 0 also holds the
+/// benchmark's C++ functor and copy kernel), compiles it with NVRTC and links
+/// it with the chunk's thunks: the flags come from what the inputs hold.
+fn link_chunk(
+    i: usize,
+    chunk: &Chunk,
+    count: usize,
+    arch: Arch,
+    args: &BuildArgs<'_>,
+) -> Result<LinkedChunk, String> {
+    let mut t = Timings::default();
+    let mut requests = Vec::new();
+    for th in &chunk.thunks {
+        let id = RegistrationId(th.registration as u32);
+        requests.push(KernelRequest::ReduceWithThunk {
+            registration: id,
+            variant: if args.lto {
+                Variant::RustLtoir
+            } else {
+                Variant::RustPtx
+            },
+            thunk: th.symbol.clone(),
+            env: th.env.clone(),
+        });
+        if args.bench {
+            requests.push(KernelRequest::ReduceWithThunk {
+                registration: id,
+                variant: Variant::RustPtx,
+                thunk: ptx_symbol(&th.symbol),
+                env: th.env.clone(),
+            });
+        }
+    }
+    if i == 0 {
+        if let (Some(expr), Some(th)) = (args.cpp_baseline, chunk.thunks.first()) {
+            requests.push(KernelRequest::ReduceWithCpp {
+                registration: RegistrationId(th.registration as u32),
+                expr: expr.to_string(),
+                env: th.env.clone(),
+            });
+        }
+        if args.bench {
+            requests.push(KernelRequest::Copy);
+        }
+    }
+    let tu = emit_translation_unit(&requests, &LaunchFacts::DEFAULT).map_err(|e| e.to_string())?;
+    let target = if args.lto {
+        NvrtcTarget::Ltoir
+    } else {
+        NvrtcTarget::Ptx
+    };
+    let mut options = NvrtcOptions::new(arch, target);
+    options.lineinfo = args.debug;
+    options.extra.extend(tu.nvrtc_options.iter().cloned());
+    let (stem, cubin_name) = if count == 1 {
+        ("provider".to_string(), "callbacks.cubin".to_string())
+    } else {
+        (format!("provider.{i}"), format!("callbacks.{i}.cubin"))
+    };
+    let provider = t
+        .time("NVRTC (provider)", || {
+            nvrtc::compile(&format!("{stem}.cu"), &tu.source, &options)
+        })
+        .map_err(|e| format!("compiling the provider: {e}"))?;
+    let mut plan = LinkPlan::new(arch);
+    plan.debug = args.debug;
+    plan.lineinfo = args.debug;
+    let ext = if args.lto { "ltoir" } else { "ptx" };
+    plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.bytes.clone())?);
+    plan = plan.with_input(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?);
+    if let Some(ptx) = &chunk.ptx_object {
+        plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
+    }
+    let linked = t
+        .time("nvJitLink", || plan.link())
+        .map_err(|e| e.to_string())?;
+    let mut kernels = tu.kernels;
+    if count > 1 {
+        for k in &mut kernels {
+            k.cubin = Some(cubin_name.clone());
+        }
+    }
+    Ok(LinkedChunk {
+        cubin_name,
+        cubin: linked.bytes,
+        kernels,
+        source: tu.source,
+        provider: provider.bytes,
+        stem,
+        options: linked.explanation.options(),
+        timings: t,
+    })
 }
 
 fn input(name: &str, bytes: Vec<u8>) -> Result<LinkInput, String> {

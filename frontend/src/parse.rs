@@ -1369,7 +1369,7 @@ fn find_last_turbofish(s: &str) -> Option<usize> {
             b'>' | b')' | b']' | b'}' => depth -= 1,
             _ => {}
         }
-        if depth == 1 && bytes[i] == b'<' && i >= 2 && &s[i - 2..i] == "::" {
+        if depth == 1 && bytes[i] == b'<' && i >= 2 && &bytes[i - 2..i] == b"::" {
             found = Some(i - 2);
         }
         i += 1;

@@ -254,6 +254,11 @@ pub struct Kernel {
     pub thunk: Option<String>,
     pub params: Vec<Param>,
     pub launch: LaunchFacts,
+    /// The cubin holding this kernel (a file beside the manifest); none: the
+    /// manifest's `cubin`. A large build links its callbacks in chunks, in
+    /// parallel, one cubin per chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubin: Option<String>,
 }
 
 /// A manifest that does not hold together; says where.
@@ -282,6 +287,23 @@ pub fn is_c_identifier(name: &str) -> bool {
 }
 
 impl Manifest {
+    /// The cubin file that holds `kernel`.
+    pub fn cubin_of<'a>(&'a self, kernel: &'a Kernel) -> &'a str {
+        kernel.cubin.as_deref().unwrap_or(&self.cubin)
+    }
+
+    /// Every cubin file of the build, the manifest's own first, each once.
+    pub fn cubins(&self) -> Vec<&str> {
+        let mut out = vec![self.cubin.as_str()];
+        for k in &self.kernels {
+            let c = self.cubin_of(k);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        out
+    }
+
     /// Parses and validates a manifest.
     pub fn from_json(text: &str) -> Result<Manifest, String> {
         let manifest: Manifest =
@@ -327,11 +349,12 @@ impl Manifest {
         if !self.fingerprint.is_well_formed() {
             return Err(ManifestError::Fingerprint(self.fingerprint.0.clone()));
         }
-        if self.cubin.is_empty() || self.cubin.contains('/') || self.cubin.contains('\\') {
-            return Err(ManifestError::Field(format!(
-                "cubin `{}` must be a plain file name beside the manifest",
-                self.cubin
-            )));
+        for cubin in self.cubins() {
+            if cubin.is_empty() || cubin.contains('/') || cubin.contains('\\') {
+                return Err(ManifestError::Field(format!(
+                    "cubin `{cubin}` must be a plain file name beside the manifest"
+                )));
+            }
         }
         for (i, callback) in self.callbacks.iter().enumerate() {
             if self.callbacks[..i]

@@ -354,6 +354,7 @@ fn emit_kernel(
                 thunk: None,
                 params: kernel_params(Provider::CopyI32, None),
                 launch: *launch,
+                cubin: None,
             })
         }
         KernelRequest::ReduceWithThunk {
@@ -449,6 +450,7 @@ fn reduce_kernel(
         thunk,
         params: kernel_params(Provider::ReduceI32, Some(env)),
         launch: *launch,
+        cubin: None,
     }
 }
 

@@ -193,3 +193,23 @@ fn standard_cases_cover_the_brief() {
     seeds.dedup();
     assert_eq!(seeds.len(), cases.len(), "distinct seeds");
 }
+
+#[test]
+fn kernels_may_live_in_several_cubins() {
+    let mut m = manifest();
+    assert_eq!(m.cubins(), [m.cubin.as_str()]);
+    let last = m.kernels.len() - 1;
+    m.kernels[last].cubin = Some("callbacks.1.cubin".into());
+    m.validate().unwrap();
+    assert_eq!(m.cubins(), [m.cubin.as_str(), "callbacks.1.cubin"]);
+    assert_eq!(m.cubin_of(&m.kernels[last]), "callbacks.1.cubin");
+    assert_eq!(m.cubin_of(&m.kernels[0]), m.cubin);
+    let back = Manifest::from_json(&m.to_json()).unwrap();
+    assert_eq!(back, m);
+    m.kernels[last].cubin = Some("../elsewhere.cubin".into());
+    assert!(m
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("plain file name"));
+}

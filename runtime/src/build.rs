@@ -8,14 +8,23 @@ use manifest::{param_offsets, Kernel, Manifest, ParamKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A manifest and its cubin, read and checked without a GPU.
+/// One cubin of a build, read and checked without a GPU.
+#[derive(Debug)]
+pub struct CubinFile {
+    /// The name the manifest uses.
+    pub name: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    pub info: CubinInfo,
+}
+
+/// A manifest and its cubins, read and checked without a GPU.
 #[derive(Debug)]
 pub struct Build {
     pub manifest_path: PathBuf,
     pub manifest: Manifest,
-    pub cubin_path: PathBuf,
-    pub cubin: Vec<u8>,
-    pub cubin_info: CubinInfo,
+    /// Every cubin of the build, the manifest's own first.
+    pub cubins: Vec<CubinFile>,
 }
 
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, RuntimeError> {
@@ -26,9 +35,9 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, RuntimeError> {
 }
 
 impl Build {
-    /// Reads and validates the manifest, reads the cubin it names (beside
-    /// it), checks the cubin's container, and that every kernel of the
-    /// manifest is a function in the cubin.
+    /// Reads and validates the manifest, reads the cubins it names (beside
+    /// it), checks each cubin's container, and that every kernel of the
+    /// manifest is a function in its cubin.
     pub fn load(manifest_path: &Path) -> Result<Build, RuntimeError> {
         let text = read(manifest_path)?;
         let text = String::from_utf8(text).map_err(|_| RuntimeError::Manifest {
@@ -40,28 +49,46 @@ impl Build {
             message,
         })?;
         let dir = manifest_path.parent().unwrap_or(Path::new("."));
-        let cubin_path = dir.join(&manifest.cubin);
-        let cubin = read(&cubin_path)?;
-        let cubin_info = read_cubin(&cubin).map_err(|message| RuntimeError::Cubin {
-            path: cubin_path.clone(),
-            message,
-        })?;
-        for kernel in &manifest.kernels {
-            if !cubin_info.functions.iter().any(|f| f == &kernel.name) {
+        let mut cubins = Vec::new();
+        for name in manifest.cubins() {
+            let path = dir.join(name);
+            let bytes = read(&path)?;
+            let info = read_cubin(&bytes).map_err(|message| RuntimeError::Cubin {
+                path: path.clone(),
+                message,
+            })?;
+            cubins.push(CubinFile {
+                name: name.to_string(),
+                path,
+                bytes,
+                info,
+            });
+        }
+        let build = Build {
+            manifest_path: manifest_path.to_path_buf(),
+            manifest,
+            cubins,
+        };
+        for kernel in &build.manifest.kernels {
+            let cubin = build.cubin_of(kernel);
+            if !cubin.info.functions.iter().any(|f| f == &kernel.name) {
                 return Err(RuntimeError::KernelMissing {
-                    path: cubin_path.clone(),
+                    path: cubin.path.clone(),
                     kernel: kernel.name.clone(),
-                    available: cubin_info.functions.join(", "),
+                    available: cubin.info.functions.join(", "),
                 });
             }
         }
-        Ok(Build {
-            manifest_path: manifest_path.to_path_buf(),
-            manifest,
-            cubin_path,
-            cubin,
-            cubin_info,
-        })
+        Ok(build)
+    }
+
+    /// The cubin that holds `kernel` (every one the manifest names was read).
+    pub fn cubin_of(&self, kernel: &Kernel) -> &CubinFile {
+        let name = self.manifest.cubin_of(kernel);
+        self.cubins
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or(&self.cubins[0])
     }
 }
 
@@ -76,16 +103,19 @@ pub struct ResolvedKernel<'m> {
     pub resident_blocks_per_sm: u32,
 }
 
-/// The cubin loaded on a GPU, every kernel resolved and checked.
+/// The cubins loaded on a GPU, every kernel resolved and checked.
 pub struct Loaded<'g> {
-    pub module: Module<'g>,
+    /// `(cubin name, module)`, in the build's order.
+    pub modules: Vec<(String, Module<'g>)>,
 }
 
 impl<'g> Loaded<'g> {
     pub fn load(gpu: &'g Gpu, build: &Build) -> Result<Loaded<'g>, RuntimeError> {
-        Ok(Loaded {
-            module: gpu.load_module(&build.cubin)?,
-        })
+        let mut modules = Vec::new();
+        for c in &build.cubins {
+            modules.push((c.name.clone(), gpu.load_module(&c.bytes)?));
+        }
+        Ok(Loaded { modules })
     }
 
     /// Resolves every kernel of the manifest and checks, before any launch:
@@ -101,11 +131,22 @@ impl<'g> Loaded<'g> {
                 kernel: kernel.name.clone(),
                 what,
             };
+            let cubin = manifest.cubin_of(kernel);
+            let module = self
+                .modules
+                .iter()
+                .find(|(name, _)| name == cubin)
+                .map(|(_, m)| m)
+                .ok_or_else(|| RuntimeError::KernelMissing {
+                    path: PathBuf::from(cubin),
+                    kernel: kernel.name.clone(),
+                    available: "(the cubin was not loaded)".into(),
+                })?;
             let function =
-                self.module
+                module
                     .function(&kernel.name)?
                     .ok_or_else(|| RuntimeError::KernelMissing {
-                        path: PathBuf::from(&manifest.cubin),
+                        path: PathBuf::from(cubin),
                         kernel: kernel.name.clone(),
                         available: "(see cuobjdump -elf)".into(),
                     })?;

@@ -93,7 +93,7 @@ fn error_of(dir: &Path) -> String {
 fn the_selftest_bundle_is_consistent_with_its_cubin() {
     let prepared = Prepared::load(selftest_dir()).unwrap();
     assert_eq!(prepared.bundle.registrations.len(), 6);
-    let info = &prepared.build.cubin_info;
+    let info = &prepared.build.cubins[0].info;
     for kernel in &prepared.build.manifest.kernels {
         assert!(info.functions.contains(&kernel.name), "{}", kernel.name);
     }
