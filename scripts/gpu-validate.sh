@@ -31,6 +31,10 @@ for case in tests/admission/0[1-8]_*.rs; do
 done
 "$driver" build benches/bench_sum.rs --bench --cpp-baseline 'a + b' --bundle \
   --max-size "$max" -o "$out.tmp/bench" 2>&1 | tail -1
+# A build of many callbacks: several chunks, so several cubins in one manifest.
+python3 benches/gen_callbacks.py 100 --associative > "$out.tmp/many.rs"
+"$driver" build "$out.tmp/many.rs" --bundle --max-size 3333333 -o "$out.tmp/0many.lto" 2>&1 | tail -1
+rm "$out.tmp/many.rs"
 cp target/release/gpu-run "$out.tmp/gpu-run"
 if ldd "$out.tmp/gpu-run" | grep -iE 'llvm|mlir|libcuda'; then
   echo "gpu-validate: gpu-run links LLVM/MLIR or libcuda directly" >&2
