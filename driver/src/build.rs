@@ -767,15 +767,7 @@ fn bench_spec(
             expected: expected.clone(),
         })
         .collect();
-    variants.push(BenchVariant::Kernel {
-        label: "copy kernel".into(),
-        kernel: "rcb_copy_i32".into(),
-        init: 0,
-        expected: vec![],
-    });
-    variants.push(BenchVariant::DriverMemcpy {
-        label: "driver memcpy".into(),
-    });
+    variants.extend(manifest::bundle::copy_ceilings());
     Some(BenchSpec {
         size: max,
         seeds: BENCH_SEEDS.to_vec(),

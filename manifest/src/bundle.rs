@@ -116,6 +116,26 @@ pub enum BenchVariant {
     DriverMemcpy { label: String },
 }
 
+/// The benchmark's two ceilings: the provider's copy kernel and the
+/// driver's device-to-device copy (both count bytes read and written).
+pub fn copy_ceilings() -> Vec<BenchVariant> {
+    vec![
+        BenchVariant::Kernel {
+            label: "copy kernel".into(),
+            kernel: crate::provider::kernel_name(
+                crate::Provider::CopyI32,
+                None,
+                crate::Variant::Plain,
+            ),
+            init: 0,
+            expected: vec![],
+        },
+        BenchVariant::DriverMemcpy {
+            label: "driver memcpy".into(),
+        },
+    ]
+}
+
 impl BenchVariant {
     pub fn label(&self) -> &str {
         match self {

@@ -255,15 +255,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
             });
         }
     }
-    variants.push(BenchVariant::Kernel {
-        label: "copy kernel".into(),
-        kernel: "rcb_copy_i32".into(),
-        init: 0,
-        expected: vec![],
-    });
-    variants.push(BenchVariant::DriverMemcpy {
-        label: "driver memcpy".into(),
-    });
+    variants.extend(manifest::bundle::copy_ceilings());
     let bundle = Bundle {
         format: BUNDLE_FORMAT.into(),
         fingerprint,
