@@ -32,7 +32,8 @@ pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
     // `.mlir` text is parsed (and verified) by MLIR; anything else is imported.
     let mut module = if name.ends_with(".mlir") {
         std::fs::metadata(args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
-        ir::parse_file(&context, &name).map_err(|e| e.to_string())?
+        ir::parse_file(&context, &name)
+            .map_err(|e| format!("{name} does not parse as MLIR:\n{e}"))?
     } else {
         let doc = input::load(args.file, args.config)?;
         ir::import(&context, &doc).map_err(|e| format!("{name}: {e}"))?

@@ -75,7 +75,8 @@ pub fn capture_diagnostics<T>(context: &Context, f: impl FnOnce() -> T) -> (T, V
         let mut message = d.to_string();
         for i in 0..d.note_count() {
             if let Ok(note) = d.note(i) {
-                message.push_str(&format!("\n  note: {} {note}", note.location()));
+                let at = plain_location(&note.location().to_string());
+                message.push_str(&format!("\n  note: {at}: {note}"));
             }
         }
         let location = d.location();
