@@ -550,8 +550,8 @@ fn rename_function(module: &melior::ir::Module<'_>, from: &str, to: &str) -> Res
         let named = o
             .attribute("sym_name")
             .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .is_some_and(|a| a.value() == from);
+            .and_then(ir::string_attr)
+            .is_some_and(|a| a == from);
         if named {
             // SAFETY: the module borrows its context, which outlives this call;
             // the op is a live top-level op of the module, renamed in place.

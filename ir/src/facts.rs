@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use melior::ir::{
-    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute},
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     Attribute, Module, OperationRef, RegionLike,
@@ -141,10 +141,7 @@ impl Facts {
 }
 
 pub(crate) fn str_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<String> {
-    let a = op.attribute(name).ok()?;
-    StringAttribute::try_from(a)
-        .ok()
-        .map(|s| s.value().to_string())
+    crate::string_attr(op.attribute(name).ok()?)
 }
 
 pub(crate) fn int_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<i64> {
@@ -162,11 +159,7 @@ fn strs_attr(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
     };
     (0..a.len())
         .filter_map(|i| a.element(i).ok())
-        .filter_map(|e| {
-            StringAttribute::try_from(e)
-                .ok()
-                .map(|s| s.value().to_string())
-        })
+        .filter_map(|e| crate::string_attr(e))
         .collect()
 }
 

@@ -51,6 +51,29 @@ pub fn print(module: &Module) -> String {
         .unwrap_or_else(|e| format!("// the module could not be printed: {e}"))
 }
 
+/// The value of a string attribute; `None` for any other attribute.
+///
+/// `melior::ir::attribute::StringAttribute::value` panics on the empty
+/// string (it reads the byte before the start), so every string attribute
+/// of this project is read through here.
+pub fn string_attr(attribute: melior::ir::Attribute<'_>) -> Option<String> {
+    use melior::ir::attribute::AttributeLike;
+    // SAFETY: a live attribute; the string reference MLIR returns points into
+    // the context's storage and is copied before this returns.
+    unsafe {
+        let raw = attribute.to_raw();
+        if !mlir_sys::mlirAttributeIsAString(raw) {
+            return None;
+        }
+        let s = mlir_sys::mlirStringAttrGetValue(raw);
+        if s.length == 0 || s.data.is_null() {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
 /// Malformed or invalid module text, with MLIR's located diagnostics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {

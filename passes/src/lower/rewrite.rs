@@ -160,10 +160,7 @@ pub fn attr<'c>(op: Op, name: &str) -> Option<Attribute<'c>> {
 }
 
 pub fn str_attr(op: Op, name: &str) -> Option<String> {
-    let a = attr(op, name)?;
-    StringAttribute::try_from(a)
-        .ok()
-        .map(|s| s.value().to_string())
+    ir::string_attr(attr(op, name)?)
 }
 
 pub fn int_attr(op: Op, name: &str) -> Option<i64> {
