@@ -342,3 +342,22 @@ fn missing_rustc_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn panics_trap_and_const_items_are_values() {
+    // `panic!`, `unreachable!` and `assert!` inside a callback become traps
+    // (their messages are not imported); `const K` items are their values.
+    let dir = scratch("panics");
+    let root = root();
+    for (case, traps) in [("closure_panics", true), ("closure_assert", true), ("const_item", false)] {
+        let out = dir.join(case);
+        let file = root.join(format!("tests/corpus/{case}.rs"));
+        let o = driver(
+            &["build", file.to_str().unwrap(), "--emit", "llvm", "-o", out.to_str().unwrap()],
+            &root,
+        );
+        assert_eq!(o.status.code(), Some(0), "{case}: {}", text(&o));
+        let ll = std::fs::read_to_string(out.join("callbacks.0.ll")).unwrap();
+        assert_eq!(ll.contains("llvm.trap"), traps, "{case}:\n{ll}");
+    }
+}

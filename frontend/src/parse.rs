@@ -42,14 +42,27 @@ type PResult<T> = Result<T, MirError>;
 /// resolution left as [`Resolution::Foreign`]: `prepare` resolves them once
 /// every body is known.
 pub fn parse_mir(text: &str) -> PResult<Vec<Body>> {
+    Ok(parse_mir_items(text)?.0)
+}
+
+/// Parses a whole MIR text: bodies, and the values of `const` items printed
+/// on one line (`const K: i32 = const 7_i32;`), by name.
+pub fn parse_mir_items(text: &str) -> PResult<(Vec<Body>, Vec<(String, Constant)>)> {
     let lines: Vec<&str> = text.lines().collect();
-    let mut p = Parser { lines, idx: 0 };
-    p.items()
+    let mut p = Parser {
+        lines,
+        idx: 0,
+        consts: Vec::new(),
+    };
+    let bodies = p.items()?;
+    Ok((bodies, p.consts))
 }
 
 struct Parser<'a> {
     lines: Vec<&'a str>,
     idx: usize,
+    /// One-line `const` items: name and value.
+    consts: Vec<(String, Constant)>,
 }
 
 /// One line with its number and the byte offset of the text being parsed
@@ -107,7 +120,10 @@ impl<'a> Parser<'a> {
                 if line.ends_with('{') {
                     bodies.push(self.const_body()?);
                 } else if line.ends_with(';') {
-                    // `const f::{constant#0}: usize = const 4_usize;`
+                    // `const K: i32 = const 7_i32;` (also `f::{constant#0}`).
+                    if let Some((name, value)) = one_line_const(src, line) {
+                        self.consts.push((name, value));
+                    }
                     self.idx += 1;
                 } else {
                     return src.err(line, "item header: expected `{` or `;` at the end");
@@ -327,6 +343,19 @@ impl<'a> Parser<'a> {
                 kind: parse_terminator(term)?,
             },
         })
+    }
+}
+
+/// `const NAME: T = const VALUE;` → the name and the value, when the value
+/// is a constant the parser reads (a number, `true`, a char…).
+fn one_line_const(src: Src<'_>, line: &str) -> Option<(String, Constant)> {
+    let rest = line.strip_prefix("const ")?.strip_suffix(';')?;
+    let (head, value) = split_once_top(rest, " = ")?;
+    let (name, _ty) = split_once_top(head, ": ")?;
+    let value = parse_const(src, value.trim().strip_prefix("const ")?).ok()?;
+    match value {
+        Constant::Other(_) => None,
+        v => Some((name.trim().to_string(), v)),
     }
 }
 

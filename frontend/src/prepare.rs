@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::parse::{parse_mir, MirError};
+use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
     AggregateKind, Body, BodyKind, Callback, Capture, CaptureMode, Closure, ClosureKind, Constant,
     Local, Operand, Place, PreparedMir, Projection, Registration, Resolution, Rvalue, SourceFacts,
@@ -15,8 +15,54 @@ use crate::ty::{Scalar, Ty};
 
 /// Parses MIR text and prepares it.
 pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
-    let bodies = parse_mir(mir)?;
+    let (mut bodies, consts) = parse_mir_items(mir)?;
+    // `const K` in a body is the item's value: MIR at opt-level 0 names
+    // `const` items where opt-level 3 inlines them.
+    if !consts.is_empty() {
+        for b in &mut bodies {
+            for_each_operand(b, |op| {
+                if let Operand::Const(Constant::Other(name)) = op {
+                    if let Some((_, v)) = consts.iter().find(|(n, _)| n == name) {
+                        *op = Operand::Const(v.clone());
+                    }
+                }
+            });
+        }
+    }
     Ok(prepare(bodies, source))
+}
+
+/// Calls `f` on every operand of a body.
+fn for_each_operand(body: &mut Body, mut f: impl FnMut(&mut Operand)) {
+    for block in &mut body.blocks {
+        for s in &mut block.statements {
+            if let StatementKind::Assign { rvalue, .. } = &mut s.kind {
+                match &mut **rvalue {
+                    Rvalue::Use(o)
+                    | Rvalue::UnaryOp { operand: o, .. }
+                    | Rvalue::Cast { operand: o, .. }
+                    | Rvalue::Repeat { operand: o, .. } => f(o),
+                    Rvalue::BinaryOp { lhs, rhs, .. }
+                    | Rvalue::CheckedBinaryOp { lhs, rhs, .. } => {
+                        f(lhs);
+                        f(rhs);
+                    }
+                    Rvalue::Aggregate { fields, .. } => fields.iter_mut().for_each(|(_, o)| f(o)),
+                    Rvalue::Ref { .. }
+                    | Rvalue::RawPtr { .. }
+                    | Rvalue::Discriminant(_)
+                    | Rvalue::Len(_)
+                    | Rvalue::Other(_) => {}
+                }
+            }
+        }
+        match &mut block.terminator.kind {
+            TerminatorKind::SwitchInt { discr, .. } => f(discr),
+            TerminatorKind::Assert { cond, .. } => f(cond),
+            TerminatorKind::Call { args, .. } => args.iter_mut().for_each(&mut f),
+            _ => {}
+        }
+    }
 }
 
 /// Resolves and annotates parsed bodies. Infallible: anything it cannot

@@ -1432,7 +1432,13 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 unwind,
             } => {
                 let dest_ty = self.ty_of(dest)?;
+                // A panic's arguments and result (its message: string
+                // constants, `fmt::Arguments`) are not imported: the call
+                // only ever traps, and nothing it builds is used but by
+                // another panic call.
+                let is_panic = matches!(callee.resolution, Resolution::Panic { .. });
                 let results: Vec<Type<'c>> = match self.m.repr(&dest_ty) {
+                    _ if is_panic => vec![],
                     Repr::Value(t) => vec![t],
                     Repr::Memory => vec![self.m.ptr],
                     Repr::Nothing => vec![],
@@ -1441,6 +1447,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 // so an unsupported argument leaves no argument unused.
                 let values = args
                     .iter()
+                    .filter(|_| !is_panic)
                     .map(|a| self.operand_always(a))
                     .collect::<Res<Vec<_>>>()?;
                 let arg_ty = arg_type(self.context())?;
