@@ -45,9 +45,12 @@ pub fn parse_mir(text: &str) -> PResult<Vec<Body>> {
     Ok(parse_mir_items(text)?.0)
 }
 
-/// Parses a whole MIR text: bodies, and the values of `const` items printed
-/// on one line (`const K: i32 = const 7_i32;`), by name.
-pub fn parse_mir_items(text: &str) -> PResult<(Vec<Body>, Vec<(String, Constant)>)> {
+/// The values of `const` items printed on one line
+/// (`const K: i32 = const 7_i32;`), by name.
+pub type ConstItems = Vec<(String, Constant)>;
+
+/// Parses a whole MIR text: bodies, and the one-line `const` items.
+pub fn parse_mir_items(text: &str) -> PResult<(Vec<Body>, ConstItems)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut p = Parser {
         lines,
@@ -62,7 +65,7 @@ struct Parser<'a> {
     lines: Vec<&'a str>,
     idx: usize,
     /// One-line `const` items: name and value.
-    consts: Vec<(String, Constant)>,
+    consts: ConstItems,
 }
 
 /// One line with its number and the byte offset of the text being parsed
