@@ -349,11 +349,22 @@ fn panics_trap_and_const_items_are_values() {
     // (their messages are not imported); `const K` items are their values.
     let dir = scratch("panics");
     let root = root();
-    for (case, traps) in [("closure_panics", true), ("closure_assert", true), ("const_item", false)] {
+    for (case, traps) in [
+        ("closure_panics", true),
+        ("closure_assert", true),
+        ("const_item", false),
+    ] {
         let out = dir.join(case);
         let file = root.join(format!("tests/corpus/{case}.rs"));
         let o = driver(
-            &["build", file.to_str().unwrap(), "--emit", "llvm", "-o", out.to_str().unwrap()],
+            &[
+                "build",
+                file.to_str().unwrap(),
+                "--emit",
+                "llvm",
+                "-o",
+                out.to_str().unwrap(),
+            ],
             &root,
         );
         assert_eq!(o.status.code(), Some(0), "{case}: {}", text(&o));
