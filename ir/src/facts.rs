@@ -149,7 +149,8 @@ pub(crate) fn int_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<i64> {
     IntegerAttribute::try_from(a).ok().map(|i| i.value())
 }
 
-fn strs_attr(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
+/// The elements of an array attribute; empty when there is none.
+fn array_elements<'c>(op: &OperationRef<'c, '_>, name: &str) -> Vec<Attribute<'c>> {
     let Some(a) = op
         .attribute(name)
         .ok()
@@ -157,9 +158,13 @@ fn strs_attr(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
     else {
         return Vec::new();
     };
-    (0..a.len())
-        .filter_map(|i| a.element(i).ok())
-        .filter_map(|e| crate::string_attr(e))
+    (0..a.len()).filter_map(|i| a.element(i).ok()).collect()
+}
+
+fn strs_attr(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
+    array_elements(op, name)
+        .into_iter()
+        .filter_map(crate::string_attr)
         .collect()
 }
 
@@ -214,15 +219,8 @@ pub fn facts(module: &Module) -> Facts {
 }
 
 fn dict_strings(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
-    let Some(a) = op
-        .attribute(name)
-        .ok()
-        .and_then(|a| ArrayAttribute::try_from(a).ok())
-    else {
-        return Vec::new();
-    };
-    (0..a.len())
-        .filter_map(|i| a.element(i).ok())
+    array_elements(op, name)
+        .into_iter()
         .map(|d| {
             // `{rmir.ty = "i32"}`: the dictionary's one string.
             let text = d.to_string();
