@@ -34,18 +34,35 @@ enum OnOff {
     Off,
 }
 
+/// How rustc builds a `.rs` input (ignored for `.mir` and `.pmir.json`).
+#[derive(clap::Args)]
+struct RustcArgs {
+    /// Build with `-C opt-level=3` (default 0).
+    #[arg(short = 'O', long = "optimize")]
+    optimize: bool,
+    /// `-C overflow-checks`.
+    #[arg(long, value_enum, default_value = "on")]
+    overflow_checks: OnOff,
+}
+
+impl RustcArgs {
+    fn config(&self) -> frontend::bridge::RustcConfig {
+        frontend::bridge::RustcConfig {
+            opt_level: if self.optimize { 3 } else { 0 },
+            overflow_checks: self.overflow_checks == OnOff::On,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Read a `.rs` file (through rustc) or a `.mir` file and write prepared MIR.
     Import {
         /// A Rust source file (`.rs`), rustc MIR text (`.mir`) or prepared MIR (`.pmir.json`).
         file: PathBuf,
-        /// Build with `-C opt-level=3` (default 0).
-        #[arg(short = 'O', long = "optimize")]
-        optimize: bool,
-        /// `-C overflow-checks`.
-        #[arg(long, value_enum, default_value = "on")]
-        overflow_checks: OnOff,
+        #[command(flatten)]
+        rustc: RustcArgs,
         /// Where to write prepared MIR; `-` for standard output. Default: FILE's stem + `.pmir.json`.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
@@ -57,10 +74,8 @@ enum Command {
     Admit {
         /// `.rs`, `.mir` or `.pmir.json`.
         file: PathBuf,
-        #[arg(short = 'O', long = "optimize")]
-        optimize: bool,
-        #[arg(long, value_enum, default_value = "on")]
-        overflow_checks: OnOff,
+        #[command(flatten)]
+        rustc: RustcArgs,
         /// `human` (like rustc) or `json` (one object a line).
         #[arg(long, value_enum, default_value = "human")]
         error_format: admit::ErrorFormat,
@@ -78,10 +93,8 @@ enum Command {
         /// Print locations.
         #[arg(long)]
         print_locations: bool,
-        #[arg(short = 'O', long = "optimize")]
-        optimize: bool,
-        #[arg(long, value_enum, default_value = "on")]
-        overflow_checks: OnOff,
+        #[command(flatten)]
+        rustc: RustcArgs,
         /// Output file (default: standard output).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
@@ -104,10 +117,8 @@ enum Command {
         /// Also write intermediate files (comma-separated).
         #[arg(long, value_enum, value_delimiter = ',')]
         emit: Vec<build::Emit>,
-        #[arg(short = 'O', long = "optimize")]
-        optimize: bool,
-        #[arg(long, value_enum, default_value = "on")]
-        overflow_checks: OnOff,
+        #[command(flatten)]
+        rustc: RustcArgs,
         /// Also write bundle.json: host-reference results for `gpu-run`.
         #[arg(long)]
         bundle: bool,
@@ -171,32 +182,25 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Import {
             file,
-            optimize,
-            overflow_checks,
+            rustc,
             output,
             summary,
-        } => import(&file, optimize, overflow_checks, output.as_deref(), summary),
+        } => import(&file, &rustc.config(), output.as_deref(), summary),
         Command::Admit {
             file,
-            optimize,
-            overflow_checks,
+            rustc,
             error_format,
-        } => admit::admit(
-            &file,
-            &rustc_config(optimize, overflow_checks),
-            error_format,
-        ),
+        } => admit::admit(&file, &rustc.config(), error_format),
         Command::Opt {
             file,
             passes,
             print_ir_after_all,
             print_locations,
-            optimize,
-            overflow_checks,
+            rustc,
             output,
         } => opt::opt(&opt::OptArgs {
             file: &file,
-            config: &rustc_config(optimize, overflow_checks),
+            config: &rustc.config(),
             passes: passes.as_deref(),
             print_ir_after_all,
             print_locations,
@@ -209,8 +213,7 @@ fn main() -> ExitCode {
             lto: _,
             no_lto,
             emit,
-            optimize,
-            overflow_checks,
+            rustc,
             bundle,
             max_size,
             bench,
@@ -219,7 +222,7 @@ fn main() -> ExitCode {
             output,
         } => build::build(&build::BuildArgs {
             file: &file,
-            config: &rustc_config(optimize, overflow_checks),
+            config: &rustc.config(),
             arch: &arch,
             debug,
             lto: !no_lto,
@@ -259,22 +262,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn rustc_config(optimize: bool, overflow_checks: OnOff) -> frontend::bridge::RustcConfig {
-    frontend::bridge::RustcConfig {
-        opt_level: if optimize { 3 } else { 0 },
-        overflow_checks: overflow_checks == OnOff::On,
-        ..Default::default()
-    }
-}
-
 fn import(
     file: &Path,
-    optimize: bool,
-    overflow_checks: OnOff,
+    config: &frontend::bridge::RustcConfig,
     output: Option<&Path>,
     summary: bool,
 ) -> Result<ExitCode, String> {
-    let doc = input::load(file, &rustc_config(optimize, overflow_checks))?;
+    let doc = input::load(file, config)?;
     if summary {
         print!("{}", frontend::summary::summary(&doc));
         return Ok(ExitCode::SUCCESS);
