@@ -330,20 +330,32 @@ impl<'a> Parser<'a> {
         let Some(term) = lines.pop() else {
             return open.err(line, "basic block without a terminator");
         };
+        // A statement or terminator outside the supported subset is kept
+        // with the reason, not raised: it matters only if a callback reaches
+        // this body (admission then rejects it with E0109), so host code the
+        // GPU never runs cannot fail the file.
         let mut statements = Vec::new();
         for src in lines {
+            let kind = parse_statement(src).unwrap_or_else(|e| StatementKind::Unparsed {
+                text: src.full.trim().trim_end_matches(';').to_string(),
+                reason: e.message,
+            });
             statements.push(Statement {
                 mir_line: src.line,
-                kind: parse_statement(src)?,
+                kind,
             });
         }
+        let kind = parse_terminator(term).unwrap_or_else(|e| TerminatorKind::Unparsed {
+            text: term.full.trim().trim_end_matches(';').to_string(),
+            reason: e.message,
+        });
         Ok(Block {
             id,
             mir_line: open.line,
             statements,
             terminator: Terminator {
                 mir_line: term.line,
-                kind: parse_terminator(term)?,
+                kind,
             },
         })
     }
@@ -435,7 +447,10 @@ pub fn successors(t: &TerminatorKind) -> Vec<BlockId> {
             out.extend(targets.iter().map(|(_, b)| *b));
             out.push(*otherwise);
         }
-        TerminatorKind::Return | TerminatorKind::Unreachable | TerminatorKind::UnwindResume => {}
+        TerminatorKind::Return
+        | TerminatorKind::Unreachable
+        | TerminatorKind::UnwindResume
+        | TerminatorKind::Unparsed { .. } => {}
         TerminatorKind::Assert {
             target, unwind: u, ..
         } => {
@@ -508,7 +523,7 @@ fn check_locals_stmt(s: &StatementKind, n: u32) -> Result<(), u32> {
             check_place(&Place::local(*l), n)
         }
         StatementKind::SetDiscriminant { place, .. } => check_place(place, n),
-        StatementKind::Nop(_) | StatementKind::Opaque(_) => Ok(()),
+        StatementKind::Nop(_) | StatementKind::Opaque(_) | StatementKind::Unparsed { .. } => Ok(()),
     }
 }
 
@@ -524,7 +539,8 @@ fn check_locals_term(t: &TerminatorKind, n: u32) -> Result<(), u32> {
         TerminatorKind::Goto(_)
         | TerminatorKind::Return
         | TerminatorKind::Unreachable
-        | TerminatorKind::UnwindResume => Ok(()),
+        | TerminatorKind::UnwindResume
+        | TerminatorKind::Unparsed { .. } => Ok(()),
     }
 }
 
@@ -537,8 +553,8 @@ fn err_at(src: Src<'_>, at: &str, message: impl Into<String>) -> MirError {
 }
 
 fn first_words(s: &str) -> String {
-    let w: String = s.chars().take(40).collect();
-    if s.chars().count() > 40 {
+    let w: String = s.chars().take(120).collect();
+    if s.chars().count() > 120 {
         format!("{w}…")
     } else {
         w
@@ -901,6 +917,11 @@ fn parse_rvalue(src: Src<'_>, s: &str) -> PResult<Rvalue> {
             kind: AggregateKind::Adt(s.to_string()),
             fields: Vec::new(),
         });
+    }
+    // A fn item coerced to a fn pointer: `add as fn(i32) -> i32
+    // (PointerCoercion(ReifyFnPointer(Safe), Implicit))`.
+    if let Some(cast) = try_cast(src, s)? {
+        return Ok(cast);
     }
     src.err(s, format!("rvalue `{}`", first_words(s)))
 }
@@ -1352,7 +1373,7 @@ fn parse_terminator(src: Src<'_>) -> PResult<TerminatorKind> {
                 text: callee_text.to_string(),
                 path,
                 generics,
-                resolution: Resolution::Foreign,
+                resolution: Resolution::Foreign { link_name: None },
                 span: None,
             },
             args,
@@ -1551,14 +1572,10 @@ fn scan_top(s: &str, mut f: impl FnMut(&str, usize) -> bool) -> Option<usize> {
         match b {
             b'"' => in_str = true,
             b'(' | b'[' | b'{' => depth += 1,
-            b'<' if i > 0
-                && (bytes[i - 1] == b':'
-                    || bytes[i - 1].is_ascii_alphanumeric()
-                    || bytes[i - 1] == b'_') =>
-            {
-                depth += 1
-            }
-            b'<' if i == 0 => depth += 1,
+            // MIR text has no `<` operator (comparisons print as `Lt(…)`),
+            // so every `<` outside a string opens generics or a qualified
+            // path: `Vec<i32>`, `::<T>`, `{<i32 as Ord>::max}`, `(<T as Tr>::f)`.
+            b'<' => depth += 1,
             b'>' if i > 0 && bytes[i - 1] == b'-' => {}
             b'>' if depth > 0 => depth -= 1,
             b')' | b']' | b'}' => depth -= 1,

@@ -157,6 +157,13 @@ pub enum StatementKind {
     /// A statement kept as MIR text that later stages cannot model
     /// (`copy_nonoverlapping(…)`, `Deinit(…)`); admission rejects it.
     Opaque(String),
+    /// A statement the parser does not read (a construct outside the
+    /// supported subset), kept with the reason. It fails nothing by itself:
+    /// it is an error only when a callback reaches its body (E0109).
+    Unparsed {
+        text: String,
+        reason: String,
+    },
 }
 
 /// A place: a local and projections applied left to right.
@@ -444,6 +451,12 @@ pub enum TerminatorKind {
         target: BlockId,
         unwind: UnwindAction,
     },
+    /// A terminator the parser does not read, kept with the reason (see
+    /// [`StatementKind::Unparsed`]). It has no successors.
+    Unparsed {
+        text: String,
+        reason: String,
+    },
 }
 
 /// What a call's callee resolves to, in the order the frontend tries them.
@@ -462,8 +475,13 @@ pub enum Resolution {
     Panic { function: String },
     /// A call through a local (a closure or fn pointer held in a local).
     Indirect,
-    /// Anything else: no body here.
-    Foreign,
+    /// Anything else: no body here. `link_name` is the symbol it links to
+    /// when the source's `extern` block renames it
+    /// (`#[link_name = "cudaDeviceSynchronize"] fn wait();`).
+    Foreign {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        link_name: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,6 +16,24 @@ use crate::ty::{Scalar, Ty};
 /// Parses MIR text and prepares it.
 pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
     let (mut bodies, consts) = parse_mir_items(mir)?;
+    // `const {alloc1: *mut i32}` is the address of a static's allocation;
+    // its dump (`alloc1 (static: BIAS, size: 4, align: 4) {`) names it.
+    let statics = static_allocations(mir);
+    if !statics.is_empty() {
+        for b in &mut bodies {
+            for_each_operand(b, |op| {
+                if let Operand::Const(Constant::Other(text)) = op {
+                    let id = text
+                        .strip_prefix('{')
+                        .and_then(|t| t.split_once(':'))
+                        .map(|(id, _)| id);
+                    if let Some((_, name)) = statics.iter().find(|(a, _)| Some(a.as_str()) == id) {
+                        *text = format!("static {name}");
+                    }
+                }
+            });
+        }
+    }
     // `const K` in a body is the item's value: MIR at opt-level 0 names
     // `const` items where opt-level 3 inlines them.
     if !consts.is_empty() {
@@ -30,6 +48,20 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
         }
     }
     Ok(prepare(bodies, source))
+}
+
+/// `(allocN, NAME)` for every `allocN (static: NAME, …) {` dump line.
+fn static_allocations(mir: &str) -> Vec<(String, String)> {
+    mir.lines()
+        .filter_map(|l| {
+            let (id, rest) = l.split_once(" (static: ")?;
+            if !id.starts_with("alloc") || !id[5..].bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let name = rest.split([',', ')']).next()?.trim();
+            Some((id.to_string(), name.to_string()))
+        })
+        .collect()
 }
 
 /// Calls `f` on every operand of a body.
@@ -69,6 +101,7 @@ fn for_each_operand(body: &mut Body, mut f: impl FnMut(&mut Operand)) {
 /// resolve is recorded as such (a foreign callee, a callback of another kind).
 pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     let text = source.text.as_deref().map(SourceText::new);
+    let impl_ranges = name_impl_methods(&mut bodies, text.as_ref());
     let names = local_names(&bodies, text.as_ref());
     let closure_bodies: BTreeMap<String, String> = bodies
         .iter()
@@ -95,7 +128,11 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                     }
                 }
                 BodyKind::Fn => {
-                    if let Some((lo, hi, name_span)) = t.fn_extent(last_segment(&b.name)) {
+                    let extent = match impl_ranges.get(&b.name) {
+                        Some(range) => t.fn_extent_in(last_segment(&b.name), *range),
+                        None => t.fn_extent(last_segment(&b.name)),
+                    };
+                    if let Some((lo, hi, name_span)) = extent {
                         b.span = Some(name_span);
                         extents.insert(b.name.clone(), (lo, hi));
                     }
@@ -121,10 +158,21 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
             (BodyKind::Closure, Some(t), Some(s)) => t.offset(s.hi_line, s.hi_col),
             _ => None,
         };
+        let locals = b.locals.clone();
         for block in b.blocks.iter_mut() {
-            if let TerminatorKind::Call { callee, .. } = &mut block.terminator.kind {
+            if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
                 callee.resolution =
                     resolve(&callee.path, &callee.generics, &names, &closure_bodies);
+                if let (Resolution::Foreign { link_name }, Some(t)) =
+                    (&mut callee.resolution, &text)
+                {
+                    *link_name = t.link_name(last_segment(&callee.path));
+                }
+                if is_closure_trait_call(&callee.path) {
+                    if let Resolution::Local { .. } = callee.resolution {
+                        untuple_args(args, &locals);
+                    }
+                }
                 if let (Some(t), Some((lo, hi))) = (&text, ext) {
                     let word = last_segment(&callee.path).to_string();
                     let lo = closure_head_end.unwrap_or(lo);
@@ -142,7 +190,8 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         .filter(|b| b.kind == BodyKind::Closure)
         .filter_map(|b| closure_facts(b, &bodies, text.as_ref(), extents.get(&b.name).copied()))
         .collect();
-    let registrations = registrations(&bodies, &closure_bodies, text.as_ref(), &extents);
+    let mut registrations = registrations(&bodies, &closure_bodies, text.as_ref(), &extents);
+    core_fn_item_bodies(&mut bodies, &mut registrations);
 
     PreparedMir {
         format: FORMAT.to_string(),
@@ -151,6 +200,89 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         closures,
         registrations,
     }
+}
+
+/// Methods of `impl` blocks print as `<impl at f.rs:12:1: 12:20>::settle`;
+/// they are renamed to the path a user reads and calls print,
+/// `<i32 as Settle>::settle` or `Params::apply` (closures inside them
+/// follow), unless two impls would get the same name. Returns each renamed
+/// method's `impl` block range, where its `fn` is looked up for spans.
+fn name_impl_methods(
+    bodies: &mut [Body],
+    text: Option<&SourceText<'_>>,
+) -> BTreeMap<String, (usize, usize)> {
+    let mut ranges = BTreeMap::new();
+    let Some(t) = text else { return ranges };
+    let mut renames: BTreeMap<String, (String, (usize, usize))> = BTreeMap::new();
+    for b in bodies.iter() {
+        let Some(rest) = b.name.strip_prefix("<impl at ") else {
+            continue;
+        };
+        let Some((loc, _)) = rest.split_once(">::") else {
+            continue;
+        };
+        let prefix = format!("<impl at {loc}>");
+        if renames.contains_key(&prefix) {
+            continue;
+        }
+        let Some((_, span)) = crate::ty::parse_file_span(loc) else {
+            continue;
+        };
+        let (Some(lo), Some(hi)) = (
+            t.offset(span.lo_line, span.lo_col),
+            t.offset(span.hi_line, span.hi_col),
+        ) else {
+            continue;
+        };
+        let Some(path) = impl_path(t.slice(lo, hi)) else {
+            continue;
+        };
+        let Some(range) = t.block_from(lo) else {
+            continue;
+        };
+        renames.insert(prefix, (path, range));
+    }
+    let taken: Vec<&String> = renames.values().map(|(p, _)| p).collect();
+    let unique = |p: &String| taken.iter().filter(|q| **q == p).count() == 1;
+    for b in bodies.iter_mut() {
+        let Some((prefix, (path, range))) = renames
+            .iter()
+            .find(|(prefix, _)| b.name.starts_with(prefix.as_str()))
+        else {
+            continue;
+        };
+        if !unique(path) {
+            continue;
+        }
+        let renamed = format!("{path}{}", &b.name[prefix.len()..]);
+        if b.kind == BodyKind::Fn {
+            ranges.insert(renamed.clone(), *range);
+        }
+        b.name = renamed;
+    }
+    ranges
+}
+
+/// `impl Settle for i32` → `<i32 as Settle>`; `impl Params` → `Params`.
+fn impl_path(header: &str) -> Option<String> {
+    let h = header.trim().strip_prefix("impl")?;
+    // Skip the impl's own generic parameters: `impl<T> Foo<T>`.
+    let h = if h.starts_with('<') {
+        match crate::ty::split_top(h, ' ').first() {
+            Some(g) => &h[g.len()..],
+            None => h,
+        }
+    } else {
+        h
+    };
+    let h = h.trim();
+    if h.is_empty() {
+        return None;
+    }
+    Some(match h.split_once(" for ") {
+        Some((tr, ty)) => format!("<{} as {}>", ty.trim(), tr.trim()),
+        None => h.to_string(),
+    })
 }
 
 /// Every name a call can use for a local body: its MIR name, and for methods
@@ -197,6 +329,45 @@ fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<Strin
         names.insert(alias, b.name.clone());
     }
     names
+}
+
+/// `<{closure@…} as Fn<(i32,)>>::call` (and `FnMut::call_mut`,
+/// `FnOnce::call_once`): the "rust-call" ABI, whose arguments after the
+/// closure come as one tuple.
+fn is_closure_trait_call(path: &str) -> bool {
+    path.starts_with("<{closure@")
+        && ["::call", "::call_mut", "::call_once"]
+            .iter()
+            .any(|m| path.ends_with(m))
+}
+
+/// Spreads a rust-call's argument tuple into one argument per field, as
+/// rustc's code generation does, so the call matches the closure body's
+/// parameters (`sq(b)` is `call(move _6, move _7)` with `_7 = (copy _3,)`;
+/// the body takes `(_1: &{closure}, _2: i32)`). An argument that is not a
+/// tuple-typed place is left as it is (admission then reports the arity).
+fn untuple_args(args: &mut Vec<Operand>, locals: &[crate::pmir::LocalDecl]) {
+    let [_, tuple] = args.as_slice() else {
+        return;
+    };
+    let place = match tuple {
+        Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => p.clone(),
+        _ => return,
+    };
+    let Some(Ty::Tuple(fields)) = locals.get(place.local.0 as usize).map(|l| l.ty.clone()) else {
+        return;
+    };
+    let spread = fields.into_iter().enumerate().map(|(i, ty)| {
+        Operand::Copy(Place {
+            local: place.local,
+            projections: vec![Projection::Field {
+                index: i as u32,
+                ty,
+            }],
+        })
+    });
+    let first = args[0].clone();
+    *args = std::iter::once(first).chain(spread).collect();
 }
 
 fn last_segment(path: &str) -> &str {
@@ -261,7 +432,7 @@ fn resolve(
             function: path.to_string(),
         };
     }
-    Resolution::Foreign
+    Resolution::Foreign { link_name: None }
 }
 
 /// Type of a place in a body, following projections.
@@ -514,6 +685,130 @@ fn registrations(
         }
     }
     out
+}
+
+/// A pure core function passed as the callback (`i32::wrapping_add`,
+/// `core::cmp::max`, `i32::max`) has no body in the MIR. It gets one here,
+/// `_0 = CALLEE(copy _1, copy _2); return`, named after the fn item's type
+/// (`std::cmp::max::<i32>`), so that admission, lowering and the thunk treat
+/// it like any local fn item; the call resolves against the same capability
+/// table as a call inside a closure.
+fn core_fn_item_bodies(bodies: &mut Vec<Body>, registrations: &mut [Registration]) {
+    for r in registrations.iter_mut() {
+        let Callback::FnItem { body } = &r.callback else {
+            continue;
+        };
+        if bodies.iter().any(|b| b.name == *body) {
+            continue;
+        }
+        let Some(Ty::FnDef { sig, name }) = r
+            .generics
+            .iter()
+            .find(|t| matches!(t, Ty::FnDef { name, .. } if crate::parse::split_generics(name).0 == *body))
+        else {
+            continue;
+        };
+        let Some((params, ret)) = fn_sig(sig) else {
+            continue;
+        };
+        let Some(path) = core_callee_path(name, &params) else {
+            continue;
+        };
+        let resolution = match registry::core_scalar(&path) {
+            Some((method, ty)) => Resolution::CoreScalar { method, ty },
+            None => continue,
+        };
+        if !bodies.iter().any(|b| b.name == *name) {
+            bodies.push(forwarding_body(name, &path, resolution, &params, ret, r));
+        }
+        r.callback = Callback::FnItem { body: name.clone() };
+    }
+}
+
+/// `fn(i32, i32) -> i32` → the parameter types and the return type.
+fn fn_sig(sig: &str) -> Option<(Vec<Ty>, Ty)> {
+    let rest = sig.strip_prefix("fn(")?;
+    let close = rest.rfind(") -> ")?;
+    let params = crate::ty::split_top(&rest[..close], ',')
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(Ty::parse)
+        .collect();
+    Some((params, Ty::parse(&rest[close + 5..])))
+}
+
+/// The core path a fn item names, spelled as the capability table reads
+/// it: methods as they are (`core::num::<impl i32>::wrapping_add`,
+/// `<i32 as Ord>::max`); `core::cmp::max::<T>` and `min` as `<T as Ord>::…`.
+fn core_callee_path(name: &str, params: &[Ty]) -> Option<String> {
+    let base = crate::parse::split_generics(name).0;
+    if registry::core_scalar(&base).is_some() {
+        return Some(base);
+    }
+    let method = match base.as_str() {
+        "core::cmp::max" | "std::cmp::max" => "max",
+        "core::cmp::min" | "std::cmp::min" => "min",
+        _ => return None,
+    };
+    let ty = params.first()?.scalar()?;
+    Some(format!("<{} as Ord>::{method}", ty.name()))
+}
+
+fn forwarding_body(
+    name: &str,
+    path: &str,
+    resolution: Resolution,
+    params: &[Ty],
+    ret: Ty,
+    r: &Registration,
+) -> Body {
+    use crate::pmir::{Block, BlockId, Callee, LocalDecl, Terminator, UnwindAction};
+    let locals = std::iter::once(ret)
+        .chain(params.iter().cloned())
+        .enumerate()
+        .map(|(i, ty)| LocalDecl {
+            local: Local(i as u32),
+            ty,
+            mutable: false,
+        })
+        .collect();
+    let args = (1..=params.len())
+        .map(|i| Operand::Copy(Place::local(Local(i as u32))))
+        .collect();
+    let call = TerminatorKind::Call {
+        dest: Place::local(Local(0)),
+        callee: Callee {
+            text: path.to_string(),
+            path: path.to_string(),
+            generics: Vec::new(),
+            resolution,
+            span: r.span,
+        },
+        args,
+        target: Some(BlockId(1)),
+        unwind: UnwindAction::Continue,
+    };
+    let block = |id: u32, kind: TerminatorKind| Block {
+        id: BlockId(id),
+        mir_line: r.mir_line,
+        statements: Vec::new(),
+        terminator: Terminator {
+            mir_line: r.mir_line,
+            kind,
+        },
+    };
+    Body {
+        name: name.to_string(),
+        kind: BodyKind::Fn,
+        mir_line: r.mir_line,
+        span: r.span,
+        arg_count: params.len() as u32,
+        locals,
+        debug_vars: Vec::new(),
+        inlined: Vec::new(),
+        blocks: vec![block(0, call), block(1, TerminatorKind::Return)],
+    }
 }
 
 /// The type of a fn item operand (`add`), from the call's generic arguments.

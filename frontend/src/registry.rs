@@ -2,6 +2,8 @@
 //! provider API crate (`native`), and the pure `core` scalar methods that the
 //! GPU side may call. Everything about names lives here, nowhere else.
 
+use crate::ty::Scalar;
+
 /// A registration function of the provider API and the native provider that
 /// implements it on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,87 +32,302 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
     },
 ];
 
-/// Pure `core` methods on scalars that compile to a few instructions with no
-/// memory access and no call into anything CUDA. Inherent methods print as
-/// `core::num::<impl i32>::wrapping_add`; trait methods as `<i32 as Ord>::max`.
-pub const CORE_SCALAR_METHODS: &[&str] = &[
-    "wrapping_add",
-    "wrapping_sub",
-    "wrapping_mul",
-    "wrapping_neg",
-    "wrapping_shl",
-    "wrapping_shr",
-    "saturating_add",
-    "saturating_sub",
-    "saturating_mul",
-    "rotate_left",
-    "rotate_right",
-    "count_ones",
-    "count_zeros",
-    "leading_zeros",
-    "trailing_zeros",
-    "swap_bytes",
-    "reverse_bits",
-    "abs",
-    "signum",
-    "is_negative",
-    "is_positive",
-    "min",
-    "max",
-    "clamp",
-    "pow",
-    "unsigned_abs",
-    "abs_diff",
-    "wrapping_abs",
-    "wrapping_div",
-    "wrapping_rem",
-    "wrapping_pow",
-    "saturating_pow",
-    "is_power_of_two",
-    "sqrt",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "mul_add",
-    "copysign",
-    "recip",
+/// The receiver types a core operation is defined on (and lowered for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Receivers {
+    /// Every integer type.
+    Int,
+    /// Signed integers only (`abs`, `signum`, `is_negative`…).
+    SignedInt,
+    /// Unsigned integers only (`is_power_of_two`).
+    UnsignedInt,
+    /// Floats only (`sqrt`, `mul_add`…).
+    Float,
+    /// Integers and floats (`min`, `max`, `clamp`).
+    IntOrFloat,
+    /// Signed integers and floats (`abs`, `signum`).
+    SignedIntOrFloat,
+    /// No receiver: a hint (`cold_path`, `likely`).
+    None,
+}
+
+impl Receivers {
+    /// Whether `s` is a receiver type this operation is defined on. Only
+    /// the types the GPU lowering handles count: every integer (`isize` and
+    /// `usize` are 64-bit on the device), `f32` and `f64` (not `f16`/`f128`).
+    pub fn accepts(self, s: Scalar) -> bool {
+        let int = s.is_int();
+        let float = matches!(s, Scalar::F32 | Scalar::F64);
+        match self {
+            Receivers::Int => int,
+            Receivers::SignedInt => int && s.is_signed(),
+            Receivers::UnsignedInt => int && !s.is_signed(),
+            Receivers::Float => float,
+            Receivers::IntOrFloat => int || float,
+            Receivers::SignedIntOrFloat => (int && s.is_signed()) || float,
+            Receivers::None => false,
+        }
+    }
+
+    /// The receiver types in words, for diagnostics.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Receivers::Int => "integers",
+            Receivers::SignedInt => "signed integers",
+            Receivers::UnsignedInt => "unsigned integers",
+            Receivers::Float => "`f32` and `f64`",
+            Receivers::IntOrFloat => "integers, `f32` and `f64`",
+            Receivers::SignedIntOrFloat => "signed integers, `f32` and `f64`",
+            Receivers::None => "no receiver",
+        }
+    }
+}
+
+/// How a core operation is named in MIR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreKind {
+    /// An inherent or `Ord` method: `core::num::<impl i32>::wrapping_add`,
+    /// `<u8 as Ord>::max`.
+    Method,
+    /// A `core::intrinsics` function that MIR inlining exposes at
+    /// opt-level 3 (`rotate_left::<u32>`, `fabsf32`).
+    Intrinsic,
+}
+
+/// Every pure `core` scalar operation the GPU side can run: what the
+/// frontend resolves as `core`, what admission accepts (name, receiver
+/// types, operand count) and what the lowering must lower. The lowering
+/// matches on [`CoreOp`] exhaustively, so an operation cannot be allowed
+/// here without a lowering; a test lowers every entry for every receiver
+/// type it accepts, by both code generation routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CoreOp {
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    WrappingNeg,
+    WrappingShl,
+    WrappingShr,
+    WrappingAbs,
+    WrappingDiv,
+    WrappingRem,
+    WrappingPow,
+    SaturatingAdd,
+    SaturatingSub,
+    SaturatingMul,
+    SaturatingPow,
+    UncheckedAdd,
+    UncheckedSub,
+    UncheckedMul,
+    UncheckedDiv,
+    UncheckedRem,
+    UncheckedShl,
+    UncheckedShr,
+    ExactDiv,
+    RotateLeft,
+    RotateRight,
+    CountOnes,
+    CountZeros,
+    LeadingZeros,
+    TrailingZeros,
+    SwapBytes,
+    ReverseBits,
+    Abs,
+    UnsignedAbs,
+    AbsDiff,
+    Signum,
+    IsNegative,
+    IsPositive,
+    IsPowerOfTwo,
+    Min,
+    Max,
+    Clamp,
+    Pow,
+    Sqrt,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    MulAdd,
+    Copysign,
+    Recip,
+    ColdPath,
+    Likely,
+    Unlikely,
+}
+
+/// One spelling of a core operation.
+#[derive(Debug, Clone, Copy)]
+pub struct CoreEntry {
+    pub name: &'static str,
+    pub kind: CoreKind,
+    pub op: CoreOp,
+    /// Operands, the receiver included (`a.wrapping_add(b)` has 2).
+    pub arity: usize,
+    pub receivers: Receivers,
+}
+
+const fn m(name: &'static str, op: CoreOp, arity: usize, receivers: Receivers) -> CoreEntry {
+    CoreEntry {
+        name,
+        kind: CoreKind::Method,
+        op,
+        arity,
+        receivers,
+    }
+}
+
+const fn i(name: &'static str, op: CoreOp, arity: usize, receivers: Receivers) -> CoreEntry {
+    CoreEntry {
+        name,
+        kind: CoreKind::Intrinsic,
+        op,
+        arity,
+        receivers,
+    }
+}
+
+use CoreOp as O;
+use Receivers as R;
+
+/// The capability table (see [`CoreOp`]).
+pub const CORE_OPS: &[CoreEntry] = &[
+    m("wrapping_add", O::WrappingAdd, 2, R::Int),
+    m("wrapping_sub", O::WrappingSub, 2, R::Int),
+    m("wrapping_mul", O::WrappingMul, 2, R::Int),
+    m("wrapping_neg", O::WrappingNeg, 1, R::Int),
+    m("wrapping_shl", O::WrappingShl, 2, R::Int),
+    m("wrapping_shr", O::WrappingShr, 2, R::Int),
+    m("wrapping_abs", O::WrappingAbs, 1, R::SignedInt),
+    m("wrapping_div", O::WrappingDiv, 2, R::Int),
+    m("wrapping_rem", O::WrappingRem, 2, R::Int),
+    m("wrapping_pow", O::WrappingPow, 2, R::Int),
+    m("saturating_add", O::SaturatingAdd, 2, R::Int),
+    m("saturating_sub", O::SaturatingSub, 2, R::Int),
+    m("saturating_mul", O::SaturatingMul, 2, R::Int),
+    m("saturating_pow", O::SaturatingPow, 2, R::Int),
+    m("rotate_left", O::RotateLeft, 2, R::Int),
+    m("rotate_right", O::RotateRight, 2, R::Int),
+    m("count_ones", O::CountOnes, 1, R::Int),
+    m("count_zeros", O::CountZeros, 1, R::Int),
+    m("leading_zeros", O::LeadingZeros, 1, R::Int),
+    m("trailing_zeros", O::TrailingZeros, 1, R::Int),
+    m("swap_bytes", O::SwapBytes, 1, R::Int),
+    m("reverse_bits", O::ReverseBits, 1, R::Int),
+    m("abs", O::Abs, 1, R::SignedIntOrFloat),
+    m("unsigned_abs", O::UnsignedAbs, 1, R::SignedInt),
+    m("abs_diff", O::AbsDiff, 2, R::Int),
+    m("signum", O::Signum, 1, R::SignedIntOrFloat),
+    m("is_negative", O::IsNegative, 1, R::SignedInt),
+    m("is_positive", O::IsPositive, 1, R::SignedInt),
+    m("is_power_of_two", O::IsPowerOfTwo, 1, R::UnsignedInt),
+    m("min", O::Min, 2, R::IntOrFloat),
+    m("max", O::Max, 2, R::IntOrFloat),
+    m("clamp", O::Clamp, 3, R::IntOrFloat),
+    m("pow", O::Pow, 2, R::Int),
+    m("sqrt", O::Sqrt, 1, R::Float),
+    m("floor", O::Floor, 1, R::Float),
+    m("ceil", O::Ceil, 1, R::Float),
+    m("round", O::Round, 1, R::Float),
+    m("trunc", O::Trunc, 1, R::Float),
+    m("mul_add", O::MulAdd, 3, R::Float),
+    m("copysign", O::Copysign, 2, R::Float),
+    m("recip", O::Recip, 1, R::Float),
+    i("rotate_left", O::RotateLeft, 2, R::Int),
+    i("rotate_right", O::RotateRight, 2, R::Int),
+    i("ctpop", O::CountOnes, 1, R::Int),
+    i("ctlz", O::LeadingZeros, 1, R::Int),
+    i("cttz", O::TrailingZeros, 1, R::Int),
+    i("bswap", O::SwapBytes, 1, R::Int),
+    i("bitreverse", O::ReverseBits, 1, R::Int),
+    i("cold_path", O::ColdPath, 0, R::None),
+    i("likely", O::Likely, 1, R::None),
+    i("unlikely", O::Unlikely, 1, R::None),
+    i("unchecked_add", O::UncheckedAdd, 2, R::Int),
+    i("unchecked_sub", O::UncheckedSub, 2, R::Int),
+    i("unchecked_mul", O::UncheckedMul, 2, R::Int),
+    i("unchecked_div", O::UncheckedDiv, 2, R::Int),
+    i("unchecked_rem", O::UncheckedRem, 2, R::Int),
+    i("unchecked_shl", O::UncheckedShl, 2, R::Int),
+    i("unchecked_shr", O::UncheckedShr, 2, R::Int),
+    i("exact_div", O::ExactDiv, 2, R::Int),
+    i("saturating_add", O::SaturatingAdd, 2, R::Int),
+    i("saturating_sub", O::SaturatingSub, 2, R::Int),
+    i("wrapping_add", O::WrappingAdd, 2, R::Int),
+    i("wrapping_sub", O::WrappingSub, 2, R::Int),
+    i("wrapping_mul", O::WrappingMul, 2, R::Int),
+    i("minnumf32", O::Min, 2, R::Float),
+    i("maxnumf32", O::Max, 2, R::Float),
+    i("minnumf64", O::Min, 2, R::Float),
+    i("maxnumf64", O::Max, 2, R::Float),
+    i("fabsf32", O::Abs, 1, R::Float),
+    i("fabsf64", O::Abs, 1, R::Float),
 ];
 
-/// `core::intrinsics` functions that MIR inlining exposes at opt-level 3
-/// (`rotate_left::<u32>` inside an inlined `i32::rotate_left`), all pure.
-pub const CORE_INTRINSICS: &[&str] = &[
-    "rotate_left",
-    "rotate_right",
-    "ctpop",
-    "ctlz",
-    "cttz",
-    "bswap",
-    "bitreverse",
-    "cold_path",
-    "likely",
-    "unlikely",
-    "unchecked_add",
-    "unchecked_sub",
-    "unchecked_mul",
-    "unchecked_div",
-    "unchecked_rem",
-    "unchecked_shl",
-    "unchecked_shr",
-    "exact_div",
-    "three_way_compare",
-    "saturating_add",
-    "saturating_sub",
-    "wrapping_add",
-    "wrapping_sub",
-    "wrapping_mul",
-    "minnumf32",
-    "maxnumf32",
-    "minnumf64",
-    "maxnumf64",
-    "fabsf32",
-    "fabsf64",
-];
+/// The table entry for a core callee of this kind, by name.
+pub fn core_entry(kind: CoreKind, name: &str) -> Option<&'static CoreEntry> {
+    CORE_OPS.iter().find(|e| e.kind == kind && e.name == name)
+}
+
+/// The table entry a resolved core callee names (methods first: a name
+/// shared by a method and an intrinsic has the same operation).
+pub fn core_op(name: &str) -> Option<&'static CoreEntry> {
+    core_entry(CoreKind::Method, name).or_else(|| core_entry(CoreKind::Intrinsic, name))
+}
+
+/// Why a resolved core call cannot run on the GPU: an operand count or a
+/// receiver type the operation is not defined on here. `None` when fine.
+pub fn core_call_problem(name: &str, receiver: &str, operands: usize) -> Option<String> {
+    let Some(e) = core_op(name) else {
+        return Some(format!(
+            "`{name}` is not a core operation the GPU side knows"
+        ));
+    };
+    if operands != e.arity {
+        return Some(format!(
+            "`{name}` takes {} operand{}, this call passes {operands}",
+            e.arity,
+            if e.arity == 1 { "" } else { "s" }
+        ));
+    }
+    if e.receivers == Receivers::None {
+        return None;
+    }
+    match Scalar::from_name(receiver) {
+        Some(s) if e.receivers.accepts(s) => None,
+        Some(s) => Some(format!(
+            "`{name}` on `{}` is not supported on the GPU: it is lowered for {}",
+            s.name(),
+            e.receivers.describe()
+        )),
+        None => Some(format!(
+            "cannot tell the receiver type of `{name}` (got `{receiver}`)"
+        )),
+    }
+}
+
+/// The scalar type a core operation works on, from the callee as MIR
+/// printed it: `core::num::<impl i32>::abs`, `<u8 as Ord>::max`,
+/// `rotate_left::<u32>`, `fabsf32`.
+pub fn core_receiver(text: &str, name: &str) -> Option<Scalar> {
+    let from = |s: &str| Scalar::from_name(s.trim());
+    if let Some(i) = text.find("<impl ") {
+        let rest = &text[i + 6..];
+        return from(&rest[..rest.find('>')?]);
+    }
+    if let Some(rest) = text.strip_prefix('<') {
+        return from(&rest[..rest.find(" as ")?]);
+    }
+    if let Some(i) = text.find("::<") {
+        let rest = &text[i + 3..];
+        let end = rest.find([',', '>'])?;
+        return from(&rest[..end]);
+    }
+    ["f16", "f32", "f64"]
+        .into_iter()
+        .find(|s| name.ends_with(s))
+        .and_then(from)
+}
 
 /// Paths that start a panic, or build its message.
 pub const PANIC_PATHS: &[&str] = &[
@@ -148,7 +365,7 @@ pub fn core_intrinsic(path: &str, has_generics: bool) -> Option<String> {
         None if (has_generics || float_suffixed) && !path.contains("::") => path,
         None => return None,
     };
-    CORE_INTRINSICS.contains(&name).then(|| name.to_string())
+    core_entry(CoreKind::Intrinsic, name).map(|_| name.to_string())
 }
 
 pub fn is_panic_path(path: &str) -> bool {
@@ -181,9 +398,7 @@ pub fn registration(path: &str) -> Option<&'static RegistrationFn> {
 /// `std::cmp::Ord::max` is *not* accepted (no receiver type).
 pub fn core_scalar(path: &str) -> Option<(String, String)> {
     let (prefix, method) = path.rsplit_once("::")?;
-    if !CORE_SCALAR_METHODS.contains(&method) {
-        return None;
-    }
+    core_entry(CoreKind::Method, method)?;
     let ty = if let Some(rest) = prefix.strip_prefix('<') {
         // `<i32 as Ord>`
         let inner = rest.strip_suffix('>')?;

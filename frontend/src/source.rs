@@ -119,10 +119,16 @@ impl<'a> SourceText<'a> {
     /// the name to the brace that closes it, and the span of the name. `None`
     /// when the name is not found or is defined more than once.
     pub fn fn_extent(&self, name: &str) -> Option<(usize, usize, Span)> {
+        self.fn_extent_in(name, (0, self.text.len()))
+    }
+
+    /// [`Self::fn_extent`] inside a byte range (an `impl` block's).
+    pub fn fn_extent_in(&self, name: &str, range: (usize, usize)) -> Option<(usize, usize, Span)> {
         let mut found = None;
         let needle = format!("fn {name}");
-        let mut start = 0;
-        while let Some(pos) = self.text[start..].find(&needle) {
+        let (lo, hi) = (range.0.min(self.text.len()), range.1.min(self.text.len()));
+        let mut start = lo;
+        while let Some(pos) = self.text[start..hi].find(&needle) {
             let at = start + pos;
             start = at + needle.len();
             let after = self.text[start..].chars().next();
@@ -147,6 +153,26 @@ impl<'a> SourceText<'a> {
                     depth -= 1;
                     if depth == 0 {
                         return Some((open, i + 1, name_span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The byte range of the block that opens at the first `{` at or after
+    /// `from` (an `impl` block), up to its closing brace.
+    pub fn block_from(&self, from: usize) -> Option<(usize, usize)> {
+        let open = from + self.text.get(from..)?.find('{')?;
+        let mut depth = 0i32;
+        for (i, &b) in self.text.as_bytes().iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((open, i + 1));
                     }
                 }
                 _ => {}
@@ -185,6 +211,62 @@ impl<'a> SourceText<'a> {
             out.push(self.span_of(at, end));
         }
         out
+    }
+
+    /// The symbol a foreign function `name` links to, when an `extern`
+    /// block declares it under another name:
+    /// `#[link_name = "cudaDeviceSynchronize"] fn wait();` gives
+    /// `cudaDeviceSynchronize` for `wait`. The attribute must be the last
+    /// attribute before `fn name` (only whitespace, other attributes and
+    /// `pub`/`unsafe`/`safe` between them); `None` when there is none.
+    pub fn link_name(&self, name: &str) -> Option<String> {
+        const ATTR: &str = "link_name";
+        let mut start = 0;
+        while let Some(pos) = self.text[start..].find(ATTR) {
+            let at = start + pos;
+            start = at + ATTR.len();
+            let rest = self.text[start..].trim_start();
+            let Some(rest) = rest.strip_prefix('=') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix('"') else {
+                continue;
+            };
+            let Some(end) = rest.find('"') else { continue };
+            let symbol = &rest[..end];
+            let mut after = rest[end + 1..].trim_start();
+            let Some(a) = after.strip_prefix(']') else {
+                continue;
+            };
+            after = a.trim_start();
+            // Further attributes and qualifiers before the `fn`.
+            loop {
+                if after.starts_with("#[") {
+                    match after.find(']') {
+                        Some(e) => after = after[e + 1..].trim_start(),
+                        None => break,
+                    }
+                } else if let Some(a) = ["pub ", "unsafe ", "safe "]
+                    .iter()
+                    .find_map(|q| after.strip_prefix(q))
+                {
+                    after = a.trim_start();
+                } else {
+                    break;
+                }
+            }
+            let Some(decl) = after.strip_prefix("fn ") else {
+                continue;
+            };
+            let decl = decl.trim_start();
+            let ident_end = decl
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(decl.len());
+            if &decl[..ident_end] == name {
+                return Some(symbol.to_string());
+            }
+        }
+        None
     }
 
     /// The text between two byte offsets (empty when out of range).

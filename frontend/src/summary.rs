@@ -20,7 +20,8 @@ fn resolution(r: &Resolution) -> String {
         Resolution::CoreScalar { method, ty } => format!("core scalar `{method}` on {ty}"),
         Resolution::Panic { .. } => "panic".to_string(),
         Resolution::Indirect => "indirect".to_string(),
-        Resolution::Foreign => "foreign".to_string(),
+        Resolution::Foreign { link_name: None } => "foreign".to_string(),
+        Resolution::Foreign { link_name: Some(l) } => format!("foreign, linked as `{l}`"),
     }
 }
 

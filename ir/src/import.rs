@@ -438,9 +438,14 @@ impl<'c, 'p> Importer<'c, 'p> {
             span: body.span,
         };
         b.prologue(entry)?;
+        let panics = frontend::panics::panic_blocks(body);
         for (i, blk) in body.blocks.iter().enumerate() {
             b.cur = blocks[i];
-            b.block(blk)?;
+            if panics[i] {
+                b.panic_block(blk)?;
+            } else {
+                b.block(blk)?;
+            }
         }
         drop(b);
         let kind = match body.kind {
@@ -601,6 +606,43 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         };
         self.cur
             .append_operation(melior::dialect::cf::br(&first, &[], self.loc));
+        Ok(())
+    }
+
+    /// A block from which every path panics (`frontend::panics`): one trap,
+    /// located at the call that panics; what the block computed only built
+    /// the message.
+    fn panic_block(&mut self, blk: &MirBlock) -> Result<(), String> {
+        let t = &blk.terminator;
+        let (function, span) = match &t.kind {
+            TerminatorKind::Unreachable => {
+                self.loc = self.m.loc(self.span, t.mir_line);
+                self.op("rmir.unreachable", &[], &[], &[])
+                    .map_err(|u| u.0)?;
+                self.op("llvm.unreachable", &[], &[], &[])
+                    .map_err(|u| u.0)?;
+                return Ok(());
+            }
+            TerminatorKind::Call { callee, .. } => {
+                (callee.path.as_str(), callee.span.or(self.span))
+            }
+            _ => ("core::panicking::panic", self.span),
+        };
+        self.loc = self.m.loc(span, t.mir_line);
+        self.op(
+            "rmir.call",
+            &[],
+            &[],
+            &[
+                ("callee", self.m.str(function)),
+                ("text", self.m.str(function)),
+                ("kind", self.m.str("panic")),
+                ("unwind", self.m.str("unreachable")),
+            ],
+        )
+        .map_err(|u| u.0)?;
+        self.op("llvm.unreachable", &[], &[], &[])
+            .map_err(|u| u.0)?;
         Ok(())
     }
 
@@ -994,6 +1036,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             StatementKind::Opaque(text) => {
                 unsupported(format!("the statement `{text}` is not modelled"))
             }
+            StatementKind::Unparsed { reason, .. } => unsupported(reason.clone()),
             StatementKind::SetDiscriminant { place, variant } => {
                 let (addr, _) = self.place_addr(place)?;
                 self.op(
@@ -1402,6 +1445,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 self.op("llvm.unreachable", &[], &[], &[])?;
                 Ok(())
             }
+            TerminatorKind::Unparsed { reason, .. } => unsupported(reason.clone()),
             TerminatorKind::Assert {
                 cond,
                 expected,
@@ -1463,7 +1507,9 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     Resolution::CoreScalar { method, .. } => ("core", method.as_str()),
                     Resolution::Panic { function } => ("panic", function.as_str()),
                     Resolution::Indirect => ("indirect", callee.path.as_str()),
-                    Resolution::Foreign => ("foreign", callee.path.as_str()),
+                    // A renamed extern is judged by the symbol it links to.
+                    Resolution::Foreign { link_name: Some(l) } => ("foreign", l.as_str()),
+                    Resolution::Foreign { link_name: None } => ("foreign", callee.path.as_str()),
                 };
                 let call = self.op(
                     "rmir.call",

@@ -107,6 +107,7 @@ pub fn statement(s: &StatementKind) -> String {
             format!("discriminant({}) = {variant}", place(p))
         }
         StatementKind::Nop(text) | StatementKind::Opaque(text) => text.clone(),
+        StatementKind::Unparsed { text, .. } => text.clone(),
     }
 }
 
@@ -158,5 +159,6 @@ pub fn terminator(t: &TerminatorKind) -> String {
         } => {
             format!("drop({}) -> bb{}", place(p), target.0)
         }
+        TerminatorKind::Unparsed { text, .. } => text.clone(),
     }
 }

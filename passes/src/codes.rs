@@ -65,7 +65,18 @@ impl Code {
     }
 
     /// The long explanation, with an example, like `rustc --explain`.
-    pub fn explain(self) -> &'static str {
+    /// E0109's ends with the table of core operations the GPU side runs,
+    /// generated from the capability table that admission and lowering read.
+    pub fn explain(self) -> String {
+        let text = self.explain_text();
+        if self == Code::UnsupportedMir {
+            format!("{text}\n{}", core_ops_table())
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn explain_text(self) -> &'static str {
         match self {
             Code::BorrowedCapture => EXPLAIN_E0101,
             Code::PointerCapture => EXPLAIN_E0102,
@@ -78,6 +89,18 @@ impl Code {
             Code::UnsupportedMir => EXPLAIN_E0109,
         }
     }
+}
+
+/// The core methods and intrinsics the GPU side runs, with their receiver
+/// types, from `frontend::registry::CORE_OPS`.
+fn core_ops_table() -> String {
+    use frontend::registry::{CoreKind, CORE_OPS};
+    let mut out =
+        String::from("Core methods a callback may call, and on which receiver types:\n\n");
+    for e in CORE_OPS.iter().filter(|e| e.kind == CoreKind::Method) {
+        out.push_str(&format!("    {:<16} {}\n", e.name, e.receivers.describe()));
+    }
+    out
 }
 
 impl std::fmt::Display for Code {

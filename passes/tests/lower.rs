@@ -50,7 +50,7 @@ fn lower_file(
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let outcomes = passes::admission::admit(&passes::admission::read::read(&module));
+    let outcomes = passes::admission::admit_module(&module);
     let callbacks = admitted(&outcomes);
     let n = callbacks.len();
     let result = pipeline.run(&mut module, &callbacks, options);
@@ -311,26 +311,35 @@ fn checked_abs_traps_only_with_overflow_checks_on() {
 }
 
 #[test]
-fn what_cannot_be_lowered_is_a_located_error() {
-    // `saturating_pow` is an allowlisted core method that admission admits,
-    // but the lowering has no GPU form for it.
+fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
+    // An array destructured inside the callback: the rules have no
+    // objection, the lowering has no layout for array fields. Lowered
+    // anyway (as `driver opt` can), the refusal is located at the op;
+    // through `admit_module` the trial lowering turns it into E0109.
     let file = temp_case(
-        "satpow.rs",
-        "pub fn entry(data: &[i32]) -> i32 {\n    native::reduce(data, 0, |a, b| a.wrapping_add(b.saturating_pow(3)))\n}\n",
+        "arrays.rs",
+        "pub fn entry(data: &[i32]) -> i32 {\n    native::reduce(data, 0, |a, b| {\n        let v = [a, b, 3];\n        match v { [x, .., y] => x.wrapping_add(y) }\n    })\n}\n",
     );
-    let (r, _, n) = lower_file(
-        &bridge(0, true),
-        &file,
-        &Pipeline::standard(),
-        &Options::default(),
-    );
-    assert_eq!(n, 1, "admission admits the callback");
-    let err = r.unwrap_err();
-    assert_eq!(err.pass, "lower-rmir-calls");
-    assert_eq!(err.op, "rmir.call");
+    let pmir = bridge(0, true).import(&file).unwrap_or_else(|e| panic!("{e}"));
+    let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
+    let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
+    let rules = passes::admission::admit(&passes::admission::read::read(&module));
+    let callbacks = admitted(&rules);
+    assert_eq!(callbacks.len(), 1, "the rules alone admit the callback");
+    let outcomes = passes::admission::admit_module(&module);
+    let passes::admission::Verdict::Rejected(diags) = &outcomes[0].verdict else {
+        panic!("the trial lowering must reject it");
+    };
+    assert_eq!(diags[0].code.as_str(), "E0109");
+    assert!(diags[0].message.contains("[i32; 3]"), "{}", diags[0].message);
+    let err = Pipeline::standard()
+        .run(&mut module, &callbacks, &Options::default())
+        .unwrap_err();
+    assert_eq!(err.pass, "lower-rmir-memory");
+    assert_eq!(err.op, "rmir.field");
+    assert!(err.function.is_some(), "the error names its function");
     let text = err.to_string();
-    assert!(text.contains("satpow.rs:2:"), "{text}");
-    assert!(text.contains("saturating_pow"), "{text}");
+    assert!(text.contains("arrays.rs:2:"), "{text}");
 }
 
 #[test]

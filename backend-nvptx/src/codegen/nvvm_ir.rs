@@ -244,7 +244,27 @@ impl Emitter {
                         "false".into()
                     }),
                     2..=64 => Ok(LLVMConstIntGetSExtValue(v).to_string()),
-                    _ => self.err(format!("an i{w} constant wider than 64 bits")),
+                    // No C API reads a wider value: its printed form is
+                    // `iN <decimal>`, which LLVM 7's parser reads too.
+                    _ => {
+                        let printed = LLVMPrintValueToString(v);
+                        let text = std::ffi::CStr::from_ptr(printed)
+                            .to_string_lossy()
+                            .into_owned();
+                        LLVMDisposeMessage(printed);
+                        match text.split_once(' ') {
+                            Some((ty, digits))
+                                if ty == format!("i{w}")
+                                    && digits
+                                        .trim_start_matches('-')
+                                        .bytes()
+                                        .all(|b| b.is_ascii_digit()) =>
+                            {
+                                Ok(digits.to_string())
+                            }
+                            _ => self.err(format!("an i{w} constant printed as `{text}`")),
+                        }
+                    }
                 };
             }
             if !LLVMIsAConstantFP(v).is_null() {

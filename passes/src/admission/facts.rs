@@ -82,6 +82,11 @@ pub struct CallFact {
     pub kind: CallKind,
     /// For a local call: the body called.
     pub target: Option<String>,
+    /// The callee as MIR printed it, generic arguments included
+    /// (`rotate_left::<u32>`): core calls take their receiver type from it.
+    pub text: String,
+    /// Operands passed.
+    pub args: usize,
     pub loc: Loc,
 }
 
@@ -95,8 +100,15 @@ pub struct BodyFact {
     pub calls: Vec<CallFact>,
     /// Writes through the closure environment.
     pub env_writes: Vec<Loc>,
-    /// Ops the lowering cannot handle: (what, where).
+    /// Ops the importer could not model: (what, where).
     pub unsupported: Vec<(String, Loc)>,
+    /// Every op of the body: (full name, where), in order.
+    pub ops: Vec<(String, Loc)>,
+    /// Addresses of `static`s the body takes: (name, MIR type, where).
+    pub statics: Vec<(String, String, Loc)>,
+    /// Fn items the body names as values (to make fn pointers of them):
+    /// what a call through a fn pointer in this body may reach.
+    pub fn_items: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -13,16 +13,37 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         for call in &b.calls {
-            if reaches_cuda(call) || !matches!(call.kind, CallKind::Foreign | CallKind::Indirect) {
+            if reaches_cuda(call, b) || !matches!(call.kind, CallKind::Foreign | CallKind::Indirect)
+            {
                 continue;
             }
             let chain = ctx.graph.chain_text(body, call);
-            let (message, primary) = if call.kind == CallKind::Indirect {
-                (
-                    format!("callback makes an indirect call through `{}`", call.callee),
-                    "the callee is not known at compile time".to_string(),
+            if call.kind == CallKind::Indirect {
+                let mut d = Diagnostic::new(
+                    Code::ForeignCall,
+                    "callback calls through a function pointer, whose target is chosen at run time",
+                    label(call.loc, format!("`{}` is a fn pointer here", call.callee)),
                 )
-            } else {
+                .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
+                .with_note(format!("call chain: {chain}"));
+                if !b.fn_items.is_empty() {
+                    let mut items = b.fn_items.clone();
+                    items.dedup();
+                    d = d.with_note(format!(
+                        "the pointer is made from {}",
+                        items
+                            .iter()
+                            .map(|i| format!("`{i}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                out.push(d.with_help(
+                    "call the function directly (`if c { f(a, b) } else { g(a, b) }`): the GPU code is compiled from each callee's body",
+                ));
+                continue;
+            }
+            let (message, primary) = {
                 (
                     format!(
                         "callback calls `{}`, which has no body to compile for the GPU",

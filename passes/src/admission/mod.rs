@@ -7,6 +7,7 @@
 //! helpers they reach, transitively, under the same rules.
 
 pub mod call_graph;
+pub mod capability;
 pub mod captures;
 pub mod cuda;
 pub mod facts;
@@ -15,6 +16,7 @@ pub mod mutable_state;
 pub mod read;
 pub mod recursion;
 pub mod signature;
+pub mod trial;
 pub mod unsupported;
 
 use manifest::env::EnvLayout;
@@ -94,7 +96,17 @@ pub fn thunk_name(index: usize, body: &str) -> String {
     crate::lower::plan::c_symbol(&format!("rmir_cb{index}_"), body)
 }
 
-/// Runs every rule on every registration.
+/// Admission of a module: every rule on every registration, then the trial
+/// lowering of what they admit ([`trial`]), so that admitted means it lowers.
+pub fn admit_module(module: &melior::ir::Module<'_>) -> Vec<Outcome> {
+    let facts = read::read(module);
+    let mut outcomes = admit(&facts);
+    trial::confirm(module, &facts, &mut outcomes);
+    outcomes
+}
+
+/// Runs every rule on every registration (the rules alone: see
+/// [`admit_module`] for the verdict every stage uses).
 pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
     facts
         .registrations
@@ -122,6 +134,7 @@ pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
             foreign::check(&ctx, &mut diags);
             recursion::check(&ctx, &mut diags);
             unsupported::check(&ctx, &mut diags);
+            capability::check(&ctx, &mut diags);
             let verdict = if diags.is_empty() {
                 Verdict::Admitted(abi(&ctx))
             } else {

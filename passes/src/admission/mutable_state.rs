@@ -6,7 +6,48 @@ use super::{label, Ctx};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 
+/// Uses of a `static` in the bodies the callback reaches: the frontend
+/// names a static's address constant `static NAME`, typed `*mut T` for a
+/// `static mut` and `&T` for an immutable one.
+fn statics(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let mut seen = std::collections::BTreeSet::new();
+    for body in ctx.graph.bodies() {
+        let Some(b) = ctx.facts.bodies.get(body) else {
+            continue;
+        };
+        for (name, ty, loc) in &b.statics {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let mutable = ty.starts_with("*mut ") || ty.starts_with("&mut ");
+            let d = if mutable {
+                Diagnostic::new(
+                    Code::MutableState,
+                    format!("callback uses the `static mut` `{name}`: shared mutable host state"),
+                    label(*loc, format!("`{name}` is read or written in `{body}`")),
+                )
+                .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
+                .with_note("a `static` lives in host memory: its address means nothing on the GPU, and other threads may change it while the provider runs")
+                .with_help(format!("read `{name}` on the host into a local, and capture that local with `move`"))
+            } else {
+                Diagnostic::new(
+                    Code::UnsupportedMir,
+                    format!("callback reads the `static` `{name}`, which lives in host memory"),
+                    label(*loc, format!("`{name}` is read in `{body}`")),
+                )
+                .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
+                .with_note("a `static` has one address, in host memory; the GPU cannot read it")
+                .with_help(format!(
+                    "make `{name}` a `const` item, or read it into a local captured with `move`"
+                ))
+            };
+            out.push(d);
+        }
+    }
+}
+
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    statics(ctx, out);
     let writes: Vec<_> = ctx
         .graph
         .bodies()

@@ -12,6 +12,26 @@ use super::facts::{
     Loc, ModuleFacts, RegistrationFact,
 };
 
+/// MLIR prints string attributes with `\XX` hex escapes (`\22` for `"`).
+fn unescape(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        if let (b'\\', Some(Ok(v))) = (b[i], hex.map(|h| u8::from_str_radix(h, 16))) {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn loc(l: &ir::Loc) -> Loc {
     Loc {
         span: l.source.as_ref().map(|s| s.span),
@@ -98,6 +118,8 @@ pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
                     callee: c.callee.clone(),
                     kind,
                     target: (kind == CallKind::Local).then(|| c.callee.clone()),
+                    text: c.text.clone(),
+                    args: c.args,
                     loc: loc(&c.loc),
                 }
             })
@@ -116,8 +138,8 @@ pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
                     .unsupported
                     .iter()
                     .map(|u| {
-                        let what = u.str("what").unwrap_or("?");
-                        let reason = u.str("reason").unwrap_or("");
+                        let what = unescape(u.str("what").unwrap_or("?"));
+                        let reason = unescape(u.str("reason").unwrap_or(""));
                         let text = if reason.is_empty() {
                             format!("`{what}`")
                         } else {
@@ -125,6 +147,27 @@ pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
                         };
                         (text, loc(&u.loc))
                     })
+                    .collect(),
+                ops: b
+                    .ops
+                    .iter()
+                    .map(|o| (o.name.clone(), loc(&o.loc)))
+                    .collect(),
+                statics: b
+                    .ops
+                    .iter()
+                    .filter(|o| o.name == "rmir.constant")
+                    .filter_map(|o| {
+                        let name = o.str("value")?.strip_prefix("static ")?;
+                        Some((name.to_string(), o.str("ty")?.to_string(), loc(&o.loc)))
+                    })
+                    .collect(),
+                fn_items: b
+                    .ops
+                    .iter()
+                    .filter(|o| o.name == "rmir.constant")
+                    .filter(|o| o.str("ty").is_some_and(|t| t.starts_with("fn item {")))
+                    .filter_map(|o| o.str("value").map(str::to_string))
                     .collect(),
             },
         );

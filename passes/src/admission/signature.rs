@@ -11,6 +11,20 @@ pub const RET: &str = "i32";
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
         // No body: a fn pointer or a callback of an unknown kind.
+        if let CallbackRef::Other(t) = &ctx.reg.callback {
+            if t.starts_with("fn(") || t.starts_with("unsafe fn(") || t.starts_with("extern ") {
+                out.push(
+                    Diagnostic::new(
+                        Code::Signature,
+                        format!("callback is a function pointer (`{t}`): its target is known only at run time"),
+                        ctx.registration_label("a fn-pointer value is registered here"),
+                    )
+                    .with_note("the GPU code is compiled ahead of time from the callback's body; a pointer's target is chosen when the program runs, and a host address cannot be called on the device")
+                    .with_help("pass the `fn` item itself (`native::reduce(data, 0, add)`), or a closure"),
+                );
+                return;
+            }
+        }
         let what = match &ctx.reg.callback {
             CallbackRef::Other(t) => format!("callback of type `{t}` has no body to compile"),
             CallbackRef::Closure(b) | CallbackRef::FnItem(b) => {

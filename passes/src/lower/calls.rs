@@ -16,6 +16,7 @@
 //! do not carry) is read from the callee text: `core::num::<impl i32>::abs`,
 //! `<u8 as Ord>::max`, `rotate_left::<u32>`, `fabsf32`.
 
+use frontend::registry::{self, CoreOp};
 use frontend::ty::Scalar;
 use melior::ir::{attribute::BoolAttribute, Module, Type};
 
@@ -71,17 +72,24 @@ fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
             }
         }
         "core" => {
-            let scalar = receiver(&text, &callee).ok_or_else(|| {
-                rw.error(op, format!("cannot tell the receiver type of `{text}`"))
-            })?;
+            // Admission checked the same table; this only guards documents
+            // that were not admitted (`driver opt` on any module).
+            let receiver = registry::core_receiver(&text, &callee);
+            let receiver_name = receiver.map(|s| s.name()).unwrap_or_default();
+            if let Some(problem) = registry::core_call_problem(&callee, receiver_name, args.len()) {
+                return Err(rw.error(op, problem));
+            }
+            let entry = registry::core_op(&callee)
+                .ok_or_else(|| rw.error(op, format!("`{callee}` is not a core operation")))?;
             Core {
                 rw,
                 at: op,
                 args: &args,
-                scalar,
+                // Receiver-less hints (`cold_path`, `likely`) never read it.
+                scalar: receiver.unwrap_or(Scalar::Bool),
                 result_ty,
             }
-            .lower(&callee)?
+            .lower(entry.op)?
         }
         other => {
             return Err(rw.error(
@@ -102,27 +110,6 @@ fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
         rewrite::erase(a);
     }
     Ok(())
-}
-
-/// The scalar type a core method or intrinsic works on, from its text.
-pub fn receiver(text: &str, method: &str) -> Option<Scalar> {
-    let from = |s: &str| Scalar::from_name(s.trim());
-    if let Some(i) = text.find("<impl ") {
-        let rest = &text[i + 6..];
-        return from(&rest[..rest.find('>')?]);
-    }
-    if let Some(rest) = text.strip_prefix('<') {
-        return from(&rest[..rest.find(" as ")?]);
-    }
-    if let Some(i) = text.find("::<") {
-        let rest = &text[i + 3..];
-        let end = rest.find([',', '>'])?;
-        return from(&rest[..end]);
-    }
-    ["f16", "f32", "f64"]
-        .into_iter()
-        .find(|s| method.ends_with(s))
-        .and_then(from)
 }
 
 struct Core<'r, 'c> {
@@ -243,92 +230,96 @@ impl<'c> Core<'_, 'c> {
             .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
     }
 
-    fn lower(&self, method: &str) -> Result<Option<Val>, LowerError> {
+    /// Lowers one operation of the capability table. The match is
+    /// exhaustive over [`CoreOp`], and every arm handles each receiver class
+    /// the table admits for it (`registry::CORE_OPS`), so nothing admission
+    /// accepts lacks a lowering.
+    fn lower(&self, op: CoreOp) -> Result<Option<Val>, LowerError> {
         let float = self.scalar.is_float();
         let some = |v: Val| Ok(Some(v));
-        match (method, float) {
-            ("cold_path", _) => Ok(None),
-            ("likely" | "unlikely", _) => some(self.arg(0)?),
-            ("wrapping_add" | "unchecked_add", false) => {
+        match op {
+            CoreOp::ColdPath => Ok(None),
+            CoreOp::Likely | CoreOp::Unlikely => some(self.arg(0)?),
+            CoreOp::WrappingAdd | CoreOp::UncheckedAdd => {
                 some(self.bin("arith.addi", self.arg(0)?, self.arg(1)?)?)
             }
-            ("wrapping_sub" | "unchecked_sub", false) => {
+            CoreOp::WrappingSub | CoreOp::UncheckedSub => {
                 some(self.bin("arith.subi", self.arg(0)?, self.arg(1)?)?)
             }
-            ("wrapping_mul" | "unchecked_mul", false) => {
+            CoreOp::WrappingMul | CoreOp::UncheckedMul => {
                 some(self.bin("arith.muli", self.arg(0)?, self.arg(1)?)?)
             }
-            ("wrapping_neg", false) => {
+            CoreOp::WrappingNeg => {
                 let zero = self.int(self.ty()?, 0)?;
                 some(self.bin("arith.subi", zero, self.arg(0)?)?)
             }
-            ("wrapping_shl" | "wrapping_shr", false) => {
+            CoreOp::WrappingShl | CoreOp::WrappingShr => {
                 let (x, ty) = (self.arg(0)?, self.ty()?);
                 let n = self.resize(self.arg(1)?, ty)?;
                 let mask = self.int(ty, i64::from(self.width()? - 1))?;
                 let n = self.bin("arith.andi", n, mask)?;
-                let name = if method == "wrapping_shl" {
+                let name = if op == CoreOp::WrappingShl {
                     "arith.shli"
                 } else {
                     self.pick("arith.shrsi", "arith.shrui")
                 };
                 some(self.bin(name, x, n)?)
             }
-            ("unchecked_shl" | "unchecked_shr", false) => {
+            CoreOp::UncheckedShl | CoreOp::UncheckedShr => {
                 let (x, ty) = (self.arg(0)?, self.ty()?);
                 let n = self.resize(self.arg(1)?, ty)?;
-                let name = if method == "unchecked_shl" {
+                let name = if op == CoreOp::UncheckedShl {
                     "arith.shli"
                 } else {
                     self.pick("arith.shrsi", "arith.shrui")
                 };
                 some(self.bin(name, x, n)?)
             }
-            ("unchecked_div" | "exact_div", false) => some(self.bin(
+            CoreOp::UncheckedDiv | CoreOp::ExactDiv => some(self.bin(
                 self.pick("arith.divsi", "arith.divui"),
                 self.arg(0)?,
                 self.arg(1)?,
             )?),
-            ("unchecked_rem", false) => some(self.bin(
+            CoreOp::UncheckedRem => some(self.bin(
                 self.pick("arith.remsi", "arith.remui"),
                 self.arg(0)?,
                 self.arg(1)?,
             )?),
-            ("wrapping_div" | "wrapping_rem", false) => {
-                some(self.wrapping_div_rem(method == "wrapping_div")?)
+            CoreOp::WrappingDiv | CoreOp::WrappingRem => {
+                some(self.wrapping_div_rem(op == CoreOp::WrappingDiv)?)
             }
-            ("saturating_add" | "saturating_sub", false) => {
-                let name = match (method, self.signed()) {
-                    ("saturating_add", true) => "llvm.intr.sadd.sat",
-                    ("saturating_add", false) => "llvm.intr.uadd.sat",
+            CoreOp::SaturatingAdd | CoreOp::SaturatingSub => {
+                let name = match (op, self.signed()) {
+                    (CoreOp::SaturatingAdd, true) => "llvm.intr.sadd.sat",
+                    (CoreOp::SaturatingAdd, false) => "llvm.intr.uadd.sat",
                     (_, true) => "llvm.intr.ssub.sat",
                     (_, false) => "llvm.intr.usub.sat",
                 };
                 some(self.op(name, &[self.arg(0)?, self.arg(1)?], self.ty()?)?)
             }
-            ("saturating_mul", false) => some(self.saturating_mul()?),
-            ("rotate_left" | "rotate_right", false) => {
+            CoreOp::SaturatingMul => some(self.saturating_mul()?),
+            CoreOp::RotateLeft | CoreOp::RotateRight => {
                 let (x, ty) = (self.arg(0)?, self.ty()?);
                 let n = self.resize(self.arg(1)?, ty)?;
-                let name = if method == "rotate_left" {
+                let name = if op == CoreOp::RotateLeft {
                     "llvm.intr.fshl"
                 } else {
                     "llvm.intr.fshr"
                 };
                 some(self.op(name, &[x, x, n], ty)?)
             }
-            ("count_ones" | "ctpop", false) => {
+            CoreOp::CountOnes => {
                 let c = self.op("llvm.intr.ctpop", &[self.arg(0)?], self.ty()?)?;
                 some(self.resize(c, self.result_ty()?)?)
             }
-            ("count_zeros", false) => {
+            CoreOp::CountZeros => {
                 let ones = self.int(self.ty()?, -1)?;
                 let inv = self.bin("arith.xori", self.arg(0)?, ones)?;
                 let c = self.op("llvm.intr.ctpop", &[inv], self.ty()?)?;
                 some(self.resize(c, self.result_ty()?)?)
             }
-            ("leading_zeros" | "ctlz" | "trailing_zeros" | "cttz", false) => {
-                let name = if matches!(method, "leading_zeros" | "ctlz") {
+            CoreOp::LeadingZeros | CoreOp::TrailingZeros => {
+                let name = if op == CoreOp::LeadingZeros {
                     "llvm.intr.ctlz"
                 } else {
                     "llvm.intr.cttz"
@@ -343,14 +334,13 @@ impl<'c> Core<'_, 'c> {
                 )?;
                 some(self.resize(c, self.result_ty()?)?)
             }
-            ("swap_bytes" | "bswap", false) if self.width()? == 8 => some(self.arg(0)?),
-            ("swap_bytes" | "bswap", false) => {
-                some(self.op("llvm.intr.bswap", &[self.arg(0)?], self.ty()?)?)
-            }
-            ("reverse_bits" | "bitreverse", false) => {
+            CoreOp::SwapBytes if self.width()? == 8 => some(self.arg(0)?),
+            CoreOp::SwapBytes => some(self.op("llvm.intr.bswap", &[self.arg(0)?], self.ty()?)?),
+            CoreOp::ReverseBits => {
                 some(self.op("llvm.intr.bitreverse", &[self.arg(0)?], self.ty()?)?)
             }
-            ("abs", false) if self.signed() => {
+            CoreOp::Abs if float => some(self.op("llvm.intr.fabs", &[self.arg(0)?], self.ty()?)?),
+            CoreOp::Abs if self.signed() => {
                 let x = self.arg(0)?;
                 let min = self.min_const()?;
                 let ok = self.cmpi("ne", x, min)?;
@@ -363,16 +353,23 @@ impl<'c> Core<'_, 'c> {
                 )?;
                 some(self.abs(x)?)
             }
-            ("abs", false) => some(self.arg(0)?),
-            ("wrapping_abs" | "unsigned_abs", false) => some(self.abs(self.arg(0)?)?),
-            ("abs_diff", false) => {
+            CoreOp::Abs => some(self.arg(0)?),
+            CoreOp::WrappingAbs | CoreOp::UnsignedAbs => some(self.abs(self.arg(0)?)?),
+            CoreOp::AbsDiff => {
                 let (a, b) = (self.arg(0)?, self.arg(1)?);
                 let gt = self.cmpi(self.pick("sgt", "ugt"), a, b)?;
                 let ab = self.bin("arith.subi", a, b)?;
                 let ba = self.bin("arith.subi", b, a)?;
                 some(self.select(gt, ab, ba)?)
             }
-            ("signum", false) => {
+            CoreOp::Signum if float => {
+                let x = self.arg(0)?;
+                let one = self.float(1.0)?;
+                let s = self.op("llvm.intr.copysign", &[one, x], self.ty()?)?;
+                let nan = self.cmpf("uno", x, x)?;
+                some(self.select(nan, x, s)?)
+            }
+            CoreOp::Signum => {
                 let x = self.arg(0)?;
                 let ty = self.ty()?;
                 let (zero, one, minus) = (self.int(ty, 0)?, self.int(ty, 1)?, self.int(ty, -1)?);
@@ -381,30 +378,47 @@ impl<'c> Core<'_, 'c> {
                 let n = self.select(neg, minus, zero)?;
                 some(self.select(pos, one, n)?)
             }
-            ("is_negative" | "is_positive", false) => {
+            CoreOp::IsNegative | CoreOp::IsPositive => {
                 let zero = self.int(self.ty()?, 0)?;
-                let pred = if method == "is_negative" {
+                let pred = if op == CoreOp::IsNegative {
                     "slt"
                 } else {
                     "sgt"
                 };
                 some(self.cmpi(pred, self.arg(0)?, zero)?)
             }
-            ("is_power_of_two", false) => {
+            CoreOp::IsPowerOfTwo => {
                 let c = self.op("llvm.intr.ctpop", &[self.arg(0)?], self.ty()?)?;
                 let one = self.int(self.ty()?, 1)?;
                 some(self.cmpi("eq", c, one)?)
             }
-            ("min" | "max", false) => {
-                let name = match (method, self.signed()) {
-                    ("min", true) => "llvm.intr.smin",
-                    ("min", false) => "llvm.intr.umin",
+            CoreOp::Min | CoreOp::Max if float => {
+                let name = if op == CoreOp::Min {
+                    "llvm.intr.minnum"
+                } else {
+                    "llvm.intr.maxnum"
+                };
+                some(self.op(name, &[self.arg(0)?, self.arg(1)?], self.ty()?)?)
+            }
+            CoreOp::Min | CoreOp::Max => {
+                let name = match (op, self.signed()) {
+                    (CoreOp::Min, true) => "llvm.intr.smin",
+                    (CoreOp::Min, false) => "llvm.intr.umin",
                     (_, true) => "llvm.intr.smax",
                     (_, false) => "llvm.intr.umax",
                 };
                 some(self.op(name, &[self.arg(0)?, self.arg(1)?], self.ty()?)?)
             }
-            ("clamp", false) => {
+            CoreOp::Clamp if float => {
+                let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
+                let ok = self.cmpf("ole", lo, hi)?;
+                self.assert(ok, "min > max, or either was NaN")?;
+                let below = self.cmpf("olt", x, lo)?;
+                let y = self.select(below, lo, x)?;
+                let above = self.cmpf("ogt", y, hi)?;
+                some(self.select(above, hi, y)?)
+            }
+            CoreOp::Clamp => {
                 let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
                 let ok = self.cmpi(self.pick("sle", "ule"), lo, hi)?;
                 self.assert(ok, "assertion failed: min <= max")?;
@@ -417,84 +431,61 @@ impl<'c> Core<'_, 'c> {
                 let y = self.op(max, &[x, lo], ty)?;
                 some(self.op(min, &[y, hi], ty)?)
             }
-            ("pow" | "wrapping_pow", false) => some(self.pow(method == "pow")?),
-            // Floats.
-            ("abs" | "fabsf16" | "fabsf32" | "fabsf64", true) => {
-                some(self.op("llvm.intr.fabs", &[self.arg(0)?], self.ty()?)?)
+            CoreOp::Pow => some(self.pow(Pow::Checked)?),
+            CoreOp::WrappingPow => some(self.pow(Pow::Wrapping)?),
+            CoreOp::SaturatingPow => some(self.pow(Pow::Saturating)?),
+            CoreOp::Sqrt | CoreOp::Floor | CoreOp::Ceil | CoreOp::Round | CoreOp::Trunc => {
+                let name = match op {
+                    CoreOp::Sqrt => "llvm.intr.sqrt",
+                    CoreOp::Floor => "llvm.intr.floor",
+                    CoreOp::Ceil => "llvm.intr.ceil",
+                    CoreOp::Round => "llvm.intr.round",
+                    _ => "llvm.intr.trunc",
+                };
+                some(self.op(name, &[self.arg(0)?], self.ty()?)?)
             }
-            ("min" | "minnumf16" | "minnumf32" | "minnumf64", true) => some(self.op(
-                "llvm.intr.minnum",
-                &[self.arg(0)?, self.arg(1)?],
-                self.ty()?,
-            )?),
-            ("max" | "maxnumf16" | "maxnumf32" | "maxnumf64", true) => some(self.op(
-                "llvm.intr.maxnum",
-                &[self.arg(0)?, self.arg(1)?],
-                self.ty()?,
-            )?),
-            ("sqrt" | "floor" | "ceil" | "round" | "trunc", true) => {
-                let name = format!("llvm.intr.{method}");
-                some(self.op(&name, &[self.arg(0)?], self.ty()?)?)
-            }
-            ("mul_add", true) => some(self.op(
+            CoreOp::MulAdd => some(self.op(
                 "llvm.intr.fma",
                 &[self.arg(0)?, self.arg(1)?, self.arg(2)?],
                 self.ty()?,
             )?),
-            ("copysign", true) => some(self.op(
+            CoreOp::Copysign => some(self.op(
                 "llvm.intr.copysign",
                 &[self.arg(0)?, self.arg(1)?],
                 self.ty()?,
             )?),
-            ("recip", true) => {
+            CoreOp::Recip => {
                 let one = self.float(1.0)?;
                 some(self.bin("arith.divf", one, self.arg(0)?)?)
             }
-            ("signum", true) => {
-                let x = self.arg(0)?;
-                let one = self.float(1.0)?;
-                let s = self.op("llvm.intr.copysign", &[one, x], self.ty()?)?;
-                let nan = self.cmpf("uno", x, x)?;
-                some(self.select(nan, x, s)?)
-            }
-            ("is_sign_negative" | "is_negative", true) | ("is_positive", true) => {
-                Err(self.rw.error(
-                    self.at,
-                    format!("`{method}` on floats is not supported on the GPU"),
-                ))
-            }
-            ("clamp", true) => {
-                let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
-                let ok = self.cmpf("ole", lo, hi)?;
-                self.assert(ok, "min > max, or either was NaN")?;
-                let below = self.cmpf("olt", x, lo)?;
-                let y = self.select(below, lo, x)?;
-                let above = self.cmpf("ogt", y, hi)?;
-                some(self.select(above, hi, y)?)
-            }
-            _ => Err(self.rw.error(
-                self.at,
-                format!(
-                    "the core method `{method}` on `{}` has no GPU lowering",
-                    self.scalar.name()
-                ),
-            )),
         }
     }
 
-    /// `iN::MIN` (up to 64 bits: the constant is built from an `i64`).
+    /// `iN::MIN`, at any width (128-bit constants are built from text).
     fn min_const(&self) -> Result<Val, LowerError> {
-        let width = self.width()?;
-        if width > 64 {
-            return Err(self.rw.error(
-                self.at,
-                format!(
-                    "`{}` methods that need `MIN` are not supported on the GPU",
-                    self.scalar.name()
-                ),
-            ));
+        self.wide_const(self.ty()?, min_value(self.width()?))
+    }
+
+    /// `iN::MAX` (`uN::MAX` is all ones: -1).
+    fn max_const(&self) -> Result<Val, LowerError> {
+        let v = if self.signed() {
+            !min_value(self.width()?)
+        } else {
+            -1
+        };
+        self.wide_const(self.ty()?, v)
+    }
+
+    /// An integer constant of `ty` from its value sign-extended to 128 bits.
+    fn wide_const(&self, ty: Type<'c>, v: i128) -> Result<Val, LowerError> {
+        match i64::try_from(v) {
+            Ok(small) => self.int(ty, small),
+            Err(_) => {
+                let attr = self.rw.attr_text(&format!("{v} : {ty}"), self.at)?;
+                self.rw
+                    .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
+            }
         }
-        self.int(self.ty()?, min_value(width))
     }
 
     fn abs(&self, x: Val) -> Result<Val, LowerError> {
@@ -549,7 +540,7 @@ impl<'c> Core<'_, 'c> {
             let bn = self.cmpi("slt", b, zero)?;
             let neg = self.bin("arith.xori", an, bn)?;
             let min = self.min_const()?;
-            let max = self.int(ty, !min_value(self.width()?))?;
+            let max = self.max_const()?;
             self.select(neg, min, max)?
         } else {
             self.int(ty, -1)?
@@ -588,10 +579,12 @@ impl<'c> Core<'_, 'c> {
 
     /// Exponentiation by squaring over the 32 bits of the `u32` exponent,
     /// without branches (the optimiser folds it for constant exponents).
-    /// For `pow`, an overflow of any multiplication Rust's loop performs (the
-    /// accumulator at a set bit; the base while higher bits remain) is an
-    /// overflow check.
-    fn pow(&self, checked: bool) -> Result<Val, LowerError> {
+    /// An overflow is an overflow of any multiplication Rust's loop performs
+    /// (the accumulator at a set bit; the base while higher bits remain):
+    /// `pow` asserts there is none, `saturating_pow` saturates on one (to
+    /// `MIN` when the exact result is negative: a negative base and an odd
+    /// exponent), `wrapping_pow` ignores it.
+    fn pow(&self, mode: Pow) -> Result<Val, LowerError> {
         let (x, e, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
         let et = rewrite::type_of(e);
         let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
@@ -615,19 +608,45 @@ impl<'c> Core<'_, 'c> {
             };
             let (sq, o2) = self.mul_overflow(base, base)?;
             base = self.select(higher, sq, base)?;
-            if checked {
+            if mode != Pow::Wrapping {
                 let a = self.bin("arith.andi", set, o1)?;
                 let b = self.bin("arith.andi", higher, o2)?;
                 let ab = self.bin("arith.ori", a, b)?;
                 overflow = self.bin("arith.ori", overflow, ab)?;
             }
         }
-        if checked {
-            let ok = self.cmpi("eq", overflow, self.rw.int_const(self.at, i1, 0)?)?;
-            self.assert(ok, "attempt to compute `{} * {}`, which would overflow")?;
+        match mode {
+            Pow::Wrapping => Ok(acc),
+            Pow::Checked => {
+                let ok = self.cmpi("eq", overflow, self.rw.int_const(self.at, i1, 0)?)?;
+                self.assert(ok, "attempt to compute `{} * {}`, which would overflow")?;
+                Ok(acc)
+            }
+            Pow::Saturating => {
+                let max = self.max_const()?;
+                let sat = if self.signed() {
+                    let zero = self.int(ty, 0)?;
+                    let neg_base = self.cmpi("slt", x, zero)?;
+                    let odd = self.bin("arith.andi", e, e1)?;
+                    let odd = self.cmpi("ne", odd, e0)?;
+                    let neg = self.bin("arith.andi", neg_base, odd)?;
+                    let min = self.min_const()?;
+                    self.select(neg, min, max)?
+                } else {
+                    max
+                };
+                self.select(overflow, sat, acc)
+            }
         }
-        Ok(acc)
     }
+}
+
+/// What `pow` does on overflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pow {
+    Checked,
+    Wrapping,
+    Saturating,
 }
 
 const CMPI_PREDICATES: &[&str] = &[
@@ -644,11 +663,11 @@ fn int_width(t: Type<'_>) -> u32 {
         .unwrap_or(0)
 }
 
-/// The bit pattern of `iN::MIN`, sign-extended to 64 bits.
-fn min_value(width: u32) -> i64 {
-    if width >= 64 {
-        i64::MIN
+/// The bit pattern of `iN::MIN`, sign-extended to 128 bits.
+fn min_value(width: u32) -> i128 {
+    if width >= 128 {
+        i128::MIN
     } else {
-        -(1i64 << (width - 1))
+        -(1i128 << (width - 1))
     }
 }

@@ -39,17 +39,11 @@ const LOWERED: &[&str] = &[
     "rmir.aggregate",
 ];
 
-const NOT_SUPPORTED: &[&str] = &[
-    "rmir.discriminant",
-    "rmir.set_discriminant",
-    "rmir.downcast",
-    "rmir.env_write",
-    "rmir.unsupported",
-];
-
 pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
     let root = module.as_operation().to_raw();
-    if let Some(op) = rewrite::collect(root, NOT_SUPPORTED).first() {
+    let not_lowered = super::not_lowered();
+    let not_lowered: Vec<&str> = not_lowered.iter().map(String::as_str).collect();
+    if let Some(op) = rewrite::collect(root, &not_lowered).first() {
         return Err(rw.error(*op, "not supported by the GPU lowering"));
     }
     let ops = rewrite::collect(root, LOWERED);
@@ -87,7 +81,12 @@ fn place_ty(v: Val) -> Option<Ty> {
     }
 }
 
-fn memory_type<'c>(rw: &Rw<'c>, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
+fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
+    // A closure that captures nothing is zero-sized (called through
+    // `Fn::call` with a pointer to it that its body never reads).
+    if matches!(ty, Ty::Closure { .. }) && plan.empty_closures.contains(&ty.to_string()) {
+        return rw.ty("!llvm.struct<()>", op);
+    }
     let text = types::memory_type(ty).ok_or_else(|| {
         rw.error(
             op,
@@ -165,10 +164,10 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         "rmir.local" => {
             let ty = Ty::parse(&rw.str_attr(op, "ty")?);
             let result = rw.result(op, 0)?;
-            if types::memory_type(&ty).is_none() && rewrite::users(result).is_empty() {
+            if memory_type(rw, plan, op, &ty).is_err() && rewrite::users(result).is_empty() {
                 None
             } else {
-                let t = memory_type(rw, op, &ty)?;
+                let t = memory_type(rw, plan, op, &ty)?;
                 let i64t = rw.ty("i64", op)?;
                 let one = rw.int_const(op, i64t, 1)?;
                 let elem: Attribute<'_> = TypeAttribute::new(t).into();
@@ -192,7 +191,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         }
         "rmir.copy" => {
             let ty = Ty::parse(&rw.str_attr(op, "ty")?);
-            let t = memory_type(rw, op, &ty)?;
+            let t = memory_type(rw, plan, op, &ty)?;
             let v = rw.emit1(op, "llvm.load", &[rw.operand(op, 1)?], t, &[])?;
             rw.emit(op, "llvm.store", &[v, rw.operand(op, 0)?], &[], &[])?;
             None
@@ -206,20 +205,20 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                     format!("fields of `{base}` are not supported by the GPU lowering"),
                 ));
             }
-            let t = memory_type(rw, op, &base)?;
+            let t = memory_type(rw, plan, op, &base)?;
             let index =
                 i32::try_from(index).map_err(|_| rw.error(op, "field index out of range"))?;
             Some(gep(rw, op, rw.operand(op, 0)?, &[0, index], &[], t)?)
         }
         "rmir.index" => {
             let elem = Ty::parse(&rw.str_attr(op, "ty")?);
-            let t = memory_type(rw, op, &elem)?;
+            let t = memory_type(rw, plan, op, &elem)?;
             let idx = rw.operand(op, 1)?;
             Some(gep(rw, op, rw.operand(op, 0)?, &[i32::MIN], &[idx], t)?)
         }
         "rmir.const_index" => {
             let elem = Ty::parse(&rw.str_attr(op, "ty")?);
-            let t = memory_type(rw, op, &elem)?;
+            let t = memory_type(rw, plan, op, &elem)?;
             let offset = rw.int_attr(op, "offset")?;
             let from_end = rewrite::bool_attr(op, "from_end").unwrap_or(false);
             let index = if from_end {

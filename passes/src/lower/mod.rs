@@ -117,6 +117,8 @@ pub struct LowerError {
     pub loc: Box<ir::Loc>,
     /// The op's name (`rmir.cast`), or empty for a module-level error.
     pub op: String,
+    /// The symbol of the function that holds the op, when there is one.
+    pub function: Option<String>,
     pub message: String,
 }
 
@@ -245,6 +247,22 @@ pub const PASSES: &[PassInfo] = &[
     },
 ];
 
+/// Whether a pass of the standard pipeline lowers `op` (an `rmir.*` name):
+/// the one answer admission and lowering share.
+pub fn is_lowered(op: &str) -> bool {
+    PASSES.iter().any(|p| p.lowers.contains(&op))
+}
+
+/// `rmir` ops no pass lowers: admission rejects them, and the lowering
+/// refuses them with a located error if they reach it anyway.
+pub fn not_lowered() -> Vec<String> {
+    ir::dialect::OPS
+        .iter()
+        .map(|o| format!("rmir.{}", o.name))
+        .filter(|n| !is_lowered(n))
+        .collect()
+}
+
 /// The names of every pass, in the standard order.
 pub fn pass_names() -> Vec<&'static str> {
     PASSES.iter().map(|p| p.name).collect()
@@ -352,6 +370,7 @@ fn check_after(rw: &Rw<'_>, module: &Module<'_>, gone: &[&str]) -> Result<(), Lo
             pass: rw.pass,
             loc: Box::new(first.map(|d| d.loc.clone()).unwrap_or_default()),
             op: String::new(),
+            function: None,
             message: format!(
                 "the module does not verify after this pass: {}",
                 diagnostics

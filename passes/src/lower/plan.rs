@@ -36,6 +36,9 @@ pub struct Plan {
     pub symbols: BTreeMap<String, String>,
     /// Environment layout of each closure body, by its name and its symbol.
     pub envs: BTreeMap<String, EnvLayout>,
+    /// Types of the module's closures that capture nothing (`{closure@…}`):
+    /// zero-sized values, so a local holding one has an empty layout.
+    pub empty_closures: BTreeSet<String>,
 }
 
 fn module_error(module: &Module<'_>, message: String) -> LowerError {
@@ -43,6 +46,7 @@ fn module_error(module: &Module<'_>, message: String) -> LowerError {
         pass: "pipeline",
         loc: Box::new(ir::Loc::decode(module.as_operation().location())),
         op: String::new(),
+        function: None,
         message,
     }
 }
@@ -137,12 +141,19 @@ impl Plan {
                 ));
             }
         }
+        let empty_closures = facts
+            .closures
+            .iter()
+            .filter(|c| facts.captures_of(&c.body).next().is_none())
+            .map(|c| c.ty.clone())
+            .collect();
         Ok(Plan {
             overflow_checks,
             thunks,
             kept,
             symbols,
             envs,
+            empty_closures,
         })
     }
 }

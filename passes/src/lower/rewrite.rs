@@ -230,6 +230,7 @@ impl<'c> Rw<'c> {
             pass: self.pass,
             loc: Box::new(ir::Loc::decode(location(op))),
             op: name(op),
+            function: enclosing_function(op).and_then(|f| str_attr(f, "sym_name")),
             message: message.into(),
         }
     }

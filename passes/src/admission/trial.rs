@@ -1,0 +1,136 @@
+//! Admitted means it lowers: after the rules, the admitted callbacks are
+//! lowered together, through the standard pipeline, on a copy of the
+//! module. A failure is located at an op inside one function; every
+//! admitted callback that reaches that function is rejected with E0109 and
+//! the lowering's own message, and the rest are tried again, until the
+//! lowering succeeds or nothing is left.
+//!
+//! The rules give the precise, early diagnostics (they read the lowering's
+//! tables: `capability`); this step is the guarantee, so that no refusal of
+//! the lowering that a rule does not foresee (a type-dependent one, say)
+//! can turn an admitted callback into a failed build. One run of the
+//! pipeline when everything lowers, which is the common case.
+
+use melior::ir::Module;
+
+use super::call_graph::CallGraph;
+use super::facts::{CallbackRef, Loc, ModuleFacts};
+use super::{Outcome, Verdict};
+use crate::codes::Code;
+use crate::diagnostic::{Diagnostic, Label};
+use crate::lower::{self, LowerError, Options, Pipeline, Plan};
+
+/// Lowers the admitted callbacks of `outcomes` and rejects those the
+/// lowering refuses (see the module documentation).
+pub fn confirm(module: &Module<'_>, facts: &ModuleFacts, outcomes: &mut [Outcome]) {
+    loop {
+        let callbacks = lower::admitted(outcomes);
+        if callbacks.is_empty() {
+            return;
+        }
+        let error = match lower_copy(module, &callbacks) {
+            Ok(()) => return,
+            Err(e) => e,
+        };
+        let body = error.function.as_deref().and_then(|symbol| {
+            let plan = Plan::new(module, &callbacks, &Options::default()).ok()?;
+            plan.symbols
+                .iter()
+                .find(|(_, s)| s.as_str() == symbol)
+                .map(|(b, _)| b.clone())
+                .or_else(|| {
+                    plan.thunks
+                        .iter()
+                        .find(|t| t.symbol == symbol)
+                        .map(|t| t.body.clone())
+                })
+        });
+        let mut rejected = false;
+        for o in outcomes.iter_mut() {
+            if !matches!(o.verdict, Verdict::Admitted(_)) {
+                continue;
+            }
+            let root = match &o.registration.callback {
+                CallbackRef::Closure(b) | CallbackRef::FnItem(b) => Some(b.as_str()),
+                CallbackRef::Other(_) => None,
+            };
+            let graph = CallGraph::build(facts, root);
+            // An error outside any known body rejects every callback: the
+            // loop must make progress, and nothing tells them apart.
+            let reaches = body.as_deref().is_none_or(|b| graph.nodes.contains_key(b));
+            if !reaches {
+                continue;
+            }
+            let chain = body
+                .as_deref()
+                .map(|b| graph.chain_to(b).join(" → "))
+                .unwrap_or_else(|| "?".into());
+            o.verdict = Verdict::Rejected(vec![diagnostic(&error, facts, root, &chain)]);
+            rejected = true;
+        }
+        if !rejected {
+            // The failing function is reached by no admitted callback (it
+            // cannot be, but never loop): reject them all.
+            for o in outcomes.iter_mut() {
+                if matches!(o.verdict, Verdict::Admitted(_)) {
+                    o.verdict = Verdict::Rejected(vec![diagnostic(&error, facts, None, "?")]);
+                }
+            }
+        }
+    }
+}
+
+/// The standard pipeline on a copy of `module`.
+fn lower_copy(module: &Module<'_>, callbacks: &[lower::Callback]) -> Result<(), LowerError> {
+    // SAFETY: cloning a live op gives a new owned op (`mlirOperationClone`).
+    let copy = unsafe {
+        melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        ))
+    };
+    let mut copy = Module::from_operation(copy).ok_or_else(|| LowerError {
+        pass: "admission",
+        loc: Box::default(),
+        op: String::new(),
+        function: None,
+        message: "the module could not be copied for the trial lowering".into(),
+    })?;
+    Pipeline::standard()
+        .run(&mut copy, callbacks, &Options::default())
+        .map(|_| ())
+}
+
+fn diagnostic(
+    error: &LowerError,
+    facts: &ModuleFacts,
+    root: Option<&str>,
+    chain: &str,
+) -> Diagnostic {
+    let loc = Loc {
+        span: error.loc.source.as_ref().map(|s| s.span),
+        mir_line: error.loc.mir.as_ref().map(|m| m.line),
+    };
+    let mut d = Diagnostic::new(
+        Code::UnsupportedMir,
+        format!(
+            "callback contains code the GPU lowering cannot handle: {}",
+            error.message
+        ),
+        Label::new(
+            loc.span,
+            loc.mir_line,
+            format!("`{}` in `{}`", error.op, error.pass),
+        ),
+    );
+    if let Some(b) = root.and_then(|r| facts.bodies.get(r)) {
+        if b.loc != loc {
+            d = d.with_label(Label::new(
+                b.loc.span,
+                b.loc.mir_line,
+                "in this callback, which runs on the GPU",
+            ));
+        }
+    }
+    d.with_note(format!("call chain: {chain}"))
+        .with_help("use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers on scalar values")
+}

@@ -1,0 +1,93 @@
+//! Verdict case files: every `tests/verdicts/*.rs` says what admission must
+//! decide in its first line, `// expect: admitted` or
+//! `// expect: rejected E0NNN` (every rejected registration carries that
+//! code); a second line `// expect-O3: …` overrides it at opt-level 3, where
+//! rustc's MIR inliner exposes what a `core` method is made of. Each case runs through the real rustc bridge at opt-level 0 and 3,
+//! and the report (diagnostics or ABI) is a reviewed snapshot per level.
+
+use std::path::{Path, PathBuf};
+
+use frontend::bridge::{Bridge, RustcConfig};
+use passes::admission::{self, Verdict};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+enum Expect {
+    Admitted,
+    Rejected(String),
+}
+
+fn expectation(path: &Path, level: u8) -> Expect {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut e = first
+        .strip_prefix("// expect: ")
+        .unwrap_or_else(|| panic!("{}: first line must be `// expect: …`", path.display()));
+    if let Some(o3) = lines.next().and_then(|l| l.strip_prefix("// expect-O3: ")) {
+        if level == 3 {
+            e = o3;
+        }
+    }
+    match e.trim().split_once(' ') {
+        None if e.trim() == "admitted" => Expect::Admitted,
+        Some(("rejected", code)) => Expect::Rejected(code.trim().to_string()),
+        _ => panic!("{}: unknown expectation `{e}`", path.display()),
+    }
+}
+
+#[test]
+fn verdict_cases() {
+    std::env::set_current_dir(root()).unwrap();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir("tests/verdicts")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "found only {} cases", cases.len());
+    let bridges = [0u8, 3].map(|opt_level| {
+        Bridge::new(RustcConfig {
+            opt_level,
+            ..Default::default()
+        })
+        .unwrap()
+    });
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("snapshots/verdicts"));
+    settings.set_prepend_module_to_snapshot(false);
+    let _guard = settings.bind_to_scope();
+    let mut checked = 0;
+    for case in &cases {
+        let stem = case.file_stem().unwrap().to_string_lossy().to_string();
+        for (bridge, level) in bridges.iter().zip([0, 3]) {
+            let expect = expectation(case, level);
+            let doc = bridge
+                .import(case)
+                .unwrap_or_else(|e| panic!("{stem} -O{level}: {e}"));
+            let context = ir::context().unwrap();
+            let module = ir::import(&context, &doc).unwrap();
+            let outcomes = admission::admit_module(&module);
+            assert!(!outcomes.is_empty(), "{stem} -O{level}: no registrations");
+            let report = admission::report(&doc.source, &outcomes);
+            for o in &outcomes {
+                match (&expect, &o.verdict) {
+                    (Expect::Admitted, Verdict::Admitted(_)) => {}
+                    (Expect::Rejected(code), Verdict::Rejected(diags)) => assert!(
+                        diags.iter().any(|d| d.code.as_str() == code),
+                        "{stem} -O{level}: rejected without {code}:\n{report}"
+                    ),
+                    _ => panic!("{stem} -O{level}: unexpected verdict:\n{report}"),
+                }
+                checked += 1;
+            }
+            insta::assert_snapshot!(format!("{stem}.O{level}"), report);
+        }
+    }
+    assert!(checked >= 30, "only {checked} verdicts checked");
+}
