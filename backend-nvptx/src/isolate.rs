@@ -649,6 +649,44 @@ mod tests {
         assert!(decode_request(&long).is_err());
     }
 
+    /// A child that dies by signal is a `Crashed` answer naming the signal,
+    /// never a crash of this process. (`sh` stands in for nvJitLink here:
+    /// a real crash needs an input that validation lets through.)
+    #[cfg(unix)]
+    #[test]
+    fn a_child_killed_by_a_signal_is_reported() {
+        let options = vec!["-arch=sm_90".to_string()];
+        let job = Job {
+            options: &options,
+            inputs: vec![JobInput {
+                kind: InputType::Cubin,
+                name: "x.cubin",
+                bytes: b"\x7fELF",
+            }],
+            output: JobOutput::Cubin,
+        };
+        for (script, signal) in [("kill -SEGV $$", 11), ("kill -FPE $$", 8)] {
+            let isolation = Isolation::Child {
+                program: PathBuf::from("sh"),
+                args: vec!["-c".to_string(), format!("cat >/dev/null; {script}")],
+            };
+            match isolation.run(&job) {
+                Err(JobError::Crashed {
+                    signal: got,
+                    stage: Stage::Create,
+                    ..
+                }) => assert_eq!(got, signal),
+                other => panic!("{script}: expected a crash, got {other:?}"),
+            }
+        }
+        // A child that answers nothing is an error, not a success.
+        let silent = Isolation::Child {
+            program: PathBuf::from("sh"),
+            args: vec!["-c".to_string(), "cat >/dev/null".to_string()],
+        };
+        assert!(matches!(silent.run(&job), Err(JobError::Child(_))));
+    }
+
     #[test]
     fn printed_errors_are_split_from_the_rest() {
         let (errors, other) = printed_errors(
