@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-need_pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev zlib1g-dev libzstd-dev libclang-22-dev)
+need_pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev zlib1g-dev libzstd-dev libclang-22-dev valgrind binutils)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

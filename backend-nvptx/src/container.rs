@@ -354,6 +354,31 @@ fn describe_ltoir(place: &Place, name: &str, bytes: &[u8]) -> Result<Item, Conta
             ),
         ));
     }
+    // The header as CUDA 13 writes it (NVRTC, libNVVM, nvcc): a version
+    // byte of 1 at 4, then two u32 offsets into the module at 16 and 20 (40
+    // and 44 in every LTOIR seen). nvJitLink follows the first unchecked
+    // (0xffffffff there killed it with SIGSEGV), so both must lie inside
+    // the module and in order. The rest (NVVM bitcode) is opaque: a bit
+    // flipped there can still crash nvJitLink, which is why `driver link`
+    // runs it in a child process (see `isolate`).
+    if bytes[4] != 1 {
+        return Err(place.error(
+            4,
+            format!("unknown LTOIR header version {} (known: 1)", bytes[4]),
+        ));
+    }
+    let first = read_u32(bytes, 16).unwrap_or(0) as usize;
+    let second = read_u32(bytes, 20).unwrap_or(0) as usize;
+    if first < LTOIR_HEADER_LEN || first > second || second > bytes.len() {
+        return Err(place.error(
+            16,
+            format!(
+                "LTOIR header offsets {first} and {second} do not lie in order inside the \
+                 {}-byte module",
+                bytes.len()
+            ),
+        ));
+    }
     let mut item = Item::new(ItemKind::Ltoir, name, place.base, bytes.len() as u64);
     // CUDA 13 writes the target as 10 × compute capability (900 for
     // compute_90) at offset 26; anything else is left unread.
@@ -575,6 +600,8 @@ const FLAG_LINUX: u64 = 0x10;
 const FLAG_COMPRESSED_LZ4: u64 = 0x2000;
 const FLAG_COMPRESSED_ZSTD: u64 = 0x8000;
 const FLAG_OBFUSCATED: u64 = 0x10000;
+/// The first bytes of a zstd frame (RFC 8878).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 fn describe_fatbin_entry(
     here: &Place,
@@ -660,6 +687,27 @@ fn describe_fatbin_entry(
                 ),
             ));
         }
+        // The payload is not unpacked here, so only its frame is checked:
+        // a plain (not obfuscated) zstd payload starts with zstd's magic,
+        // and a compressed entry has something to unpack.
+        if flags & FLAG_COMPRESSED_ZSTD != 0
+            && flags & FLAG_OBFUSCATED == 0
+            && !payload.starts_with(&ZSTD_MAGIC)
+        {
+            return Err(here.error(
+                0,
+                "fatbin entry flagged zstd-compressed does not hold a zstd frame",
+            ));
+        }
+        if compressed_size == 0 || uncompressed_size == 0 {
+            return Err(here.error(
+                0,
+                format!(
+                    "compressed fatbin entry with sizes {compressed_size} (compressed) and \
+                     {uncompressed_size} (uncompressed)"
+                ),
+            ));
+        }
         item.facts.push(format!(
             "compressed ({how}) {compressed_size} bytes, {uncompressed_size} uncompressed"
         ));
@@ -722,11 +770,49 @@ struct Section<'a> {
     bytes: Option<&'a [u8]>,
 }
 
-/// Reads an ELF64 little-endian file's header and sections.
-fn elf_sections<'a>(
-    place: &Place,
-    bytes: &'a [u8],
-) -> Result<(u16, u16, u32, Vec<Section<'a>>), ContainerError> {
+/// What [`elf_sections`] reads: the header fields used here and the
+/// sections.
+struct Elf<'a> {
+    e_type: u16,
+    machine: u16,
+    flags: u32,
+    sections: Vec<Section<'a>>,
+}
+
+// Section types (ELF gABI) and NVIDIA's, as observed in CUDA 13 cubins.
+const SHT_NULL: u32 = 0;
+const SHT_SYMTAB: u32 = 2;
+const SHT_STRTAB: u32 = 3;
+const SHT_RELA: u32 = 4;
+const SHT_NOBITS: u32 = 8;
+const SHT_REL: u32 = 9;
+const SHT_DYNSYM: u32 = 11;
+/// `.nv.callgraph` (SHT_LOPROC + 1) and `.nv.prototype` (+ 2): tables of
+/// 8-byte entries.
+const SHT_NV_CALLGRAPH: u32 = 0x7000_0001;
+const SHT_NV_PROTOTYPE: u32 = 0x7000_0002;
+/// `.nv.global` (SHT_LOPROC + 7) and `.nv.shared.*` (+ 0xa) occupy no file
+/// bytes in relocatable cubins: their offset is where the next section
+/// starts and their size is memory.
+const SHT_NV_GLOBAL: u32 = 0x7000_0007;
+const SHT_NV_SHARED: u32 = 0x7000_000a;
+
+/// The entry size a table section must declare. nvJitLink divides by it
+/// (a zero `sh_entsize` on `.symtab` killed it with SIGFPE).
+fn required_entsize(sh_type: u32) -> Option<u64> {
+    match sh_type {
+        SHT_SYMTAB | SHT_DYNSYM | SHT_RELA => Some(24),
+        SHT_REL => Some(16),
+        SHT_NV_CALLGRAPH | SHT_NV_PROTOTYPE => Some(8),
+        _ => None,
+    }
+}
+
+/// Reads an ELF64 little-endian file's header and sections with the
+/// `object` crate (which checks the header, the section table's place and
+/// entry size, and every section's bounds).
+fn elf_sections<'a>(place: &Place, bytes: &'a [u8]) -> Result<Elf<'a>, ContainerError> {
+    use object::read::elf::{FileHeader, SectionHeader};
     if bytes.len() < 64 {
         return Err(place.error(
             0,
@@ -738,100 +824,219 @@ fn elf_sections<'a>(
         (1, _) => return Err(place.error(4, "32-bit ELF files are not supported")),
         _ => return Err(place.error(4, "only little-endian ELF64 files are supported")),
     }
-    let e_type = read_u16(bytes, 16).unwrap_or(0);
-    let machine = read_u16(bytes, 18).unwrap_or(0);
-    let flags = read_u32(bytes, 48).unwrap_or(0);
-    let shoff = read_u64(bytes, 40).unwrap_or(0);
-    let shentsize = read_u16(bytes, 58).unwrap_or(0) as u64;
-    let mut shnum = read_u16(bytes, 60).unwrap_or(0) as u64;
-    let mut shstrndx = read_u16(bytes, 62).unwrap_or(0) as u64;
-    if shoff == 0 {
-        return Ok((e_type, machine, flags, Vec::new()));
-    }
-    if shentsize != 64 {
-        return Err(place.error(
-            58,
-            format!("ELF section header size {shentsize}, expected 64"),
-        ));
-    }
-    let header_at = |index: u64| -> Result<&[u8], ContainerError> {
-        index
-            .checked_mul(64)
-            .and_then(|o| o.checked_add(shoff))
-            .and_then(|o| slice(bytes, o, 64))
-            .ok_or_else(|| {
-                place.error(
-                    40,
-                    format!("ELF section header {index} lies outside the file"),
-                )
-            })
-    };
-    // Extended numbering: counts that do not fit live in section 0.
-    if shnum == 0 {
-        shnum = read_u64(header_at(0)?, 32).unwrap_or(0);
-    }
-    if shstrndx == 0xffff {
-        shstrndx = read_u32(header_at(0)?, 40).unwrap_or(0) as u64;
-    }
-    if shnum
-        .checked_mul(64)
-        .and_then(|n| n.checked_add(shoff))
-        .is_none_or(|end| end > bytes.len() as u64)
-    {
-        return Err(place.error(
-            40,
-            format!("{shnum} ELF section headers do not fit in the file"),
-        ));
-    }
-    let mut raw = Vec::new();
-    for index in 0..shnum {
-        let h = header_at(index)?;
-        let name = read_u32(h, 0).unwrap_or(0);
-        let kind = read_u32(h, 4).unwrap_or(0);
-        let offset = read_u64(h, 24).unwrap_or(0);
-        let size = read_u64(h, 32).unwrap_or(0);
-        let nobits = kind == 8 || kind == 0;
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(bytes)
+        .map_err(|e| place.error(0, format!("bad ELF header: {e}")))?;
+    let endian = object::LittleEndian;
+    let table = header
+        .sections(endian, bytes)
+        .map_err(|e| place.error(40, format!("bad ELF section table: {e}")))?;
+    let machine = header.e_machine.get(endian).0;
+    let nv_nobits = |t| machine == EM_CUDA && matches!(t, SHT_NV_GLOBAL | SHT_NV_SHARED);
+    let mut sections = Vec::new();
+    for (index, section) in table.iter().enumerate() {
+        let sh_type = section.sh_type(endian).0;
+        let offset = section.sh_offset(endian);
+        let size = section.sh_size(endian);
+        let at = header.e_shoff.get(endian) as usize + index * 64;
+        let nobits = matches!(sh_type, SHT_NULL | SHT_NOBITS) || nv_nobits(sh_type);
         let data = if nobits {
             None
         } else {
-            Some(slice(bytes, offset, size).ok_or_else(|| {
+            Some(section.data(endian, bytes).map_err(|_| {
                 place.error(
-                    (shoff + index * 64) as usize,
+                    at,
                     format!("ELF section {index} ({size} bytes at {offset}) runs past the end of the file"),
                 )
             })?)
         };
-        raw.push((name, offset, size, nobits, data));
+        let name = table
+            .section_name(endian, section)
+            .map_err(|e| place.error(at, format!("ELF section {index}: bad name: {e}")))?;
+        sections.push(Section {
+            name: String::from_utf8_lossy(name).into_owned(),
+            offset,
+            size,
+            nobits,
+            bytes: data,
+        });
     }
-    let strtab = raw
-        .get(shstrndx as usize)
-        .and_then(|s| s.4)
-        .ok_or_else(|| {
-            place.error(
-                62,
-                format!("ELF section-name table index {shstrndx} is invalid"),
-            )
-        })?;
-    let sections = raw
-        .into_iter()
-        .map(|(name, offset, size, nobits, data)| {
-            let name = strtab
-                .get(name as usize..)
-                .map(|s| {
-                    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-                    String::from_utf8_lossy(&s[..end]).into_owned()
-                })
-                .unwrap_or_default();
-            Section {
-                name,
-                offset,
-                size,
-                nobits,
-                bytes: data,
+    Ok(Elf {
+        e_type: header.e_type.get(endian).0,
+        machine,
+        flags: header.e_flags.get(endian).0,
+        sections,
+    })
+}
+
+/// Checks what nvJitLink reads of a cubin without checking it itself
+/// (each rule below answers an input that crashed nvJitLink 13.0, or a
+/// neighbour of one): the file is exactly its header, sections and tables
+/// (bytes appended: SIGSEGV), it has a section table (`e_shoff = 0`:
+/// SIGSEGV), table sections declare their entry size and hold whole
+/// entries (`sh_entsize = 0`: SIGFPE), links between sections name
+/// sections of the right type, and symbols and relocations index within
+/// their tables.
+fn validate_cubin(place: &Place, bytes: &[u8]) -> Result<(), ContainerError> {
+    use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
+    let endian = object::LittleEndian;
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(bytes)
+        .map_err(|e| place.error(0, format!("bad ELF header: {e}")))?;
+    let shoff = header.e_shoff.get(endian);
+    if shoff == 0 {
+        return Err(place.error(40, "cubin without a section table (e_shoff = 0)"));
+    }
+    let table = header
+        .sections(endian, bytes)
+        .map_err(|e| place.error(40, format!("bad ELF section table: {e}")))?;
+    let count = table.len() as u64;
+    let mut end = shoff + count * 64;
+    let phdrs = header
+        .program_headers(endian, bytes)
+        .map_err(|e| place.error(32, format!("bad ELF program headers: {e}")))?;
+    if !phdrs.is_empty() {
+        end = end.max(header.e_phoff.get(endian) + phdrs.len() as u64 * 56);
+    }
+    for (index, ph) in phdrs.iter().enumerate() {
+        if ph.data(endian, bytes).is_err() {
+            return Err(place.error(
+                header.e_phoff.get(endian) as usize + index * 56,
+                format!("ELF program header {index} points outside the file"),
+            ));
+        }
+        if ph.p_filesz(endian) > 0 {
+            end = end.max(ph.p_offset(endian).saturating_add(ph.p_filesz(endian)));
+        }
+    }
+    let section_at = |index: usize| shoff as usize + index * 64;
+    let type_of = |index: u32| {
+        table
+            .section(object::SectionIndex(index as usize))
+            .ok()
+            .map(|s| s.sh_type(endian).0)
+    };
+    let mut symbol_counts = vec![None; table.len()];
+    for (index, section) in table.iter().enumerate() {
+        let at = section_at(index);
+        let sh_type = section.sh_type(endian).0;
+        let size = section.sh_size(endian);
+        let entsize = section.sh_entsize(endian);
+        let nobits = matches!(
+            sh_type,
+            SHT_NULL | SHT_NOBITS | SHT_NV_GLOBAL | SHT_NV_SHARED
+        );
+        if !nobits {
+            end = end.max(section.sh_offset(endian).saturating_add(size));
+        }
+        if let Some(required) = required_entsize(sh_type) {
+            if entsize != required {
+                return Err(place.error(
+                    at + 56,
+                    format!("ELF section {index} (type 0x{sh_type:x}) has entry size {entsize}, expected {required}"),
+                ));
             }
-        })
-        .collect();
-    Ok((e_type, machine, flags, sections))
+        }
+        if entsize != 0 && size % entsize != 0 {
+            return Err(place.error(
+                at + 32,
+                format!("ELF section {index}: size {size} is not a multiple of its entry size {entsize}"),
+            ));
+        }
+        let link = section.sh_link(endian);
+        let info = section.sh_info(endian);
+        match sh_type {
+            SHT_SYMTAB | SHT_DYNSYM => {
+                if type_of(link) != Some(SHT_STRTAB) {
+                    return Err(place.error(
+                        at + 40,
+                        format!("ELF symbol table {index} links section {link}, which is not a string table"),
+                    ));
+                }
+                symbol_counts[index] = Some(size / 24);
+            }
+            SHT_REL | SHT_RELA => {
+                if !matches!(type_of(link), Some(SHT_SYMTAB | SHT_DYNSYM)) {
+                    return Err(place.error(
+                        at + 40,
+                        format!("ELF relocation section {index} links section {link}, which is not a symbol table"),
+                    ));
+                }
+                if info as u64 >= count {
+                    return Err(place.error(
+                        at + 44,
+                        format!("ELF relocation section {index} applies to section {info}, which does not exist"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if end != bytes.len() as u64 {
+        return Err(place.error(
+            end.min(bytes.len() as u64) as usize,
+            format!(
+                "the cubin's header, sections and tables end at byte {end}, but the file has {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    // Symbols: names inside the string table, sections that exist.
+    for (index, section) in table.iter().enumerate() {
+        let Some(symbols) = symbol_counts[index] else {
+            continue;
+        };
+        let data = section
+            .data(endian, bytes)
+            .map_err(|_| place.error(section_at(index), "symbol table outside the file"))?;
+        let strings = table
+            .section(object::SectionIndex(section.sh_link(endian) as usize))
+            .ok()
+            .and_then(|s| s.data(endian, bytes).ok())
+            .unwrap_or(&[]);
+        for n in 0..symbols as usize {
+            let entry = &data[n * 24..n * 24 + 24];
+            let name = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]);
+            let shndx = u16::from_le_bytes([entry[6], entry[7]]);
+            let sym_at = section.sh_offset(endian) as usize + n * 24;
+            if name as usize >= strings.len().max(1) {
+                return Err(place.error(sym_at, format!("symbol {n} of section {index}: name offset {name} lies outside the string table")));
+            }
+            // 0xff00.. are reserved indices (SHN_ABS, SHN_COMMON, …).
+            if shndx < 0xff00 && shndx as u64 >= count {
+                return Err(place.error(
+                    sym_at + 6,
+                    format!("symbol {n} of section {index}: section {shndx} does not exist"),
+                ));
+            }
+        }
+    }
+    // Relocations: symbol indices within their table.
+    for (index, section) in table.iter().enumerate() {
+        let sh_type = section.sh_type(endian).0;
+        let width = match sh_type {
+            SHT_REL => 16,
+            SHT_RELA => 24,
+            _ => continue,
+        };
+        let data = section
+            .data(endian, bytes)
+            .map_err(|_| place.error(section_at(index), "relocation section outside the file"))?;
+        let symbols = symbol_counts
+            .get(section.sh_link(endian) as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(0);
+        for (n, entry) in data.chunks_exact(width).enumerate() {
+            let r_info = u64::from_le_bytes(entry[8..16].try_into().unwrap_or([0; 8]));
+            let symbol = r_info >> 32;
+            if symbol >= symbols {
+                return Err(place.error(
+                    section.sh_offset(endian) as usize + n * width + 8,
+                    format!("relocation {n} of section {index} names symbol {symbol}, but its table has {symbols}"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn elf_type_fact(e_type: u16) -> String {
@@ -844,9 +1049,15 @@ fn elf_type_fact(e_type: u16) -> String {
 }
 
 fn describe_elf(place: &Place, name: &str, bytes: &[u8]) -> Result<Item, ContainerError> {
-    let (e_type, machine, flags, sections) = elf_sections(place, bytes)?;
+    let Elf {
+        e_type,
+        machine,
+        flags,
+        sections,
+    } = elf_sections(place, bytes)?;
     match machine {
         EM_CUDA => {
+            validate_cubin(place, bytes)?;
             let mut item = Item::new(ItemKind::Cubin, name, place.base, bytes.len() as u64);
             // The arch field moved from bits 0..8 (ELF ABI version 7) to
             // bits 8..16 (version 8, CUDA 12.8+). Other versions: unread.
@@ -898,93 +1109,47 @@ fn describe_elf(place: &Place, name: &str, bytes: &[u8]) -> Result<Item, Contain
     }
 }
 
-/// Reads an `ar` archive (System V/GNU, with the long-name table) and
-/// classifies every member.
+/// Reads an `ar` archive (System V/GNU with the long-name table, or BSD)
+/// with the `object` crate and classifies every member.
 fn describe_library(place: &Place, name: &str, bytes: &[u8]) -> Result<Item, ContainerError> {
     let mut item = Item::new(ItemKind::Library, name, place.base, bytes.len() as u64);
-    let mut at = 8usize;
-    let mut long_names: Option<&[u8]> = None;
-    while at < bytes.len() {
-        let header = bytes
-            .get(at..at + 60)
-            .ok_or_else(|| place.error(at, "truncated archive member header (needs 60 bytes)"))?;
-        if &header[58..60] != b"`\n" {
-            return Err(place.error(at + 58, "archive member header does not end with \"`\\n\""));
-        }
-        let raw_name = String::from_utf8_lossy(&header[..16])
-            .trim_end()
-            .to_string();
-        let size_text = String::from_utf8_lossy(&header[48..58]).trim().to_string();
-        let size: u64 = size_text.parse().map_err(|_| {
+    let archive = object::read::archive::ArchiveFile::parse(bytes)
+        .map_err(|e| place.error(0, format!("bad archive: {e}")))?;
+    if archive.is_thin() {
+        return Err(place.error(
+            0,
+            "thin archives (members kept outside the file) are not supported",
+        ));
+    }
+    // `object` skips a symbol table it cannot read without saying so; the
+    // members (after any symbol and name tables) must reach the end of the
+    // file, or a damaged archive would pass as an empty one.
+    let mut end = 8u64;
+    for member in archive.members() {
+        let member = member.map_err(|e| place.error(0, format!("bad archive member: {e}")))?;
+        let member_name = String::from_utf8_lossy(member.name()).into_owned();
+        let (data_at, size) = member.file_range();
+        end = data_at.saturating_add(size);
+        let content = member.data(bytes).map_err(|e| {
             place.error(
-                at + 48,
-                format!("archive member size `{size_text}` is not a number"),
+                data_at as usize,
+                format!("archive member `{member_name}` ({size} bytes): {e}"),
             )
         })?;
-        let data_at = at + 60;
-        let data = slice(bytes, data_at as u64, size).ok_or_else(|| {
-            place.error(
-                at + 48,
-                format!(
-                    "archive member `{raw_name}` claims {size} bytes but only {} remain",
-                    bytes.len() - data_at
-                ),
-            )
-        })?;
-        // Members start on even offsets.
-        at = data_at + data.len() + (data.len() & 1);
-
-        let (member_name, content) = match raw_name.as_str() {
-            "/" | "/SYM64/" | "__.SYMDEF" | "__.SYMDEF SORTED" => continue,
-            "//" => {
-                long_names = Some(data);
-                continue;
-            }
-            n if n.starts_with("#1/") => {
-                // BSD: the name is the first N bytes of the data.
-                let len: usize = n[3..]
-                    .parse()
-                    .map_err(|_| place.error(at, format!("bad BSD member name `{n}`")))?;
-                let (name_bytes, rest) = (data.get(..len), data.get(len..));
-                let (Some(name_bytes), Some(rest)) = (name_bytes, rest) else {
-                    return Err(place.error(
-                        data_at,
-                        format!("BSD member name of {len} bytes runs past the member"),
-                    ));
-                };
-                let name = String::from_utf8_lossy(name_bytes)
-                    .trim_end_matches('\0')
-                    .to_string();
-                (name, rest)
-            }
-            n if n.starts_with('/') => {
-                let index: usize = n[1..].parse().map_err(|_| {
-                    place.error(data_at - 60, format!("bad archive member name `{n}`"))
-                })?;
-                let table = long_names.ok_or_else(|| {
-                    place.error(
-                        data_at - 60,
-                        format!("member `{n}` refers to a long-name table the archive lacks"),
-                    )
-                })?;
-                let tail = table.get(index..).ok_or_else(|| {
-                    place.error(
-                        data_at - 60,
-                        format!("member `{n}` points past the long-name table"),
-                    )
-                })?;
-                let end = tail
-                    .windows(2)
-                    .position(|w| w == b"/\n")
-                    .or_else(|| tail.iter().position(|&b| b == b'\n'))
-                    .unwrap_or(tail.len());
-                (String::from_utf8_lossy(&tail[..end]).into_owned(), data)
-            }
-            n => (n.strip_suffix('/').unwrap_or(n).to_string(), data),
-        };
-        let member_place = place.member(&member_name, data_at + (data.len() - content.len()));
+        let member_place = place.member(&member_name, data_at as usize);
         let member = describe_bytes(&member_place, &member_name, content)?;
         item.children.push(member);
+    }
+    // Members start on even offsets: one byte of padding may follow.
+    let len = bytes.len() as u64;
+    if item.children.is_empty() || !(end == len || (end + 1 == len && end % 2 == 1)) {
+        return Err(place.error(
+            end.min(len) as usize,
+            format!(
+                "damaged archive: its members end at byte {end} but the file has {len} bytes \
+                 (a member's size is wrong, or the archive was cut)"
+            ),
+        ));
     }
     let count = item.children.len();
     item.facts.push(format!(

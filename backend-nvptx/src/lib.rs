@@ -12,11 +12,13 @@
 //! - [`nvjitlink`]: the raw linker.
 //! - [`container`]: what a file is (PTX, LTOIR, cubin, fatbin, host object,
 //!   static library, CUDA source) and what it holds.
+//! - [`isolate`]: one nvJitLink job, in this process or in a child.
 //! - [`link`]: [`LinkPlan`] → flags with reasons → cubin.
 
 pub mod arch;
 pub mod codegen;
 pub mod container;
+pub mod isolate;
 pub mod link;
 pub mod nvidia;
 pub mod nvjitlink;
@@ -25,6 +27,7 @@ pub mod nvvm;
 
 pub use arch::{Arch, ArchError};
 pub use container::{describe, ContainerError, Description, Item, ItemKind};
+pub use isolate::Isolation;
 pub use link::{LinkError, LinkExplanation, LinkFailure, LinkInput, LinkOutput, LinkPlan, Linked};
 pub use nvidia::{toolchain_versions, LibraryError, ToolchainVersions};
 

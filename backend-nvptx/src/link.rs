@@ -22,7 +22,8 @@ use serde::Serialize;
 
 use crate::arch::Arch;
 use crate::container::{self, ContainerError, Description, ItemKind};
-use crate::nvjitlink::{InputType, Linker, NvJitLinkError};
+use crate::isolate::{signal_name, Isolation, Job, JobError, JobInput, JobOutput, Stage};
+use crate::nvjitlink::{InputType, NvJitLinkError};
 use crate::nvrtc::{self, NvrtcError, NvrtcOptions, NvrtcTarget};
 
 /// One input to a link: its name (shown in nvJitLink's logs), its bytes,
@@ -90,6 +91,9 @@ pub struct LinkPlan {
     pub extra_options: Vec<String>,
     /// `-I` folders for CUDA sources, after the CCCL headers.
     pub cuda_include_dirs: Vec<PathBuf>,
+    /// Where nvJitLink runs: in a child process for input that did not come
+    /// from this process (see [`crate::isolate`]).
+    pub isolation: Isolation,
 }
 
 impl LinkPlan {
@@ -103,6 +107,7 @@ impl LinkPlan {
             output: LinkOutput::Cubin,
             extra_options: Vec::new(),
             cuda_include_dirs: Vec::new(),
+            isolation: Isolation::InProcess,
         }
     }
 
@@ -307,26 +312,61 @@ impl LinkPlan {
                 notes,
             }))
         };
-        let mut linker = Linker::new(&options)
-            .map_err(|e| fail("creating the linker".to_string(), e, Vec::new()))?;
-        for ((kind, bytes), plan) in prepared.iter().zip(&explanation.inputs) {
-            linker
-                .add(*kind, bytes, &plan.name)
-                .map_err(|e| fail(format!("adding `{}`", plan.name), e, Vec::new()))?;
-        }
-        if let Err(error) = linker.complete() {
-            let notes = self.failure_notes(error.error_log());
-            return Err(fail("linking".to_string(), error, notes));
-        }
-        let bytes = match self.output {
-            LinkOutput::Cubin => linker.cubin(),
-            LinkOutput::Ptx => linker.ptx(),
-        }
-        .map_err(|e| fail("reading the result".to_string(), e, Vec::new()))?;
+        let job = Job {
+            options: &options,
+            inputs: prepared
+                .iter()
+                .zip(&explanation.inputs)
+                .map(|((kind, bytes), plan)| JobInput {
+                    kind: *kind,
+                    name: &plan.name,
+                    bytes,
+                })
+                .collect(),
+            output: match self.output {
+                LinkOutput::Cubin => JobOutput::Cubin,
+                LinkOutput::Ptx => JobOutput::Ptx,
+            },
+        };
+        let done = self.isolation.run(&job).map_err(|e| match e {
+            JobError::Failed { stage, error } => {
+                let (stage, notes) = match stage {
+                    Stage::Create => ("creating the linker".to_string(), Vec::new()),
+                    Stage::Add(n) => (
+                        format!("adding `{}`", job.inputs.get(n).map_or("?", |i| i.name)),
+                        Vec::new(),
+                    ),
+                    Stage::Complete => {
+                        ("linking".to_string(), self.failure_notes(error.error_log()))
+                    }
+                    Stage::Read => ("reading the result".to_string(), Vec::new()),
+                };
+                fail(stage, error, notes)
+            }
+            JobError::Crashed {
+                stage,
+                signal,
+                culprits,
+            } => LinkError::Crashed {
+                during: match stage {
+                    Stage::Create => "creating the linker",
+                    Stage::Add(_) => "adding it",
+                    Stage::Complete => "linking",
+                    Stage::Read => "reading the result",
+                },
+                inputs: if culprits.is_empty() {
+                    job.inputs.iter().map(|i| i.name.to_string()).collect()
+                } else {
+                    culprits
+                },
+                signal,
+            },
+            JobError::Child(message) => LinkError::Child(message),
+        })?;
         Ok(Linked {
             output: self.output,
-            bytes,
-            info_log: linker.info_log(),
+            bytes: done.bytes,
+            info_log: done.info_log,
             compile_logs,
             explanation,
         })
@@ -523,6 +563,19 @@ pub enum LinkError {
     Compile { input: String, error: NvrtcError },
     #[error("{0}")]
     Link(Box<LinkFailure>),
+    #[error("nvJitLink crashed on input{} {} while {during} (signal {signal}, {})",
+        if inputs.len() == 1 { "" } else { "s" },
+        inputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "),
+        signal_name(*signal))]
+    Crashed {
+        /// `linking`, `adding it`, …
+        during: &'static str,
+        /// The inputs that crash it (all of them when none does alone).
+        inputs: Vec<String>,
+        signal: i32,
+    },
+    #[error("running nvJitLink in a child process: {0}")]
+    Child(String),
 }
 
 /// A link nvJitLink refused, with what it was given.

@@ -175,6 +175,10 @@ enum Command {
         /// A code such as `E0101`.
         code: String,
     },
+    /// Internal: run one nvJitLink job read from stdin (the child side of
+    /// `backend_nvptx::isolate`), so a crash inside nvJitLink kills only it.
+    #[command(name = link::CHILD_COMMAND, hide = true)]
+    NvJitLinkChild,
 }
 
 fn main() -> ExitCode {
@@ -252,6 +256,7 @@ fn main() -> ExitCode {
         Command::Inspect { file } => link::inspect(&file),
         Command::Run { dir, bench } => run_bundle(&dir, bench),
         Command::Explain { code } => explain(&code),
+        Command::NvJitLinkChild => return link::serve_child(),
     };
     match result {
         Ok(code) => code,

@@ -37,7 +37,7 @@ use melior::{
         Module,
     },
     pass::PassManager,
-    utility::{parse_pass_pipeline, register_all_passes},
+    utility::parse_pass_pipeline,
 };
 
 use crate::{nvvm, Arch};
@@ -146,7 +146,7 @@ pub fn to_llvm_ir<'ctx>(
     let (result, diagnostics) = ir::diag::capture_diagnostics(mlir, || {
         if options.debug {
             source_locations_only(&copy);
-            register_all_passes();
+            passes::lower::upstream::register_passes_once();
             let pm = PassManager::new(mlir);
             parse_pass_pipeline(
                 pm.as_operation_pass_manager(),

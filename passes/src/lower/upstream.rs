@@ -9,8 +9,18 @@ use melior::{
 
 use super::{rewrite::Rw, LowerError};
 
+/// Registers MLIR's passes in its global registry, once per process.
+/// The registry is an unsynchronised global and registering writes it, so
+/// registering on every call raced when rayon workers lowered chunks in
+/// parallel; `Once` makes the first caller register and every other caller
+/// wait until it has. Call this before any pass is looked up by name.
+pub fn register_passes_once() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(register_all_passes);
+}
+
 pub fn run(rw: &Rw<'_>, module: &mut Module<'_>, pass: &str) -> Result<(), LowerError> {
-    register_all_passes();
+    register_passes_once();
     let root = module.as_operation().to_raw();
     let pm = PassManager::new(rw.ctx);
     parse_pass_pipeline(
