@@ -51,7 +51,7 @@ fn lowered<'c>(
         .import(&case(name))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut module = ir::import(context, &pmir).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let outcomes = passes::admission::admit_module(&module);
+    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let lowered = Pipeline::standard()
         .run(&mut module, &admitted(&outcomes), &Options::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));

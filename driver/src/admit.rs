@@ -39,7 +39,7 @@ pub fn run_admission_timed(
     let module = timings
         .time("import to rmir", || ir::import(&context, &doc))
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    let outcomes = timings.time("admission", || admission::admit_module(&module));
+    let outcomes = timings.time("admission", || admission::admit_module(&module))?;
     Ok((doc, outcomes))
 }
 

@@ -346,6 +346,9 @@ fn link_chunk(
         })
         .map_err(|e| format!("compiling the provider: {e}"))?;
     let mut plan = LinkPlan::new(arch);
+    // In a child process: a crash in nvJitLink is an error, and the errors
+    // it only prints (`Multiple definition`) fail the link.
+    plan.isolation = crate::link::isolation()?;
     plan.debug = args.debug;
     plan.lineinfo = args.debug;
     let ext = if args.lto { "ltoir" } else { "ptx" };

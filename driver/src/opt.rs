@@ -40,7 +40,7 @@ pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
     };
     ir::verify(&module).map_err(|e| format!("{name}: {e}"))?;
     // Lowering works on the callbacks admission admits, read off the module.
-    let outcomes = admission::admit_module(&module);
+    let outcomes = admission::admit_module(&module).map_err(|e| format!("{name}: {e}"))?;
     let callbacks = lower::admitted(&outcomes);
     let options = lower::Options {
         print_after_all: args.print_ir_after_all,

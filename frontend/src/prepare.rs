@@ -174,10 +174,19 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                     }
                 }
                 if let (Some(t), Some((lo, hi))) = (&text, ext) {
-                    let word = last_segment(&callee.path).to_string();
                     let lo = closure_head_end.unwrap_or(lo);
-                    let hits = t.find_word((lo, hi), &word, true);
-                    let k = seen.entry(word).or_insert(0);
+                    let (key, hits) = match registry::source_token(&callee.path) {
+                        registry::SourceToken::None => continue,
+                        registry::SourceToken::Word(w) => {
+                            (w.to_string(), t.find_word((lo, hi), w, true))
+                        }
+                        registry::SourceToken::Macro(names) => (
+                            names.join("|"),
+                            t.find_macros((lo, hi), names),
+                        ),
+                        registry::SourceToken::Index => ("[".to_string(), t.find_index((lo, hi))),
+                    };
+                    let k = seen.entry(key).or_insert(0);
                     callee.span = hits.get(*k).copied();
                     *k += 1;
                 }

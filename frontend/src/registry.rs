@@ -329,6 +329,59 @@ pub fn core_receiver(text: &str, name: &str) -> Option<Scalar> {
         .and_then(from)
 }
 
+/// The formatting machinery (`format_args!`): `fmt::Arguments` and its
+/// `Argument`s, built only to be handed to a sink (`println!`, `format!`,
+/// `panic!`), which is what a diagnostic should name.
+pub fn is_fmt_machinery(path: &str) -> bool {
+    ["core::fmt::", "std::fmt::", "Arguments::", "Argument::"]
+        .iter()
+        .any(|p| path.starts_with(p))
+        && !matches!(path, "std::fmt::format" | "alloc::fmt::format")
+}
+
+/// What a call looks like in the Rust source, for locating it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceToken<'a> {
+    /// Nothing the user wrote (the formatting machinery inside a macro).
+    None,
+    /// The callee's last path segment, followed by `(` or `::<`.
+    Word(&'a str),
+    /// One of these macros, followed by `!`.
+    Macro(&'static [&'static str]),
+    /// Indexing: `v[i]`.
+    Index,
+}
+
+/// How to find a call of `path` in the source: macros' expansions call
+/// functions the user never wrote (`std::io::_print` for `println!`).
+pub fn source_token(path: &str) -> SourceToken<'_> {
+    const PRINT: &[&str] = &["println", "print"];
+    const EPRINT: &[&str] = &["eprintln", "eprint"];
+    const FORMAT: &[&str] = &["format"];
+    const PANIC: &[&str] = &["panic", "assert", "assert_eq", "assert_ne", "unreachable", "todo", "unimplemented"];
+    if is_fmt_machinery(path) {
+        return SourceToken::None;
+    }
+    if path.ends_with("::_print") {
+        return SourceToken::Macro(PRINT);
+    }
+    if path.ends_with("::_eprint") {
+        return SourceToken::Macro(EPRINT);
+    }
+    if matches!(path, "std::fmt::format" | "alloc::fmt::format") {
+        return SourceToken::Macro(FORMAT);
+    }
+    if is_panic_path(path) {
+        return SourceToken::Macro(PANIC);
+    }
+    if (path.contains(" as Index<") && path.ends_with("::index"))
+        || (path.contains(" as IndexMut<") && path.ends_with("::index_mut"))
+    {
+        return SourceToken::Index;
+    }
+    SourceToken::Word(path.rsplit("::").next().unwrap_or(path))
+}
+
 /// Paths that start a panic, or build its message.
 pub const PANIC_PATHS: &[&str] = &[
     "core::panicking::",

@@ -269,6 +269,44 @@ impl<'a> SourceText<'a> {
         None
     }
 
+    /// Uses of any of the macros `names` (`println!`) in `range`, in
+    /// source order, each as the span of its name.
+    pub fn find_macros(&self, range: (usize, usize), names: &[&str]) -> Vec<Span> {
+        let mut hits: Vec<(usize, Span)> = Vec::new();
+        for name in names {
+            for span in self.find_word(range, name, false) {
+                let Some(at) = self.offset(span.hi_line, span.hi_col) else {
+                    continue;
+                };
+                if self.text[at..].starts_with('!') {
+                    hits.push((at, span));
+                }
+            }
+        }
+        hits.sort_by_key(|(at, _)| *at);
+        hits.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Indexing expressions `name[…]` in `range`, each as the span from the
+    /// indexed name to the closing bracket.
+    pub fn find_index(&self, range: (usize, usize)) -> Vec<Span> {
+        let (lo, hi) = (range.0.min(self.text.len()), range.1.min(self.text.len()));
+        let bytes = self.text.as_bytes();
+        let mut out = Vec::new();
+        for i in lo..hi {
+            if bytes[i] != b'[' || i == 0 || !(is_ident_byte(bytes[i - 1]) || bytes[i - 1] == b')') {
+                continue;
+            }
+            let mut start = i;
+            while start > lo && is_ident_byte(bytes[start - 1]) {
+                start -= 1;
+            }
+            let end = self.text[i..hi].find(']').map_or(i + 1, |e| i + e + 1);
+            out.push(self.span_of(start, end));
+        }
+        out
+    }
+
     /// The text between two byte offsets (empty when out of range).
     pub fn slice(&self, lo: usize, hi: usize) -> &'a str {
         self.text.get(lo..hi).unwrap_or("")

@@ -20,7 +20,7 @@ fn admit(bridge: &Bridge, rel: &Path) -> (frontend::PreparedMir, Vec<admission::
         .unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
     let context = ir::context().unwrap();
     let module = ir::import(&context, &doc).unwrap();
-    let outcomes = admission::admit_module(&module);
+    let outcomes = admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     (doc, outcomes)
 }
 

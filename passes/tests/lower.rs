@@ -50,7 +50,7 @@ fn lower_file(
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let outcomes = passes::admission::admit_module(&module);
+    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let callbacks = admitted(&outcomes);
     let n = callbacks.len();
     let result = pipeline.run(&mut module, &callbacks, options);
@@ -323,10 +323,10 @@ fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
     let pmir = bridge(0, true).import(&file).unwrap_or_else(|e| panic!("{e}"));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let rules = passes::admission::admit(&passes::admission::read::read(&module));
+    let rules = passes::admission::admit(&passes::admission::read::read(&module).unwrap());
     let callbacks = admitted(&rules);
     assert_eq!(callbacks.len(), 1, "the rules alone admit the callback");
-    let outcomes = passes::admission::admit_module(&module);
+    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let passes::admission::Verdict::Rejected(diags) = &outcomes[0].verdict else {
         panic!("the trial lowering must reject it");
     };

@@ -72,7 +72,7 @@ fn verdict_cases() {
                 .unwrap_or_else(|e| panic!("{stem} -O{level}: {e}"));
             let context = ir::context().unwrap();
             let module = ir::import(&context, &doc).unwrap();
-            let outcomes = admission::admit_module(&module);
+            let outcomes = admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
             assert!(!outcomes.is_empty(), "{stem} -O{level}: no registrations");
             let report = admission::report(&doc.source, &outcomes);
             for o in &outcomes {

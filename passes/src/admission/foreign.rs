@@ -13,7 +13,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         for call in &b.calls {
-            if reaches_cuda(call, b) || !matches!(call.kind, CallKind::Foreign | CallKind::Indirect)
+            if reaches_cuda(call, b)
+                || !matches!(call.kind, CallKind::Foreign | CallKind::Indirect)
+                // `format_args!` machinery: the sink it feeds (`println!`,
+                // `format!`) is the one cause reported.
+                || frontend::registry::is_fmt_machinery(&call.callee)
             {
                 continue;
             }

@@ -98,11 +98,13 @@ pub fn thunk_name(index: usize, body: &str) -> String {
 
 /// Admission of a module: every rule on every registration, then the trial
 /// lowering of what they admit ([`trial`]), so that admitted means it lowers.
-pub fn admit_module(module: &melior::ir::Module<'_>) -> Vec<Outcome> {
-    let facts = read::read(module);
+/// An error is a module whose facts cannot be read (an unknown enum value:
+/// a module that was not verified).
+pub fn admit_module(module: &melior::ir::Module<'_>) -> Result<Vec<Outcome>, String> {
+    let facts = read::read(module)?;
     let mut outcomes = admit(&facts);
     trial::confirm(module, &facts, &mut outcomes);
-    outcomes
+    Ok(outcomes)
 }
 
 /// Runs every rule on every registration (the rules alone: see

@@ -59,7 +59,40 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if kind == ClosureKind::Fn && writes.is_empty() {
         return;
     }
+    let mut_borrows: Vec<&str> = ctx
+        .closure
+        .map(|c| {
+            c.captures
+                .iter()
+                .filter(|k| k.mode == super::facts::CaptureMode::ByMutRef)
+                .map(|k| k.name.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    if kind == ClosureKind::FnMut && writes.is_empty() && mut_borrows.is_empty() {
+        // Nothing is written: rustc made the closure `FnMut` because the
+        // registration function asks for one.
+        out.push(
+            Diagnostic::new(
+                Code::MutableState,
+                format!(
+                    "callback is registered with `{}`, which takes an `FnMut`, so rustc compiled it as one",
+                    ctx.reg.function
+                ),
+                ctx.callback_label("this closure writes nothing, but its body receives its state by `&mut`"),
+            )
+            .with_label(ctx.registration_label(format!("`{}` accepts callbacks that mutate their state", ctx.reg.function)))
+            .with_note("the GPU provider calls the callback from many threads at once; it runs only `Fn` callbacks, which cannot mutate their state")
+            .with_help("register the closure with `native::reduce`, which takes an `Fn`"),
+        );
+        return;
+    }
     let message = match kind {
+        ClosureKind::FnMut if writes.is_empty() => format!(
+            "callback is `FnMut`: it writes through the captured `&mut` borrow{} {}",
+            if mut_borrows.len() == 1 { "" } else { "s" },
+            mut_borrows.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        ),
         ClosureKind::FnMut => "callback is `FnMut`: it mutates its captured state".to_string(),
         ClosureKind::FnOnce => "callback is `FnOnce`: it consumes its captured state".to_string(),
         ClosureKind::Fn => "callback writes through its environment".to_string(),

@@ -39,64 +39,79 @@ fn loc(l: &ir::Loc) -> Loc {
     }
 }
 
-fn call_kind(kind: &str) -> CallKind {
-    match kind {
+/// A value the dialect's enums do not have: the module was not verified
+/// (IRDL rejects these), so nothing about it can be trusted.
+fn unknown(what: &str, value: &str, at: &ir::Loc) -> String {
+    format!("{}: unknown {what} `{value}` in the rmir module", at.short())
+}
+
+fn call_kind(kind: &str, at: &ir::Loc) -> Result<CallKind, String> {
+    Ok(match kind {
         "local" => CallKind::Local,
         "registration" => CallKind::Registration,
         "core" => CallKind::Core,
         "panic" => CallKind::Panic,
         "indirect" => CallKind::Indirect,
-        // An unknown kind is treated as the most restrictive.
-        _ => CallKind::Foreign,
-    }
+        "foreign" => CallKind::Foreign,
+        other => return Err(unknown("call kind", other, at)),
+    })
 }
 
-pub fn read(module: &Module) -> ModuleFacts {
+/// Admission's facts of a module. Every enum value is checked: an unknown
+/// one is an error, never a guess.
+pub fn read(module: &Module) -> Result<ModuleFacts, String> {
     from_ir(&ir::facts(module))
 }
 
-pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
+pub fn from_ir(f: &ir::Facts) -> Result<ModuleFacts, String> {
     let registrations = f
         .registrations
         .iter()
         .enumerate()
-        .map(|(index, r)| RegistrationFact {
-            index,
-            caller: r.caller.clone(),
-            function: r.function.clone(),
-            provider: r.provider.clone(),
-            callback: match r.callback_kind.as_str() {
-                "closure" => CallbackRef::Closure(r.callback.clone()),
-                "fn_item" => CallbackRef::FnItem(r.callback.clone()),
-                _ => CallbackRef::Other(r.callback.clone()),
-            },
-            loc: loc(&r.loc),
+        .map(|(index, r)| {
+            Ok(RegistrationFact {
+                index,
+                caller: r.caller.clone(),
+                function: r.function.clone(),
+                provider: r.provider.clone(),
+                callback: match r.callback_kind.as_str() {
+                    "closure" => CallbackRef::Closure(r.callback.clone()),
+                    "fn_item" => CallbackRef::FnItem(r.callback.clone()),
+                    "other" => CallbackRef::Other(r.callback.clone()),
+                    k => return Err(unknown("callback kind", k, &r.loc)),
+                },
+                loc: loc(&r.loc),
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, String>>()?;
     let closures = f
         .closures
         .iter()
         .map(|c| {
             let captures = f
                 .captures_of(&c.body)
-                .map(|k| CaptureFact {
-                    name: k.name.clone(),
-                    field: k.field,
-                    ty: k.ty.clone(),
-                    mode: match k.mode.as_str() {
-                        "by_ref" => CaptureMode::ByRef,
-                        "by_mut_ref" => CaptureMode::ByMutRef,
-                        _ => CaptureMode::ByValue,
-                    },
-                    loc: loc(&k.loc),
+                .map(|k| {
+                    Ok(CaptureFact {
+                        name: k.name.clone(),
+                        field: k.field,
+                        ty: k.ty.clone(),
+                        mode: match k.mode.as_str() {
+                            "by_value" => CaptureMode::ByValue,
+                            "by_ref" => CaptureMode::ByRef,
+                            "by_mut_ref" => CaptureMode::ByMutRef,
+                            m => return Err(unknown("capture mode", m, &k.loc)),
+                        },
+                        loc: loc(&k.loc),
+                    })
                 })
-                .collect();
+                .collect::<Result<Vec<_>, String>>()?;
             let kind = match c.kind.as_str() {
+                "fn" => ClosureKind::Fn,
                 "fn_mut" => ClosureKind::FnMut,
                 "fn_once" => ClosureKind::FnOnce,
-                _ => ClosureKind::Fn,
+                k => return Err(unknown("closure kind", k, &c.loc)),
             };
-            (
+            Ok((
                 c.body.clone(),
                 ClosureFact {
                     body: c.body.clone(),
@@ -104,26 +119,26 @@ pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
                     loc: loc(&c.loc),
                     captures,
                 },
-            )
+            ))
         })
-        .collect();
+        .collect::<Result<BTreeMap<_, _>, String>>()?;
     let mut bodies = BTreeMap::new();
     for b in &f.bodies {
         let calls = b
             .calls
             .iter()
             .map(|c| {
-                let kind = call_kind(&c.kind);
-                CallFact {
+                let kind = call_kind(&c.kind, &c.loc)?;
+                Ok(CallFact {
                     callee: c.callee.clone(),
                     kind,
                     target: (kind == CallKind::Local).then(|| c.callee.clone()),
                     text: c.text.clone(),
                     args: c.args,
                     loc: loc(&c.loc),
-                }
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, String>>()?;
         let closure_params = f.closure(&b.name).map(|c| c.params.clone());
         bodies.insert(
             b.name.clone(),
@@ -172,9 +187,9 @@ pub fn from_ir(f: &ir::Facts) -> ModuleFacts {
             },
         );
     }
-    ModuleFacts {
+    Ok(ModuleFacts {
         registrations,
         closures,
         bodies,
-    }
+    })
 }
