@@ -214,6 +214,8 @@ pub fn check_dir(dir: &Path) -> Result<(PathBuf, bool), String> {
 pub fn replace_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     let (target, exists) = check_dir(dir)?;
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", dir.display());
+    // Missing parent folders are created, as `mkdir -p` would.
+    std::fs::create_dir_all(parent(&target)).map_err(fail)?;
     let tmp = Temp::new(parent(&target));
     (|| -> std::io::Result<()> {
         std::fs::create_dir(&tmp.0)?;

@@ -247,7 +247,8 @@ fn a_250_character_output_name_works() {
         .current_dir(&dir));
     assert!(o.status.success(), "{}", text(&o));
     assert!(dir.join(&name).is_file());
-    let folder = "f".repeat(250);
+    // In a folder that does not exist yet: it is created.
+    let folder = format!("new/{}", "f".repeat(250));
     let o = run(driver()
         .args(["build", "w.rs", "-o", &folder])
         .current_dir(&dir));
