@@ -22,10 +22,25 @@ use frontend::scratch::{register_path, unregister_path};
 /// A temporary name in `dir`, registered for removal on a signal.
 struct Temp(PathBuf);
 
+/// The PID in a temporary name `.rmir-PID-N.tmp`, if it is one.
+fn temp_pid(name: &str) -> Option<u32> {
+    let (pid, n) = name
+        .strip_prefix(".rmir-")?
+        .strip_suffix(".tmp")?
+        .split_once('-')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
 impl Temp {
     fn new(dir: &Path) -> Temp {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
+        // Temporaries of runs killed outright (SIGKILL) are removed here,
+        // the next time something is written beside them.
+        frontend::scratch::remove_dead(dir, temp_pid);
         let path = dir.join(format!(
             ".rmir-{}-{}.tmp",
             std::process::id(),
@@ -243,7 +258,22 @@ pub fn replace_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String
 
 #[cfg(test)]
 mod tests {
-    use super::is_build_file;
+    use super::{is_build_file, temp_pid};
+
+    #[test]
+    fn temporary_names_are_recognised_exactly() {
+        assert_eq!(temp_pid(".rmir-123-0.tmp"), Some(123));
+        assert_eq!(temp_pid(".rmir-9-17.tmp"), Some(9));
+        for other in [
+            ".rmir-123.tmp",
+            ".rmir-x-0.tmp",
+            ".rmir-1-0.tmp.bak",
+            "rmir-1-0.tmp",
+            ".rmir-1-.tmp",
+        ] {
+            assert_eq!(temp_pid(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn build_files_are_recognised_by_name() {

@@ -179,6 +179,21 @@ fn build_replaces_its_own_earlier_output_and_fills_an_empty_folder() {
 }
 
 #[test]
+fn temporaries_of_a_killed_run_are_removed_by_the_next_write_beside_them() {
+    let dir = scratch("staletemp");
+    std::fs::write(dir.join("w.rs"), CASE).unwrap();
+    // PIDs above the kernel's limit (2^22) never run.
+    std::fs::write(dir.join(".rmir-4999999-0.tmp"), "half").unwrap();
+    std::fs::create_dir(dir.join(".rmir-4999999-1.tmp")).unwrap();
+    let live = format!(".rmir-{}-0.tmp", std::process::id());
+    std::fs::write(dir.join(&live), "in use").unwrap();
+    let o = run(driver().args(["import", "w.rs"]).current_dir(&dir));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(names(&dir), [live.as_str(), "w.pmir.json", "w.rs"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn output_onto_a_fifo_is_written_through() {
     let dir = scratch("fifo");
     std::fs::write(dir.join("w.rs"), CASE).unwrap();

@@ -118,7 +118,13 @@ impl Drop for Scratch {
 /// by SIGKILL, say). Only folders named like ours, owned by this user,
 /// whose PID is not a running process, are removed.
 pub fn remove_stale() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+    remove_dead(&std::env::temp_dir(), stale_pid);
+}
+
+/// Removes the entries of `dir` that `pid_of` reads a PID from, when that
+/// process no longer exists and the entry belongs to this user.
+pub fn remove_dead(dir: &Path, pid_of: impl Fn(&str) -> Option<u32>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     // SAFETY: geteuid(2) cannot fail.
@@ -126,15 +132,20 @@ pub fn remove_stale() {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some(pid) = stale_pid(name) else { continue };
+        let Some(pid) = pid_of(name) else { continue };
         if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
         use std::os::unix::fs::MetadataExt;
-        let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == me);
-        if ours {
-            let _ = std::fs::remove_dir_all(entry.path());
+        let Ok(m) = entry.metadata() else { continue };
+        if m.uid() != me {
+            continue;
         }
+        let _ = if m.is_dir() {
+            std::fs::remove_dir_all(entry.path())
+        } else {
+            std::fs::remove_file(entry.path())
+        };
     }
 }
 
