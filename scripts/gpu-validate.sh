@@ -6,6 +6,9 @@
 # MiB), which the GPU machine receives.
 # Step 2, on the GPU machine: scripts/gpu-validate-run.sh
 # Options: MAX_SIZE=N (default 2^28) limits case sizes.
+# Every build must succeed and bundle every callback (a callback the host
+# reference cannot check fails the build): any failure stops this script
+# with a non-zero exit, and each build's full log is kept in $out/logs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,7 +17,18 @@ max=${MAX_SIZE:-268435456}
 cargo build --release --locked -p driver -p runtime --bins
 driver=target/release/driver
 rm -rf "$out.tmp"
-mkdir -p "$out.tmp"
+mkdir -p "$out.tmp/logs"
+# Runs one build, keeping its whole log; prints the log and stops on failure.
+build() {
+  local log="$out.tmp/logs/$1.log"
+  shift
+  if ! "$driver" build "$@" > "$log" 2>&1; then
+    cat "$log" >&2
+    echo "gpu-validate: the build above failed (log: $log)" >&2
+    exit 1
+  fi
+  tail -1 "$log"
+}
 for case in tests/admission/0[1-8]_*.rs; do
   name=$(basename "$case" .rs)
   opt=()
@@ -25,17 +39,21 @@ for case in tests/admission/0[1-8]_*.rs; do
       ptx) flags=(--no-lto) ;;
       ptx-g) flags=(--no-lto -g) ;;
     esac
-    "$driver" build "$case" "${opt[@]}" "${flags[@]}" --bundle --max-size "$max" \
-      -o "$out.tmp/$name.$route" 2>&1 | tail -1
+    build "$name.$route" "$case" "${opt[@]}" "${flags[@]}" --bundle --max-size "$max" \
+      -o "$out.tmp/$name.$route"
   done
 done
-"$driver" build benches/bench_sum.rs --bench --cpp-baseline 'a + b' --bundle \
-  --max-size "$max" -o "$out.tmp/bench" 2>&1 | tail -1
+build bench benches/bench_sum.rs --bench --cpp-baseline 'a + b' --bundle \
+  --max-size "$max" -o "$out.tmp/bench"
 # A build of many callbacks: several chunks, so several cubins in one manifest.
 python3 benches/gen_callbacks.py 100 --associative > "$out.tmp/many.rs"
-"$driver" build "$out.tmp/many.rs" --bundle --max-size 3333333 -o "$out.tmp/0many.lto" 2>&1 | tail -1
+build 0many.lto "$out.tmp/many.rs" --bundle --max-size 3333333 -o "$out.tmp/0many.lto"
 rm "$out.tmp/many.rs"
 cp target/release/gpu-run "$out.tmp/gpu-run"
+# Every bundle must hold together with its build before it travels.
+for dir in "$out.tmp"/0* "$out.tmp/bench"; do
+  "$out.tmp/gpu-run" --check "$dir" > /dev/null
+done
 if ldd "$out.tmp/gpu-run" | grep -iE 'llvm|mlir|libcuda'; then
   echo "gpu-validate: gpu-run links LLVM/MLIR or libcuda directly" >&2
   exit 1

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use backend_nvptx::codegen::{self, CodegenOptions};
@@ -88,6 +88,10 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     if args.bench && !args.lto {
         return Err("--bench builds both routes and needs --lto".into());
     }
+    if args.bundle {
+        check_bundle_args(args)?;
+    }
+    crate::output::check_dir(args.output)?;
     let mut timings = Timings::default();
     let (doc, outcomes) = run_admission_timed(args.file, args.config, &mut timings)?;
     let styled = std::io::stderr().is_terminal();
@@ -224,7 +228,9 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         }
     }
     if args.bundle {
-        let bundle = make_bundle(&doc, args, &outcomes, &thunks, &kernels, &fingerprint)?;
+        let bundle = timings.time("host reference (--bundle)", || {
+            make_bundle(&doc, args, &outcomes, &thunks, &kernels, &fingerprint)
+        })?;
         files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
     }
     timings.time("write", || write_dir(args.output, &files))?;
@@ -619,24 +625,34 @@ fn make_bundle(
         .into_iter()
         .filter(|(s, _)| s.size <= max)
         .collect();
+    if cases.is_empty() {
+        return Err(format!(
+            "--max-size {max} leaves no case in the bundle: the smallest size is 1"
+        ));
+    }
     let mut jobs = Vec::new();
     let mut captures_of = BTreeMap::new();
+    // Every registration that cannot be checked is a reason to fail: a
+    // bundle that silently covers less than the build is a vacuous pass.
+    let mut left_out = Vec::new();
     for t in thunks {
         let reg = &doc.registrations[t.registration];
         let Some(caller) = doc.body(&reg.caller) else {
+            left_out.push(format!(
+                "registration #{}: its caller `{}` has no body",
+                t.registration, reg.caller
+            ));
             continue;
         };
         let args_ = match hostref::caller_arguments(doc, caller, 0x5EED + t.registration as u64) {
             Ok(a) => a,
             Err(why) => {
-                eprintln!(
-                    "note: registration #{} is left out of the bundle: {why}",
-                    t.registration
-                );
+                left_out.push(format!("registration #{}: {why}", t.registration));
                 continue;
             }
         };
-        // Capture values: the caller's arguments of the same names.
+        // Capture values: the caller's arguments of the same names (or
+        // their fields, for a precise capture such as `pair.0`).
         let closure = match &reg.callback {
             PmirCallback::Closure { body } => doc.closure(body),
             _ => None,
@@ -644,19 +660,19 @@ fn make_bundle(
         let mut values = Vec::new();
         let mut missing = None;
         for cap in closure.map(|c| c.captures.as_slice()).unwrap_or(&[]) {
-            match args_.iter().find(|a| a.name == cap.name) {
-                Some(a) => values.push(CaptureValue {
+            match hostref::capture_value(&args_, &cap.name) {
+                Some(value) => values.push(CaptureValue {
                     name: cap.name.clone(),
-                    value: a.value.clone(),
+                    value,
                 }),
                 None => missing = Some(cap.name.clone()),
             }
         }
         if let Some(m) = missing {
-            eprintln!(
-                "note: registration #{} is left out of the bundle: capture `{m}` is not an argument of `{}`",
+            left_out.push(format!(
+                "registration #{}: capture `{m}` is not an argument of `{}` (or a field of one)",
                 t.registration, reg.caller
-            );
+            ));
             continue;
         }
         let call_index = doc
@@ -685,19 +701,37 @@ fn make_bundle(
             );
         }
     }
+    if !left_out.is_empty() {
+        return Err(format!(
+            "--bundle: {} of {} callbacks cannot be checked against the host reference, so no bundle is written:\n  {}",
+            left_out.len(),
+            thunks.len(),
+            left_out.join("\n  ")
+        ));
+    }
     let oc = doc.source.overflow_checks.unwrap_or(true);
-    let results = hostref::run(args.file, oc, &jobs)?;
+    let results = hostref::run_jobs(args.file, oc, &jobs)?;
+    // Indexed: thousands of registrations times their cases.
+    let by_case: BTreeMap<(usize, InputSpec), &hostref::HostResult> = results
+        .iter()
+        .map(|r| ((r.registration, r.spec), r))
+        .collect();
     let mut runs = Vec::new();
     for job in &jobs {
         let id = RegistrationId(job.registration as u32);
         for kernel in kernels.iter().filter(|k| k.registration == Some(id)) {
             let cases = cases
                 .iter()
-                .filter_map(|(spec, offset)| {
-                    let r = results
-                        .iter()
-                        .find(|r| r.registration == job.registration && r.spec == *spec)?;
-                    Some(Case {
+                .map(|(spec, offset)| {
+                    let r = by_case
+                        .get(&(job.registration, *spec))
+                        .ok_or_else(|| {
+                            format!(
+                                "internal error: the host reference gave no result for registration #{} at size {} seed {}",
+                                job.registration, spec.size, spec.seed
+                            )
+                        })?;
+                    Ok(Case {
                         size: spec.size,
                         seed: spec.seed,
                         offset: *offset,
@@ -705,7 +739,7 @@ fn make_bundle(
                         expected: r.expected,
                     })
                 })
-                .collect();
+                .collect::<Result<_, String>>()?;
             runs.push(RegistrationRun {
                 registration: id,
                 kernel: kernel.name.clone(),
@@ -730,6 +764,20 @@ fn make_bundle(
         .validate()
         .map_err(|e| format!("internal error: {e}"))?;
     Ok(bundle)
+}
+
+/// What `--bundle` needs, checked before anything is compiled.
+fn check_bundle_args(args: &BuildArgs<'_>) -> Result<(), String> {
+    if args.file.extension().is_none_or(|e| e != "rs") {
+        return Err(format!(
+            "{}: --bundle builds the host reference from the Rust source, so it needs the original `.rs` file, not this one",
+            args.file.display()
+        ));
+    }
+    if args.max_size == Some(0) {
+        return Err("--max-size 0 leaves no case in the bundle: the smallest size is 1".into());
+    }
+    Ok(())
 }
 
 /// Seeds of the benchmark's rotated inputs.
@@ -781,31 +829,8 @@ fn bench_spec(
     })
 }
 
-/// Writes `files` into a fresh folder beside `dir`, then puts it in place.
+/// Writes `files` into a fresh folder beside `dir`, then puts it in place;
+/// an existing `dir` is replaced only if it is an earlier build output.
 fn write_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = dir
-        .file_name()
-        .ok_or_else(|| format!("{}: not a folder name", dir.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp: PathBuf = parent.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp)?;
-        for (f, bytes) in files {
-            std::fs::write(tmp.join(f), bytes)?;
-        }
-        if dir.exists() {
-            std::fs::remove_dir_all(dir)?;
-        }
-        std::fs::rename(&tmp, dir)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_dir_all(&tmp);
-        format!("cannot write {}: {e}", dir.display())
-    })
+    crate::output::replace_dir(dir, files)
 }

@@ -3,27 +3,61 @@
 //! will regenerate.
 //!
 //! A generated harness calls each registration's caller (a `pub fn` whose
-//! parameters are one `&[i32]` and scalars) with the generated input and
-//! chosen scalar arguments. A shim `native` crate forwards every call to the
+//! parameters are one `&[i32]` and scalars, tuples of scalars, or structs of
+//! `pub` scalar fields) with the generated input and seeded arguments. A shim `native` crate forwards every call to the
 //! real provider API crate (the reference fold) and records the call's data
 //! pointer, `init` and result, so the harness knows which registration
 //! produced which result and that it folded the generated input.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use frontend::pmir::{Body, PreparedMir};
+use frontend::scratch::{self, Scratch};
 use frontend::ty::{Scalar, Ty};
 use manifest::InputSpec;
 
-/// A scalar argument of a caller, with the literal the harness passes.
+/// An argument of a caller, with the literal the harness passes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Argument {
     pub name: String,
-    pub scalar: Scalar,
-    /// The value as JSON (what a bundle stores for a capture).
+    pub kind: ArgKind,
+    /// The value as JSON (`null` for the input slice, an array for a tuple
+    /// or struct, in field order).
     pub value: serde_json::Value,
+}
+
+/// What the harness generates for an argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgKind {
+    /// The `&[i32]` input.
+    Input,
+    Scalar(Scalar),
+    /// A tuple of scalars.
+    Tuple(Vec<Scalar>),
+    /// A struct of the user's file with public scalar fields: its path in
+    /// the crate, the field names (`0`, `1`… for a tuple struct) and types.
+    Struct {
+        path: String,
+        fields: Vec<(String, Scalar)>,
+    },
+}
+
+/// The value of a capture named like `k`, `pair.0` or `p.a` (a precise
+/// capture of a field, edition 2021), read off the caller's arguments.
+pub fn capture_value(args: &[Argument], capture: &str) -> Option<serde_json::Value> {
+    if let Some(a) = args.iter().find(|a| a.name == capture) {
+        return matches!(a.kind, ArgKind::Scalar(_)).then(|| a.value.clone());
+    }
+    let (base, field) = capture.split_once('.')?;
+    let a = args.iter().find(|a| a.name == base)?;
+    let index = match &a.kind {
+        ArgKind::Tuple(_) => field.parse::<usize>().ok()?,
+        ArgKind::Struct { fields, .. } => fields.iter().position(|(n, _)| n == field)?,
+        _ => return None,
+    };
+    a.value.get(index).cloned()
 }
 
 /// One registration to evaluate on the host.
@@ -46,7 +80,33 @@ pub struct HostResult {
     pub expected: i32,
 }
 
-/// Why a registration cannot be evaluated on the host.
+/// Seeded values for scalar arguments: small and nonzero, so that a capture
+/// read by mistake as zero shows.
+struct Values(u64);
+
+impl Values {
+    fn next(&mut self, s: Scalar) -> serde_json::Value {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = (self.0 >> 33) % 97 + 1; // 1..=97
+        match s {
+            Scalar::Bool => serde_json::json!(r.is_multiple_of(2)),
+            Scalar::F32 | Scalar::F64 => serde_json::json!(r as f64 / 8.0),
+            _ if s.is_signed() && r.is_multiple_of(3) => serde_json::json!(-(r as i64)),
+            _ => serde_json::json!(r),
+        }
+    }
+}
+
+/// A scalar the harness can write as a literal on stable Rust.
+fn generable(s: Scalar) -> bool {
+    !matches!(s, Scalar::Char | Scalar::F16 | Scalar::F128)
+}
+
+/// The caller's arguments with generated values, or why the caller cannot
+/// be called by the harness.
 pub fn caller_arguments(
     doc: &PreparedMir,
     caller: &Body,
@@ -62,7 +122,13 @@ pub fn caller_arguments(
     }
     let mut args = Vec::new();
     let mut slices = 0;
-    let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut values = Values(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let cannot = |t: &Ty, why: &str| {
+        format!(
+            "caller `{}` takes `{t}`{why}: only `&[i32]`, scalars, and tuples and structs of scalars can be generated",
+            caller.name
+        )
+    };
     for (i, local) in caller.locals[1..=caller.arg_count as usize]
         .iter()
         .enumerate()
@@ -77,42 +143,39 @@ pub fn caller_arguments(
             })
             .map(|d| d.name.clone())
             .unwrap_or_else(|| format!("arg{i}"));
-        match &local.ty {
+        let (kind, value) = match &local.ty {
             Ty::Ref {
                 mutable: false,
                 inner,
             } if matches!(**inner, Ty::Slice(ref e) if **e == Ty::Scalar(Scalar::I32)) => {
                 slices += 1;
-                args.push(Argument {
-                    name,
-                    scalar: Scalar::I32,
-                    value: serde_json::Value::Null,
-                });
+                (ArgKind::Input, serde_json::Value::Null)
             }
-            Ty::Scalar(s) if *s != Scalar::Char => {
-                rng = rng
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let r = (rng >> 33) % 97 + 1; // 1..=97: small, nonzero
-                let value = match s {
-                    Scalar::Bool => serde_json::json!(r.is_multiple_of(2)),
-                    Scalar::F32 | Scalar::F64 => serde_json::json!(r as f64 / 8.0),
-                    _ if s.is_signed() && r.is_multiple_of(3) => serde_json::json!(-(r as i64)),
-                    _ => serde_json::json!(r),
+            Ty::Scalar(s) if generable(*s) => (ArgKind::Scalar(*s), values.next(*s)),
+            t @ Ty::Tuple(elems) if !elems.is_empty() => {
+                let scalars: Vec<Scalar> = elems
+                    .iter()
+                    .map(|e| e.scalar().filter(|s| generable(*s)))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| cannot(t, ""))?;
+                let v = scalars.iter().map(|s| values.next(*s)).collect();
+                (ArgKind::Tuple(scalars), serde_json::Value::Array(v))
+            }
+            t @ Ty::Adt {
+                path,
+                args: generic,
+            } if generic.is_empty() => {
+                let fields = struct_fields(source, path).map_err(|why| cannot(t, &why))?;
+                let v = fields.iter().map(|(_, s)| values.next(*s)).collect();
+                let kind = ArgKind::Struct {
+                    path: path.clone(),
+                    fields,
                 };
-                args.push(Argument {
-                    name,
-                    scalar: *s,
-                    value,
-                });
+                (kind, serde_json::Value::Array(v))
             }
-            t => {
-                return Err(format!(
-                    "caller `{}` takes `{t}`: only `&[i32]` and scalars can be generated",
-                    caller.name
-                ))
-            }
-        }
+            t => return Err(cannot(t, "")),
+        };
+        args.push(Argument { name, kind, value });
     }
     if slices != 1 {
         return Err(format!(
@@ -123,12 +186,86 @@ pub fn caller_arguments(
     Ok(args)
 }
 
+/// The fields of `struct NAME` in the user's source, found by token search
+/// (prepared MIR does not describe structs): every field must be `pub` (the
+/// harness is another crate) and of a scalar type.
+fn struct_fields(source: &str, path: &str) -> Result<Vec<(String, Scalar)>, String> {
+    let name = path.rsplit("::").next().unwrap_or(path);
+    let header = format!("struct {name}");
+    let mut found = None;
+    for (at, _) in source.match_indices(&header) {
+        let rest = &source[at + header.len()..];
+        let body = rest.trim_start();
+        if let Some(b) = body.strip_prefix('{') {
+            found = Some((b.split_once('}').map(|(f, _)| f), false));
+            break;
+        }
+        if let Some(b) = body.strip_prefix('(') {
+            found = Some((b.split_once(')').map(|(f, _)| f), true));
+            break;
+        }
+    }
+    let (Some(body), tuple) = found.ok_or(", whose definition was not found")? else {
+        return Err(", whose definition was not found".into());
+    };
+    let mut fields = Vec::new();
+    for (i, field) in body
+        .split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .enumerate()
+    {
+        let Some(field) = field.strip_prefix("pub ") else {
+            return Err(format!(", whose field `{field}` is not `pub`"));
+        };
+        let (fname, ty) = if tuple {
+            (i.to_string(), field.trim())
+        } else {
+            let (n, t) = field
+                .split_once(':')
+                .ok_or_else(|| format!(", whose field `{field}` was not understood"))?;
+            (n.trim().to_string(), t.trim())
+        };
+        match Ty::parse(ty).scalar().filter(|s| generable(*s)) {
+            Some(s) => fields.push((fname, s)),
+            None => return Err(format!(", whose field `{fname}: {ty}` is not a scalar")),
+        }
+    }
+    if fields.is_empty() {
+        return Err(", which has no fields".into());
+    }
+    Ok(fields)
+}
+
+fn scalar_literal(v: &serde_json::Value, s: Scalar) -> String {
+    match s {
+        Scalar::Bool => v.to_string(),
+        s if s.is_float() => format!("{:?}{}", v.as_f64().unwrap_or(0.0), s.name()),
+        s => format!("{v}{}", s.name()),
+    }
+}
+
 fn literal(a: &Argument) -> String {
-    match (&a.value, a.scalar) {
-        (serde_json::Value::Null, _) => "&data".to_string(),
-        (v, Scalar::Bool) => v.to_string(),
-        (v, s) if s.is_float() => format!("{}{}", v.as_f64().unwrap_or(0.0), s.name()),
-        (v, s) => format!("{v}{}", s.name()),
+    let item = |i: usize| a.value.get(i).cloned().unwrap_or_default();
+    match &a.kind {
+        ArgKind::Input => "data".to_string(),
+        ArgKind::Scalar(s) => scalar_literal(&a.value, *s),
+        ArgKind::Tuple(scalars) => {
+            let items: Vec<String> = scalars
+                .iter()
+                .enumerate()
+                .map(|(i, s)| scalar_literal(&item(i), *s))
+                .collect();
+            format!("({},)", items.join(", "))
+        }
+        ArgKind::Struct { path, fields } => {
+            let items: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .map(|(i, (n, s))| format!("{n}: {}", scalar_literal(&item(i), *s)))
+                .collect();
+            format!("callbacks::{path} {{ {} }}", items.join(", "))
+        }
     }
 }
 
@@ -155,12 +292,15 @@ pub fn reduce_mut<T: Copy + core::fmt::Debug, F: FnMut(T, T) -> T>(data: &[T], i
 }
 "#;
 
-fn rustc(args: &[&str], what: &str) -> Result<(), String> {
+/// Runs rustc in the scratch folder under the time limit.
+fn rustc(args: &[&str], what: &str, dir: &Scratch) -> Result<(), String> {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(&rustc)
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run {rustc}: {e}"))?;
+    let out = run(
+        Command::new(&rustc).args(args),
+        dir,
+        &format!("building {what}"),
+    )
+    .map_err(|e| e.replace("{program}", &rustc))?;
     if !out.status.success() {
         return Err(format!(
             "building the host reference ({what}) failed:\n{}",
@@ -170,8 +310,21 @@ fn rustc(args: &[&str], what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs a program of the host reference in `dir`, under the time limit.
+fn run(cmd: &mut Command, dir: &Scratch, what: &str) -> Result<scratch::Finished, String> {
+    let limit = scratch::timeout()?;
+    scratch::run(cmd.current_dir(dir.path()), limit).map_err(|e| match e {
+        scratch::RunError::Spawn(e) => format!("cannot run {{program}}: {e}"),
+        scratch::RunError::Timeout(limit) => format!(
+            "the host reference did not finish {what} within {} s and was stopped (set {} to allow more seconds)",
+            limit.as_secs_f64(),
+            scratch::TIMEOUT_VAR
+        ),
+    })
+}
+
 /// Builds and runs the harness; returns one result per job and case.
-pub fn run(
+pub fn run_jobs(
     file: &Path,
     overflow_checks: bool,
     jobs: &[HostJob],
@@ -179,103 +332,111 @@ pub fn run(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
-    let dir = scratch()?;
-    let d = |n: &str| dir.0.join(n).display().to_string();
-    std::fs::write(d("native_ref.rs"), frontend::bridge::NATIVE_SOURCE)
-        .map_err(|e| e.to_string())?;
-    std::fs::write(d("shim.rs"), SHIM).map_err(|e| e.to_string())?;
+    let dir = Scratch::new("hostref")?;
+    let d = |n: &str| dir.join(n).display().to_string();
+    let write = |n: &str, text: &str| {
+        std::fs::write(dir.join(n), text).map_err(|e| format!("cannot write {}: {e}", d(n)))
+    };
+    write("native_ref.rs", frontend::bridge::NATIVE_SOURCE)?;
+    write("shim.rs", SHIM)?;
+    write("gen.rs", manifest::GENERATOR_SOURCE)?;
     let oc = format!(
         "overflow-checks={}",
         if overflow_checks { "on" } else { "off" }
     );
     let ed = ["--edition", "2021", "-C", "opt-level=3"];
-    rustc(
-        &[
-            &ed[..],
+    let lib = |name: &str, src: &str, out: &str, extra: &[&str], what: &str| {
+        rustc(
             &[
-                "--crate-type",
-                "rlib",
-                "--crate-name",
-                "native_ref",
-                &d("native_ref.rs"),
-                "-o",
-                &d("libnative_ref.rlib"),
-            ],
-        ]
-        .concat(),
-        "provider API crate",
+                &ed[..],
+                &["--crate-type", "rlib", "--crate-name", name],
+                extra,
+                &[d(src).as_str(), "-o", d(out).as_str()],
+            ]
+            .concat(),
+            what,
+            &dir,
+        )
+    };
+    lib(
+        "native_ref",
+        "native_ref.rs",
+        "libnative_ref.rlib",
+        &[],
+        "the provider API crate",
     )?;
     let ext_ref = format!("native_ref={}", d("libnative_ref.rlib"));
-    rustc(
-        &[
-            &ed[..],
-            &[
-                "--crate-type",
-                "rlib",
-                "--crate-name",
-                "native",
-                "--extern",
-                &ext_ref,
-                &d("shim.rs"),
-                "-o",
-                &d("libnative.rlib"),
-            ],
-        ]
-        .concat(),
-        "provider API shim",
+    lib(
+        "native",
+        "shim.rs",
+        "libnative.rlib",
+        &["--extern", &ext_ref],
+        "the provider API shim",
+    )?;
+    // The generator runs over up to 2^28 elements per case: optimised, in
+    // its own crate, so that the harness itself can be built without.
+    lib(
+        "rmir_gen",
+        "gen.rs",
+        "librmir_gen.rlib",
+        &[],
+        "the input generator",
     )?;
     let ext_native = format!("native={}", d("libnative.rlib"));
-    let lpath = format!("dependency={}", dir.0.display());
-    let file_s = file.display().to_string();
-    rustc(
-        &[
-            &ed[..],
-            &[
-                "-C",
-                &oc,
-                "--crate-type",
-                "rlib",
-                "--crate-name",
-                "callbacks",
-                "--extern",
-                &ext_native,
-                "-L",
-                &lpath,
-                &file_s,
-                "-o",
-                &d("libcallbacks.rlib"),
-            ],
-        ]
-        .concat(),
-        "the user's file",
-    )?;
-    std::fs::write(d("main.rs"), harness_source(jobs)).map_err(|e| e.to_string())?;
+    let lpath = format!("dependency={}", dir.path().display());
+    let (input, remap) = scratch::rustc_input(file, &dir)?;
+    let input = input.display().to_string();
+    let remap = remap.map(|r| format!("--remap-path-prefix={r}"));
+    let mut user = vec![
+        "-C",
+        &oc,
+        "--crate-type",
+        "rlib",
+        "--crate-name",
+        "callbacks",
+        "--extern",
+        &ext_native,
+        "-L",
+        &lpath,
+        &input,
+        "-o",
+    ];
+    let out_cb = d("libcallbacks.rlib");
+    user.push(&out_cb);
+    if let Some(r) = &remap {
+        user.push(r);
+    }
+    rustc(&[&ed[..], &user].concat(), "the user's file", &dir)?;
+    write("main.rs", &harness_source(jobs))?;
     let ext_cb = format!("callbacks={}", d("libcallbacks.rlib"));
+    let ext_gen = format!("rmir_gen={}", d("librmir_gen.rlib"));
+    // The harness is thousands of small calls into optimised crates: built
+    // at opt-level 0, it compiles in seconds where -O3 took minutes and GBs.
     rustc(
         &[
-            &ed[..],
-            &[
-                "-C",
-                &oc,
-                "--crate-type",
-                "bin",
-                "--extern",
-                &ext_native,
-                "--extern",
-                &ext_cb,
-                "-L",
-                &lpath,
-                &d("main.rs"),
-                "-o",
-                &d("harness"),
-            ],
-        ]
-        .concat(),
+            "--edition",
+            "2021",
+            "-C",
+            &oc,
+            "--crate-type",
+            "bin",
+            "--extern",
+            &ext_native,
+            "--extern",
+            &ext_cb,
+            "--extern",
+            &ext_gen,
+            "-L",
+            &lpath,
+            &d("main.rs"),
+            "-o",
+            &d("harness"),
+        ],
         "the harness",
+        &dir,
     )?;
-    let out = Command::new(d("harness"))
-        .output()
-        .map_err(|e| format!("cannot run the host harness: {e}"))?;
+    let out = run(&mut Command::new(d("harness")), &dir, "running the harness")
+        .map_err(|e| e.replace("{program}", "the host harness"))?;
     if !out.status.success() {
         return Err(format!(
             "the host reference failed (a panic in the user's code on the generated inputs?):\n{}",
@@ -285,27 +446,46 @@ pub fn run(
     parse_results(&String::from_utf8_lossy(&out.stdout), jobs)
 }
 
+/// The harness: every distinct input generated once, then every job that
+/// asks for it called on it (one small function per job).
 fn harness_source(jobs: &[HostJob]) -> String {
-    let mut s = String::from("#![allow(unused)]\nmod gen {\n");
-    s.push_str(manifest::GENERATOR_SOURCE);
-    s.push_str("}\nextern crate callbacks;\nextern crate native;\nfn main() {\n");
+    let mut cases: Vec<InputSpec> = jobs.iter().flat_map(|j| j.cases.iter().copied()).collect();
+    cases.sort_by_key(|c| (c.size, c.seed));
+    cases.dedup();
+    let mut s = String::from(
+        "#![allow(unused)]\nextern crate callbacks;\nextern crate native;\nextern crate rmir_gen;\n",
+    );
+    let _ = writeln!(s, "const CASES: &[(u64, u64)] = &[");
+    for c in &cases {
+        let _ = writeln!(s, "    ({}, {}),", c.size, c.seed);
+    }
+    let _ = writeln!(
+        s,
+        "];\nconst JOBS: &[(fn(&[i32], u64, u64), &[usize])] = &["
+    );
     for (j, job) in jobs.iter().enumerate() {
-        let cases: Vec<String> = job
+        let mine: Vec<String> = job
             .cases
             .iter()
-            .map(|c| format!("({}u64, {}u64)", c.size, c.seed))
+            .filter_map(|c| cases.iter().position(|k| k == c))
+            .map(|i| i.to_string())
             .collect();
+        let _ = writeln!(s, "    (job{j}, &[{}]),", mine.join(", "));
+    }
+    s.push_str("];\n");
+    for (j, job) in jobs.iter().enumerate() {
         let args: Vec<String> = job.arguments.iter().map(literal).collect();
         let _ = writeln!(
             s,
-            "    for &(size, seed) in &[{}] {{\n        let mut data = vec![0i32; size as usize];\n        gen::fill_inputs(seed, 0, &mut data);\n        native::take_log();\n        let _ = callbacks::{}({});\n        let log = native::take_log();\n        match log.get({}) {{\n            Some(c) if c.data == data.as_ptr() as usize && c.len == data.len() => println!(\"{j} {{size}} {{seed}} {{}} {{}}\", c.init, c.result),\n            Some(_) => println!(\"{j} {{size}} {{seed}} other-data\"),\n            None => println!(\"{j} {{size}} {{seed}} no-call\"),\n        }}\n    }}",
-            cases.join(", "),
+            "fn job{j}(data: &[i32], size: u64, seed: u64) {{\n    native::take_log();\n    let _ = callbacks::{}({});\n    let log = native::take_log();\n    match log.get({}) {{\n        Some(c) if c.data == data.as_ptr() as usize && c.len == data.len() => println!(\"{j} {{size}} {{seed}} {{}} {{}}\", c.init, c.result),\n        Some(_) => println!(\"{j} {{size}} {{seed}} other-data\"),\n        None => println!(\"{j} {{size}} {{seed}} no-call\"),\n    }}\n}}",
             job.caller,
             args.join(", "),
             job.call_index
         );
     }
-    s.push_str("}\n");
+    s.push_str(
+        "fn main() {\n    for (c, &(size, seed)) in CASES.iter().enumerate() {\n        let mut data = vec![0i32; size as usize];\n        rmir_gen::fill_inputs(seed, 0, &mut data);\n        for (run, wanted) in JOBS {\n            if wanted.contains(&c) {\n                run(&data, size, seed);\n            }\n        }\n    }\n}\n",
+    );
     s
 }
 
@@ -317,7 +497,11 @@ fn parse_results(out: &str, jobs: &[HostJob]) -> Result<Vec<HostResult>, String>
         let [j, size, seed, rest @ ..] = parts.as_slice() else {
             return Err(bad());
         };
-        let job = &jobs[j.parse::<usize>().map_err(|_| bad())?];
+        let job = j
+            .parse::<usize>()
+            .ok()
+            .and_then(|j| jobs.get(j))
+            .ok_or_else(bad)?;
         let spec = InputSpec {
             size: size.parse().map_err(|_| bad())?,
             seed: seed.parse().map_err(|_| bad())?,
@@ -344,22 +528,4 @@ fn parse_results(out: &str, jobs: &[HostJob]) -> Result<Vec<HostResult>, String>
         }
     }
     Ok(results)
-}
-
-struct Scratch(PathBuf);
-
-fn scratch() -> Result<Scratch, String> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let dir = std::env::temp_dir().join(format!("rmir-hostref-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    Ok(Scratch(dir))
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

@@ -182,6 +182,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    process_hygiene();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Import {
@@ -265,6 +266,32 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Set up once, before anything else runs:
+/// - a closed pipe on standard output or error ends the process quietly, as
+///   it does rustc (`-Zon-broken-pipe=kill`) and other Unix tools, instead of
+///   a panic in `println!` (`driver explain E0101 | head -1`);
+/// - SIGINT and SIGTERM end running rustc children and remove scratch
+///   folders and temporary outputs, then exit 130 / 143;
+/// - scratch folders of earlier runs killed outright (SIGKILL) are removed.
+fn process_hygiene() {
+    // SAFETY: signal(2) with the default disposition, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                frontend::scratch::cleanup_now();
+                // SAFETY: _exit(2) ends the process at once: no destructors
+                // race with the threads (rayon, MLIR) still running.
+                unsafe { libc::_exit(128 + signal) }
+            }
+        });
+    }
+    frontend::scratch::remove_stale();
 }
 
 fn import(

@@ -32,8 +32,17 @@ pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
     // `.mlir` text is parsed (and verified) by MLIR; anything else is imported.
     let mut module = if name.ends_with(".mlir") {
         std::fs::metadata(args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
-        ir::parse_file(&context, &name)
-            .map_err(|e| format!("{name} does not parse as MLIR:\n{e}"))?
+        let parsed = match args.file.to_str() {
+            Some(path) => ir::parse_file(&context, path),
+            // MLIR opens files by a UTF-8 name: read the bytes here instead
+            // (its diagnostics then say `-` for the file).
+            None => {
+                let text = std::fs::read_to_string(args.file)
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                ir::parse(&context, &text)
+            }
+        };
+        parsed.map_err(|e| format!("{name} does not parse as MLIR:\n{e}"))?
     } else {
         let doc = input::load(args.file, args.config)?;
         ir::import(&context, &doc).map_err(|e| format!("{name}: {e}"))?

@@ -12,6 +12,7 @@ use std::process::Command;
 use crate::parse::MirError;
 use crate::pmir::{PreparedMir, SourceFacts};
 use crate::prepare::prepare_text;
+use crate::scratch::{self, Finished, RunError, Scratch};
 
 /// The provider API crate, as compiled into user code.
 pub const NATIVE_SOURCE: &str = include_str!("../../native/src/lib.rs");
@@ -47,6 +48,11 @@ pub enum BridgeError {
         stderr: String,
     },
     Io(String),
+    /// rustc ran past `$RMIR_RUSTC_TIMEOUT` and was stopped.
+    Timeout {
+        what: String,
+        seconds: f64,
+    },
     /// The MIR rustc printed could not be read.
     Mir {
         mir_file: String,
@@ -69,6 +75,12 @@ impl fmt::Display for BridgeError {
                 write!(f, "rustc rejected {file}:\n{}", stderr.trim_end())
             }
             BridgeError::Io(m) => write!(f, "{m}"),
+            BridgeError::Timeout { what, seconds } => write!(
+                f,
+                "rustc did not finish {what} within {seconds} s and was stopped \
+                 (set {} to allow more seconds)",
+                scratch::TIMEOUT_VAR
+            ),
             BridgeError::Mir { mir_file, error } => write!(f, "{mir_file}:{error}"),
         }
     }
@@ -82,10 +94,7 @@ fn rustc() -> String {
 
 /// `rustc -vV`, first line and host, e.g. `rustc 1.95.0 (… 2026-04-14) host x86_64-…`.
 pub fn rustc_version() -> Result<String, BridgeError> {
-    let out = Command::new(rustc())
-        .arg("-vV")
-        .output()
-        .map_err(|e| BridgeError::NoRustc(format!("`{} -vV`: {e}", rustc())))?;
+    let out = run_rustc(Command::new(rustc()).arg("-vV"), "`rustc -vV`", None)?;
     if !out.status.success() {
         return Err(BridgeError::NoRustc(format!(
             "`{} -vV` exited with {}",
@@ -102,32 +111,22 @@ pub fn rustc_version() -> Result<String, BridgeError> {
     Ok(format!("{first} host {host}"))
 }
 
-/// A private scratch directory, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch, BridgeError> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static N: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "rmir-bridge-{}-{nanos}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| BridgeError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Runs rustc (in `dir`, else in the temporary folder: never in the user's
+/// working directory, which may be unusable) under the time limit.
+fn run_rustc(
+    cmd: &mut Command,
+    what: &str,
+    dir: Option<&Scratch>,
+) -> Result<Finished, BridgeError> {
+    let limit = scratch::timeout().map_err(BridgeError::Io)?;
+    let dir = dir.map_or_else(std::env::temp_dir, |s| s.path().to_path_buf());
+    scratch::run(cmd.current_dir(dir), limit).map_err(|e| match e {
+        RunError::Spawn(e) => BridgeError::NoRustc(format!("`{}`: {e}", rustc())),
+        RunError::Timeout(limit) => BridgeError::Timeout {
+            what: what.to_string(),
+            seconds: limit.as_secs_f64(),
+        },
+    })
 }
 
 /// A built provider API crate, ready to compile user files against. Build
@@ -143,19 +142,21 @@ impl Bridge {
     /// Finds rustc and builds the `native` rlib.
     pub fn new(config: RustcConfig) -> Result<Bridge, BridgeError> {
         let version = rustc_version()?;
-        let scratch = Scratch::new()?;
-        let native_rs = scratch.0.join("native.rs");
+        let scratch = Scratch::new("bridge").map_err(BridgeError::Io)?;
+        let native_rs = scratch.join("native.rs");
         std::fs::write(&native_rs, NATIVE_SOURCE)
             .map_err(|e| BridgeError::Io(format!("cannot write {}: {e}", native_rs.display())))?;
-        let rlib = scratch.0.join("libnative.rlib");
-        let out = Command::new(rustc())
-            .args(["--edition", &config.edition, "--crate-type", "rlib"])
-            .args(["--crate-name", "native", "-C", "opt-level=3"])
-            .arg(&native_rs)
-            .arg("-o")
-            .arg(&rlib)
-            .output()
-            .map_err(|e| BridgeError::NoRustc(e.to_string()))?;
+        let rlib = scratch.join("libnative.rlib");
+        let out = run_rustc(
+            Command::new(rustc())
+                .args(["--edition", &config.edition, "--crate-type", "rlib"])
+                .args(["--crate-name", "native", "-C", "opt-level=3"])
+                .arg(&native_rs)
+                .arg("-o")
+                .arg(&rlib),
+            "building the provider API crate",
+            Some(&scratch),
+        )?;
         if !out.status.success() {
             return Err(BridgeError::Native(
                 String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -184,11 +185,11 @@ impl Bridge {
         static N: AtomicU64 = AtomicU64::new(0);
         let mir = self
             .scratch
-            .0
-            .join(format!("user{}.mir", N.fetch_add(1, Ordering::Relaxed)));
+            .join(&format!("user{}.mir", N.fetch_add(1, Ordering::Relaxed)));
         let config = &self.config;
-        let out = Command::new(rustc())
-            .args(["--edition", &config.edition, "--crate-type", "lib"])
+        let (input, remap) = scratch::rustc_input(file, &self.scratch).map_err(BridgeError::Io)?;
+        let mut cmd = Command::new(rustc());
+        cmd.args(["--edition", &config.edition, "--crate-type", "lib"])
             // A fixed crate name: file stems such as `01_add` are not valid names.
             .args(["--crate-name", "callbacks", "--emit=mir"])
             .arg("-C")
@@ -200,11 +201,14 @@ impl Bridge {
             ))
             .arg("--extern")
             .arg(format!("native={}", self.rlib.display()))
-            .arg(file)
+            .arg(&input)
             .arg("-o")
-            .arg(&mir)
-            .output()
-            .map_err(|e| BridgeError::NoRustc(e.to_string()))?;
+            .arg(&mir);
+        if let Some(remap) = remap {
+            cmd.arg(format!("--remap-path-prefix={remap}"));
+        }
+        let what = format!("with {}", file.display());
+        let out = run_rustc(&mut cmd, &what, Some(&self.scratch))?;
         if !out.status.success() {
             return Err(BridgeError::Rustc {
                 file: file.display().to_string(),

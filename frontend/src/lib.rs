@@ -9,6 +9,7 @@ pub mod parse;
 pub mod pmir;
 pub mod prepare;
 pub mod registry;
+pub mod scratch;
 pub mod source;
 pub mod summary;
 pub mod ty;

@@ -262,6 +262,11 @@ impl Bundle {
                 self.manifest
             )));
         }
+        if self.registrations.is_empty() {
+            return Err(BundleError::Field(
+                "no registrations: a bundle that checks nothing cannot pass".into(),
+            ));
+        }
         for run in &self.registrations {
             let fail = |what: String| BundleError::Registration {
                 registration: run.registration,
@@ -365,6 +370,20 @@ impl Bundle {
                 registration: run.registration,
                 source,
             })?;
+        }
+        // Every callback of the build is checked: a bundle that leaves one
+        // out would pass without testing it.
+        for callback in &manifest.callbacks {
+            if !self
+                .registrations
+                .iter()
+                .any(|r| r.registration == callback.registration)
+            {
+                return Err(BundleError::Registration {
+                    registration: callback.registration,
+                    what: "is a callback of the manifest but has no cases in the bundle".into(),
+                });
+            }
         }
         if let Some(bench) = &self.bench {
             for variant in &bench.variants {

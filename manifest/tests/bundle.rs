@@ -172,6 +172,19 @@ fn bundle_errors() {
         *expected = vec![1, 2, 3];
     }
     let _ = writeln!(out, "bench_expected_count: {}", b.validate().unwrap_err());
+    let mut b = bundle();
+    b.registrations.clear();
+    let _ = writeln!(out, "no_registrations: {}", b.validate().unwrap_err());
+    // A callback of the build that the bundle does not cover.
+    let mut m = manifest();
+    let mut extra = m.callbacks[0].clone();
+    extra.registration = RegistrationId(1);
+    m.callbacks.push(extra);
+    let _ = writeln!(
+        out,
+        "callback_left_out: {}",
+        bundle().check_against(&m).unwrap_err()
+    );
     insta::assert_snapshot!(out);
 }
 

@@ -20,4 +20,4 @@ pub mod selftest;
 
 pub use bench::{bench, BenchOptions, BenchReport, BenchRow};
 pub use build::{Build, Loaded};
-pub use run::{run_bundle, Prepared, Report, RunOptions};
+pub use run::{run_bundle, run_checked, Prepared, Report, RunOptions};

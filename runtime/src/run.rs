@@ -125,6 +125,12 @@ impl Report {
         self.outcomes.len() - self.passed()
     }
 
+    /// Whether the run proves anything: at least one case ran and none
+    /// failed. "0 passed, 0 failed" is not a pass.
+    pub fn ok(&self) -> bool {
+        !self.outcomes.is_empty() && self.failed() == 0
+    }
+
     /// One line per failing case, then `N passed, M failed`.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -139,6 +145,9 @@ impl Report {
         if self.skipped > 0 {
             let _ = write!(out, " ({} skipped by --max-size)", self.skipped);
         }
+        if self.outcomes.is_empty() {
+            let _ = write!(out, "\nno case ran: nothing was checked");
+        }
         out
     }
 }
@@ -146,7 +155,12 @@ impl Report {
 /// Runs every case of the bundle in `dir` on the GPU.
 pub fn run_bundle(dir: &Path, options: &RunOptions) -> Result<Report, RuntimeError> {
     let prepared = Prepared::load(dir)?;
-    guard(|| run_prepared(&prepared, options))
+    run_checked(&prepared, options)
+}
+
+/// Runs a bundle already checked by [`Prepared::load`] on the GPU.
+pub fn run_checked(prepared: &Prepared, options: &RunOptions) -> Result<Report, RuntimeError> {
+    guard(|| run_prepared(prepared, options))
 }
 
 /// Turns a panic inside the driver bindings (a symbol missing from an old

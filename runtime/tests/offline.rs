@@ -253,3 +253,62 @@ fn gpu_run_command_line() {
         assert!(err.contains("no CUDA driver"), "{err}");
     }
 }
+
+#[test]
+fn gpu_run_check_refuses_before_launch() {
+    let exe = env!("CARGO_BIN_EXE_gpu-run");
+    let out = Command::new(exe)
+        .arg("--check")
+        .arg(selftest_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.starts_with("bundle ok: "), "{stdout}");
+    let bundle = std::fs::read_to_string(selftest_dir().join("bundle.json")).unwrap();
+    let tampered = variant(
+        "bundle.json",
+        bundle.replace("bundle/1", "bundle/2").as_bytes(),
+    );
+    for args in [vec!["--check"], vec![]] {
+        let out = Command::new(exe)
+            .args(&args)
+            .arg(tampered.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("gpu-run: refused before launch: "),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// `scripts/gpu-tamper.sh` (what the GPU machine runs) on the selftest
+/// bundle: every tampered copy is refused, and the count is not zero.
+#[test]
+fn the_tamper_script_refuses_every_copy() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gpu-tamper.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(selftest_dir())
+        .arg(env!("CARGO_BIN_EXE_gpu-run"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or("");
+    let counts: Vec<usize> = last
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(
+        last.starts_with("gpu-tamper: ")
+            && counts.len() == 2
+            && counts[0] == counts[1]
+            && counts[0] >= 20,
+        "{last}"
+    );
+}

@@ -105,3 +105,18 @@ fn run_report() {
     assert_eq!((report.passed(), report.failed()), (2, 1));
     insta::assert_snapshot!(report.render());
 }
+
+#[test]
+fn a_run_in_which_no_case_ran_is_not_a_pass() {
+    let report = Report {
+        device: "test".into(),
+        outcomes: vec![],
+        skipped: 14,
+    };
+    assert_eq!((report.passed(), report.failed()), (0, 0));
+    assert!(!report.ok());
+    assert_eq!(
+        report.render(),
+        "0 passed, 0 failed (14 skipped by --max-size)\nno case ran: nothing was checked"
+    );
+}

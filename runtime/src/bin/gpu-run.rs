@@ -1,16 +1,22 @@
 //! `gpu-run BUNDLE_DIR` runs a bundle's cases and prints `N passed, M failed`
-//! (exit 1 on any failure or error); `gpu-run --bench BUNDLE_DIR` runs its
-//! benchmark and prints a table. Exit 2 on usage errors.
+//! (exit 1 on any failure or error, and when no case ran); `gpu-run --bench
+//! BUNDLE_DIR` runs its benchmark and prints a table; `gpu-run --check
+//! BUNDLE_DIR` only checks the bundle against its build, without a GPU.
+//! A bundle that does not hold together is refused before any launch, with
+//! a message that starts `gpu-run: refused before launch:`. Exit 2 on usage
+//! errors.
 
-use runtime::{bench, run_bundle, BenchOptions, RunOptions};
+use runtime::{bench, run_checked, BenchOptions, Prepared, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: gpu-run [--device N] [--max-size N] BUNDLE_DIR\n       \
-                     gpu-run --bench [--device N] [--blocks-per-sm N] BUNDLE_DIR";
+                     gpu-run --bench [--device N] [--blocks-per-sm N] BUNDLE_DIR\n       \
+                     gpu-run --check BUNDLE_DIR";
 
 struct Args {
     bench: bool,
+    check: bool,
     device: usize,
     max_size: Option<u64>,
     blocks_per_sm: Option<u32>,
@@ -19,6 +25,7 @@ struct Args {
 
 fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut bench = false;
+    let mut check = false;
     let mut device = 0;
     let mut max_size = None;
     let mut blocks_per_sm = None;
@@ -27,6 +34,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--bench" => bench = true,
+            "--check" => check = true,
             "--device" => {
                 device = value("--device")?
                     .parse()
@@ -58,11 +66,15 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         }
     }
     let dir = dir.ok_or("missing BUNDLE_DIR")?;
+    if check && bench {
+        return Err("--check and --bench exclude each other".into());
+    }
     if !bench && blocks_per_sm.is_some() {
         return Err("--blocks-per-sm applies to --bench only".into());
     }
     Ok(Args {
         bench,
+        check,
         device,
         max_size,
         blocks_per_sm,
@@ -71,6 +83,12 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`gpu-run DIR | head -1`) ends the process quietly, as
+    // it does the driver, instead of a panic in `println!`.
+    // SAFETY: signal(2) with the default disposition, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = match parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(message) => {
@@ -104,15 +122,37 @@ fn main() -> ExitCode {
             }
         }
     } else {
+        let prepared = match Prepared::load(&args.dir) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("gpu-run: refused before launch: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if args.check {
+            let cases: usize = prepared
+                .bundle
+                .registrations
+                .iter()
+                .map(|r| r.cases.len())
+                .sum();
+            println!(
+                "bundle ok: {} registrations, {} cases, checked against {} without a GPU",
+                prepared.bundle.registrations.len(),
+                cases,
+                prepared.build.manifest_path.display()
+            );
+            return ExitCode::SUCCESS;
+        }
         let options = RunOptions {
             device: args.device,
             max_size: args.max_size,
         };
-        match run_bundle(&args.dir, &options) {
+        match run_checked(&prepared, &options) {
             Ok(report) => {
                 println!("device {}", report.device);
                 println!("{}", report.render());
-                if report.failed() == 0 {
+                if report.ok() {
                     ExitCode::SUCCESS
                 } else {
                     ExitCode::from(1)
