@@ -63,10 +63,15 @@ pub fn caller_arguments(
     let mut args = Vec::new();
     let mut slices = 0;
     let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for (i, local) in caller.locals[1..=caller.arg_count as usize]
-        .iter()
-        .enumerate()
-    {
+    let Some(params) = caller.locals.get(1..=caller.arg_count as usize) else {
+        return Err(format!(
+            "caller `{}` declares {} arguments but only {} locals",
+            caller.name,
+            caller.arg_count,
+            caller.locals.len()
+        ));
+    };
+    for (i, local) in params.iter().enumerate() {
         let name = caller
             .debug_vars
             .iter()

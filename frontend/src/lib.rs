@@ -11,5 +11,6 @@ pub mod registry;
 pub mod source;
 pub mod summary;
 pub mod ty;
+pub mod validate;
 
 pub use pmir::PreparedMir;
