@@ -380,6 +380,17 @@ fn finish_body(body: &mut Body, open: Src<'_>) -> PResult<()> {
             format!("body `{}` declares no return place `_0`", body.name),
         );
     }
+    // Every closure body takes its environment first; later stages read
+    // the parameters after it.
+    if body.kind == BodyKind::Closure && body.arg_count == 0 {
+        return open.err(
+            open.full.trim_start(),
+            format!(
+                "closure body `{}` has no environment parameter `_1`",
+                body.name
+            ),
+        );
+    }
     for (i, b) in body.blocks.iter().enumerate() {
         if b.id.0 != i as u32 {
             return open.err(
