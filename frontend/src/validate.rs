@@ -51,8 +51,13 @@ pub fn validate(doc: &PreparedMir) -> VResult {
     // Body names may repeat: rustc prints a `// MIR FOR CTFE` copy of
     // const-callable functions (tuple-struct constructors) under the same
     // name. Lookups by name take the first, as `PreparedMir::body` does.
+    // Every body's shape first: a call is checked against its callee's
+    // locals, which must be known good whatever the order of the bodies.
     for (i, b) in doc.bodies.iter().enumerate() {
-        check_body(doc, i, b)?;
+        check_shape(i, b)?;
+    }
+    for (i, b) in doc.bodies.iter().enumerate() {
+        check_contents(doc, i, b)?;
     }
     for (i, c) in doc.closures.iter().enumerate() {
         let at = format!("closures[{i}] `{}`", c.body);
@@ -145,7 +150,8 @@ fn body_at(i: usize, b: &Body) -> String {
     format!("bodies[{i}] `{}`", b.name)
 }
 
-fn check_body(doc: &PreparedMir, index: usize, body: &Body) -> VResult {
+/// Locals `_0…` in order, `arg_count` within them, blocks `bb0…` in order.
+fn check_shape(index: usize, body: &Body) -> VResult {
     let at = body_at(index, body);
     let err = |message: String| Invalid {
         at: at.clone(),
@@ -183,6 +189,12 @@ fn check_body(doc: &PreparedMir, index: usize, body: &Body) -> VResult {
             )));
         }
     }
+    Ok(())
+}
+
+/// Every local, block and callee a body's statements and terminators name.
+fn check_contents(doc: &PreparedMir, index: usize, body: &Body) -> VResult {
+    let at = body_at(index, body);
     let cx = BodyCx { doc, body };
     for d in &body.debug_vars {
         if let Some(p) = &d.place {
