@@ -129,10 +129,15 @@ pub fn caller_arguments(
             caller.name
         )
     };
-    for (i, local) in caller.locals[1..=caller.arg_count as usize]
-        .iter()
-        .enumerate()
-    {
+    let Some(params) = caller.locals.get(1..=caller.arg_count as usize) else {
+        return Err(format!(
+            "caller `{}` declares {} arguments but only {} locals",
+            caller.name,
+            caller.arg_count,
+            caller.locals.len()
+        ));
+    };
+    for (i, local) in params.iter().enumerate() {
         let name = caller
             .debug_vars
             .iter()

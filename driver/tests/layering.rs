@@ -19,13 +19,22 @@ fn graph() -> Graph {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let name_of: BTreeMap<String, String> = meta["packages"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["id"].as_str().unwrap().to_string(), p["name"].as_str().unwrap().to_string()))
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_string(),
+                p["name"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let members: BTreeSet<String> = meta["workspace_members"]
         .as_array()
@@ -54,7 +63,11 @@ fn graph() -> Graph {
     for m in &members {
         direct.insert(
             m.clone(),
-            edges[m].iter().filter(|d| members.contains(*d)).cloned().collect(),
+            edges[m]
+                .iter()
+                .filter(|d| members.contains(*d))
+                .cloned()
+                .collect(),
         );
         let mut seen = BTreeSet::new();
         let mut work: Vec<String> = edges[m].iter().cloned().collect();
@@ -80,7 +93,10 @@ fn crates_depend_downward_only() {
         ("passes", &["ir", "frontend", "manifest"]),
         ("backend-nvptx", &["passes", "ir", "frontend"]),
         ("runtime", &["manifest"]),
-        ("driver", &["backend-nvptx", "passes", "ir", "frontend", "manifest"]),
+        (
+            "driver",
+            &["backend-nvptx", "passes", "ir", "frontend", "manifest"],
+        ),
     ];
     assert_eq!(
         g.direct.keys().cloned().collect::<BTreeSet<_>>(),
@@ -89,7 +105,10 @@ fn crates_depend_downward_only() {
     );
     for (krate, may) in allowed {
         for d in &g.direct[*krate] {
-            assert!(may.contains(&d.as_str()), "`{krate}` depends on `{d}`, which its layer may not use");
+            assert!(
+                may.contains(&d.as_str()),
+                "`{krate}` depends on `{d}`, which its layer may not use"
+            );
         }
     }
 }

@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::parse::MirError;
+use crate::parse::{MirError, ProtectedMir};
 use crate::pmir::{PreparedMir, SourceFacts};
 use crate::prepare::prepare_text;
 use crate::scratch::{self, Finished, RunError, Scratch};
@@ -53,9 +53,11 @@ pub enum BridgeError {
         what: String,
         seconds: f64,
     },
-    /// The MIR rustc printed could not be read.
+    /// The MIR rustc printed for `file` could not be read. That text is
+    /// not kept on disk: the error's line and column are in it.
     Mir {
-        mir_file: String,
+        file: String,
+        opt_level: u8,
         error: MirError,
     },
 }
@@ -81,7 +83,16 @@ impl fmt::Display for BridgeError {
                  (set {} to allow more seconds)",
                 scratch::TIMEOUT_VAR
             ),
-            BridgeError::Mir { mir_file, error } => write!(f, "{mir_file}:{error}"),
+            BridgeError::Mir {
+                file,
+                opt_level,
+                error,
+            } => write!(
+                f,
+                "{file}: unsupported MIR at line {}, column {} of rustc's `--emit=mir` output \
+                 for it (-C opt-level={opt_level}): {}",
+                error.line, error.col, error.message
+            ),
         }
     }
 }
@@ -227,16 +238,32 @@ impl Bridge {
             .map_err(|e| BridgeError::Io(format!("cannot read {}: {e}", file.display())))?;
         let mir = self.emit_mir(file)?;
         let name = file.display().to_string();
+        // rustc prints `name` unescaped inside closure types: make it one token.
+        let protected = ProtectedMir::new(&mir, &name);
         let mir_file = format!("{name}.O{}.mir", self.config.opt_level);
         let facts = SourceFacts {
-            file: name,
-            mir_file: mir_file.clone(),
+            file: name.clone(),
+            mir_file,
             rustc: Some(self.version.clone()),
             opt_level: Some(self.config.opt_level),
             overflow_checks: Some(self.config.overflow_checks),
             text: Some(source),
         };
-        prepare_text(&mir, facts).map_err(|error| BridgeError::Mir { mir_file, error })
+        let opt_level = self.config.opt_level;
+        match prepare_text(&protected.text, facts).and_then(checked) {
+            Ok(mut doc) => {
+                protected.restore_lines(&mut doc);
+                Ok(doc)
+            }
+            Err(mut error) => {
+                error.line = protected.original_line(error.line);
+                Err(BridgeError::Mir {
+                    file: name,
+                    opt_level,
+                    error,
+                })
+            }
+        }
     }
 }
 
@@ -269,5 +296,16 @@ pub fn import_mir_text(mir_file: &str, mir: &str) -> Result<PreparedMir, MirErro
         overflow_checks: None,
         text,
     };
-    prepare_text(mir, facts)
+    prepare_text(mir, facts).and_then(checked)
+}
+
+/// The rules every prepared document keeps ([`crate::validate`]), checked on
+/// the parser's output too: a fault is reported at its MIR line.
+fn checked(doc: PreparedMir) -> Result<PreparedMir, MirError> {
+    crate::validate::validate(&doc).map_err(|e| MirError {
+        line: e.mir_line.unwrap_or(1),
+        col: 1,
+        message: format!("{}: {}", e.at, e.message),
+    })?;
+    Ok(doc)
 }

@@ -13,5 +13,6 @@ pub mod scratch;
 pub mod source;
 pub mod summary;
 pub mod ty;
+pub mod validate;
 
 pub use pmir::PreparedMir;

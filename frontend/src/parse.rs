@@ -392,6 +392,17 @@ fn finish_body(body: &mut Body, open: Src<'_>) -> PResult<()> {
             format!("body `{}` declares no return place `_0`", body.name),
         );
     }
+    // Every closure body takes its environment first; later stages read
+    // the parameters after it.
+    if body.kind == BodyKind::Closure && body.arg_count == 0 {
+        return open.err(
+            open.full.trim_start(),
+            format!(
+                "closure body `{}` has no environment parameter `_1`",
+                body.name
+            ),
+        );
+    }
     for (i, b) in body.blocks.iter().enumerate() {
         if b.id.0 != i as u32 {
             return open.err(
@@ -1595,4 +1606,126 @@ pub fn first_closure_file(mir: &str) -> Option<String> {
         Ty::Closure { file, .. } => Some(file),
         _ => None,
     }
+}
+
+/// rustc's MIR text with the user's source path made safe to parse.
+///
+/// rustc prints the path it was given verbatim inside closure and impl
+/// names (`{closure@PATH:3:5: 3:16}`, `<impl at PATH:2:1: 2:7>`): no
+/// escaping, not even of a newline. A folder named `a}b`, `{@`, `"` or
+/// `x\ny` would end the type early, open a string or split a line. The
+/// bridge knows the exact path it passed to rustc, so every occurrence of
+/// it after `@` or `at ` (and before `:LINE`) is replaced by an escaped
+/// spelling ([`escape_path`]) before parsing. Line numbers are kept
+/// relative to rustc's text: each line of the protected text remembers the
+/// line it started on.
+pub struct ProtectedMir {
+    pub text: String,
+    /// `line_of[i]`: the line of rustc's text where protected line `i + 1` starts.
+    line_of: Vec<u32>,
+}
+
+impl ProtectedMir {
+    pub fn new(mir: &str, path: &str) -> ProtectedMir {
+        let escaped = escape_path(path);
+        if escaped == path || path.is_empty() {
+            return ProtectedMir {
+                text: mir.to_string(),
+                line_of: Vec::new(),
+            };
+        }
+        let mut text = String::with_capacity(mir.len());
+        let mut line_of = vec![1u32];
+        let mut line = 1u32;
+        let mut rest = mir;
+        let mut copy = |part: &str, text: &mut String, line: &mut u32| {
+            for c in part.chars() {
+                text.push(c);
+                if c == '\n' {
+                    *line += 1;
+                    line_of.push(*line);
+                }
+            }
+        };
+        while let Some(at) = rest.find(path) {
+            let before = &rest[..at];
+            let after = &rest[at + path.len()..];
+            let named = (before.ends_with('@') || before.ends_with(" at "))
+                && after
+                    .strip_prefix(':')
+                    .is_some_and(|a| a.starts_with(|c: char| c.is_ascii_digit()));
+            if named {
+                copy(before, &mut text, &mut line);
+                text.push_str(&escaped);
+                line += path.matches('\n').count() as u32;
+                rest = after;
+            } else {
+                // Not a span's file: copy up to the next possible start.
+                let step = rest[at..].chars().next().map_or(1, char::len_utf8);
+                copy(&rest[..at + step], &mut text, &mut line);
+                rest = &rest[at + step..];
+            }
+        }
+        copy(rest, &mut text, &mut line);
+        ProtectedMir { text, line_of }
+    }
+
+    /// The line of rustc's text where line `line` of [`ProtectedMir::text`] starts.
+    pub fn original_line(&self, line: u32) -> u32 {
+        match line.checked_sub(1) {
+            Some(i) => self.line_of.get(i as usize).copied().unwrap_or(line),
+            None => line,
+        }
+    }
+
+    /// Rewrites every MIR line a document records to rustc's numbering.
+    pub fn restore_lines(&self, doc: &mut crate::pmir::PreparedMir) {
+        if self.line_of.is_empty() {
+            return;
+        }
+        let map = |l: &mut u32| *l = self.original_line(*l);
+        for b in &mut doc.bodies {
+            map(&mut b.mir_line);
+            b.debug_vars.iter_mut().for_each(|d| map(&mut d.mir_line));
+            for block in &mut b.blocks {
+                map(&mut block.mir_line);
+                block
+                    .statements
+                    .iter_mut()
+                    .for_each(|s| map(&mut s.mir_line));
+                map(&mut block.terminator.mir_line);
+            }
+        }
+        doc.registrations
+            .iter_mut()
+            .for_each(|r| map(&mut r.mir_line));
+    }
+}
+
+/// A source path spelled so that the MIR parser reads it as one token:
+/// brackets, quotes, separators, `%` and control characters become `%XX`
+/// (per UTF-8 byte). Paths without such characters are unchanged, so the
+/// closure types of ordinary files read as rustc prints them.
+pub fn escape_path(path: &str) -> String {
+    let special = |c: char| {
+        matches!(
+            c,
+            '{' | '}' | '(' | ')' | '[' | ']' | '<' | '>' | '"' | ',' | ';' | '\\'
+        ) || c.is_control()
+    };
+    if !path.chars().any(special) {
+        return path.to_string();
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        if special(c) || c == '%' {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

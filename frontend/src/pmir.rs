@@ -626,7 +626,12 @@ impl PreparedMir {
             None => return Err(ReadError::NoFormat),
         }
         // Parsed from text (not from a `Value`) so 128-bit constants survive.
-        serde_json::from_str(text).map_err(|e| ReadError::Schema(e.to_string()))
+        let doc: PreparedMir =
+            serde_json::from_str(text).map_err(|e| ReadError::Schema(e.to_string()))?;
+        // Later stages index locals, blocks and bodies by the numbers read
+        // here: they are checked once, now.
+        crate::validate::validate(&doc).map_err(ReadError::Invalid)?;
+        Ok(doc)
     }
 }
 
@@ -640,6 +645,8 @@ pub enum ReadError {
     NoFormat,
     Version(String),
     Schema(String),
+    /// Well-formed JSON of the right shape that breaks a rule of the format.
+    Invalid(crate::validate::Invalid),
 }
 
 impl std::fmt::Display for ReadError {
@@ -659,6 +666,7 @@ impl std::fmt::Display for ReadError {
                 "prepared-MIR format \"{v}\" is not supported: this build reads \"{FORMAT}\""
             ),
             ReadError::Schema(m) => write!(f, "malformed prepared MIR: {m}"),
+            ReadError::Invalid(e) => write!(f, "malformed prepared MIR: {e}"),
         }
     }
 }

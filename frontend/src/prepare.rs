@@ -180,10 +180,9 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                         registry::SourceToken::Word(w) => {
                             (w.to_string(), t.find_word((lo, hi), w, true))
                         }
-                        registry::SourceToken::Macro(names) => (
-                            names.join("|"),
-                            t.find_macros((lo, hi), names),
-                        ),
+                        registry::SourceToken::Macro(names) => {
+                            (names.join("|"), t.find_macros((lo, hi), names))
+                        }
                         registry::SourceToken::Index => ("[".to_string(), t.find_index((lo, hi))),
                     };
                     let k = seen.entry(key).or_insert(0);

@@ -358,7 +358,15 @@ pub fn source_token(path: &str) -> SourceToken<'_> {
     const PRINT: &[&str] = &["println", "print"];
     const EPRINT: &[&str] = &["eprintln", "eprint"];
     const FORMAT: &[&str] = &["format"];
-    const PANIC: &[&str] = &["panic", "assert", "assert_eq", "assert_ne", "unreachable", "todo", "unimplemented"];
+    const PANIC: &[&str] = &[
+        "panic",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "unreachable",
+        "todo",
+        "unimplemented",
+    ];
     if is_fmt_machinery(path) {
         return SourceToken::None;
     }

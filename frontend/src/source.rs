@@ -294,7 +294,8 @@ impl<'a> SourceText<'a> {
         let bytes = self.text.as_bytes();
         let mut out = Vec::new();
         for i in lo..hi {
-            if bytes[i] != b'[' || i == 0 || !(is_ident_byte(bytes[i - 1]) || bytes[i - 1] == b')') {
+            if bytes[i] != b'[' || i == 0 || !(is_ident_byte(bytes[i - 1]) || bytes[i - 1] == b')')
+            {
                 continue;
             }
             let mut start = i;

@@ -385,7 +385,18 @@ impl<'c, 'p> Importer<'c, 'p> {
 
     fn body(&self, body: &'p Body) -> Result<melior::ir::Operation<'c>, String> {
         let context = self.context;
-        let args = &body.locals[1..=(body.arg_count as usize).min(body.locals.len() - 1)];
+        // Documents are validated on read; a body built in memory may not be.
+        let (Some(ret), Some(args)) = (
+            body.locals.first(),
+            body.locals.get(1..=body.arg_count as usize),
+        ) else {
+            return Err(format!(
+                "body `{}`: {} locals cannot hold the return place and {} arguments",
+                body.name,
+                body.locals.len(),
+                body.arg_count
+            ));
+        };
         let mut inputs = Vec::new();
         let mut arg_attrs = Vec::new();
         for a in args {
@@ -395,7 +406,7 @@ impl<'c, 'p> Importer<'c, 'p> {
             });
             arg_attrs.push(self.ty_dict(&a.ty));
         }
-        let ret_ty = &body.locals[0].ty;
+        let ret_ty = &ret.ty;
         let results: Vec<Type<'c>> = match self.repr(ret_ty) {
             Repr::Value(t) => vec![t],
             Repr::Memory => vec![self.ptr],

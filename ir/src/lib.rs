@@ -101,7 +101,16 @@ impl std::error::Error for ParseError {}
 
 /// Parses (and, as MLIR's parser does, verifies) module text.
 pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseError> {
-    let (module, diagnostics) = diag::capture_diagnostics(context, || Module::parse(context, text));
+    let (module, diagnostics) = diag::capture_diagnostics(context, || {
+        // Not `Module::parse`: it copies the text into a C string and
+        // panics on a NUL byte (found by fuzz/ mlir_parse). MLIR's parser
+        // takes a length, as `parse_file` gives it.
+        let text = melior::StringRef::new(text);
+        // SAFETY: a live context and a string that outlives the call; MLIR
+        // returns a null module when parsing fails.
+        let raw = unsafe { mlir_sys::mlirModuleCreateParse(context.to_raw(), text.to_raw()) };
+        unsafe { Module::from_option_raw(raw) }
+    });
     match module {
         Some(m) => Ok(m),
         None => Err(ParseError { diagnostics }),

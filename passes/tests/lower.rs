@@ -320,7 +320,9 @@ fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
         "arrays.rs",
         "pub fn entry(data: &[i32]) -> i32 {\n    native::reduce(data, 0, |a, b| {\n        let v = [a, b, 3];\n        match v { [x, .., y] => x.wrapping_add(y) }\n    })\n}\n",
     );
-    let pmir = bridge(0, true).import(&file).unwrap_or_else(|e| panic!("{e}"));
+    let pmir = bridge(0, true)
+        .import(&file)
+        .unwrap_or_else(|e| panic!("{e}"));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
     let rules = passes::admission::admit(&passes::admission::read::read(&module).unwrap());
@@ -331,7 +333,11 @@ fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
         panic!("the trial lowering must reject it");
     };
     assert_eq!(diags[0].code.as_str(), "E0109");
-    assert!(diags[0].message.contains("[i32; 3]"), "{}", diags[0].message);
+    assert!(
+        diags[0].message.contains("[i32; 3]"),
+        "{}",
+        diags[0].message
+    );
     let err = Pipeline::standard()
         .run(&mut module, &callbacks, &Options::default())
         .unwrap_err();

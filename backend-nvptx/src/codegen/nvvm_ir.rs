@@ -84,11 +84,20 @@ pub fn emit(module: &Module<'_>, dialect: NvvmDialect) -> Result<String, NvvmIrE
         blocks: HashMap::new(),
         function: String::new(),
         tmp: 0,
+        globals: HashMap::new(),
     };
     e.out
         .push_str("; NVVM IR written by backend_nvptx::codegen::nvvm_ir\n");
     let _ = writeln!(e.out, "target datalayout = \"{NVVM_DATALAYOUT}\"");
     e.out.push_str("target triple = \"nvptx64-nvidia-cuda\"\n");
+    // SAFETY: the module is live; globals are walked with LLVM's iterators.
+    unsafe {
+        let mut g = LLVMGetFirstGlobal(module.as_mut_ptr());
+        while !g.is_null() {
+            e.constant_global(g)?;
+            g = LLVMGetNextGlobal(g);
+        }
+    }
     for f in module.get_functions() {
         let name = value_name(f.as_value_ref());
         if name.starts_with("llvm.") {
@@ -143,6 +152,9 @@ struct Emitter {
     blocks: HashMap<LLVMBasicBlockRef, String>,
     function: String,
     tmp: usize,
+    /// Constant globals (`switch.table.*` lookup tables from O3), by their
+    /// value: the expression that uses them as a generic `i8*`/`ptr`.
+    globals: HashMap<LLVMValueRef, String>,
 }
 
 type Res<T> = Result<T, NvvmIrError>;
@@ -296,6 +308,9 @@ impl Emitter {
                 return self.err("constant expressions are not supported");
             }
             if !LLVMIsAGlobalVariable(v).is_null() {
+                if let Some(expr) = self.globals.get(&v) {
+                    return Ok(expr.clone());
+                }
                 return self.err(format!(
                     "the global variable `{}` is not supported",
                     value_name(v)
@@ -303,6 +318,55 @@ impl Emitter {
             }
         }
         self.err("an operand this emitter has no form for")
+    }
+
+    /// A constant global of numbers (the lookup tables LLVM's O3 makes of
+    /// `switch`es): defined in the global address space, as NVVM IR wants
+    /// module-scope data, and used through a constant `addrspacecast` to a
+    /// generic pointer. Any other global is left for `val` to refuse.
+    fn constant_global(&mut self, g: LLVMValueRef) -> Res<()> {
+        // SAFETY: `g` is a live global variable of the module.
+        unsafe {
+            if LLVMIsGlobalConstant(g) == 0 || LLVMIsDeclaration(g) != 0 {
+                return Ok(());
+            }
+            let init = LLVMGetInitializer(g);
+            if init.is_null()
+                || (LLVMIsAConstantDataArray(init).is_null()
+                    && LLVMIsAConstantArray(init).is_null())
+            {
+                return Ok(());
+            }
+            let arr = LLVMTypeOf(init);
+            let elem = LLVMGetElementType(arr);
+            if !matches!(
+                LLVMGetTypeKind(elem),
+                LLVMTypeKind::LLVMIntegerTypeKind
+                    | LLVMTypeKind::LLVMFloatTypeKind
+                    | LLVMTypeKind::LLVMDoubleTypeKind
+            ) {
+                return Ok(());
+            }
+            let printed = LLVMPrintValueToString(init);
+            let text = std::ffi::CStr::from_ptr(printed)
+                .to_string_lossy()
+                .into_owned();
+            LLVMDisposeMessage(printed);
+            let ty = self.ty(arr)?;
+            let name = global(&value_name(g));
+            let align = LLVMGetAlignment(g).max(1);
+            let _ = writeln!(
+                self.out,
+                "{name} = internal addrspace(1) constant {text}, align {align}"
+            );
+            let expr = if self.llvm7() {
+                format!("bitcast ({ty}* addrspacecast ({ty} addrspace(1)* {name} to {ty}*) to i8*)")
+            } else {
+                format!("addrspacecast (ptr addrspace(1) {name} to ptr)")
+            };
+            self.globals.insert(g, expr);
+        }
+        Ok(())
     }
 
     fn typed(&self, v: LLVMValueRef) -> Res<String> {
@@ -961,8 +1025,110 @@ impl Emitter {
                 self.line(format!("{o} = icmp ne i32 {back}, {wide}"));
                 Ok((r, o))
             }
+            128 => self.overflow128(name, op, a, b),
             _ => self.err(format!("overflow arithmetic on `{ty}` has no NVVM form")),
         }
+    }
+
+    /// The `*.with.overflow.i128` family, which libNVVM does not have, from
+    /// plain i128 arithmetic (which it has). Add and subtract compare the
+    /// result with the operands; multiply splits the operands in 64-bit
+    /// halves: `a * b` fits when at most one high half is non-zero, the
+    /// cross product fits in 64 bits, and adding it (shifted) to the exact
+    /// low product does not carry. The signed forms multiply magnitudes and
+    /// compare against 2^127 (2^127 - 1 for a positive result).
+    fn overflow128(&mut self, name: &str, op: &str, a: &str, b: &str) -> Res<(String, String)> {
+        const TWO_127: &str = "170141183460469231731687303715884105728";
+        const TWO_127_M1: &str = "170141183460469231731687303715884105727";
+        match op {
+            "uadd" | "usub" => {
+                let [r, o] = [(); 2].map(|_| self.fresh(name));
+                let word = &op[1..];
+                self.line(format!("{r} = {word} i128 {a}, {b}"));
+                if op == "uadd" {
+                    self.line(format!("{o} = icmp ult i128 {r}, {a}"));
+                } else {
+                    self.line(format!("{o} = icmp ult i128 {a}, {b}"));
+                }
+                Ok((r, o))
+            }
+            "sadd" | "ssub" => {
+                let [r, x, y, both, o] = [(); 5].map(|_| self.fresh(name));
+                let word = &op[1..];
+                self.line(format!("{r} = {word} i128 {a}, {b}"));
+                if op == "sadd" {
+                    // Overflow iff both operands differ in sign from the result.
+                    self.line(format!("{x} = xor i128 {a}, {r}"));
+                    self.line(format!("{y} = xor i128 {b}, {r}"));
+                } else {
+                    // Overflow iff the operands differ in sign and the result
+                    // differs in sign from `a`.
+                    self.line(format!("{x} = xor i128 {a}, {b}"));
+                    self.line(format!("{y} = xor i128 {a}, {r}"));
+                }
+                self.line(format!("{both} = and i128 {x}, {y}"));
+                self.line(format!("{o} = icmp slt i128 {both}, 0"));
+                Ok((r, o))
+            }
+            "umul" => {
+                let r = self.fresh(name);
+                self.line(format!("{r} = mul i128 {a}, {b}"));
+                let o = self.umul128_overflow(name, a, b)?;
+                Ok((r, o))
+            }
+            "smul" => {
+                let [r, an, bn, na, nb, ua, ub, neg, lim, big, o] =
+                    [(); 11].map(|_| self.fresh(name));
+                self.line(format!("{r} = mul i128 {a}, {b}"));
+                self.line(format!("{an} = icmp slt i128 {a}, 0"));
+                self.line(format!("{bn} = icmp slt i128 {b}, 0"));
+                self.line(format!("{na} = sub i128 0, {a}"));
+                self.line(format!("{nb} = sub i128 0, {b}"));
+                self.line(format!("{ua} = select i1 {an}, i128 {na}, i128 {a}"));
+                self.line(format!("{ub} = select i1 {bn}, i128 {nb}, i128 {b}"));
+                let uo = self.umul128_overflow(name, &ua, &ub)?;
+                let p = self.fresh(name);
+                self.line(format!("{p} = mul i128 {ua}, {ub}"));
+                self.line(format!("{neg} = xor i1 {an}, {bn}"));
+                self.line(format!(
+                    "{lim} = select i1 {neg}, i128 {TWO_127}, i128 {TWO_127_M1}"
+                ));
+                self.line(format!("{big} = icmp ugt i128 {p}, {lim}"));
+                self.line(format!("{o} = or i1 {uo}, {big}"));
+                Ok((r, o))
+            }
+            _ => self.err(format!(
+                "overflow arithmetic `{op}` on `i128` has no NVVM form"
+            )),
+        }
+    }
+
+    /// Whether the unsigned product of two i128 values overflows (see
+    /// [`Self::overflow128`]).
+    fn umul128_overflow(&mut self, name: &str, a: &str, b: &str) -> Res<String> {
+        const LO_MASK: &str = "18446744073709551615";
+        let [ah, bh, al, bl, ahz, bhz, both, c1, c2, cross, crossbig, low, sh, sum, carry, o1, o] =
+            [(); 17].map(|_| self.fresh(name));
+        self.line(format!("{ah} = lshr i128 {a}, 64"));
+        self.line(format!("{bh} = lshr i128 {b}, 64"));
+        self.line(format!("{al} = and i128 {a}, {LO_MASK}"));
+        self.line(format!("{bl} = and i128 {b}, {LO_MASK}"));
+        self.line(format!("{ahz} = icmp ne i128 {ah}, 0"));
+        self.line(format!("{bhz} = icmp ne i128 {bh}, 0"));
+        self.line(format!("{both} = and i1 {ahz}, {bhz}"));
+        // With at most one high half non-zero, each partial product of two
+        // 64-bit halves is exact in i128, and so is their sum.
+        self.line(format!("{c1} = mul i128 {ah}, {bl}"));
+        self.line(format!("{c2} = mul i128 {al}, {bh}"));
+        self.line(format!("{cross} = add i128 {c1}, {c2}"));
+        self.line(format!("{crossbig} = icmp ugt i128 {cross}, {LO_MASK}"));
+        self.line(format!("{low} = mul i128 {al}, {bl}"));
+        self.line(format!("{sh} = shl i128 {cross}, 64"));
+        self.line(format!("{sum} = add i128 {low}, {sh}"));
+        self.line(format!("{carry} = icmp ult i128 {sum}, {low}"));
+        self.line(format!("{o1} = or i1 {both}, {crossbig}"));
+        self.line(format!("{o} = or i1 {o1}, {carry}"));
+        Ok(o)
     }
 
     fn intrinsic(

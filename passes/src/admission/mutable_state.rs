@@ -91,7 +91,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         ClosureKind::FnMut if writes.is_empty() => format!(
             "callback is `FnMut`: it writes through the captured `&mut` borrow{} {}",
             if mut_borrows.len() == 1 { "" } else { "s" },
-            mut_borrows.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            mut_borrows
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         ClosureKind::FnMut => "callback is `FnMut`: it mutates its captured state".to_string(),
         ClosureKind::FnOnce => "callback is `FnOnce`: it consumes its captured state".to_string(),

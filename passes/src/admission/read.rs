@@ -42,7 +42,10 @@ fn loc(l: &ir::Loc) -> Loc {
 /// A value the dialect's enums do not have: the module was not verified
 /// (IRDL rejects these), so nothing about it can be trusted.
 fn unknown(what: &str, value: &str, at: &ir::Loc) -> String {
-    format!("{}: unknown {what} `{value}` in the rmir module", at.short())
+    format!(
+        "{}: unknown {what} `{value}` in the rmir module",
+        at.short()
+    )
 }
 
 fn call_kind(kind: &str, at: &ir::Loc) -> Result<CallKind, String> {

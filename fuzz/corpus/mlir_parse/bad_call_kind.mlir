@@ -1,0 +1,8 @@
+// expect: 5:5: '"virtual"' does not satisfy the constraint
+// Call kinds are a closed set.
+module {
+  func.func @f() {
+    "rmir.call"() {callee = "g", kind = "virtual", text = "g", unwind = "continue"} : () -> ()
+    return
+  }
+}
