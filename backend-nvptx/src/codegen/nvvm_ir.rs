@@ -17,7 +17,8 @@
 //! - `poison` → `undef`; `freeze x` → `x` (via a no-op bitcast: LLVM 7 has
 //!   no poison to freeze); `fneg x` → `fsub -0.0, x`;
 //! - intrinsics newer than LLVM 7 are expanded: `smax/smin/umax/umin` and
-//!   `abs` → `icmp` + `select`; `fshl/fshr` → shifts and `or`;
+//!   `abs` → `icmp` + `select`; `scmp/ucmp` → two `icmp`s, `zext`, `select`;
+//!   `fshl/fshr` → shifts and `or`;
 //!   `{s,u}{add,sub}.sat` and `fpto{s,u}i.sat` → LLVM 7 overflow intrinsics,
 //!   compares and selects; hints (`lifetime.*`, `assume`,
 //!   `experimental.noalias.scope.decl`) are dropped; the rest of a fixed
@@ -1074,6 +1075,22 @@ impl Emitter {
                 let c = self.fresh(name);
                 self.line(format!("{c} = icmp {pred} {ty} {a}, {b}"));
                 self.line(format!("{name} = select i1 {c}, {ty} {a}, {ty} {b}"));
+            }
+            // Three-way compare (LLVM 19+; InstCombine forms it from
+            // `signum` and `Ord::cmp` shapes): -1, 0 or 1 in the result type.
+            "llvm.scmp" | "llvm.ucmp" => {
+                let (lt, gt) = if base == "llvm.scmp" {
+                    ("slt", "sgt")
+                } else {
+                    ("ult", "ugt")
+                };
+                let op_ty = self.type_of(arg(0)?)?;
+                let (a, b) = (self.val(arg(0)?)?, self.val(arg(1)?)?);
+                let [l, g, z] = [(); 3].map(|_| self.fresh(name));
+                self.line(format!("{l} = icmp {lt} {op_ty} {a}, {b}"));
+                self.line(format!("{g} = icmp {gt} {op_ty} {a}, {b}"));
+                self.line(format!("{z} = zext i1 {g} to {ty}"));
+                self.line(format!("{name} = select i1 {l}, {ty} -1, {ty} {z}"));
             }
             "llvm.abs" => {
                 let a = self.val(arg(0)?)?;
