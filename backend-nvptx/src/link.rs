@@ -191,6 +191,15 @@ impl LinkPlan {
             flags.push(FlagChoice {
                 flag: "-lto".to_string(),
                 reason: "at least one input carries LTOIR".to_string(),
+                decided_by: lto_inputs.clone(),
+            });
+            // nvJitLink's link-time optimiser contracts `fmul` + `fadd` into
+            // `fma` by default whatever libNVVM was told; Rust never
+            // contracts, so results would differ from the host's.
+            flags.push(FlagChoice {
+                flag: "-fma=0".to_string(),
+                reason: "LTO must not contract floating-point multiply and add (Rust semantics)"
+                    .to_string(),
                 decided_by: lto_inputs,
             });
         } else {

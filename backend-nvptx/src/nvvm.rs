@@ -317,7 +317,16 @@ impl NvvmProgram {
 /// Options for LTOIR generation for `arch` (`-arch=compute_NN -gen-lto`),
 /// with `-g` when `debug` (libNVVM requires `-opt=0` with `-g`).
 pub fn ltoir_options(arch: Arch, debug: bool) -> Vec<String> {
-    let mut options = vec![format!("-arch={}", arch.compute()), "-gen-lto".to_string()];
+    // `-fma=0`: libNVVM contracts `fmul` + `fadd` into `fma` by default,
+    // which rounds once instead of twice; Rust does not contract, so the
+    // GPU result would differ from the host's in the last bit (the PTX
+    // route's LLVM NVPTX backend does not contract without `contract`
+    // flags either).
+    let mut options = vec![
+        format!("-arch={}", arch.compute()),
+        "-gen-lto".to_string(),
+        "-fma=0".to_string(),
+    ];
     if debug {
         options.push("-g".to_string());
         options.push("-opt=0".to_string());

@@ -65,6 +65,7 @@ fn expected_options(lto: bool, debug: bool, lineinfo: bool) -> Vec<String> {
     let mut options = vec!["-arch=sm_90".to_string()];
     if lto {
         options.push("-lto".to_string());
+        options.push("-fma=0".to_string());
     }
     if debug {
         options.push("-g".to_string());
@@ -191,7 +192,7 @@ fn ptx_output_needs_ltoir_everywhere() {
     plan.output = LinkOutput::Ptx;
     assert_eq!(
         plan.explain().unwrap().options(),
-        ["-arch=sm_90", "-lto", "-ptx"]
+        ["-arch=sm_90", "-lto", "-fma=0", "-ptx"]
     );
     let out = plan.link().unwrap();
     let ptx = describe("linked.ptx", &out.bytes).unwrap();

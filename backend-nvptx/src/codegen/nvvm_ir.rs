@@ -14,10 +14,11 @@
 //! - flags LLVM 7 lacks (`samesign`, `disjoint`, `nneg`, `nuw`/`nsw` on
 //!   `trunc`, GEP `nuw`/`nusw`) and every attribute are dropped; `nuw`,
 //!   `nsw`, `exact`, `inbounds` and fast-math flags are kept;
-//! - `poison` → `undef`; `freeze x` → `x` (via a no-op bitcast: LLVM 7 has
-//!   no poison to freeze); `fneg x` → `fsub -0.0, x`;
+//! - `poison` → `undef`; `freeze x` → an inline-asm `mov` of `x` (LLVM 7
+//!   has poison but no `freeze`; see `freeze_llvm7`); `fneg x` → `fsub -0.0, x`;
 //! - intrinsics newer than LLVM 7 are expanded: `smax/smin/umax/umin` and
-//!   `abs` → `icmp` + `select`; `fshl/fshr` → shifts and `or`;
+//!   `abs` → `icmp` + `select`; `scmp/ucmp` → two `icmp`s, `zext`, `select`;
+//!   `fshl/fshr` → shifts and `or`;
 //!   `{s,u}{add,sub}.sat` and `fpto{s,u}i.sat` → LLVM 7 overflow intrinsics,
 //!   compares and selects; hints (`lifetime.*`, `assume`,
 //!   `experimental.noalias.scope.decl`) are dropped; the rest of a fixed
@@ -824,16 +825,12 @@ impl Emitter {
             }
             LLVMFreeze => {
                 let a = self.operand(i, 0)?;
-                let line = if self.llvm7() {
-                    let t = self.type_of(a)?;
-                    if t.starts_with('{') || t.starts_with('[') {
-                        return self.err("freeze of an aggregate");
-                    }
-                    format!("{name} = bitcast {t} {} to {t}", self.val(a)?)
+                if self.llvm7() {
+                    self.freeze_llvm7(&name, a)?;
                 } else {
-                    format!("{name} = freeze {}", self.typed(a)?)
-                };
-                self.line(line);
+                    let line = format!("{name} = freeze {}", self.typed(a)?);
+                    self.line(line);
+                }
             }
             LLVMCall => self.call(i, &name)?,
             LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMVAArg | LLVMExtractElement
@@ -943,6 +940,58 @@ impl Emitter {
 
     fn declare_text(&mut self, name: &str, text: String) {
         self.decls.entry(name.to_string()).or_insert(text);
+    }
+
+    /// `freeze` for LLVM 7, which cannot parse it (libNVVM 13:
+    /// "expected instruction opcode"). Dropping it is unsound: libNVVM's
+    /// LLVM 7 does have poison (it folds `icmp sgt (add nsw x, 1), x` to
+    /// true), LLVM 22 inserts `freeze` exactly where a maybe-poison value
+    /// must become one fixed value (a branch condition hoisted by loop
+    /// unswitching or select-to-branch, a `select` of a maybe-poison
+    /// operand), and a branch on poison or undef is undefined behaviour in
+    /// LLVM 7. An inline-asm `mov` is opaque to the optimiser, so its
+    /// result is a fixed value, which is what `freeze` means; it costs one
+    /// `mov` that ptxas removes. Checked with libNVVM 13 (compute_90): the
+    /// fold above no longer happens through the `mov`.
+    fn freeze_llvm7(&mut self, name: &str, a: LLVMValueRef) -> Res<()> {
+        let t = self.type_of(a)?;
+        let v = self.val(a)?;
+        // (register type, asm width) the value travels as.
+        let (via, width) = match t.as_str() {
+            "i1" | "i8" | "i16" | "i32" | "float" => ("i32", 32),
+            "i64" | "double" => ("i64", 64),
+            _ if t.ends_with('*') => ("i64", 64),
+            _ => return self.err(format!("freeze of `{t}`")),
+        };
+        let (into, back) = match t.as_str() {
+            "i32" | "i64" => (None, None),
+            "float" | "double" => (Some("bitcast"), Some("bitcast")),
+            _ if t.ends_with('*') => (Some("ptrtoint"), Some("inttoptr")),
+            _ => (Some("zext"), Some("trunc")),
+        };
+        let input = match into {
+            Some(op) => {
+                let w = self.fresh(name);
+                self.line(format!("{w} = {op} {t} {v} to {via}"));
+                w
+            }
+            None => v,
+        };
+        let (constraint, mov) = if width == 32 {
+            ("=r,r", "mov.b32")
+        } else {
+            ("=l,l", "mov.b64")
+        };
+        let asm = format!("call {via} asm \"{mov} $0, $1;\", \"{constraint}\"({via} {input})");
+        match back {
+            Some(op) => {
+                let f = self.fresh(name);
+                self.line(format!("{f} = {asm}"));
+                self.line(format!("{name} = {op} {via} {f} to {t}"));
+            }
+            None => self.line(format!("{name} = {asm}")),
+        }
+        Ok(())
     }
 
     fn call(&mut self, i: LLVMValueRef, name: &str) -> Res<()> {
@@ -1240,6 +1289,22 @@ impl Emitter {
                 let c = self.fresh(name);
                 self.line(format!("{c} = icmp {pred} {ty} {a}, {b}"));
                 self.line(format!("{name} = select i1 {c}, {ty} {a}, {ty} {b}"));
+            }
+            // Three-way compare (LLVM 19+; InstCombine forms it from
+            // `signum` and `Ord::cmp` shapes): -1, 0 or 1 in the result type.
+            "llvm.scmp" | "llvm.ucmp" => {
+                let (lt, gt) = if base == "llvm.scmp" {
+                    ("slt", "sgt")
+                } else {
+                    ("ult", "ugt")
+                };
+                let op_ty = self.type_of(arg(0)?)?;
+                let (a, b) = (self.val(arg(0)?)?, self.val(arg(1)?)?);
+                let [l, g, z] = [(); 3].map(|_| self.fresh(name));
+                self.line(format!("{l} = icmp {lt} {op_ty} {a}, {b}"));
+                self.line(format!("{g} = icmp {gt} {op_ty} {a}, {b}"));
+                self.line(format!("{z} = zext i1 {g} to {ty}"));
+                self.line(format!("{name} = select i1 {l}, {ty} -1, {ty} {z}"));
             }
             "llvm.abs" => {
                 let a = self.val(arg(0)?)?;

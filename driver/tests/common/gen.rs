@@ -1,0 +1,534 @@
+//! A generator of random well-typed callbacks for differential testing.
+//!
+//! A file is a set of `pub fn entryN(data: &[i32], captures…) -> i32` that
+//! each hand one `move` closure of type `(i32, i32) -> i32` to
+//! `native::reduce`. Closures are expression trees over scalar locals
+//! (`i8`…`u64`, `f32`, `f64`, `bool`), `as` casts, operators, the core
+//! methods of [`frontend::registry::CORE_OPS`] (so the generator follows the
+//! capability table), `if`/`else`, `while` loops with bounded counters, local
+//! helper `fn`s, and captures of several types.
+//!
+//! Everything is chosen so that the rustc-built host reference cannot panic
+//! on any input, with or without overflow checks: integer arithmetic is
+//! `wrapping_*`/`saturating_*`, divisors are `| 1`, exponents are masked,
+//! `clamp` bounds are ordered literals. A panic would kill the host
+//! reference the GPU results are compared with.
+//!
+//! Reproducible: callback `i` of seed `s` depends only on `(s, i)` (its own
+//! helpers included), so a failing callback can be regenerated alone.
+
+use frontend::registry::{CoreKind, CORE_OPS};
+use frontend::ty::Scalar;
+
+/// SplitMix64: tiny, fixed, and the same on every platform.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len())]
+    }
+}
+
+/// The scalar types callbacks use.
+pub const TYPES: [Scalar; 11] = [
+    Scalar::I8,
+    Scalar::I16,
+    Scalar::I32,
+    Scalar::I64,
+    Scalar::U8,
+    Scalar::U16,
+    Scalar::U32,
+    Scalar::U64,
+    Scalar::F32,
+    Scalar::F64,
+    Scalar::Bool,
+];
+
+fn is_int(t: Scalar) -> bool {
+    t.is_int()
+}
+
+fn is_float(t: Scalar) -> bool {
+    matches!(t, Scalar::F32 | Scalar::F64)
+}
+
+fn bits(t: Scalar) -> u32 {
+    match t {
+        Scalar::I8 | Scalar::U8 => 8,
+        Scalar::I16 | Scalar::U16 => 16,
+        Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
+        _ => 64,
+    }
+}
+
+/// Float methods of the table that are inherent methods of `std`, not
+/// `core`, on stable Rust: a call resolves to `f32::<impl f32>::sqrt` with
+/// no body, which admission rejects (E0107). The table lists them for the
+/// intrinsic spellings (`sqrtf32`…) MIR can also show. Left out so that
+/// generated callbacks are mostly admitted; `methods_in_table_are_generated`
+/// checks every other method is drawn.
+pub const STD_ONLY: [&str; 7] = [
+    "sqrt", "floor", "ceil", "round", "trunc", "mul_add", "recip",
+];
+
+/// What a core method takes besides its receiver, and what it returns.
+enum Shape {
+    /// `x.m(y)`, `y: Self`, returns Self.
+    Same,
+    /// `x.m(y | 1)`: a divisor, never zero.
+    Divisor,
+    /// `x.m(e)` with `e: u32` masked to `mask`.
+    U32Arg(u32),
+    /// `x.m()` returning `ret`, or Self when `None`.
+    Unary(Option<Scalar>),
+    /// `x.m(y)` returning `ret`.
+    BinaryTo(Scalar),
+    /// `x.m(lo, hi)` with ordered literals.
+    Clamp,
+    /// `x.m(y, z)`, all Self.
+    Ternary,
+}
+
+/// The shape of a method of the table on receiver `t`; `None` when the
+/// method is known to need arguments the generator cannot make safe.
+fn shape(name: &str, t: Scalar, arity: usize) -> Shape {
+    let unsigned = match t {
+        Scalar::I8 => Scalar::U8,
+        Scalar::I16 => Scalar::U16,
+        Scalar::I32 => Scalar::U32,
+        Scalar::I64 => Scalar::U64,
+        other => other,
+    };
+    match name {
+        "wrapping_div" | "wrapping_rem" => Shape::Divisor,
+        "wrapping_shl" | "wrapping_shr" | "rotate_left" | "rotate_right" => Shape::U32Arg(127),
+        "wrapping_pow" | "saturating_pow" => Shape::U32Arg(15),
+        // `pow` overflows (a panic with overflow checks) unless the
+        // exponent is 0 or 1.
+        "pow" => Shape::U32Arg(1),
+        "count_ones" | "count_zeros" | "leading_zeros" | "trailing_zeros" => {
+            Shape::Unary(Some(Scalar::U32))
+        }
+        "unsigned_abs" => Shape::Unary(Some(unsigned)),
+        "abs_diff" => Shape::BinaryTo(unsigned),
+        "is_negative" | "is_positive" | "is_power_of_two" => Shape::Unary(Some(Scalar::Bool)),
+        "clamp" => Shape::Clamp,
+        _ => match arity {
+            1 => Shape::Unary(None),
+            2 => Shape::Same,
+            _ => Shape::Ternary,
+        },
+    }
+}
+
+/// A literal of type `t` (parenthesised when negative).
+fn literal(rng: &mut Rng, t: Scalar) -> String {
+    match t {
+        Scalar::Bool => rng.chance(50).to_string(),
+        Scalar::F32 | Scalar::F64 => {
+            let v = (rng.below(4001) as f64 - 2000.0) / 16.0;
+            let s = format!("{v:?}{}", t.name());
+            if v < 0.0 {
+                format!("({s})")
+            } else {
+                s
+            }
+        }
+        _ => {
+            // Mostly small values, sometimes the edges of the type.
+            let b = bits(t);
+            let signed = t.is_signed();
+            let v: i128 = match rng.below(6) {
+                0 => {
+                    if signed {
+                        -(1i128 << (b - 1))
+                    } else {
+                        (1i128 << b) - 1
+                    }
+                }
+                1 => {
+                    if signed {
+                        (1i128 << (b - 1)) - 1
+                    } else {
+                        1i128 << (b - 1)
+                    }
+                }
+                _ => rng.below(200) as i128 - if signed { 100 } else { 0 },
+            };
+            if v < 0 {
+                // `-128i8` is a valid literal only as `i8::MIN`'s spelling.
+                if v == -(1i128 << (b - 1)) {
+                    format!("{}::MIN", t.name())
+                } else {
+                    format!("({v}{})", t.name())
+                }
+            } else {
+                format!("{v}{}", t.name())
+            }
+        }
+    }
+}
+
+/// One callback's generation state: the variables in scope and the helpers
+/// it may call.
+struct Ctx<'r> {
+    rng: &'r mut Rng,
+    vars: Vec<(String, Scalar)>,
+    helpers: Vec<Helper>,
+    fresh: usize,
+    /// Methods used, for coverage checks.
+    methods: Vec<&'static str>,
+}
+
+#[derive(Clone)]
+struct Helper {
+    name: String,
+    params: Vec<Scalar>,
+    ret: Scalar,
+}
+
+impl Ctx<'_> {
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}{}", self.fresh)
+    }
+
+    fn leaf(&mut self, t: Scalar) -> String {
+        let vars: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|(_, vt)| *vt == t)
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !vars.is_empty() && self.rng.chance(70) {
+            return self.rng.pick(&vars).clone();
+        }
+        if self.rng.chance(60) {
+            // A cast of a variable of another type keeps data flowing.
+            let from: Vec<(String, Scalar)> = self
+                .vars
+                .iter()
+                .filter(|(_, vt)| castable(*vt, t))
+                .cloned()
+                .collect();
+            if !from.is_empty() {
+                let (n, _) = self.rng.pick(&from).clone();
+                return format!("({n} as {})", t.name());
+            }
+        }
+        literal(self.rng, t)
+    }
+
+    /// An expression of type `t`.
+    fn expr(&mut self, t: Scalar, depth: u32) -> String {
+        if depth == 0 || self.rng.chance(15) {
+            return self.leaf(t);
+        }
+        let d = depth - 1;
+        match self.rng.below(10) {
+            0 => {
+                let c = self.expr(Scalar::Bool, d);
+                let a = self.expr(t, d);
+                let b = self.expr(t, d);
+                format!("(if {c} {{ {a} }} else {{ {b} }})")
+            }
+            1 if t != Scalar::Bool => {
+                let from: Vec<Scalar> = TYPES.iter().copied().filter(|f| castable(*f, t)).collect();
+                let f = *self.rng.pick(&from);
+                let e = self.expr(f, d);
+                format!("({e} as {})", t.name())
+            }
+            2 if !self.helpers.is_empty() => {
+                let fitting: Vec<Helper> = self
+                    .helpers
+                    .iter()
+                    .filter(|h| h.ret == t)
+                    .cloned()
+                    .collect();
+                if fitting.is_empty() {
+                    return self.op(t, d);
+                }
+                let h = self.rng.pick(&fitting).clone();
+                let args: Vec<String> = h.params.iter().map(|p| self.expr(*p, d)).collect();
+                format!("{}({})", h.name, args.join(", "))
+            }
+            3..=5 => self.method(t, d),
+            _ => self.op(t, d),
+        }
+    }
+
+    /// An operator expression of type `t`.
+    fn op(&mut self, t: Scalar, d: u32) -> String {
+        if t == Scalar::Bool {
+            return match self.rng.below(4) {
+                0 => format!("(!{})", self.expr(Scalar::Bool, d)),
+                1 => {
+                    let o = self.rng.pick(&["&&", "||", "^", "&", "|"]);
+                    format!(
+                        "({} {o} {})",
+                        self.expr(Scalar::Bool, d),
+                        self.expr(Scalar::Bool, d)
+                    )
+                }
+                _ => {
+                    let u = *self.rng.pick(&TYPES[..10]);
+                    let o = self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                    format!("({} {o} {})", self.expr(u, d), self.expr(u, d))
+                }
+            };
+        }
+        if is_float(t) {
+            let o = self.rng.pick(&["+", "-", "*", "/"]);
+            if self.rng.chance(10) {
+                return format!("(-{})", self.expr(t, d));
+            }
+            return format!("({} {o} {})", self.expr(t, d), self.expr(t, d));
+        }
+        match self.rng.below(5) {
+            0 => format!("(!{})", self.expr(t, d)),
+            1 => {
+                let k = self.rng.below(bits(t) as usize);
+                let o = self.rng.pick(&["<<", ">>"]);
+                format!("({} {o} {k})", self.expr(t, d))
+            }
+            _ => {
+                let o = self.rng.pick(&["&", "|", "^"]);
+                format!("({} {o} {})", self.expr(t, d), self.expr(t, d))
+            }
+        }
+    }
+
+    /// A call of a method from the capability table whose result is `t`.
+    fn method(&mut self, t: Scalar, d: u32) -> String {
+        // Candidates: (entry, receiver type) pairs that produce `t`.
+        let mut cands = Vec::new();
+        for e in CORE_OPS
+            .iter()
+            .filter(|e| e.kind == CoreKind::Method && !STD_ONLY.contains(&e.name))
+        {
+            for r in TYPES {
+                if !e.receivers.accepts(r) {
+                    continue;
+                }
+                let ret = match shape(e.name, r, e.arity) {
+                    Shape::Unary(Some(x)) | Shape::BinaryTo(x) => x,
+                    _ => r,
+                };
+                if ret == t {
+                    cands.push((e, r));
+                }
+            }
+        }
+        if cands.is_empty() {
+            return self.op(t, d);
+        }
+        let (e, r) = *self.rng.pick(&cands);
+        self.methods.push(e.name);
+        let mut recv = self.expr(r, d);
+        // `abs` of MIN overflows: keep the receiver off MIN.
+        if e.name == "abs" && is_int(r) {
+            recv = format!("({recv} | 1)");
+        }
+        let args = match shape(e.name, r, e.arity) {
+            Shape::Same | Shape::BinaryTo(_) => vec![self.expr(r, d)],
+            Shape::Divisor => vec![format!("({} | 1)", self.expr(r, d))],
+            Shape::U32Arg(mask) => vec![format!("({} & {mask})", self.expr(Scalar::U32, d))],
+            Shape::Unary(_) => vec![],
+            Shape::Clamp => {
+                let mut a = literal(self.rng, r);
+                let mut b = literal(self.rng, r);
+                if value_of(&a) > value_of(&b) {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                vec![a, b]
+            }
+            Shape::Ternary => vec![self.expr(r, d), self.expr(r, d)],
+        };
+        format!("({recv}).{}({})", e.name, args.join(", "))
+    }
+
+    /// Statements that bind new locals, with branches and bounded loops.
+    fn stmts(&mut self, out: &mut String, indent: &str, count: usize, depth: u32) {
+        for _ in 0..count {
+            let t = *self.rng.pick(&TYPES);
+            let name = self.fresh("v");
+            match self.rng.below(4) {
+                0 => {
+                    // A bounded loop that updates a fresh accumulator.
+                    let j = self.fresh("j");
+                    let n = self.rng.below(5);
+                    let init = self.expr(t, depth);
+                    out.push_str(&format!("{indent}let mut {name}: {} = {init};\n", t.name()));
+                    out.push_str(&format!("{indent}let mut {j} = 0u32;\n"));
+                    out.push_str(&format!("{indent}while {j} < {n} {{\n"));
+                    self.vars.push((name.clone(), t));
+                    self.vars.push((j.clone(), Scalar::U32));
+                    let step = self.expr(t, depth);
+                    out.push_str(&format!("{indent}    {name} = {step};\n"));
+                    out.push_str(&format!("{indent}    {j} += 1;\n{indent}}}\n"));
+                }
+                1 => {
+                    let c = self.expr(Scalar::Bool, depth);
+                    let a = self.expr(t, depth);
+                    let b = self.expr(t, depth);
+                    out.push_str(&format!(
+                        "{indent}let {name}: {} = if {c} {{\n{indent}    {a}\n{indent}}} else {{\n{indent}    {b}\n{indent}}};\n",
+                        t.name()
+                    ));
+                    self.vars.push((name, t));
+                }
+                _ => {
+                    let e = self.expr(t, depth);
+                    out.push_str(&format!("{indent}let {name}: {} = {e};\n", t.name()));
+                    self.vars.push((name, t));
+                }
+            }
+        }
+    }
+}
+
+fn castable(from: Scalar, to: Scalar) -> bool {
+    // `as` goes between numeric types and from `bool` to integers.
+    to != Scalar::Bool && (from != Scalar::Bool || is_int(to))
+}
+
+fn value_of(lit: &str) -> f64 {
+    let s = lit.trim_matches(|c| c == '(' || c == ')');
+    if let Some(t) = s.strip_suffix("::MIN") {
+        return match t {
+            "i8" => i8::MIN as f64,
+            "i16" => i16::MIN as f64,
+            "i32" => i32::MIN as f64,
+            _ => i64::MIN as f64,
+        };
+    }
+    let digits: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-' || *c == '.')
+        .collect();
+    digits.trim_end_matches('.').parse().unwrap_or(0.0)
+}
+
+/// One generated callback: its helpers, its entry function, and the core
+/// methods it calls.
+pub struct Callback {
+    pub source: String,
+    pub methods: Vec<&'static str>,
+}
+
+/// The seed of callback `index` of file seed `seed`.
+fn callback_seed(seed: u64, index: usize) -> u64 {
+    let mut r = Rng::new(seed ^ (index as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    r.next()
+}
+
+/// Callback `index` of `seed`, alone: helpers and `pub fn entry{index}`.
+pub fn callback(seed: u64, index: usize) -> Callback {
+    let mut rng = Rng::new(callback_seed(seed, index));
+    let mut src = String::new();
+    // Captures: caller arguments of several types, used by the closure.
+    let ncap = rng.below(4);
+    let mut captures = Vec::new();
+    for c in 0..ncap {
+        let t = *rng.pick(&TYPES);
+        captures.push((format!("c{index}_{c}"), t));
+    }
+    let mut helpers = Vec::new();
+    let mut methods = Vec::new();
+    for h in 0..rng.below(3) {
+        let params: Vec<Scalar> = (0..1 + rng.below(3)).map(|_| *rng.pick(&TYPES)).collect();
+        let ret = *rng.pick(&TYPES);
+        let name = format!("h{index}_{h}");
+        let vars: Vec<(String, Scalar)> = params
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("p{i}"), *t))
+            .collect();
+        let mut ctx = Ctx {
+            rng: &mut rng,
+            vars: vars.clone(),
+            helpers: helpers.clone(),
+            fresh: 0,
+            methods: Vec::new(),
+        };
+        let mut body = String::new();
+        let n = ctx.rng.below(3);
+        ctx.stmts(&mut body, "    ", n, 2);
+        let result = ctx.expr(ret, 3);
+        methods.extend(ctx.methods);
+        let sig: Vec<String> = vars
+            .iter()
+            .map(|(n, t)| format!("{n}: {}", t.name()))
+            .collect();
+        src.push_str(&format!(
+            "fn {name}({}) -> {} {{\n{body}    {result}\n}}\n",
+            sig.join(", "),
+            ret.name()
+        ));
+        helpers.push(Helper { name, params, ret });
+    }
+    let mut vars = vec![
+        ("a".to_string(), Scalar::I32),
+        ("b".to_string(), Scalar::I32),
+    ];
+    vars.extend(captures.iter().cloned());
+    let mut ctx = Ctx {
+        rng: &mut rng,
+        vars,
+        helpers,
+        fresh: 0,
+        methods: Vec::new(),
+    };
+    let mut body = String::new();
+    let n = 1 + ctx.rng.below(4);
+    ctx.stmts(&mut body, "        ", n, 3);
+    let result = ctx.expr(Scalar::I32, 4);
+    let init = literal(ctx.rng, Scalar::I32);
+    methods.extend(ctx.methods);
+    let params: String = captures
+        .iter()
+        .map(|(n, t)| format!(", {n}: {}", t.name()))
+        .collect();
+    src.push_str(&format!(
+        "pub fn entry{index}(data: &[i32]{params}) -> i32 {{\n    native::reduce(data, {init}, move |a, b| {{\n{body}        {result}\n    }})\n}}\n"
+    ));
+    Callback {
+        source: src,
+        methods,
+    }
+}
+
+/// The header every generated file starts with.
+pub fn header(seed: u64) -> String {
+    format!(
+        "// Generated by driver/tests/common/gen.rs, seed {seed}: random callbacks\n\
+         // for differential testing (see docs/testing.md).\n\
+         #![allow(unused)]\n"
+    )
+}
+
+/// A file of `n` callbacks for `seed`.
+pub fn file(seed: u64, n: usize) -> (String, Vec<Callback>) {
+    let callbacks: Vec<Callback> = (0..n).map(|i| callback(seed, i)).collect();
+    let mut text = header(seed);
+    for c in &callbacks {
+        text.push_str(&c.source);
+    }
+    (text, callbacks)
+}

@@ -1,0 +1,2 @@
+//! Shared by the driver's integration tests.
+pub mod gen;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Device validation of this round's admission work, step 1 (here, no GPU):
+# every case the new rules or the trial lowering changed (tests/verdicts,
+# the corpus cases that failed the LTO route before: lookup tables and
+# 128-bit overflow checks) plus admission cases 01-08, built by both routes
+# at -O0 and -O, each with a run bundle of the rustc-built host results;
+# one 100-callback build as the tamper base; the release gpu-run.
+# Step 2, on the GPU machine: scripts/gpu-session13-run.sh
+# DRIVER=path (default target/debug/driver), MAX_SIZE=N (default 2^24).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=target/gpu/s13
+max=${MAX_SIZE:-16777216}
+driver=${DRIVER:-target/debug/driver}
+[ -x "$driver" ] || { echo "gpu-session13: no driver at $driver" >&2; exit 1; }
+[ -x target/release/gpu-run ] || cargo build --release --locked -p runtime --bins
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp/logs"
+built=0
+build() {
+  local name=$1
+  shift
+  if ! "$driver" build "$@" --bundle --max-size "$max" -o "$out.tmp/$name" > "$out.tmp/logs/$name.log" 2>&1; then
+    cat "$out.tmp/logs/$name.log" >&2
+    echo "gpu-session13: build $name failed" >&2
+    exit 1
+  fi
+  built=$((built + 1))
+}
+cases=(tests/admission/0[1-8]_*.rs tests/corpus/match_int_ranges.rs tests/corpus/wide_int_arith.rs
+  tests/corpus/closure_calls_local_noncapturing.rs)
+for f in tests/verdicts/*.rs; do
+  case "$f" in *formatted_panics*) continue ;; esac  # its assert! can fire on random data
+  head -1 "$f" | grep -q "expect: admitted" && cases+=("$f")
+done
+for case in "${cases[@]}"; do
+  name=$(basename "$case" .rs)
+  for opt in O0 O3; do
+    o=(); [ "$opt" = O3 ] && o=(-O)
+    # A case admitted only at one level (saturating_pow inlines at -O).
+    if ! "$driver" admit "$case" "${o[@]}" > /dev/null 2>&1; then
+      continue
+    fi
+    build "$name.$opt.lto" "$case" "${o[@]}"
+    build "$name.$opt.ptx" "$case" "${o[@]}" --no-lto
+  done
+done
+python3 benches/gen_callbacks.py 100 --associative > "$out.tmp/many.rs"
+build 0many.lto "$out.tmp/many.rs"
+rm "$out.tmp/many.rs"
+cp target/release/gpu-run "$out.tmp/gpu-run"
+for dir in "$out.tmp"/*/; do
+  [ "$(basename "$dir")" = logs ] && continue
+  "$out.tmp/gpu-run" --check "$dir" > /dev/null
+done
+rm -rf "$out"
+mv "$out.tmp" "$out"
+du -sh "$out"
+echo "gpu-session13: $built builds ready in $out"
