@@ -21,9 +21,14 @@ cd "$root"
 out=target/gpu/random
 files=${FILES:-56}
 base=${SEED_BASE:-1000}
-cargo build --release --locked -p driver -p runtime --bins --example gen_callbacks
-driver=target/release/driver
-gen=target/release/examples/gen_callbacks
+# DRIVER=… GEN=… use builds that already exist (a debug driver builds the
+# same bytes, only slower to compile with); gpu-run is always the release one.
+if [ -z "${DRIVER:-}" ] || [ -z "${GEN:-}" ]; then
+  cargo build --release --locked -p driver -p runtime --bins --example gen_callbacks
+fi
+[ -x target/release/gpu-run ] || cargo build --release --locked -p runtime --bins
+driver=${DRIVER:-target/release/driver}
+gen=${GEN:-target/release/examples/gen_callbacks}
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp/src" "$out.tmp/work"
 admitted=0

@@ -15,12 +15,13 @@ max=${MAX_SIZE:-16777216}
 driver=${DRIVER:-target/debug/driver}
 [ -x "$driver" ] || { echo "gpu-session13: no driver at $driver" >&2; exit 1; }
 [ -x target/release/gpu-run ] || cargo build --release --locked -p runtime --bins
-rm -rf "$out.tmp"
+# Resumable: a build already in $out.tmp (it has its bundle) is kept.
 mkdir -p "$out.tmp/logs"
 built=0
 build() {
   local name=$1
   shift
+  [ -f "$out.tmp/$name/bundle.json" ] && { built=$((built + 1)); return; }
   if ! "$driver" build "$@" --bundle --max-size "$max" -o "$out.tmp/$name" > "$out.tmp/logs/$name.log" 2>&1; then
     cat "$out.tmp/logs/$name.log" >&2
     echo "gpu-session13: build $name failed" >&2

@@ -49,7 +49,10 @@ fn typed_pointer_ir_compiles_to_ltoir_for_compute_90() {
     let plan = LinkPlan::new(Arch::SM_90)
         .with_input(LinkInput::new("provider.ltoir", provider.bytes).unwrap())
         .with_input(LinkInput::new("thunk.ltoir", out.bytes).unwrap());
-    assert_eq!(plan.explain().unwrap().options(), ["-arch=sm_90", "-lto", "-fma=0"]);
+    assert_eq!(
+        plan.explain().unwrap().options(),
+        ["-arch=sm_90", "-lto", "-fma=0"]
+    );
     let linked = plan.link().unwrap_or_else(|e| panic!("{e}"));
     let cubin = describe("linked.cubin", &linked.bytes).unwrap();
     assert!(

@@ -45,7 +45,7 @@ fn snapshot(name: &str, value: String) {
 fn bad_mir_is_a_located_error_and_writes_nothing() {
     let dir = scratch("badmir");
     std::fs::copy(
-        root().join("tests/mir-errors/unknown_rvalue.mir"),
+        root().join("tests/mir-errors/truncated_body.mir"),
         dir.join("x.mir"),
     )
     .unwrap();

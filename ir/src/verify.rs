@@ -8,6 +8,8 @@
 //!   bodies, read the body's first argument, and name a capture of that closure;
 //! - `rmir.closure` names a `func.func` of the module; `rmir.capture` names an
 //!   `rmir.closure`; a closure or fn-item `rmir.registration` names a `func.func`;
+//!   a `local` `rmir.call` names a `func.func` (callees are symbols: checked
+//!   in every pipeline, since admission verifies before it reads);
 //! - every op has a known location.
 
 use std::collections::{HashMap, HashSet};
@@ -171,6 +173,17 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                 if let Ok(r) = melior::ir::operation::OperationResult::try_from(v) {
                     *arg_uses.entry(r.owner().hash_value()).or_default() += 1;
                 }
+            }
+        }
+        if name == "rmir.call" && str_attr(&op, "kind").as_deref() == Some("local") {
+            let callee = str_attr(&op, "callee").unwrap_or_default();
+            if !funcs.contains(&callee) {
+                errors.push(error(
+                    op,
+                    format!(
+                        "calls the local body `{callee}`, which is not a func.func of this module"
+                    ),
+                ));
             }
         }
         if matches!(

@@ -65,10 +65,7 @@ fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
             ctx.reg.function
         )))
         .with_note("a reference holds a host address, meaningless on the device")
-        .with_help(format!(
-            "capture the value instead: `let {} = *{name};` before the closure",
-            name.split('.').next_back().unwrap_or(name)
-        ))
+        .with_help(deref_help(name, ty))
     };
     Some(d)
 }
@@ -107,11 +104,14 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         Ty::Array(..) | Ty::Tuple(_) => {
             format!("capture the elements you need as scalars, e.g. `let first = {name}[0];`")
         }
-        Ty::Adt { path, .. } if path.ends_with("Box") => {
-            format!("capture the boxed value: `let v = *{name};` before the closure")
+        Ty::Adt { path, args } if path.ends_with("Box") && args.first().is_some_and(is_numeric_scalar) => {
+            format!("capture the boxed value: `let v = *{name};` before the closure, and use `v`")
         }
         Ty::Closure { .. } => "inline the captured closure's body, or make it a `fn` helper".to_string(),
-        _ => format!("capture the scalar fields you need: `let x = {name}.x;` before the closure"),
+        Ty::Adt { path, args } if path.ends_with("Cell") && args.first().is_some_and(is_numeric_scalar) => {
+            format!("capture the value it holds: `let v = {name}.get();` before the closure, and use `v`")
+        }
+        _ => "copy the scalar fields you need into locals before the closure, and capture those with `move`".to_string(),
     };
     Some(
         Diagnostic::new(
@@ -126,4 +126,22 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         .with_note("a callback environment holds integers, floats and `bool` only, by value: that is its ABI")
         .with_help(help),
     )
+}
+
+/// The help for a captured reference: `let k = *k;` compiles only when the
+/// pointee is `Copy`, which the numeric scalars are; for anything else the
+/// scalar parts must be copied out instead.
+fn deref_help(name: &str, ty: &Ty) -> String {
+    let short = name.split('.').next_back().unwrap_or(name);
+    let pointee = match ty {
+        Ty::Ref { inner, .. } => inner.as_ref(),
+        other => other,
+    };
+    if is_numeric_scalar(pointee) {
+        format!("capture the value instead: `let {short} = *{name};` before the closure")
+    } else {
+        format!(
+            "copy the scalar values you need out of `{name}` (of type `{pointee}`) into locals before the closure, and capture those with `move`"
+        )
+    }
 }

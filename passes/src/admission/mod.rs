@@ -98,9 +98,11 @@ pub fn thunk_name(index: usize, body: &str) -> String {
 
 /// Admission of a module: every rule on every registration, then the trial
 /// lowering of what they admit ([`trial`]), so that admitted means it lowers.
-/// An error is a module whose facts cannot be read (an unknown enum value:
-/// a module that was not verified).
+/// The module is verified first (MLIR, IRDL and `ir::verify`'s module
+/// rules: every local callee is a `func.func`); an error is a module that
+/// does not verify, or whose facts cannot be read.
 pub fn admit_module(module: &melior::ir::Module<'_>) -> Result<Vec<Outcome>, String> {
+    ir::verify(module).map_err(|e| e.to_string())?;
     let facts = read::read(module)?;
     let mut outcomes = admit(&facts);
     trial::confirm(module, &facts, &mut outcomes);
