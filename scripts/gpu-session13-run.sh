@@ -32,7 +32,7 @@ echo "== tamper"
 bash scripts/gpu-tamper.sh "$v/0many.lto" "$run" > "$logs/tamper.log" 2>&1 || problems+=("gpu-tamper.sh failed")
 tail -3 "$logs/tamper.log"
 echo "== compute-sanitizer"
-for b in formatted_panics.O0.lto u128_shift.O0.lto; do
+for b in core_fn_items.O3.lto u128_shift.O0.lto; do
   for tool in memcheck racecheck; do
     timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 3 "$run" --max-size 1025 "$v/$b" > "$logs/san-$b-$tool.log" 2>&1
     s=$?

@@ -21,8 +21,15 @@ built=0
 build() {
   local name=$1
   shift
+  # Operations that are not associative and commutative (most corpus
+  # cases): the provider's tree order differs from the host's sequential
+  # fold for n > 1, so only the size-1 case, op(init, x0), is comparable.
+  local size=$max
+  case "$name" in
+    closure_calls_local_noncapturing.*|core_saturating_*|local_closure_call.*|match_int_ranges.*|wide_int_arith.*) size=1 ;;
+  esac
   [ -f "$out.tmp/$name/bundle.json" ] && { built=$((built + 1)); return; }
-  if ! "$driver" build "$@" --bundle --max-size "$max" -o "$out.tmp/$name" > "$out.tmp/logs/$name.log" 2>&1; then
+  if ! "$driver" build "$@" --bundle --max-size "$size" -o "$out.tmp/$name" > "$out.tmp/logs/$name.log" 2>&1; then
     cat "$out.tmp/logs/$name.log" >&2
     echo "gpu-session13: build $name failed" >&2
     exit 1

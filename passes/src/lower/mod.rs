@@ -31,7 +31,9 @@ pub mod calls;
 pub mod control;
 pub mod memory;
 pub mod plan;
-pub mod rewrite;
+// Raw MLIR handles with unchecked lifetimes: crate-private, used only by
+// the passes below while the pipeline holds the module (`Pipeline::run`).
+pub(crate) mod rewrite;
 pub mod select;
 pub mod thunks;
 pub mod types;
@@ -153,10 +155,10 @@ impl std::fmt::Display for UnknownPass {
 
 impl std::error::Error for UnknownPass {}
 
-type RustPass = fn(&Rw<'_>, &Module<'_>, &Plan) -> Result<(), LowerError>;
+pub(crate) type RustPass = fn(&Rw<'_>, &Module<'_>, &Plan) -> Result<(), LowerError>;
 
 #[derive(Clone, Copy)]
-pub enum PassKind {
+pub(crate) enum PassKind {
     /// One of ours, a Rust function over the module.
     Rust(RustPass),
     /// An upstream MLIR pass, by its registered name.
@@ -170,7 +172,7 @@ pub struct PassInfo {
     pub summary: &'static str,
     /// Ops that must be gone after this pass (the phase invariant).
     pub lowers: &'static [&'static str],
-    pub kind: PassKind,
+    pub(crate) kind: PassKind,
 }
 
 impl std::fmt::Debug for PassInfo {

@@ -7,6 +7,15 @@
 //! MLIR handles (`MlirOperation`, `MlirValue`, `MlirBlock`) and wrap them in
 //! melior types only to build ops. All handles come from the one module a
 //! pass rewrites, which outlives the pass; each `unsafe` below relies on that.
+//!
+//! Soundness: the functions here are safe to call only with live handles of
+//! the module the running pipeline holds, an invariant the type system does
+//! not carry. So this module is crate-private (`pub(crate) mod rewrite`), its
+//! handles are never returned from the crate, and the only entry point is
+//! `Pipeline::run`, which owns the module (`&mut Module`) for the whole run:
+//! no safe code outside this crate can hand these functions a dangling
+//! handle. The melior wrappers made from raw handles (`op_ref`, `value`)
+//! are private to this file.
 
 use melior::{
     ir::{
@@ -43,7 +52,7 @@ pub struct Rw<'c> {
     pub pass: &'static str,
 }
 
-pub fn op_ref<'c, 'a>(op: Op) -> OperationRef<'c, 'a> {
+fn op_ref<'c, 'a>(op: Op) -> OperationRef<'c, 'a> {
     // SAFETY: `op` is a live operation of the module being lowered.
     unsafe { OperationRef::from_raw(op) }
 }
@@ -84,7 +93,7 @@ pub fn result(op: Op, i: usize) -> Option<Val> {
     }
 }
 
-pub fn value<'c, 'a>(v: Val) -> Value<'c, 'a> {
+fn value<'c, 'a>(v: Val) -> Value<'c, 'a> {
     // SAFETY: `v` is a live value of the module being lowered.
     unsafe { Value::from_raw(v) }
 }
