@@ -339,9 +339,10 @@ fn explanation_renders_each_flag_with_its_reason() {
         .map(|d| format!(" -I{}", d.display()))
         .unwrap_or_default();
     let expected = format!(
-        "nvJitLink options: -arch=sm_90 -lto -g
+        "nvJitLink options: -arch=sm_90 -lto -fma=0 -g
   -arch=sm_90  target architecture
   -lto         at least one input carries LTOIR: libkernel.a (libkernel.a › kernel_with_a_long_member_name_lto.o › __nv_relfatbin › entry 2); callee.cu (compiled to LTOIR)
+  -fma=0       LTO must not contract floating-point multiply and add (Rust semantics): libkernel.a (libkernel.a › kernel_with_a_long_member_name_lto.o › __nv_relfatbin › entry 2); callee.cu (compiled to LTOIR)
   -g           debug information requested
 inputs:
   libkernel.a (static library, added as NVJITLINK_INPUT_LIBRARY)

@@ -233,16 +233,7 @@ fn name_impl_methods(
         if renames.contains_key(&prefix) {
             continue;
         }
-        let Some((_, span)) = crate::ty::parse_file_span(loc) else {
-            continue;
-        };
-        let (Some(lo), Some(hi)) = (
-            t.offset(span.lo_line, span.lo_col),
-            t.offset(span.hi_line, span.hi_col),
-        ) else {
-            continue;
-        };
-        let Some(path) = impl_path(t.slice(lo, hi)) else {
+        let Some((lo, path)) = impl_at(t, loc) else {
             continue;
         };
         let Some(range) = t.block_from(lo) else {
@@ -271,6 +262,15 @@ fn name_impl_methods(
     ranges
 }
 
+/// The `impl` header at `loc` (`f.rs:12:1: 12:20`, as MIR names impl
+/// methods): its offset in the source and the path it gives its methods.
+fn impl_at(t: &SourceText<'_>, loc: &str) -> Option<(usize, String)> {
+    let (_, span) = crate::ty::parse_file_span(loc)?;
+    let lo = t.offset(span.lo_line, span.lo_col)?;
+    let hi = t.offset(span.hi_line, span.hi_col)?;
+    Some((lo, impl_path(t.slice(lo, hi))?))
+}
+
 /// `impl Settle for i32` → `<i32 as Settle>`; `impl Params` → `Params`.
 fn impl_path(header: &str) -> Option<String> {
     let h = header.trim().strip_prefix("impl")?;
@@ -294,8 +294,9 @@ fn impl_path(header: &str) -> Option<String> {
 }
 
 /// Every name a call can use for a local body: its MIR name, and for methods
-/// (`<impl at f.rs:8:1: 8:12>::apply`) the path calls print (`Params::apply`,
-/// or `<Params as Trait>::apply`), read from the `impl` header in the source.
+/// still named `<impl at f.rs:8:1: 8:12>::apply` (two impls with one path,
+/// which `name_impl_methods` leaves as they are) the path calls print
+/// (`Params::apply`, or `<Params as Trait>::apply`).
 fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<String, String> {
     let mut names = BTreeMap::new();
     for b in bodies {
@@ -306,34 +307,10 @@ fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<Strin
         let Some((loc, method)) = rest.split_once(">::") else {
             continue;
         };
-        let Some(t) = text else { continue };
-        let Some((_, span)) = crate::ty::parse_file_span(loc) else {
+        let Some((_, path)) = text.and_then(|t| impl_at(t, loc)) else {
             continue;
         };
-        let (Some(lo), Some(hi)) = (
-            t.offset(span.lo_line, span.lo_col),
-            t.offset(span.hi_line, span.hi_col),
-        ) else {
-            continue;
-        };
-        let header = t.slice(lo, hi).trim();
-        let Some(h) = header.strip_prefix("impl") else {
-            continue;
-        };
-        // Skip the impl's own generic parameters: `impl<T> Foo<T>`.
-        let h = if h.starts_with('<') {
-            match crate::ty::split_top(h, ' ').first() {
-                Some(g) => &h[g.len()..],
-                None => h,
-            }
-        } else {
-            h
-        };
-        let h = h.trim();
-        let alias = match h.split_once(" for ") {
-            Some((tr, ty)) => format!("<{} as {}>::{method}", ty.trim(), tr.trim()),
-            None => format!("{h}::{method}"),
-        };
+        let alias = format!("{path}::{method}");
         names.insert(alias, b.name.clone());
     }
     names
