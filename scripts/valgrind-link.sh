@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Memory-safety smoke test of the link layer (issue 9): `driver link` under
-# valgrind memcheck, following the nvJitLink child process. The input calls
+# Memory-safety smoke test of the link layer and of a whole build (issue 9):
+# `driver link`, then `driver build` of a prepared-MIR document (the MLIR
+# passes, code generation, NVRTC, and nvJitLink in its child), under
+# valgrind memcheck, following child processes. The input calls
 # an undefined function, so nvJitLink reads each input's name again in
 # nvJitLinkComplete to write its log: the path where a name freed by
 # `Linker::add` was read after free. Any invalid read or write fails it
@@ -11,7 +13,7 @@
 # debug binary ("Possibly corrupted debuginfo file"), so it runs on a copy
 # without debug sections (symbols stay, for its stack traces). No
 # suppressions are needed: nvJitLink 13.0 gives no reports on this input.
-# Cost: about 35 s on 2 cores.
+# Cost: about 35 s for the link and a minute for each build, on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 driver=${1:-target/debug/driver}
@@ -51,4 +53,21 @@ grep -q "Undefined reference to 'add_from_numba' in 'caller.ptx'" "$dir/log" || 
   exit 1
 }
 [ ! -e "$dir/out.cubin" ] || { echo "valgrind-link: a failed link wrote a cubin" >&2; exit 1; }
-echo "valgrind-link: ok"
+echo "valgrind-link: link ok"
+
+# A whole build by each route (about a minute each under valgrind): PTX
+# (inkwell's NVPTX) and LTOIR (the NVVM emitter and libNVVM).
+cp tests/pmir/reduce_helper.pmir.json "$dir/"
+for route in --no-lto --lto; do
+  set +e
+  (cd "$dir" && valgrind -q --error-exitcode=99 --trace-children=yes \
+    ./driver build reduce_helper.pmir.json "$route" -o "built$route") > "$dir/build.log" 2>&1
+  rc=$?
+  set -e
+  cat "$dir/build.log"
+  if [ "$rc" -ne 0 ] || [ ! -f "$dir/built$route/manifest.json" ]; then
+    echo "valgrind-link: driver build $route under valgrind exited $rc (99: valgrind found errors)" >&2
+    exit 1
+  fi
+  echo "valgrind-link: build $route ok"
+done
