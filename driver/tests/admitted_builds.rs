@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -60,53 +62,37 @@ fn every_admitted_case_builds_by_both_routes() {
         .iter()
         .flat_map(|c| CONFIGS.iter().map(move |(n, a)| (c.clone(), *n, *a)))
         .collect();
-    let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
     let built = Mutex::new(0usize);
     let scratch = std::env::temp_dir().join(format!("rmir-admitted-builds-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    std::thread::scope(|s| {
-        for w in 0..2 {
-            let (next, failures, built, jobs, scratch) =
-                (&next, &failures, &built, &jobs, &scratch);
-            s.spawn(move || loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some((case, name, args)) = jobs.get(i) else {
-                    return;
-                };
-                let out = scratch.join(format!("w{w}"));
-                let o = Command::new(env!("CARGO_BIN_EXE_driver"))
-                    .arg("build")
-                    .arg(case)
-                    .args(*args)
-                    .arg("-o")
-                    .arg(&out)
-                    .current_dir(root())
-                    .output()
-                    .expect("driver runs");
-                let stderr = String::from_utf8_lossy(&o.stderr);
-                let stdout = String::from_utf8_lossy(&o.stdout);
-                let ok = match o.status.code() {
-                    Some(0) => out.join("manifest.json").is_file(),
-                    Some(1) => stderr.contains("no admitted registration to build"),
-                    _ => false,
-                };
-                if ok && o.status.code() == Some(0) {
-                    *built.lock().unwrap() += 1;
-                }
-                if !ok {
-                    failures.lock().unwrap().push(format!(
-                        "{} [{name}]: exit {:?}\n{stdout}{stderr}",
-                        case.strip_prefix(root()).unwrap_or(case).display(),
-                        o.status.code()
-                    ));
-                }
-            });
+    common::on_two_workers(&jobs, |w, (case, name, args)| {
+        let out = scratch.join(format!("w{w}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+            .arg("build")
+            .arg(case)
+            .args(*args)
+            .arg("-o")
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .expect("driver runs");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let ok = match o.status.code() {
+            Some(0) => out.join("manifest.json").is_file(),
+            Some(1) => stderr.contains("no admitted registration to build"),
+            _ => false,
+        };
+        if ok && o.status.code() == Some(0) {
+            *built.lock().unwrap() += 1;
+        }
+        if !ok {
+            failures.lock().unwrap().push(format!(
+                "{} [{name}]: exit {:?}\n{stdout}{stderr}",
+                case.strip_prefix(root()).unwrap_or(case).display(),
+                o.status.code()
+            ));
         }
     });
     let _ = std::fs::remove_dir_all(&scratch);

@@ -84,38 +84,23 @@ fn random_callbacks_build_by_both_routes() {
             jobs.push((seed, path.clone(), name, args));
         }
     }
-    let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
     let counts = Mutex::new((0usize, 0usize));
-    std::thread::scope(|s| {
-        for w in 0..2 {
-            let (next, failures, counts, jobs, scratch) =
-                (&next, &failures, &counts, &jobs, &scratch);
-            s.spawn(move || loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some((seed, file, name, args)) = jobs.get(i) else {
-                    return;
-                };
-                let checks = if seed % 2 == 1 { "on" } else { "off" };
-                let out = scratch.join(format!("w{w}"));
-                match build(file, args, checks, &out) {
-                    Ok(b) => {
-                        let mut c = counts.lock().unwrap();
-                        c.0 += b.admitted;
-                        c.1 += b.rejected;
-                    }
-                    Err(why) => {
-                        let culprits = isolate(*seed, args, checks, &scratch.join(format!("i{w}")));
-                        failures.lock().unwrap().push(format!(
-                            "seed {seed} [{name}, overflow checks {checks}]: {why}\n{culprits}"
-                        ));
-                    }
-                }
-            });
+    common::on_two_workers(&jobs, |w, (seed, file, name, args)| {
+        let checks = if seed % 2 == 1 { "on" } else { "off" };
+        let out = scratch.join(format!("w{w}"));
+        match build(file, args, checks, &out) {
+            Ok(b) => {
+                let mut c = counts.lock().unwrap();
+                c.0 += b.admitted;
+                c.1 += b.rejected;
+            }
+            Err(why) => {
+                let culprits = isolate(*seed, args, checks, &scratch.join(format!("i{w}")));
+                failures.lock().unwrap().push(format!(
+                    "seed {seed} [{name}, overflow checks {checks}]: {why}\n{culprits}"
+                ));
+            }
         }
     });
     let _ = std::fs::remove_dir_all(&scratch);

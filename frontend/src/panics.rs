@@ -20,19 +20,12 @@
 
 use crate::pmir::{Body, Resolution, TerminatorKind};
 
-/// Paths of the formatting machinery that only builds a panic's message
-/// when it appears on a panic path.
-const FMT_PREFIXES: &[&str] = &[
-    "core::fmt::",
-    "std::fmt::",
-    "Arguments::",
-    "Argument::",
-    "core::panicking::",
-    "std::panicking::",
-];
-
+/// A call that only builds a panic's message when it appears on a panic
+/// path: the `format_args!` machinery (`registry::is_fmt_machinery`), and
+/// `std::fmt::format`. (Panic entry points and message constructors are
+/// `Resolution::Panic`, checked beside this.)
 fn is_message_builder(path: &str) -> bool {
-    FMT_PREFIXES.iter().any(|p| path.starts_with(p))
+    crate::registry::is_fmt_machinery(path) || path == "std::fmt::format"
 }
 
 /// For each block of `body` (by index), whether every path from it panics.

@@ -1,2 +1,24 @@
-//! Shared by the driver's integration tests.
+//! Shared by the driver's integration tests. Each test crate uses a part of
+//! it, so what one of them leaves unused is not dead code.
+#![allow(dead_code)]
+
 pub mod gen;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Runs `work(worker, job)` for every job on two threads (the machine's two
+/// cores), each job taken once, in order; `worker` (0 or 1) names a scratch
+/// folder of the thread's own.
+pub fn on_two_workers<T: Sync>(jobs: &[T], work: impl Fn(usize, &T) + Sync) {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for w in 0..2 {
+            let (next, work) = (&next, &work);
+            s.spawn(move || {
+                while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    work(w, job);
+                }
+            });
+        }
+    });
+}
