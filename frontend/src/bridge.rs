@@ -99,7 +99,8 @@ impl fmt::Display for BridgeError {
 
 impl std::error::Error for BridgeError {}
 
-fn rustc() -> String {
+/// The rustc every part of the frontend runs: `$RUSTC`, else `rustc`.
+pub(crate) fn rustc() -> String {
     std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string())
 }
 
@@ -124,7 +125,7 @@ pub fn rustc_version() -> Result<String, BridgeError> {
 
 /// Runs rustc (in `dir`, else in the temporary folder: never in the user's
 /// working directory, which may be unusable) under the time limit.
-fn run_rustc(
+pub(crate) fn run_rustc(
     cmd: &mut Command,
     what: &str,
     dir: Option<&Scratch>,

@@ -21,7 +21,7 @@ pub const TIMEOUT_VAR: &str = "RMIR_RUSTC_TIMEOUT";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Prefixes of our scratch folder names; [`remove_stale`] touches no others.
-const KINDS: [&str; 2] = ["bridge", "hostref"];
+const KINDS: [&str; 3] = ["bridge", "hostref", "layout"];
 
 /// What is alive now and must not outlive the process.
 struct Live {
@@ -292,6 +292,7 @@ mod tests {
     fn stale_names_are_recognised_exactly() {
         assert_eq!(stale_pid("rmir-bridge-123-456-0"), Some(123));
         assert_eq!(stale_pid("rmir-hostref-9-1"), Some(9));
+        assert_eq!(stale_pid("rmir-layout-7-8-0"), Some(7));
         for other in [
             "rmir-bridge-123",
             "rmir-cli-x-123",
