@@ -371,6 +371,37 @@ pub enum AssertKind {
 }
 
 impl AssertKind {
+    pub const ALL: [AssertKind; 9] = [
+        AssertKind::Overflow,
+        AssertKind::OverflowNeg,
+        AssertKind::DivisionByZero,
+        AssertKind::RemainderByZero,
+        AssertKind::DivisionOverflow,
+        AssertKind::BoundsCheck,
+        AssertKind::MisalignedPointer,
+        AssertKind::NullPointer,
+        AssertKind::Other,
+    ];
+
+    /// The snake-case name (as in prepared MIR and the dialect).
+    pub fn name(self) -> &'static str {
+        match self {
+            AssertKind::Overflow => "overflow",
+            AssertKind::OverflowNeg => "overflow_neg",
+            AssertKind::DivisionByZero => "division_by_zero",
+            AssertKind::RemainderByZero => "remainder_by_zero",
+            AssertKind::DivisionOverflow => "division_overflow",
+            AssertKind::BoundsCheck => "bounds_check",
+            AssertKind::MisalignedPointer => "misaligned_pointer",
+            AssertKind::NullPointer => "null_pointer",
+            AssertKind::Other => "other",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<AssertKind> {
+        AssertKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     pub fn from_message(m: &str) -> AssertKind {
         if m.starts_with("attempt to negate") {
             AssertKind::OverflowNeg

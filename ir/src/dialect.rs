@@ -41,6 +41,16 @@ pub enum AttrC {
     Int,
     Bool,
     StrArray,
+    /// A `TypeAttr`: a Rust type as an MLIR type (see [`crate::types`]).
+    Type,
+    /// An array of `TypeAttr`s.
+    TypeArray,
+    /// A `FlatSymbolRefAttr` naming a top-level `func.func`.
+    Symbol,
+    /// A symbol (a local callee) or a string (a path: any other callee).
+    SymbolOrStr,
+    /// A symbol (a callback's body) or a type (any other callback).
+    SymbolOrType,
     /// One of these strings.
     Enum(&'static [&'static str]),
 }
@@ -71,6 +81,18 @@ pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
 pub const CALLBACK_KINDS: &[&str] = &["closure", "fn_item", "other"];
 pub const REF_KINDS: &[&str] = &["shared", "mut", "raw_const", "raw_mut"];
 pub const CHECKED_OPS: &[&str] = &["add", "sub", "mul"];
+/// `frontend::pmir::AssertKind` names (a test checks they agree).
+pub const ASSERT_KINDS: &[&str] = &[
+    "overflow",
+    "overflow_neg",
+    "division_by_zero",
+    "remainder_by_zero",
+    "division_overflow",
+    "bounds_check",
+    "misaligned_pointer",
+    "null_pointer",
+    "other",
+];
 pub const AGGREGATE_KINDS: &[&str] = &["tuple", "array", "closure", "adt"];
 
 use AttrC::*;
@@ -89,9 +111,9 @@ pub const OPS: &[OpSpec] = &[
             ("function", Str),
             ("provider", Str),
             ("callback_kind", Enum(CALLBACK_KINDS)),
-            ("callback", Str),
-            ("generics", StrArray),
-            ("arg_types", StrArray),
+            ("callback", SymbolOrType),
+            ("generics", TypeArray),
+            ("arg_types", TypeArray),
         ],
         summary: "A call of a provider API registration function: which provider, which callback.",
     },
@@ -100,11 +122,11 @@ pub const OPS: &[OpSpec] = &[
         operands: &[],
         results: &[],
         attributes: &[
-            ("body", Str),
-            ("ty", Str),
+            ("body", Symbol),
+            ("ty", Type),
             ("kind", Enum(CLOSURE_KINDS)),
-            ("params", StrArray),
-            ("ret", Str),
+            ("params", TypeArray),
+            ("ret", Type),
         ],
         summary: "A closure: its body (a func.func symbol), Fn kind and signature.",
     },
@@ -113,10 +135,10 @@ pub const OPS: &[OpSpec] = &[
         operands: &[],
         results: &[],
         attributes: &[
-            ("closure", Str),
+            ("closure", Symbol),
             ("name", Str),
             ("field", Int),
-            ("ty", Str),
+            ("ty", Type),
             ("mode", Enum(CAPTURE_MODES)),
         ],
         summary: "One captured variable: environment field index, field type, capture mode.",
@@ -126,35 +148,35 @@ pub const OPS: &[OpSpec] = &[
         name: "local",
         operands: &[],
         results: &[("slot", Ptr)],
-        attributes: &[("index", Int), ("ty", Str)],
+        attributes: &[("index", Int), ("ty", Type)],
         summary: "The storage of MIR local `_index` (MIR locals are not SSA).",
     },
     OpSpec {
         name: "field",
         operands: &[("base", Ptr)],
         results: &[("addr", Ptr)],
-        attributes: &[("index", Int), ("ty", Str)],
+        attributes: &[("index", Int), ("ty", Type)],
         summary: "Address of field `index` (of type `ty`) of the place at `base`.",
     },
     OpSpec {
         name: "deref",
         operands: &[("pointer_addr", Ptr)],
         results: &[("addr", Ptr)],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "`*p`: reads the pointer of type `ty` stored at `pointer_addr`; yields the pointee's address.",
     },
     OpSpec {
         name: "index",
         operands: &[("base", Ptr), ("index", Any)],
         results: &[("addr", Ptr)],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "`p[i]`: address of element `index` (element type `ty`).",
     },
     OpSpec {
         name: "const_index",
         operands: &[("base", Ptr)],
         results: &[("addr", Ptr)],
-        attributes: &[("offset", Int), ("min_length", Int), ("from_end", Bool), ("ty", Str)],
+        attributes: &[("offset", Int), ("min_length", Int), ("from_end", Bool), ("ty", Type)],
         summary: "`p[offset of min_length]`: address of a constant-index element.",
     },
     OpSpec {
@@ -168,7 +190,7 @@ pub const OPS: &[OpSpec] = &[
         name: "capture_addr",
         operands: &[("env", Ptr)],
         results: &[("addr", Ptr)],
-        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        attributes: &[("field", Int), ("name", Str), ("ty", Type)],
         summary: "Address of capture `name` (environment field `field`) in the closure environment `env`.",
     },
     // Values.
@@ -176,49 +198,49 @@ pub const OPS: &[OpSpec] = &[
         name: "load",
         operands: &[("addr", Ptr)],
         results: &[("value", Any)],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "Reads a value of MIR type `ty` (a scalar or thin pointer) from a place.",
     },
     OpSpec {
         name: "store",
         operands: &[("addr", Ptr), ("value", Any)],
         results: &[],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "Writes a value of MIR type `ty` (a scalar or thin pointer) to a place.",
     },
     OpSpec {
         name: "copy",
         operands: &[("dst", Ptr), ("src", Ptr)],
         results: &[],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "Copies a value of memory type `ty` (aggregate, fat pointer, …) between places.",
     },
     OpSpec {
         name: "capture_read",
         operands: &[("env", Ptr)],
         results: &[("value", Any)],
-        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        attributes: &[("field", Int), ("name", Str), ("ty", Type)],
         summary: "Reads capture `name` (environment field `field`, type `ty`) from the environment `env`.",
     },
     OpSpec {
         name: "env_write",
         operands: &[("addr", Ptr), ("value", Any)],
         results: &[],
-        attributes: &[("field", Int), ("name", Str), ("ty", Str)],
+        attributes: &[("field", Int), ("name", Str), ("ty", Type)],
         summary: "A write to a place inside the closure environment (capture `name`): mutable closure state.",
     },
     OpSpec {
         name: "ref",
         operands: &[("addr", Ptr)],
         results: &[("pointer", Ptr)],
-        attributes: &[("kind", Enum(REF_KINDS)), ("ty", Str)],
+        attributes: &[("kind", Enum(REF_KINDS)), ("ty", Type)],
         summary: "`&p`, `&mut p`, `&raw const p`, `&raw mut p`: a thin pointer of type `ty` to a place.",
     },
     OpSpec {
         name: "constant",
         operands: &[],
         results: &[("value", Any)],
-        attributes: &[("value", Str), ("ty", Str)],
+        attributes: &[("value", Str), ("ty", Type)],
         summary: "A constant that is not a plain number (a `const` item, a fn item, a zero-sized value), kept as MIR text.",
     },
     OpSpec {
@@ -232,21 +254,21 @@ pub const OPS: &[OpSpec] = &[
         name: "cast",
         operands: &[("value", Any)],
         results: &[("result", Any)],
-        attributes: &[("kind", Str), ("from", Str), ("to", Str)],
+        attributes: &[("kind", Str), ("from", Type), ("to", Type)],
         summary: "A MIR cast with no exact `arith` equivalent (saturating float→int, pointer casts, transmutes).",
     },
     OpSpec {
         name: "aggregate",
         operands: &[("dst", Ptr)],
         results: &[],
-        attributes: &[("kind", Enum(AGGREGATE_KINDS)), ("name", Str), ("ty", Str)],
+        attributes: &[("kind", Enum(AGGREGATE_KINDS)), ("name", Str), ("ty", Type)],
         summary: "Starts building an aggregate (tuple, array, closure, ADT) in place; field stores follow.",
     },
     OpSpec {
         name: "discriminant",
         operands: &[("addr", Ptr)],
         results: &[("value", Any)],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "Reads the discriminant of the enum place (of type `ty`).",
     },
     OpSpec {
@@ -269,7 +291,8 @@ pub const OPS: &[OpSpec] = &[
         operands: &[("args", VariadicArg)],
         results: &[("result", OptionalAny)],
         attributes: &[
-            ("callee", Str),
+            ("callee", SymbolOrStr),
+            ("receiver", Type),
             ("text", Str),
             ("kind", Enum(CALL_KINDS)),
             ("unwind", Str),
@@ -280,14 +303,18 @@ pub const OPS: &[OpSpec] = &[
         name: "assert",
         operands: &[("cond", I1)],
         results: &[],
-        attributes: &[("expected", Bool), ("message", Str)],
-        summary: "Panics with `message` unless `cond == expected`; the branch to the success block follows.",
+        attributes: &[
+            ("expected", Bool),
+            ("kind", Enum(ASSERT_KINDS)),
+            ("message", Str),
+        ],
+        summary: "Panics with `message` unless `cond == expected`; `kind` says what it checks (overflow checks are optional). The branch to the success block follows.",
     },
     OpSpec {
         name: "drop",
         operands: &[("addr", Ptr)],
         results: &[],
-        attributes: &[("ty", Str)],
+        attributes: &[("ty", Type)],
         summary: "Runs the drop glue of the place (of type `ty`); the branch to the target follows.",
     },
     OpSpec {
@@ -327,6 +354,9 @@ pub fn irdl_source() -> String {
     let mut g = IrdlWriter::default();
     g.text
         .push_str("irdl.dialect @rmir {\n  irdl.type @call_arg\n");
+    for (name, params) in crate::types::TYPES {
+        g.rust_type(name, params);
+    }
     for op in OPS {
         g.text
             .push_str(&format!("  irdl.operation @{} {{\n", op.name));
@@ -363,6 +393,31 @@ struct IrdlWriter {
 }
 
 impl IrdlWriter {
+    /// `irdl.type @NAME` with its parameters (a Rust type: [`crate::types`]).
+    fn rust_type(&mut self, name: &str, params: &[crate::types::Param]) {
+        use crate::types::Param;
+        if params.is_empty() {
+            self.text.push_str(&format!("  irdl.type @{name}\n"));
+            return;
+        }
+        self.text.push_str(&format!("  irdl.type @{name} {{\n"));
+        self.next = 0;
+        let vars: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let v = match p {
+                    Param::Type => self.var("irdl.any"),
+                    Param::Str => self.var("irdl.base \"#builtin.string\""),
+                    Param::Int => self.var("irdl.base \"#builtin.integer\""),
+                };
+                format!("p{i}: {v}")
+            })
+            .collect();
+        self.text
+            .push_str(&format!("    irdl.parameters({})\n  }}\n", vars.join(", ")));
+    }
+
     fn var(&mut self, def: &str) -> String {
         let v = format!("%c{}", self.next);
         self.next += 1;
@@ -405,7 +460,19 @@ impl IrdlWriter {
         match c {
             Str => self.var("irdl.base \"#builtin.string\""),
             Int => self.var("irdl.base \"#builtin.integer\""),
-            StrArray => self.var("irdl.base \"#builtin.array\""),
+            StrArray | TypeArray => self.var("irdl.base \"#builtin.array\""),
+            Type => self.var("irdl.base \"#builtin.type\""),
+            Symbol => self.var("irdl.base \"#builtin.symbol_ref\""),
+            SymbolOrStr => {
+                let a = self.var("irdl.base \"#builtin.symbol_ref\"");
+                let b = self.var("irdl.base \"#builtin.string\"");
+                self.var(&format!("irdl.any_of({a}, {b})"))
+            }
+            SymbolOrType => {
+                let a = self.var("irdl.base \"#builtin.symbol_ref\"");
+                let b = self.var("irdl.base \"#builtin.type\"");
+                self.var(&format!("irdl.any_of({a}, {b})"))
+            }
             Bool => {
                 let t = self.var("irdl.is true");
                 let f = self.var("irdl.is false");

@@ -1,142 +1,190 @@
-//! Typed, owned views of an rmir module for the admission passes.
+//! The module's facts: registrations, closures and their captures, and for
+//! every body its signature, calls, environment writes and ops, read off
+//! the `rmir` dialect. The one fact model of the project: admission's
+//! rules and the lowering's plan both read it.
 //!
-//! Everything here is read from the dialect (ops, attributes, locations),
-//! not from prepared MIR, so passes that use it run on the module.
+//! Everything is typed: types are [`Ty`] (read from `TypeAttr`s by
+//! [`crate::types`]), kinds are enums, local callees are symbols. A value
+//! outside the dialect (an unknown enum value, a missing attribute, a type
+//! that is not a Rust type) is an error, never a guess: [`read`] refuses the
+//! module.
 
 use std::collections::BTreeMap;
 
+use frontend::{
+    pmir::Span,
+    ty::{Scalar, Ty},
+};
 use melior::ir::{
-    attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute},
+    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     Attribute, Module, OperationRef, RegionLike,
 };
 
-use crate::loc::Loc;
+use crate::loc::Loc as IrLoc;
+use crate::types::rust_type_of_attr;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct RegistrationFact {
-    pub caller: String,
-    pub block: u32,
-    pub function: String,
-    pub provider: String,
-    /// `closure`, `fn_item` or `other`.
-    pub callback_kind: String,
-    /// The callback's body (a func.func symbol) or, for `other`, its type.
-    pub callback: String,
-    pub generics: Vec<String>,
-    pub arg_types: Vec<String>,
-    pub loc: Loc,
+/// Where a fact came from: a source span when known, and the MIR line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Loc {
+    pub span: Option<Span>,
+    pub mir_line: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClosureFact {
-    pub body: String,
-    pub ty: String,
-    /// `fn`, `fn_mut` or `fn_once`.
-    pub kind: String,
-    pub params: Vec<String>,
-    pub ret: String,
-    pub loc: Loc,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaptureFact {
-    pub closure: String,
-    pub name: String,
-    pub field: u32,
-    pub ty: String,
-    /// `by_value`, `by_ref` or `by_mut_ref`.
-    pub mode: String,
-    pub loc: Loc,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallFact {
-    /// The body that makes the call.
-    pub caller: String,
-    /// Resolved name: the local body, registration function, core method,
-    /// panic function, or the path for indirect/foreign calls.
-    pub callee: String,
-    /// The callee as MIR printed it.
-    pub text: String,
-    /// `local`, `registration`, `core`, `panic`, `indirect` or `foreign`.
-    pub kind: String,
-    pub args: usize,
-    pub loc: Loc,
-}
-
-/// A capture op in a body: `rmir.capture_read`, `capture_addr`, `env_write`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaptureUse {
-    pub body: String,
-    pub field: u32,
-    pub name: String,
-    pub ty: String,
-    pub loc: Loc,
-}
-
-/// Any op of a body, with its attributes printed (`"i32"`, `3 : i64`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpFact {
-    pub body: String,
-    /// Full op name, `rmir.deref`, `arith.addi`, …
-    pub name: String,
-    pub attributes: BTreeMap<String, String>,
-    pub loc: Loc,
-}
-
-impl OpFact {
-    /// A string attribute's value without quotes.
-    pub fn str(&self, name: &str) -> Option<&str> {
-        self.attributes.get(name).map(|s| s.trim_matches('"'))
+impl Loc {
+    fn of(l: &IrLoc) -> Loc {
+        Loc {
+            span: l.source.as_ref().map(|s| s.span),
+            mir_line: l.mir.as_ref().map(|m| m.line),
+        }
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallbackRef {
+    Closure(String),
+    FnItem(String),
+    /// Neither: its type.
+    Other(Ty),
+}
+
+impl CallbackRef {
+    /// The callback's body, for a closure or fn item.
+    pub fn body(&self) -> Option<&str> {
+        match self {
+            CallbackRef::Closure(b) | CallbackRef::FnItem(b) => Some(b),
+            CallbackRef::Other(_) => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistrationFact {
+    pub index: usize,
+    pub caller: String,
+    pub function: String,
+    pub provider: String,
+    pub callback: CallbackRef,
+    pub generics: Vec<Ty>,
+    pub arg_types: Vec<Ty>,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosureKind {
+    Fn,
+    FnMut,
+    FnOnce,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureMode {
+    ByValue,
+    ByRef,
+    ByMutRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureFact {
+    pub name: String,
+    pub field: u32,
+    /// The environment field's type.
+    pub ty: Ty,
+    pub mode: CaptureMode,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosureFact {
+    pub body: String,
+    /// The closure's own type.
+    pub ty: Ty,
+    pub kind: ClosureKind,
+    pub loc: Loc,
+    /// In field order.
+    pub captures: Vec<CaptureFact>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Local,
+    Registration,
+    Core,
+    Panic,
+    Indirect,
+    Foreign,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallFact {
+    /// The callee: for a local call the body called (a `func.func`
+    /// symbol), else the path as MIR prints it, without generic arguments.
+    pub callee: String,
+    pub kind: CallKind,
+    /// For a local call: the body called.
+    pub target: Option<String>,
+    /// The callee as MIR printed it, generic arguments included
+    /// (`rotate_left::<u32>`): core calls take their receiver type from it.
+    pub text: String,
+    /// Operands passed.
+    pub args: usize,
+    /// A core method's receiver type (`None` for every other call, and for
+    /// a core call whose receiver MIR does not say).
+    pub receiver: Option<Scalar>,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    Fn,
+    Closure,
+    Const,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BodyFact {
     pub name: String,
-    /// `fn`, `closure` or `const`.
-    pub kind: String,
-    /// MIR types of the arguments (`rmir.ty` argument attributes).
-    pub params: Vec<String>,
-    /// MIR type of the result, when the function returns a value.
-    pub ret: Option<String>,
+    pub kind: BodyKind,
+    /// Parameter types, the environment excluded for closures.
+    pub params: Vec<Ty>,
+    pub ret: Ty,
     pub loc: Loc,
     pub calls: Vec<CallFact>,
-    pub capture_reads: Vec<CaptureUse>,
-    pub capture_addrs: Vec<CaptureUse>,
-    pub env_writes: Vec<CaptureUse>,
-    /// `rmir.unsupported`: `what` (MIR text) and `reason` attributes.
-    pub unsupported: Vec<OpFact>,
-    /// Every op of the body in order (the lists above included).
-    pub ops: Vec<OpFact>,
+    /// Writes through the closure environment: (capture name, where).
+    pub env_writes: Vec<(String, Loc)>,
+    /// Ops the importer could not model: (what, where).
+    pub unsupported: Vec<(String, Loc)>,
+    /// Every op of the body: (full name, where), in order.
+    pub ops: Vec<(String, Loc)>,
+    /// Addresses of `static`s the body takes: (name, type, where).
+    pub statics: Vec<(String, Ty, Loc)>,
+    /// Fn items the body names as values (to make fn pointers of them):
+    /// what a call through a fn pointer in this body may reach.
+    pub fn_items: Vec<String>,
 }
 
-/// The module's facts in op order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Facts {
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModuleFacts {
     pub registrations: Vec<RegistrationFact>,
-    pub closures: Vec<ClosureFact>,
-    pub captures: Vec<CaptureFact>,
-    pub bodies: Vec<BodyFact>,
+    pub closures: BTreeMap<String, ClosureFact>,
+    pub bodies: BTreeMap<String, BodyFact>,
 }
 
-impl Facts {
+impl ModuleFacts {
     pub fn body(&self, name: &str) -> Option<&BodyFact> {
-        self.bodies.iter().find(|b| b.name == name)
+        self.bodies.get(name)
     }
 
     pub fn closure(&self, body: &str) -> Option<&ClosureFact> {
-        self.closures.iter().find(|c| c.body == body)
+        self.closures.get(body)
     }
 
-    pub fn captures_of<'f>(&'f self, closure: &'f str) -> impl Iterator<Item = &'f CaptureFact> {
-        self.captures.iter().filter(move |c| c.closure == closure)
-    }
-
-    pub fn calls(&self) -> impl Iterator<Item = &CallFact> {
-        self.bodies.iter().flat_map(|b| b.calls.iter())
+    /// Every call of every body, bodies in name order.
+    pub fn calls(&self) -> impl Iterator<Item = (&str, &CallFact)> {
+        self.bodies
+            .values()
+            .flat_map(|b| b.calls.iter().map(move |c| (b.name.as_str(), c)))
     }
 }
 
@@ -149,159 +197,321 @@ pub(crate) fn int_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<i64> {
     IntegerAttribute::try_from(a).ok().map(|i| i.value())
 }
 
-/// The elements of an array attribute; empty when there is none.
-fn array_elements<'c>(op: &OperationRef<'c, '_>, name: &str) -> Vec<Attribute<'c>> {
-    let Some(a) = op
-        .attribute(name)
-        .ok()
-        .and_then(|a| ArrayAttribute::try_from(a).ok())
-    else {
-        return Vec::new();
-    };
-    (0..a.len()).filter_map(|i| a.element(i).ok()).collect()
-}
-
-fn strs_attr(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
-    array_elements(op, name)
-        .into_iter()
-        .filter_map(crate::string_attr)
-        .collect()
-}
-
-fn attr_text(a: Attribute<'_>) -> String {
-    if let Ok(b) = BoolAttribute::try_from(a) {
-        return b.value().to_string();
+/// A symbol reference's leaf name (`@foo` → `foo`).
+pub fn symbol_attr(attribute: Attribute<'_>) -> Option<String> {
+    use melior::ir::attribute::AttributeLike;
+    // SAFETY: queries on a live attribute; the string is copied.
+    unsafe {
+        let raw = attribute.to_raw();
+        if !mlir_sys::mlirAttributeIsAFlatSymbolRef(raw) {
+            return None;
+        }
+        let s = mlir_sys::mlirFlatSymbolRefAttrGetValue(raw);
+        if s.length == 0 || s.data.is_null() {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
     }
-    a.to_string()
 }
 
-/// Reads the facts of a module built by [`crate::import`] (or parsed back).
-pub fn facts(module: &Module) -> Facts {
-    let mut f = Facts::default();
+/// Reads one op's attributes, each absence an error naming the op.
+struct Reader<'o, 'c, 'a> {
+    op: &'o OperationRef<'c, 'a>,
+    name: String,
+    at: IrLoc,
+}
+
+impl<'c> Reader<'_, 'c, '_> {
+    fn err(&self, what: &str) -> String {
+        format!("{}: `{}` {what}", self.at.short(), self.name)
+    }
+
+    fn attr(&self, name: &str) -> Result<Attribute<'c>, String> {
+        self.op
+            .attribute(name)
+            .map_err(|_| self.err(&format!("has no `{name}` attribute")))
+    }
+
+    fn str(&self, name: &str) -> Result<String, String> {
+        crate::string_attr(self.attr(name)?)
+            .ok_or_else(|| self.err(&format!("has a `{name}` that is not a string")))
+    }
+
+    fn symbol(&self, name: &str) -> Result<String, String> {
+        symbol_attr(self.attr(name)?)
+            .ok_or_else(|| self.err(&format!("has a `{name}` that is not a symbol reference")))
+    }
+
+    fn int(&self, name: &str) -> Result<i64, String> {
+        IntegerAttribute::try_from(self.attr(name)?)
+            .map(|i| i.value())
+            .map_err(|_| self.err(&format!("has a `{name}` that is not an integer")))
+    }
+
+    fn ty(&self, name: &str) -> Result<Ty, String> {
+        rust_type_of_attr(self.attr(name)?).map_err(|e| self.err(&format!("`{name}`: {e}")))
+    }
+
+    fn tys(&self, name: &str) -> Result<Vec<Ty>, String> {
+        let a = ArrayAttribute::try_from(self.attr(name)?)
+            .map_err(|_| self.err(&format!("has a `{name}` that is not an array")))?;
+        (0..a.len())
+            .map(|i| {
+                let e = a.element(i).map_err(|e| self.err(&e.to_string()))?;
+                rust_type_of_attr(e).map_err(|e| self.err(&format!("`{name}`: {e}")))
+            })
+            .collect()
+    }
+
+    /// A string attribute that must be one of `values`.
+    fn one_of<T: Copy>(&self, name: &str, values: &[(&str, T)]) -> Result<T, String> {
+        let v = self.str(name)?;
+        values
+            .iter()
+            .find(|(s, _)| *s == v)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| self.err(&format!("has an unknown {name} `{v}`")))
+    }
+}
+
+fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>) -> Reader<'o, 'c, 'a> {
+    Reader {
+        op,
+        name: op
+            .name()
+            .as_string_ref()
+            .as_str()
+            .unwrap_or("?")
+            .to_string(),
+        at: IrLoc::decode(op.location()),
+    }
+}
+
+const CALL_KINDS: &[(&str, CallKind)] = &[
+    ("local", CallKind::Local),
+    ("registration", CallKind::Registration),
+    ("core", CallKind::Core),
+    ("panic", CallKind::Panic),
+    ("indirect", CallKind::Indirect),
+    ("foreign", CallKind::Foreign),
+];
+
+/// The facts of a module built by [`crate::import`] (or parsed back).
+pub fn read(module: &Module) -> Result<ModuleFacts, String> {
+    let mut f = ModuleFacts::default();
+    let mut closures: Vec<(ClosureFact, Vec<Ty>)> = Vec::new();
+    let mut captures: Vec<(String, CaptureFact)> = Vec::new();
     let mut top = module.body().first_operation();
     while let Some(op) = top {
-        let loc = Loc::decode(op.location());
-        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-        match name.as_str() {
-            "rmir.registration" => f.registrations.push(RegistrationFact {
-                caller: str_attr(&op, "caller").unwrap_or_default(),
-                block: int_attr(&op, "block").unwrap_or(0) as u32,
-                function: str_attr(&op, "function").unwrap_or_default(),
-                provider: str_attr(&op, "provider").unwrap_or_default(),
-                callback_kind: str_attr(&op, "callback_kind").unwrap_or_default(),
-                callback: str_attr(&op, "callback").unwrap_or_default(),
-                generics: strs_attr(&op, "generics"),
-                arg_types: strs_attr(&op, "arg_types"),
-                loc,
-            }),
-            "rmir.closure" => f.closures.push(ClosureFact {
-                body: str_attr(&op, "body").unwrap_or_default(),
-                ty: str_attr(&op, "ty").unwrap_or_default(),
-                kind: str_attr(&op, "kind").unwrap_or_default(),
-                params: strs_attr(&op, "params"),
-                ret: str_attr(&op, "ret").unwrap_or_default(),
-                loc,
-            }),
-            "rmir.capture" => f.captures.push(CaptureFact {
-                closure: str_attr(&op, "closure").unwrap_or_default(),
-                name: str_attr(&op, "name").unwrap_or_default(),
-                field: int_attr(&op, "field").unwrap_or(0) as u32,
-                ty: str_attr(&op, "ty").unwrap_or_default(),
-                mode: str_attr(&op, "mode").unwrap_or_default(),
-                loc,
-            }),
-            "func.func" => f.bodies.push(body_facts(op, loc)),
+        let r = reader(&op);
+        let loc = Loc::of(&r.at);
+        match r.name.as_str() {
+            "rmir.registration" => {
+                let kind = r.one_of(
+                    "callback_kind",
+                    &[("closure", 0u8), ("fn_item", 1), ("other", 2)],
+                )?;
+                let callback = match kind {
+                    0 => CallbackRef::Closure(r.symbol("callback")?),
+                    1 => CallbackRef::FnItem(r.symbol("callback")?),
+                    _ => CallbackRef::Other(r.ty("callback")?),
+                };
+                f.registrations.push(RegistrationFact {
+                    index: f.registrations.len(),
+                    caller: r.str("caller")?,
+                    function: r.str("function")?,
+                    provider: r.str("provider")?,
+                    callback,
+                    generics: r.tys("generics")?,
+                    arg_types: r.tys("arg_types")?,
+                    loc,
+                });
+            }
+            "rmir.closure" => closures.push((
+                ClosureFact {
+                    body: r.symbol("body")?,
+                    ty: r.ty("ty")?,
+                    kind: r.one_of(
+                        "kind",
+                        &[
+                            ("fn", ClosureKind::Fn),
+                            ("fn_mut", ClosureKind::FnMut),
+                            ("fn_once", ClosureKind::FnOnce),
+                        ],
+                    )?,
+                    loc,
+                    captures: Vec::new(),
+                },
+                r.tys("params")?,
+            )),
+            "rmir.capture" => captures.push((
+                r.symbol("closure")?,
+                CaptureFact {
+                    name: r.str("name")?,
+                    field: r.int("field")? as u32,
+                    ty: r.ty("ty")?,
+                    mode: r.one_of(
+                        "mode",
+                        &[
+                            ("by_value", CaptureMode::ByValue),
+                            ("by_ref", CaptureMode::ByRef),
+                            ("by_mut_ref", CaptureMode::ByMutRef),
+                        ],
+                    )?,
+                    loc,
+                },
+            )),
+            "func.func" => {
+                let b = body_facts(op, &r)?;
+                f.bodies.insert(b.name.clone(), b);
+            }
             _ => {}
         }
         top = op.next_in_block();
     }
-    f
+    let mut signatures = Vec::new();
+    for (mut c, params) in closures {
+        signatures.push((c.body.clone(), params));
+        c.captures = captures
+            .iter()
+            .filter(|(owner, _)| *owner == c.body)
+            .map(|(_, k)| k.clone())
+            .collect();
+        c.captures.sort_by_key(|k| k.field);
+        f.closures.insert(c.body.clone(), c);
+    }
+    if let Some((owner, k)) = captures.iter().find(|(o, _)| !f.closures.contains_key(o)) {
+        return Err(format!(
+            "the capture `{}` names `{owner}`, which is no closure of the module",
+            k.name
+        ));
+    }
+    // A closure's signature is its closure op's (its body's first
+    // parameter is the environment).
+    for (name, params) in signatures {
+        if let Some(b) = f.bodies.get_mut(&name) {
+            b.params = params;
+        }
+    }
+    Ok(f)
 }
 
-fn dict_strings(op: &OperationRef<'_, '_>, name: &str) -> Vec<String> {
-    array_elements(op, name)
-        .into_iter()
-        .map(|d| {
-            // `{rmir.ty = "i32"}`: the dictionary's one string.
-            let text = d.to_string();
-            text.split_once('"')
-                .and_then(|(_, rest)| rest.rsplit_once('"'))
-                .map(|(inner, _)| inner.replace("\\\"", "\""))
-                .unwrap_or_default()
+/// The Rust types of a `func.func`'s arguments or results (`rmir.ty` in
+/// each argument's dictionary).
+fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<Ty>, String> {
+    let Ok(a) = r.attr(name) else {
+        return Ok(Vec::new());
+    };
+    let a = ArrayAttribute::try_from(a)
+        .map_err(|_| r.err(&format!("has a `{name}` that is not an array")))?;
+    (0..a.len())
+        .map(|i| {
+            let d = a.element(i).map_err(|e| r.err(&e.to_string()))?;
+            let t = DictionaryAttribute::try_from(d)
+                .ok()
+                .and_then(|d| d.element_by_name("rmir.ty"))
+                .ok_or_else(|| r.err(&format!("has an argument without `rmir.ty` in `{name}`")))?;
+            rust_type_of_attr(t).map_err(|e| r.err(&e))
         })
         .collect()
 }
 
-fn body_facts(func: OperationRef<'_, '_>, loc: Loc) -> BodyFact {
-    let name = str_attr(&func, "sym_name").unwrap_or_default();
+fn body_facts(func: OperationRef<'_, '_>, r: &Reader<'_, '_, '_>) -> Result<BodyFact, String> {
+    let name = r.str("sym_name")?;
     let mut b = BodyFact {
         name: name.clone(),
-        kind: str_attr(&func, "rmir.kind").unwrap_or_default(),
-        params: dict_strings(&func, "arg_attrs"),
-        ret: dict_strings(&func, "res_attrs").into_iter().next(),
-        loc,
+        kind: r.one_of(
+            "rmir.kind",
+            &[
+                ("fn", BodyKind::Fn),
+                ("closure", BodyKind::Closure),
+                ("const", BodyKind::Const),
+            ],
+        )?,
+        params: signature(r, "arg_attrs")?,
+        ret: signature(r, "res_attrs")?
+            .into_iter()
+            .next()
+            .unwrap_or(Ty::Tuple(Vec::new())),
+        loc: Loc::of(&r.at),
         calls: Vec::new(),
-        capture_reads: Vec::new(),
-        capture_addrs: Vec::new(),
         env_writes: Vec::new(),
         unsupported: Vec::new(),
         ops: Vec::new(),
+        statics: Vec::new(),
+        fn_items: Vec::new(),
     };
-    let Ok(region) = func.region(0) else { return b };
+    let Ok(region) = func.region(0) else {
+        return Ok(b);
+    };
+    let mut error = None;
     let mut block = region.first_block();
     while let Some(blk) = block {
         let mut next = blk.first_operation();
         while let Some(op) = next {
-            op.walk(WalkOrder::PreOrder, |o| {
-                visit(&mut b, &name, o);
-                WalkResult::Advance
+            op.walk(WalkOrder::PreOrder, |o| match visit(&mut b, o) {
+                Ok(()) => WalkResult::Advance,
+                Err(e) => {
+                    error = Some(e);
+                    WalkResult::Interrupt
+                }
             });
+            if let Some(e) = error {
+                return Err(e);
+            }
             next = op.next_in_block();
         }
         block = blk.next_in_region();
     }
-    b
+    Ok(b)
 }
 
-fn visit(b: &mut BodyFact, body: &str, op: OperationRef<'_, '_>) {
-    let loc = Loc::decode(op.location());
-    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-    let attributes: BTreeMap<String, String> = op
-        .attributes()
-        .map(|(k, v)| {
-            (
-                k.as_string_ref().as_str().unwrap_or("").to_string(),
-                attr_text(v),
-            )
-        })
-        .collect();
-    let capture = || CaptureUse {
-        body: body.to_string(),
-        field: int_attr(&op, "field").unwrap_or(0) as u32,
-        name: str_attr(&op, "name").unwrap_or_default(),
-        ty: str_attr(&op, "ty").unwrap_or_default(),
-        loc: loc.clone(),
-    };
-    let fact = OpFact {
-        body: body.to_string(),
-        name: name.clone(),
-        attributes,
-        loc: loc.clone(),
-    };
-    match name.as_str() {
-        "rmir.call" => b.calls.push(CallFact {
-            caller: body.to_string(),
-            callee: str_attr(&op, "callee").unwrap_or_default(),
-            text: str_attr(&op, "text").unwrap_or_default(),
-            kind: str_attr(&op, "kind").unwrap_or_default(),
-            args: op.operand_count(),
-            loc: loc.clone(),
-        }),
-        "rmir.capture_read" => b.capture_reads.push(capture()),
-        "rmir.capture_addr" => b.capture_addrs.push(capture()),
-        "rmir.env_write" => b.env_writes.push(capture()),
-        "rmir.unsupported" => b.unsupported.push(fact.clone()),
+fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>) -> Result<(), String> {
+    let r = reader(&op);
+    let loc = Loc::of(&r.at);
+    match r.name.as_str() {
+        "rmir.call" => {
+            let kind = r.one_of("kind", CALL_KINDS)?;
+            let callee = if kind == CallKind::Local {
+                r.symbol("callee")?
+            } else {
+                r.str("callee")?
+            };
+            b.calls.push(CallFact {
+                target: (kind == CallKind::Local).then(|| callee.clone()),
+                callee,
+                kind,
+                text: r.str("text")?,
+                args: op.operand_count(),
+                receiver: r.ty("receiver")?.scalar(),
+                loc,
+            });
+        }
+        "rmir.env_write" => b.env_writes.push((r.str("name")?, loc)),
+        "rmir.unsupported" => {
+            let what = r.str("what")?;
+            let reason = r.str("reason")?;
+            let text = if reason.is_empty() {
+                format!("`{what}`")
+            } else {
+                format!("`{what}` ({reason})")
+            };
+            b.unsupported.push((text, loc));
+        }
+        "rmir.constant" => {
+            let value = r.str("value")?;
+            let ty = r.ty("ty")?;
+            if let Some(name) = value.strip_prefix("static ") {
+                b.statics.push((name.to_string(), ty, loc));
+            } else if matches!(&ty, Ty::Other(t) if t.starts_with("fn item {")) {
+                // A fn item used as a value (the importer's type for a fn
+                // item constant that is about to become a fn pointer).
+                b.fn_items.push(value);
+            }
+        }
         _ => {}
     }
-    b.ops.push(fact);
+    b.ops.push((r.name, loc));
+    Ok(())
 }

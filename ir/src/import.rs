@@ -259,17 +259,34 @@ impl<'c, 'p> Importer<'c, 'p> {
         StringAttribute::new(self.context, s).into()
     }
 
+    /// A `TypeAttr` of the Rust type `ty` (see [`crate::types`]).
+    fn ty(&self, ty: &Ty) -> Attribute<'c> {
+        crate::types::type_attr(self.context, ty).unwrap_or_else(|_| {
+            // Every `Ty` has a spelling that parses (`types` tests each
+            // kind); should one not, the type is kept whole, never lost.
+            debug_assert!(false, "no MLIR form for `{ty}`");
+            let other = Ty::Other(ty.to_string());
+            crate::types::type_attr(self.context, &other)
+                .unwrap_or_else(|_| self.str(&ty.to_string()))
+        })
+    }
+
+    /// A reference to the top-level symbol `name` (a `func.func`).
+    fn symbol(&self, name: &str) -> Attribute<'c> {
+        melior::ir::attribute::FlatSymbolRefAttribute::new(self.context, name).into()
+    }
+
+    fn tys(&self, items: &[Ty]) -> Attribute<'c> {
+        let v: Vec<Attribute<'c>> = items.iter().map(|t| self.ty(t)).collect();
+        ArrayAttribute::new(self.context, &v).into()
+    }
+
     fn int(&self, v: i64) -> Attribute<'c> {
         IntegerAttribute::new(IntegerType::new(self.context, 64).into(), v).into()
     }
 
     fn bool(&self, v: bool) -> Attribute<'c> {
         BoolAttribute::new(self.context, v).into()
-    }
-
-    fn strs<T: ToString>(&self, items: &[T]) -> Attribute<'c> {
-        let v: Vec<Attribute<'c>> = items.iter().map(|t| self.str(&t.to_string())).collect();
-        ArrayAttribute::new(self.context, &v).into()
     }
 
     fn attrs(&self, list: &[(&str, Attribute<'c>)]) -> Vec<(Identifier<'c>, Attribute<'c>)> {
@@ -309,9 +326,9 @@ impl<'c, 'p> Importer<'c, 'p> {
         r: &frontend::pmir::Registration,
     ) -> Result<melior::ir::Operation<'c>, String> {
         let (kind, callback) = match &r.callback {
-            Callback::Closure { body } => ("closure", body.as_str()),
-            Callback::FnItem { body } => ("fn_item", body.as_str()),
-            Callback::Other { ty } => ("other", ty.as_str()),
+            Callback::Closure { body } => ("closure", self.symbol(body)),
+            Callback::FnItem { body } => ("fn_item", self.symbol(body)),
+            Callback::Other { ty } => ("other", self.ty(&Ty::parse(ty))),
         };
         self.fact_op(
             "rmir.registration",
@@ -321,9 +338,9 @@ impl<'c, 'p> Importer<'c, 'p> {
                 ("function", self.str(&r.function)),
                 ("provider", self.str(&r.provider)),
                 ("callback_kind", self.str(kind)),
-                ("callback", self.str(callback)),
-                ("generics", self.strs(&r.generics)),
-                ("arg_types", self.strs(&r.arg_types)),
+                ("callback", callback),
+                ("generics", self.tys(&r.generics)),
+                ("arg_types", self.tys(&r.arg_types)),
             ],
             self.loc(r.span, r.mir_line),
         )
@@ -343,11 +360,11 @@ impl<'c, 'p> Importer<'c, 'p> {
         self.fact_op(
             "rmir.closure",
             &[
-                ("body", self.str(&c.body)),
-                ("ty", self.str(&c.ty.to_string())),
+                ("body", self.symbol(&c.body)),
+                ("ty", self.ty(&c.ty)),
                 ("kind", self.str(kind)),
-                ("params", self.strs(&c.params)),
-                ("ret", self.str(&c.ret.to_string())),
+                ("params", self.tys(&c.params)),
+                ("ret", self.ty(&c.ret)),
             ],
             self.closure_loc(c),
         )
@@ -373,10 +390,10 @@ impl<'c, 'p> Importer<'c, 'p> {
         self.fact_op(
             "rmir.capture",
             &[
-                ("closure", self.str(&c.body)),
+                ("closure", self.symbol(&c.body)),
                 ("name", self.str(&capture.name)),
                 ("field", self.int(capture.field as i64)),
-                ("ty", self.str(&capture.ty.to_string())),
+                ("ty", self.ty(&capture.ty)),
                 ("mode", self.str(mode)),
             ],
             self.loc(capture.span.or(Some(c.span)), line),
@@ -483,10 +500,7 @@ impl<'c, 'p> Importer<'c, 'p> {
     fn ty_dict(&self, ty: &Ty) -> Attribute<'c> {
         DictionaryAttribute::new(
             self.context,
-            &[(
-                Identifier::new(self.context, "rmir.ty"),
-                self.str(&ty.to_string()),
-            )],
+            &[(Identifier::new(self.context, "rmir.ty"), self.ty(ty))],
         )
         .into()
     }
@@ -589,7 +603,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     &[self.m.ptr],
                     &[
                         ("index", self.m.int(l.local.0 as i64)),
-                        ("ty", self.m.str(&l.ty.to_string())),
+                        ("ty", self.m.ty(&l.ty)),
                     ],
                 )
                 .map_err(|u| u.0)?;
@@ -599,7 +613,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
             let local = &self.body.locals[i + 1];
             let slot = self.slots[i + 1];
-            let ty = self.m.str(&local.ty.to_string());
+            let ty = self.m.ty(&local.ty);
             match self.m.repr(&local.ty) {
                 Repr::Value(_) => self.op("rmir.store", &[slot, arg], &[], &[("ty", ty)]),
                 Repr::Memory => self.op("rmir.copy", &[slot, arg], &[], &[("ty", ty)]),
@@ -648,6 +662,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 ("callee", self.m.str(function)),
                 ("text", self.m.str(function)),
                 ("kind", self.m.str("panic")),
+                ("receiver", self.m.ty(&Ty::Tuple(Vec::new()))),
                 ("unwind", self.m.str("unreachable")),
             ],
         )
@@ -754,7 +769,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     &[
                         ("field", self.m.int(root.field as i64)),
                         ("name", self.m.str(&root.name)),
-                        ("ty", self.m.str(&ty.to_string())),
+                        ("ty", self.m.ty(&ty)),
                     ],
                     self.capture_loc(&root),
                 )?;
@@ -784,12 +799,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                         }
                         t => return unsupported(format!("deref of the non-pointer type `{t}`")),
                     };
-                    let v = self.value(
-                        "rmir.deref",
-                        &[addr],
-                        ptr,
-                        &[("ty", self.m.str(&ty.to_string()))],
-                    )?;
+                    let v = self.value("rmir.deref", &[addr], ptr, &[("ty", self.m.ty(&ty))])?;
                     (v, inner)
                 }
                 Projection::Field { index, ty: fty } => {
@@ -797,10 +807,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                         "rmir.field",
                         &[addr],
                         ptr,
-                        &[
-                            ("index", self.m.int(*index as i64)),
-                            ("ty", self.m.str(&fty.to_string())),
-                        ],
+                        &[("index", self.m.int(*index as i64)), ("ty", self.m.ty(fty))],
                     )?;
                     (v, fty.clone())
                 }
@@ -808,12 +815,8 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     let elem = element(&ty)?;
                     let idx_place = Place::local(*local);
                     let idx = self.read(&idx_place)?;
-                    let v = self.value(
-                        "rmir.index",
-                        &[addr, idx],
-                        ptr,
-                        &[("ty", self.m.str(&elem.to_string()))],
-                    )?;
+                    let v =
+                        self.value("rmir.index", &[addr, idx], ptr, &[("ty", self.m.ty(&elem))])?;
                     (v, elem)
                 }
                 Projection::ConstantIndex {
@@ -830,7 +833,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                             ("offset", self.m.int(*offset as i64)),
                             ("min_length", self.m.int(*min_length as i64)),
                             ("from_end", self.m.bool(*from_end)),
-                            ("ty", self.m.str(&elem.to_string())),
+                            ("ty", self.m.ty(&elem)),
                         ],
                     )?;
                     (v, elem)
@@ -865,7 +868,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     &[
                         ("field", self.m.int(root.field as i64)),
                         ("name", self.m.str(&root.name)),
-                        ("ty", self.m.str(&ty.to_string())),
+                        ("ty", self.m.ty(&ty)),
                     ],
                     self.capture_loc(&root),
                 )?;
@@ -873,12 +876,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             }
         }
         let (addr, _) = self.place_addr(place)?;
-        self.value(
-            "rmir.load",
-            &[addr],
-            t,
-            &[("ty", self.m.str(&ty.to_string()))],
-        )
+        self.value("rmir.load", &[addr], t, &[("ty", self.m.ty(&ty))])
     }
 
     /// Writes `value` (of MIR type `ty`) to the place at `addr`.
@@ -890,7 +888,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         ty: &Ty,
     ) -> Res<()> {
         let Some(value) = value else { return Ok(()) };
-        let tya = self.m.str(&ty.to_string());
+        let tya = self.m.ty(ty);
         if let Some(root) = root {
             self.op_at(
                 "rmir.env_write",
@@ -956,7 +954,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     self.m.ptr,
                     &[
                         ("value", self.m.str(&ty.to_string())),
-                        ("ty", self.m.str(&ty.to_string())),
+                        ("ty", self.m.ty(&ty)),
                     ],
                 ),
             },
@@ -1027,10 +1025,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             "rmir.constant",
             &[],
             t,
-            &[
-                ("value", self.m.str(text)),
-                ("ty", self.m.str(&ty.to_string())),
-            ],
+            &[("value", self.m.str(text)), ("ty", self.m.ty(ty))],
         )?;
         Ok((Some(v), ty.clone()))
     }
@@ -1106,12 +1101,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 };
                 let ty = self.ty_of(target)?;
                 let (addr, _) = self.place_addr(target)?;
-                let v = self.value(
-                    "rmir.discriminant",
-                    &[addr],
-                    t,
-                    &[("ty", self.m.str(&ty.to_string()))],
-                )?;
+                let v = self.value("rmir.discriminant", &[addr], t, &[("ty", self.m.ty(&ty))])?;
                 self.assign_value(place, Some(v), &dest)
             }
             Rvalue::Repeat { .. } => unsupported("array repeat expressions are not modelled"),
@@ -1129,10 +1119,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             "rmir.ref",
             &[addr],
             self.m.ptr,
-            &[
-                ("kind", self.m.str(kind)),
-                ("ty", self.m.str(&dest.to_string())),
-            ],
+            &[("kind", self.m.str(kind)), ("ty", self.m.ty(dest))],
         )?;
         self.assign_value(dest_place, Some(v), dest)
     }
@@ -1164,7 +1151,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             &[
                 ("kind", self.m.str(kind)),
                 ("name", self.m.str(&name)),
-                ("ty", self.m.str(&dest.to_string())),
+                ("ty", self.m.ty(dest)),
             ],
         )?;
         let field_tys: Vec<Option<Ty>> = match dest {
@@ -1182,10 +1169,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 "rmir.field",
                 &[addr],
                 self.m.ptr,
-                &[
-                    ("index", self.m.int(i as i64)),
-                    ("ty", self.m.str(&ty.to_string())),
-                ],
+                &[("index", self.m.int(i as i64)), ("ty", self.m.ty(&ty))],
             )?;
             self.write(faddr, &root, v, &ty)?;
         }
@@ -1343,10 +1327,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 "rmir.field",
                 &[addr],
                 self.m.ptr,
-                &[
-                    ("index", self.m.int(i as i64)),
-                    ("ty", self.m.str(&part.to_string())),
-                ],
+                &[("index", self.m.int(i as i64)), ("ty", self.m.ty(part))],
             )?;
             self.write(faddr, &root, Some(result_of(checked, i)?), part)?;
         }
@@ -1387,8 +1368,8 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 t,
                 &[
                     ("kind", self.m.str(kind)),
-                    ("from", self.m.str(&from.to_string())),
-                    ("to", self.m.str(&to.to_string())),
+                    ("from", self.m.ty(&from)),
+                    ("to", self.m.ty(to)),
                 ],
             )
         };
@@ -1461,6 +1442,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 cond,
                 expected,
                 message,
+                kind,
                 target,
                 ..
             } => {
@@ -1474,6 +1456,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     &[],
                     &[
                         ("expected", self.m.bool(*expected)),
+                        ("kind", self.m.str(kind.name())),
                         ("message", self.m.str(message)),
                     ],
                 )?;
@@ -1522,12 +1505,30 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     Resolution::Foreign { link_name: Some(l) } => ("foreign", l.as_str()),
                     Resolution::Foreign { link_name: None } => ("foreign", callee.path.as_str()),
                 };
+                // A local callee is a symbol (of a `func.func`: verified);
+                // any other is a path, for diagnostics and the tables.
+                let callee_attr = if kind == "local" {
+                    self.m.symbol(name)
+                } else {
+                    self.m.str(name)
+                };
+                // A core method's receiver type, resolved once here from
+                // how MIR spelled the callee; `()` for every other call.
+                let receiver = match &callee.resolution {
+                    Resolution::CoreScalar { method, .. } => {
+                        frontend::registry::core_receiver(&callee.text, method)
+                            .map(Ty::Scalar)
+                            .unwrap_or(Ty::Tuple(Vec::new()))
+                    }
+                    _ => Ty::Tuple(Vec::new()),
+                };
                 let call = self.op(
                     "rmir.call",
                     &packed,
                     &results,
                     &[
-                        ("callee", self.m.str(name)),
+                        ("receiver", self.m.ty(&receiver)),
+                        ("callee", callee_attr),
                         ("text", self.m.str(&callee.text)),
                         ("kind", self.m.str(kind)),
                         ("unwind", self.m.str(&unwind_text(*unwind))),
@@ -1548,12 +1549,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             TerminatorKind::Drop { place, target, .. } => {
                 let ty = self.ty_of(place)?;
                 let (addr, _) = self.place_addr(place)?;
-                self.op(
-                    "rmir.drop",
-                    &[addr],
-                    &[],
-                    &[("ty", self.m.str(&ty.to_string()))],
-                )?;
+                self.op("rmir.drop", &[addr], &[], &[("ty", self.m.ty(&ty))])?;
                 self.br(*target)
             }
         }

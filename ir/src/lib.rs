@@ -12,7 +12,7 @@
 //! let text = ir::print(&module);
 //! let again = ir::parse(&context, &text).unwrap();
 //! assert_eq!(ir::print(&again), text);
-//! for call in ir::facts(&module).calls() { println!("{} {}", call.kind, call.callee); }
+//! for (caller, call) in ir::facts(&module).unwrap().calls() { println!("{caller} → {}", call.callee); }
 //! ```
 
 pub mod diag;
@@ -21,11 +21,12 @@ pub mod facts;
 pub mod import;
 pub mod loc;
 mod mirtext;
+pub mod types;
 pub mod verify;
 
 pub use diag::{Diagnostic, Severity};
 pub use dialect::{context, load_rmir, DialectError, OPS};
-pub use facts::{facts, Facts};
+pub use facts::{read as facts, ModuleFacts};
 pub use import::{import, ImportError};
 pub use loc::Loc;
 pub use verify::{verify, VerifyError};

@@ -22,7 +22,7 @@ use melior::ir::{
 
 use crate::{
     diag::{capture_diagnostics, Diagnostic, Severity},
-    facts::{int_attr, str_attr},
+    facts::{int_attr, str_attr, symbol_attr},
     loc::Loc,
 };
 
@@ -101,7 +101,7 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                 }
             }
             "rmir.closure" => {
-                closures.insert(str_attr(&op, "body").unwrap_or_default(), Vec::new());
+                closures.insert(sym_attr(&op, "body").unwrap_or_default(), Vec::new());
             }
             _ => {}
         }
@@ -111,7 +111,7 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
     while let Some(op) = top {
         match op_name(&op).as_str() {
             "rmir.closure" => {
-                let body = str_attr(&op, "body").unwrap_or_default();
+                let body = sym_attr(&op, "body").unwrap_or_default();
                 if !funcs.contains(&body) {
                     errors.push(error(
                         op,
@@ -120,7 +120,7 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                 }
             }
             "rmir.capture" => {
-                let c = str_attr(&op, "closure").unwrap_or_default();
+                let c = sym_attr(&op, "closure").unwrap_or_default();
                 match closures.get_mut(&c) {
                     Some(list) => list.push((
                         int_attr(&op, "field").unwrap_or(-1),
@@ -134,7 +134,14 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
             }
             "rmir.registration" => {
                 let kind = str_attr(&op, "callback_kind").unwrap_or_default();
-                let cb = str_attr(&op, "callback").unwrap_or_default();
+                let cb = sym_attr(&op, "callback");
+                if kind == "other" && cb.is_some() {
+                    errors.push(error(
+                        op,
+                        "names a symbol as the callback of kind `other`, which is a type".into(),
+                    ));
+                }
+                let cb = cb.unwrap_or_default();
                 if kind != "other" && !funcs.contains(&cb) {
                     errors.push(error(
                         op,
@@ -175,8 +182,15 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        if name == "rmir.call" && str_attr(&op, "kind").as_deref() == Some("local") {
-            let callee = str_attr(&op, "callee").unwrap_or_default();
+        let local = str_attr(&op, "kind").as_deref() == Some("local");
+        if name == "rmir.call" && !local && sym_attr(&op, "callee").is_some() {
+            errors.push(error(
+                op,
+                "names a symbol as the callee of a call that is not local".into(),
+            ));
+        }
+        if name == "rmir.call" && local {
+            let callee = sym_attr(&op, "callee").unwrap_or_default();
             if !funcs.contains(&callee) {
                 errors.push(error(
                     op,
@@ -264,4 +278,9 @@ fn env_rule(
             format!("names capture `{cname}` (field {field}), which `{body}` does not have"),
         ));
     }
+}
+
+/// A symbol-reference attribute's name.
+fn sym_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<String> {
+    symbol_attr(op.attribute(name).ok()?)
 }

@@ -135,30 +135,29 @@ fn facts_name_captures_calls_and_env_writes() {
         .import(Path::new("../tests/admission/13_fnmut_counter.rs"))
         .unwrap_or_else(|e| panic!("{e}"));
     let module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let facts = ir::facts(&module);
+    let facts = ir::facts(&module).unwrap();
     assert_eq!(facts.registrations.len(), 1);
     let reg = &facts.registrations[0];
     assert_eq!(reg.function, "reduce_mut");
-    let closure = facts
-        .closure(&reg.callback)
-        .expect("the callback's closure");
-    assert_eq!(closure.kind, "fn_mut");
-    let body = facts.body(&reg.callback).expect("the callback's body");
-    let writes: Vec<&str> = body.env_writes.iter().map(|w| w.name.as_str()).collect();
+    let callback = reg.callback.body().expect("a closure");
+    let closure = facts.closure(callback).expect("the callback's closure");
+    assert_eq!(closure.kind, ir::facts::ClosureKind::FnMut);
+    let body = facts.body(callback).expect("the callback's body");
+    let writes: Vec<&str> = body.env_writes.iter().map(|w| w.0.as_str()).collect();
     assert_eq!(writes, ["calls"]);
-    let w = &body.env_writes[0].loc;
-    assert_eq!(w.source.as_ref().map(|s| s.span.lo_line), Some(6));
-    assert!(w.mir.as_ref().is_some_and(|m| m.line > 0));
+    let w = &body.env_writes[0].1;
+    assert_eq!(w.span.map(|s| s.lo_line), Some(6));
+    assert!(w.mir_line.is_some_and(|m| m > 0));
 
     let pmir = bridge
         .import(Path::new("../tests/admission/05_helper_chain.rs"))
         .unwrap_or_else(|e| panic!("{e}"));
     let module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let facts = ir::facts(&module);
+    let facts = ir::facts(&module).unwrap();
     let local: Vec<(&str, &str)> = facts
         .calls()
-        .filter(|c| c.kind == "local")
-        .map(|c| (c.caller.as_str(), c.callee.as_str()))
+        .filter(|(_, c)| c.kind == ir::facts::CallKind::Local)
+        .map(|(caller, c)| (caller, c.callee.as_str()))
         .collect();
     assert_eq!(
         local,
@@ -167,5 +166,5 @@ fn facts_name_captures_calls_and_env_writes() {
             ("entry::{closure#0}", "combine")
         ]
     );
-    assert!(facts.bodies.iter().all(|b| b.unsupported.is_empty()));
+    assert!(facts.bodies.values().all(|b| b.unsupported.is_empty()));
 }

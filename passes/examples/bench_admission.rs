@@ -35,7 +35,7 @@ fn main() {
         let t1 = Instant::now();
         let module = ir::import(&context, &doc).expect("imports");
         let t2 = Instant::now();
-        let facts = admission::read::read(&module).expect("facts");
+        let facts = ir::facts(&module).expect("facts");
         let t3 = Instant::now();
         let outcomes = admission::admit(&facts);
         let t4 = Instant::now();

@@ -5,6 +5,7 @@
 //! module; every rejection is a [`diagnostic::Diagnostic`] with a stable code.
 
 pub mod admission;
+pub mod call_graph;
 pub mod codes;
 pub mod diagnostic;
 pub mod lower;

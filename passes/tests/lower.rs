@@ -325,7 +325,7 @@ fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
         .unwrap_or_else(|e| panic!("{e}"));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let rules = passes::admission::admit(&passes::admission::read::read(&module).unwrap());
+    let rules = passes::admission::admit(&ir::facts(&module).unwrap());
     let callbacks = admitted(&rules);
     assert_eq!(callbacks.len(), 1, "the rules alone admit the callback");
     let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));

@@ -3,7 +3,7 @@
 module {
   func.func @f(%a: i32, %p: !llvm.ptr) {
     %w = "rmir.arg"(%a) : (i32) -> !rmir.call_arg
-    "rmir.store"(%p, %w) {ty = "i32"} : (!llvm.ptr, !rmir.call_arg) -> ()
+    "rmir.store"(%p, %w) {ty = si32} : (!llvm.ptr, !rmir.call_arg) -> ()
     return
   }
 }

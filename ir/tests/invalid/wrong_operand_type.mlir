@@ -2,7 +2,7 @@
 // rmir.load reads through an address, not an integer.
 module {
   func.func @f(%x: i32) -> i32 {
-    %v = "rmir.load"(%x) {ty = "i32"} : (i32) -> i32
+    %v = "rmir.load"(%x) {ty = si32} : (i32) -> i32
     return %v : i32
   }
 }

@@ -105,8 +105,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         for call in b.calls.iter().filter(|c| c.kind == CallKind::Core) {
-            let receiver = registry::core_receiver(&call.text, &call.callee);
-            let receiver = receiver.map(|s| s.name()).unwrap_or_default();
+            let receiver = call.receiver.map(|s| s.name()).unwrap_or_default();
             let Some(problem) = registry::core_call_problem(&call.callee, receiver, call.args)
             else {
                 continue;

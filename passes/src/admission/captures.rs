@@ -16,7 +16,7 @@ pub fn is_numeric_scalar(ty: &Ty) -> bool {
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(closure) = ctx.closure else { return };
     for cap in &closure.captures {
-        let ty = Ty::parse(&cap.ty);
+        let ty = cap.ty.clone();
         if let Some(d) = borrowed(ctx, cap, &ty)
             .or_else(|| pointer(ctx, cap, &ty))
             .or_else(|| non_scalar(ctx, cap, &ty))

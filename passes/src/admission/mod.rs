@@ -6,14 +6,12 @@
 //! captures are immutable numeric scalars read by value, and the local
 //! helpers they reach, transitively, under the same rules.
 
-pub mod call_graph;
 pub mod capability;
 pub mod captures;
 pub mod cuda;
 pub mod facts;
 pub mod foreign;
 pub mod mutable_state;
-pub mod read;
 pub mod recursion;
 pub mod signature;
 pub mod trial;
@@ -22,8 +20,8 @@ pub mod unsupported;
 use manifest::env::EnvLayout;
 use manifest::scalar::Scalar;
 
+use crate::call_graph::CallGraph;
 use crate::diagnostic::{Diagnostic, Label};
-use call_graph::CallGraph;
 use facts::{CallbackRef, ClosureFact, Loc, ModuleFacts, RegistrationFact};
 
 /// Everything a rule sees about one registration.
@@ -102,11 +100,25 @@ pub fn thunk_name(index: usize, body: &str) -> String {
 /// rules: every local callee is a `func.func`); an error is a module that
 /// does not verify, or whose facts cannot be read.
 pub fn admit_module(module: &melior::ir::Module<'_>) -> Result<Vec<Outcome>, String> {
+    admit_and_lower(module).map(|a| a.outcomes)
+}
+
+/// What admission decided, and the admitted callbacks lowered.
+pub struct Admission<'c> {
+    pub outcomes: Vec<Outcome>,
+    /// The trial lowering's module (LLVM dialect) and its thunks, when
+    /// something was admitted: what code generation reads, so the module
+    /// admission judged is the module that is built.
+    pub lowered: Option<(melior::ir::Module<'c>, crate::lower::Lowered)>,
+}
+
+/// [`admit_module`], keeping the lowering of what it admitted.
+pub fn admit_and_lower<'c>(module: &melior::ir::Module<'c>) -> Result<Admission<'c>, String> {
     ir::verify(module).map_err(|e| e.to_string())?;
-    let facts = read::read(module)?;
+    let facts = ir::facts(module)?;
     let mut outcomes = admit(&facts);
-    trial::confirm(module, &facts, &mut outcomes);
-    Ok(outcomes)
+    let lowered = trial::confirm(module, &facts, &mut outcomes);
+    Ok(Admission { outcomes, lowered })
 }
 
 /// Runs every rule on every registration (the rules alone: see
@@ -159,7 +171,7 @@ fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
         .map(|c| {
             c.captures
                 .iter()
-                .filter_map(|k| Some((k.name.clone(), Scalar::from_name(&k.ty)?)))
+                .filter_map(|k| Some((k.name.clone(), Scalar::from_name(k.ty.scalar()?.name())?)))
                 .collect()
         })
         .unwrap_or_default();

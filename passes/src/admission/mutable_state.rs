@@ -1,6 +1,8 @@
 //! Rule: no mutable callback state: not `FnMut`/`FnOnce`, and no write
 //! through the environment anywhere the callback reaches.
 
+use frontend::ty::Ty;
+
 use super::facts::ClosureKind;
 use super::{label, Ctx};
 use crate::codes::Code;
@@ -19,7 +21,10 @@ fn statics(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let mutable = ty.starts_with("*mut ") || ty.starts_with("&mut ");
+            let mutable = matches!(
+                ty,
+                Ty::Ptr { mutable: true, .. } | Ty::Ref { mutable: true, .. }
+            );
             let d = if mutable {
                 Diagnostic::new(
                     Code::MutableState,
@@ -53,7 +58,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         .bodies()
         .into_iter()
         .filter_map(|b| ctx.facts.bodies.get(b))
-        .flat_map(|b| b.env_writes.iter().copied())
+        .flat_map(|b| b.env_writes.iter().map(|(_, at)| *at))
         .collect();
     let kind = ctx.closure.map(|c| c.kind).unwrap_or(ClosureKind::Fn);
     if kind == ClosureKind::Fn && writes.is_empty() {

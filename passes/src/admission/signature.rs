@@ -1,18 +1,25 @@
 //! Rule: the callback has type `(i32, i32) -> i32`.
 
+use frontend::ty::{Scalar, Ty};
+
 use super::facts::CallbackRef;
 use super::Ctx;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 
-pub const PARAMS: [&str; 2] = ["i32", "i32"];
-pub const RET: &str = "i32";
+pub const PARAMS: [Ty; 2] = [Ty::Scalar(Scalar::I32), Ty::Scalar(Scalar::I32)];
+pub const RET: Ty = Ty::Scalar(Scalar::I32);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
         // No body: a fn pointer or a callback of an unknown kind.
         if let CallbackRef::Other(t) = &ctx.reg.callback {
-            if t.starts_with("fn(") || t.starts_with("unsafe fn(") || t.starts_with("extern ") {
+            let fn_ptr = match t {
+                Ty::FnPtr(_) => true,
+                Ty::Other(text) => text.starts_with("extern "),
+                _ => false,
+            };
+            if fn_ptr {
                 out.push(
                     Diagnostic::new(
                         Code::Signature,
@@ -44,10 +51,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         );
         return;
     };
-    if root.params.iter().map(String::as_str).eq(PARAMS) && root.ret == RET {
+    if root.params == PARAMS && root.ret == RET {
         return;
     }
-    let found = format!("({}) -> {}", root.params.join(", "), root.ret);
+    let params: Vec<String> = root.params.iter().map(Ty::to_string).collect();
+    let found = format!("({}) -> {}", params.join(", "), root.ret);
     out.push(
         Diagnostic::new(
             Code::Signature,

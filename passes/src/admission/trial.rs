@@ -13,23 +13,29 @@
 
 use melior::ir::Module;
 
-use super::call_graph::CallGraph;
 use super::facts::{CallbackRef, Loc, ModuleFacts};
 use super::{Outcome, Verdict};
+use crate::call_graph::CallGraph;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Label};
-use crate::lower::{self, LowerError, Options, Pipeline, Plan};
+use crate::lower::{self, LowerError, Lowered, Options, Pipeline, Plan};
 
 /// Lowers the admitted callbacks of `outcomes` and rejects those the
-/// lowering refuses (see the module documentation).
-pub fn confirm(module: &Module<'_>, facts: &ModuleFacts, outcomes: &mut [Outcome]) {
+/// lowering refuses (see the module documentation). Returns the lowered
+/// copy of the module when something was admitted: the module code
+/// generation reads.
+pub fn confirm<'c>(
+    module: &Module<'c>,
+    facts: &ModuleFacts,
+    outcomes: &mut [Outcome],
+) -> Option<(Module<'c>, Lowered)> {
     loop {
         let callbacks = lower::admitted(outcomes);
         if callbacks.is_empty() {
-            return;
+            return None;
         }
         let error = match lower_copy(module, &callbacks) {
-            Ok(()) => return,
+            Ok(lowered) => return Some(lowered),
             Err(e) => e,
         };
         let body = error.function.as_deref().and_then(|symbol| {
@@ -81,7 +87,10 @@ pub fn confirm(module: &Module<'_>, facts: &ModuleFacts, outcomes: &mut [Outcome
 }
 
 /// The standard pipeline on a copy of `module`.
-fn lower_copy(module: &Module<'_>, callbacks: &[lower::Callback]) -> Result<(), LowerError> {
+fn lower_copy<'c>(
+    module: &Module<'c>,
+    callbacks: &[lower::Callback],
+) -> Result<(Module<'c>, Lowered), LowerError> {
     // SAFETY: cloning a live op gives a new owned op (`mlirOperationClone`).
     let copy = unsafe {
         melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
@@ -95,9 +104,8 @@ fn lower_copy(module: &Module<'_>, callbacks: &[lower::Callback]) -> Result<(), 
         function: None,
         message: "the module could not be copied for the trial lowering".into(),
     })?;
-    Pipeline::standard()
-        .run(&mut copy, callbacks, &Options::default())
-        .map(|_| ())
+    let lowered = Pipeline::standard().run(&mut copy, callbacks, &Options::default())?;
+    Ok((copy, lowered))
 }
 
 fn diagnostic(

@@ -30,12 +30,12 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, _plan: &Plan) -> Result<(), LowerEr
 }
 
 /// The MIR type the checked result is stored as.
-fn stored_type(op: Op) -> Option<String> {
+fn stored_type(op: Op) -> Option<frontend::ty::Ty> {
     let value = rewrite::result(op, 0)?;
     rewrite::users(value)
         .into_iter()
         .find_map(|u| match rewrite::name(u).as_str() {
-            "rmir.store" | "rmir.env_write" => rewrite::str_attr(u, "ty"),
+            "rmir.store" | "rmir.env_write" => rewrite::ty_attr(u, "ty"),
             _ => None,
         })
 }
@@ -80,8 +80,8 @@ fn checked(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
 
 fn cast(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
-    let from = rw.str_attr(op, "from")?;
-    let to = rw.str_attr(op, "to")?;
+    let from = rw.ty_attr(op, "from")?;
+    let to = rw.ty_attr(op, "to")?;
     let v = rw.operand(op, 0)?;
     let out = rw.result(op, 0)?;
     let (vt, ot) = (rewrite::type_of(v), rewrite::type_of(out));

@@ -13,9 +13,11 @@
 //!   admission; here it is a located error.
 //!
 //! The receiver type (and so the signedness, which the signless operands
-//! do not carry) is read from the callee text: `core::num::<impl i32>::abs`,
-//! `<u8 as Ord>::max`, `rotate_left::<u32>`, `fabsf32`.
+//! do not carry) is the call's `receiver` type attribute, resolved at import
+//! from how MIR spelled the callee (`core::num::<impl i32>::abs`,
+//! `<u8 as Ord>::max`, `rotate_left::<u32>`, `fabsf32`).
 
+use frontend::pmir::AssertKind;
 use frontend::registry::{self, CoreOp};
 use frontend::ty::Scalar;
 use melior::ir::{attribute::BoolAttribute, Module, Type};
@@ -41,7 +43,12 @@ fn defining_op(v: Val) -> Option<Op> {
 
 fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
-    let callee = rw.str_attr(op, "callee")?;
+    // A local callee is a symbol; any other is a path.
+    let callee = if kind == "local" {
+        rw.symbol_attr(op, "callee")?
+    } else {
+        rw.str_attr(op, "callee")?
+    };
     let text = rw.str_attr(op, "text")?;
     let mut arg_ops = Vec::new();
     let mut args = Vec::new();
@@ -74,7 +81,7 @@ fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
         "core" => {
             // Admission checked the same table; this only guards documents
             // that were not admitted (`driver opt` on any module).
-            let receiver = registry::core_receiver(&text, &callee);
+            let receiver = rw.ty_attr(op, "receiver")?.scalar();
             let receiver_name = receiver.map(|s| s.name()).unwrap_or_default();
             if let Some(problem) = registry::core_call_problem(&callee, receiver_name, args.len()) {
                 return Err(rw.error(op, problem));
@@ -206,14 +213,18 @@ impl<'c> Core<'_, 'c> {
     }
 
     /// `rmir.assert(cond == expected, message)`, lowered by the control pass.
-    fn assert(&self, cond: Val, message: &str) -> Result<(), LowerError> {
+    fn assert(&self, cond: Val, kind: AssertKind, message: &str) -> Result<(), LowerError> {
         let t: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, true).into();
         self.rw.emit(
             self.at,
             "rmir.assert",
             &[cond],
             &[],
-            &[("expected", t), ("message", self.rw.str(message))],
+            &[
+                ("expected", t),
+                ("kind", self.rw.str(kind.name())),
+                ("message", self.rw.str(message)),
+            ],
         )?;
         Ok(())
     }
@@ -346,6 +357,7 @@ impl<'c> Core<'_, 'c> {
                 let ok = self.cmpi("ne", x, min)?;
                 self.assert(
                     ok,
+                    AssertKind::OverflowNeg,
                     &format!(
                         "attempt to negate `{}::MIN`, which would overflow",
                         self.scalar.name()
@@ -412,7 +424,7 @@ impl<'c> Core<'_, 'c> {
             CoreOp::Clamp if float => {
                 let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
                 let ok = self.cmpf("ole", lo, hi)?;
-                self.assert(ok, "min > max, or either was NaN")?;
+                self.assert(ok, AssertKind::Other, "min > max, or either was NaN")?;
                 let below = self.cmpf("olt", x, lo)?;
                 let y = self.select(below, lo, x)?;
                 let above = self.cmpf("ogt", y, hi)?;
@@ -421,7 +433,7 @@ impl<'c> Core<'_, 'c> {
             CoreOp::Clamp => {
                 let (x, lo, hi) = (self.arg(0)?, self.arg(1)?, self.arg(2)?);
                 let ok = self.cmpi(self.pick("sle", "ule"), lo, hi)?;
-                self.assert(ok, "assertion failed: min <= max")?;
+                self.assert(ok, AssertKind::Other, "assertion failed: min <= max")?;
                 let (max, min) = if self.signed() {
                     ("llvm.intr.smax", "llvm.intr.smin")
                 } else {
@@ -507,6 +519,11 @@ impl<'c> Core<'_, 'c> {
         let nonzero = self.cmpi("ne", b, zero)?;
         self.assert(
             nonzero,
+            if div {
+                AssertKind::DivisionByZero
+            } else {
+                AssertKind::RemainderByZero
+            },
             if div {
                 "attempt to divide by zero"
             } else {
@@ -619,7 +636,11 @@ impl<'c> Core<'_, 'c> {
             Pow::Wrapping => Ok(acc),
             Pow::Checked => {
                 let ok = self.cmpi("eq", overflow, self.rw.int_const(self.at, i1, 0)?)?;
-                self.assert(ok, "attempt to compute `{} * {}`, which would overflow")?;
+                self.assert(
+                    ok,
+                    AssertKind::Overflow,
+                    "attempt to compute `{} * {}`, which would overflow",
+                )?;
                 Ok(acc)
             }
             Pow::Saturating => {

@@ -1,6 +1,6 @@
 //! `lower-rmir-control`: the panic edges.
 //!
-//! - `rmir.assert(cond) {expected, message}`: a GPU has no unwinding, so a
+//! - `rmir.assert(cond) {expected, kind, message}`: a GPU has no unwinding, so a
 //!   failed assert traps: the block is split after the assert and ends in
 //!   `cf.cond_br %ok, ^continue, ^trap`, where `^trap` is `llvm.intr.trap`
 //!   and `llvm.unreachable` (one trap block per assert, keeping its location).
@@ -14,7 +14,6 @@
 //!   error (admitted callbacks only hold scalars).
 
 use frontend::pmir::AssertKind;
-use frontend::ty::Ty;
 use melior::ir::Module;
 
 use super::{
@@ -37,8 +36,8 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
         match rewrite::name(op).as_str() {
             "rmir.assert" => assert(rw, plan, op)?,
             "rmir.drop" => {
-                let ty = rw.str_attr(op, "ty")?;
-                if !types::is_trivially_dropped(&Ty::parse(&ty)) {
+                let ty = rw.ty_attr(op, "ty")?;
+                if !types::is_trivially_dropped(&ty) {
                     return Err(rw.error(
                         op,
                         format!("dropping a `{ty}` runs drop glue, which the GPU lowering does not have"),
@@ -53,8 +52,10 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
 }
 
 fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
-    let message = rw.str_attr(op, "message")?;
-    if AssertKind::from_message(&message).is_optional_overflow_check() && !plan.overflow_checks {
+    let kind = rw.str_attr(op, "kind")?;
+    let kind = AssertKind::from_name(&kind)
+        .ok_or_else(|| rw.error(op, format!("unknown assert kind `{kind}`")))?;
+    if kind.is_optional_overflow_check() && !plan.overflow_checks {
         rewrite::erase(op);
         return Ok(());
     }

@@ -68,7 +68,7 @@ fn place_ty(v: Val) -> Option<Ty> {
     // SAFETY: `v` is a live value of the module.
     let def =
         unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }?;
-    let ty = Ty::parse(&rewrite::str_attr(def, "ty")?);
+    let ty = rewrite::ty_attr(def, "ty")?;
     match rewrite::name(def).as_str() {
         "rmir.local" | "rmir.field" | "rmir.capture_addr" | "rmir.index" | "rmir.const_index" => {
             Some(ty)
@@ -84,7 +84,7 @@ fn place_ty(v: Val) -> Option<Ty> {
 fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
     // A closure that captures nothing is zero-sized (called through
     // `Fn::call` with a pointer to it that its body never reads).
-    if matches!(ty, Ty::Closure { .. }) && plan.empty_closures.contains(&ty.to_string()) {
+    if matches!(ty, Ty::Closure { .. }) && plan.empty_closures.contains(ty) {
         return rw.ty("!llvm.struct<()>", op);
     }
     let text = types::memory_type(ty).ok_or_else(|| {
@@ -123,7 +123,7 @@ fn gep(
 /// the field's alignment.
 fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), LowerError> {
     let name = rw.str_attr(op, "name")?;
-    let ty = rw.str_attr(op, "ty")?;
+    let ty = rw.ty_attr(op, "ty")?;
     let func = rewrite::enclosing_function(op)
         .and_then(|f| rewrite::str_attr(f, "sym_name"))
         .ok_or_else(|| rw.error(op, "a capture read outside a function"))?;
@@ -139,7 +139,7 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
             format!("the environment of `{func}` has no field `{name}`"),
         )
     })?;
-    if field.scalar.name() != ty {
+    if ty.scalar().map(|s| s.name()) != Some(field.scalar.name()) {
         return Err(rw.error(
             op,
             format!(
@@ -162,7 +162,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
     let name = rewrite::name(op);
     let new: Option<Val> = match name.as_str() {
         "rmir.local" => {
-            let ty = Ty::parse(&rw.str_attr(op, "ty")?);
+            let ty = rw.ty_attr(op, "ty")?;
             let result = rw.result(op, 0)?;
             if memory_type(rw, plan, op, &ty).is_err() && rewrite::users(result).is_empty() {
                 None
@@ -190,7 +190,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
             None
         }
         "rmir.copy" => {
-            let ty = Ty::parse(&rw.str_attr(op, "ty")?);
+            let ty = rw.ty_attr(op, "ty")?;
             let t = memory_type(rw, plan, op, &ty)?;
             let v = rw.emit1(op, "llvm.load", &[rw.operand(op, 1)?], t, &[])?;
             rw.emit(op, "llvm.store", &[v, rw.operand(op, 0)?], &[], &[])?;
@@ -211,13 +211,13 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
             Some(gep(rw, op, rw.operand(op, 0)?, &[0, index], &[], t)?)
         }
         "rmir.index" => {
-            let elem = Ty::parse(&rw.str_attr(op, "ty")?);
+            let elem = rw.ty_attr(op, "ty")?;
             let t = memory_type(rw, plan, op, &elem)?;
             let idx = rw.operand(op, 1)?;
             Some(gep(rw, op, rw.operand(op, 0)?, &[i32::MIN], &[idx], t)?)
         }
         "rmir.const_index" => {
-            let elem = Ty::parse(&rw.str_attr(op, "ty")?);
+            let elem = rw.ty_attr(op, "ty")?;
             let t = memory_type(rw, plan, op, &elem)?;
             let offset = rw.int_attr(op, "offset")?;
             let from_end = rewrite::bool_attr(op, "from_end").unwrap_or(false);
@@ -255,7 +255,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
             }
         }
         "rmir.constant" => {
-            let ty = Ty::parse(&rw.str_attr(op, "ty")?);
+            let ty = rw.ty_attr(op, "ty")?;
             let zero_sized = ty.is_unit()
                 || matches!(ty, Ty::FnDef { .. } | Ty::Never)
                 || rewrite::str_attr(op, "value").as_deref() == Some("ZeroSized");

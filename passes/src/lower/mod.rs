@@ -35,6 +35,7 @@ pub mod plan;
 // the passes below while the pipeline holds the module (`Pipeline::run`).
 pub(crate) mod rewrite;
 pub mod select;
+pub mod split;
 pub mod thunks;
 pub mod types;
 pub mod upstream;
@@ -316,6 +317,16 @@ impl Pipeline {
         callbacks: &[Callback],
         options: &Options,
     ) -> Result<Lowered, LowerError> {
+        // The dialect's module rules first (local callees name bodies,
+        // captures name closures, …): every pipeline starts from a module
+        // that keeps them, whoever built it.
+        ir::verify(module).map_err(|e| LowerError {
+            pass: "verify",
+            loc: Box::new(ir::Loc::decode(module.as_operation().location())),
+            op: String::new(),
+            function: None,
+            message: format!("the module breaks the rmir dialect's rules: {e}"),
+        })?;
         let plan = Plan::new(module, callbacks, options)?;
         let context = module.context();
         // SAFETY: the module borrows its context, which outlives this call.

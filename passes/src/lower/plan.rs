@@ -7,7 +7,27 @@ use std::collections::{BTreeMap, BTreeSet};
 use manifest::env::EnvLayout;
 use melior::ir::{operation::OperationLike, Module};
 
+use frontend::ty::Ty;
+use ir::facts::{BodyKind, CaptureFact, ModuleFacts};
+
 use super::{Callback, LowerError, Options};
+use crate::call_graph::CallGraph;
+
+/// The `func.func` symbols of the module, in order.
+fn module_bodies(module: &Module<'_>) -> Vec<String> {
+    use melior::ir::block::BlockLike;
+    let mut out = Vec::new();
+    let mut op = module.body().first_operation();
+    while let Some(o) = op {
+        if o.name().as_string_ref().as_str() == Ok("func.func") {
+            if let Some(n) = o.attribute("sym_name").ok().and_then(ir::string_attr) {
+                out.push(n);
+            }
+        }
+        op = o.next_in_block();
+    }
+    out
+}
 
 /// An admitted registration's exported thunk.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +58,7 @@ pub struct Plan {
     pub envs: BTreeMap<String, EnvLayout>,
     /// Types of the module's closures that capture nothing (`{closure@…}`):
     /// zero-sized values, so a local holding one has an empty layout.
-    pub empty_closures: BTreeSet<String>,
+    pub empty_closures: std::collections::HashSet<Ty>,
 }
 
 fn module_error(module: &Module<'_>, message: String) -> LowerError {
@@ -77,34 +97,24 @@ impl Plan {
         callbacks: &[Callback],
         options: &Options,
     ) -> Result<Plan, LowerError> {
-        let facts = ir::facts(module);
+        let facts = ir::facts(module).map_err(|e| module_error(module, e))?;
         let overflow_checks = options
             .overflow_checks
             .unwrap_or_else(|| rewrite_bool_attr(module, "rmir.overflow_checks").unwrap_or(true));
         // Reachable bodies, through local calls.
-        let mut wanted: BTreeSet<&str> = BTreeSet::new();
-        let mut work: Vec<&str> = callbacks.iter().map(|c| c.abi.body.as_str()).collect();
-        while let Some(b) = work.pop() {
-            let Some(body) = facts.body(b) else {
-                return Err(module_error(
-                    module,
-                    format!("the admitted callback reaches `{b}`, which has no body in the module"),
-                ));
-            };
-            if !wanted.insert(&body.name) {
-                continue;
-            }
-            for call in &body.calls {
-                if call.kind == "local" {
-                    work.push(&call.callee);
-                }
-            }
+        let roots: Vec<&str> = callbacks.iter().map(|c| c.abi.body.as_str()).collect();
+        let graph = CallGraph::from_roots(&facts, &roots);
+        if let Some(b) = graph.missing(&facts).first() {
+            return Err(module_error(
+                module,
+                format!("the admitted callback reaches `{b}`, which has no body in the module"),
+            ));
         }
-        let kept: Vec<String> = facts
-            .bodies
-            .iter()
-            .filter(|b| wanted.contains(b.name.as_str()))
-            .map(|b| b.name.clone())
+        // In module order (facts are by name; the module's order is the
+        // symbols' numbering, stable across runs).
+        let kept: Vec<String> = module_bodies(module)
+            .into_iter()
+            .filter(|b| graph.nodes.contains_key(b))
             .collect();
         let symbols: BTreeMap<String, String> = kept
             .iter()
@@ -117,7 +127,7 @@ impl Plan {
             let body = facts.body(&c.abi.body).ok_or_else(|| {
                 module_error(module, format!("no body `{}` in the module", c.abi.body))
             })?;
-            let takes_env = body.kind == "closure";
+            let takes_env = body.kind == BodyKind::Closure;
             if takes_env {
                 check_env(module, &facts, &c.abi.body, &c.abi.env)?;
                 envs.insert(c.abi.body.clone(), c.abi.env.clone());
@@ -143,8 +153,8 @@ impl Plan {
         }
         let empty_closures = facts
             .closures
-            .iter()
-            .filter(|c| facts.captures_of(&c.body).next().is_none())
+            .values()
+            .filter(|c| c.captures.is_empty())
             .map(|c| c.ty.clone())
             .collect();
         Ok(Plan {
@@ -162,12 +172,14 @@ impl Plan {
 /// capture reads find their field by name, and the C++ side by position.
 fn check_env(
     module: &Module<'_>,
-    facts: &ir::Facts,
+    facts: &ModuleFacts,
     body: &str,
     env: &EnvLayout,
 ) -> Result<(), LowerError> {
-    let mut captures: Vec<&ir::facts::CaptureFact> = facts.captures_of(body).collect();
-    captures.sort_by_key(|c| c.field);
+    let captures: Vec<&CaptureFact> = facts
+        .closure(body)
+        .map(|c| c.captures.iter().collect())
+        .unwrap_or_default();
     let names: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
     let layout: Vec<&str> = env.fields.iter().map(|f| f.name.as_str()).collect();
     if names != layout {
@@ -181,7 +193,7 @@ fn check_env(
         ));
     }
     for (c, f) in captures.iter().zip(&env.fields) {
-        if c.ty != f.scalar.name() {
+        if c.ty.scalar().map(|s| s.name()) != Some(f.scalar.name()) {
             return Err(module_error(
                 module,
                 format!(

@@ -172,6 +172,16 @@ pub fn str_attr(op: Op, name: &str) -> Option<String> {
     ir::string_attr(attr(op, name)?)
 }
 
+/// A `TypeAttr`'s Rust type (see `ir::types`).
+pub fn ty_attr(op: Op, name: &str) -> Option<frontend::ty::Ty> {
+    ir::types::rust_type_of_attr(attr(op, name)?).ok()
+}
+
+/// A symbol reference's name (`@foo` → `foo`).
+pub fn symbol_attr(op: Op, name: &str) -> Option<String> {
+    ir::facts::symbol_attr(attr(op, name)?)
+}
+
 pub fn int_attr(op: Op, name: &str) -> Option<i64> {
     IntegerAttribute::try_from(attr(op, name)?)
         .ok()
@@ -247,6 +257,18 @@ impl<'c> Rw<'c> {
     pub fn str_attr(&self, op: Op, name: &str) -> Result<String, LowerError> {
         str_attr(op, name)
             .ok_or_else(|| self.error(op, format!("missing string attribute `{name}`")))
+    }
+
+    /// The Rust type of a `TypeAttr` (every `ty`, `from` and `to`).
+    pub fn ty_attr(&self, op: Op, name: &str) -> Result<frontend::ty::Ty, LowerError> {
+        let a = attr(op, name)
+            .ok_or_else(|| self.error(op, format!("missing type attribute `{name}`")))?;
+        ir::types::rust_type_of_attr(a).map_err(|e| self.error(op, format!("`{name}`: {e}")))
+    }
+
+    pub fn symbol_attr(&self, op: Op, name: &str) -> Result<String, LowerError> {
+        symbol_attr(op, name)
+            .ok_or_else(|| self.error(op, format!("missing symbol attribute `{name}`")))
     }
 
     pub fn int_attr(&self, op: Op, name: &str) -> Result<i64, LowerError> {

@@ -56,9 +56,10 @@ fn is_sized(ty: &Ty) -> bool {
     !matches!(ty, Ty::Slice(_) | Ty::Str | Ty::Other(_))
 }
 
-/// Whether a MIR scalar type name is a signed integer (`i32`, `isize`).
-pub fn is_signed(ty: &str) -> Option<bool> {
-    let s = Scalar::from_name(ty)?;
+/// Whether an integer type is signed (`i32`, `isize`); `None` for any
+/// other type.
+pub fn is_signed(ty: &Ty) -> Option<bool> {
+    let s = ty.scalar()?;
     s.is_int().then(|| s.is_signed())
 }
 

@@ -1,12 +1,14 @@
-//! The call graph of a callback: bodies reachable from it through local
-//! calls, as a `petgraph` graph. Used for the transitive rules (CUDA calls,
-//! foreign calls, recursion) and for the chains their notes show.
+//! The call graph: bodies reachable through local calls, as a `petgraph`
+//! graph. The one reachability analysis of the module: admission's
+//! transitive rules (CUDA calls, foreign calls, recursion) and the chains
+//! their notes show, the trial lowering, and the lowering's plan (which
+//! bodies are lowered) all read it.
 
 use std::collections::{BTreeMap, VecDeque};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use super::facts::{CallFact, CallKind, ModuleFacts};
+use ir::facts::{CallFact, CallKind, ModuleFacts};
 
 pub struct CallGraph {
     pub graph: DiGraph<String, usize>,
@@ -18,15 +20,25 @@ impl CallGraph {
     /// Every body reachable from `root` through local calls; an edge per call
     /// site (weighted by its index in the caller's calls).
     pub fn build(facts: &ModuleFacts, root: Option<&str>) -> CallGraph {
+        let mut g = CallGraph::from_roots(facts, root.as_slice());
+        g.root = root.and_then(|r| g.nodes.get(r).copied());
+        g
+    }
+
+    /// Every body reachable from any of `roots` (no single root: chains
+    /// and [`Self::bodies`] need [`Self::build`]). A name without a body
+    /// in `facts` is a node with no edges: see [`Self::missing`].
+    pub fn from_roots(facts: &ModuleFacts, roots: &[&str]) -> CallGraph {
         let mut graph = DiGraph::new();
         let mut nodes = BTreeMap::new();
         let mut queue = VecDeque::new();
-        let root_idx = root.map(|r| {
-            let i = graph.add_node(r.to_string());
-            nodes.insert(r.to_string(), i);
-            queue.push_back(r.to_string());
-            i
-        });
+        for r in roots {
+            if !nodes.contains_key(*r) {
+                let i = graph.add_node(r.to_string());
+                nodes.insert(r.to_string(), i);
+                queue.push_back(r.to_string());
+            }
+        }
         while let Some(name) = queue.pop_front() {
             let Some(body) = facts.bodies.get(&name) else {
                 continue;
@@ -52,8 +64,17 @@ impl CallGraph {
         CallGraph {
             graph,
             nodes,
-            root: root_idx,
+            root: None,
         }
+    }
+
+    /// Reached names that have no body in `facts`.
+    pub fn missing<'g>(&'g self, facts: &ModuleFacts) -> Vec<&'g str> {
+        self.nodes
+            .keys()
+            .filter(|n| !facts.bodies.contains_key(n.as_str()))
+            .map(String::as_str)
+            .collect()
     }
 
     /// Reachable bodies in a stable order (breadth first from the root, each

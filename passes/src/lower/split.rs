@@ -1,0 +1,88 @@
+//! Splitting a lowered module into compilation units.
+//!
+//! `build` lowers the admitted module once (admission's trial lowering is
+//! that lowering) and generates code for it in parallel, in chunks of
+//! thunks. MLIR contexts are not shared between threads, so each chunk
+//! travels as text: the thunks it exports and every symbol they reach
+//! (functions and globals, through any symbol reference in their bodies),
+//! in module order, with the module's attributes. Each chunk costs what it
+//! holds, not what the file holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use melior::ir::{
+    block::BlockLike,
+    operation::{OperationLike, WalkOrder, WalkResult},
+    Module, Operation,
+};
+
+use super::LowerError;
+
+/// The part of the lowered `module` that exports `roots` (thunk symbols),
+/// as module text that `ir::parse` reads back.
+pub fn extract(module: &Module<'_>, roots: &[&str]) -> Result<String, LowerError> {
+    let error = |message: String| LowerError {
+        pass: "split",
+        loc: Box::new(ir::Loc::decode(module.as_operation().location())),
+        op: String::new(),
+        function: None,
+        message,
+    };
+    // Top-level symbols and what each one's body references.
+    let mut refs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut op = module.body().first_operation();
+    while let Some(o) = op {
+        if let Some(name) = o.attribute("sym_name").ok().and_then(ir::string_attr) {
+            let mut used = BTreeSet::new();
+            o.walk(WalkOrder::PreOrder, |inner| {
+                for (_, a) in inner.attributes() {
+                    if let Some(s) = ir::facts::symbol_attr(a) {
+                        used.insert(s);
+                    }
+                }
+                WalkResult::Advance
+            });
+            refs.insert(name, used);
+        }
+        op = o.next_in_block();
+    }
+    let mut keep: BTreeSet<String> = BTreeSet::new();
+    let mut work: Vec<String> = roots.iter().map(|r| r.to_string()).collect();
+    while let Some(name) = work.pop() {
+        let Some(used) = refs.get(&name) else {
+            return Err(error(format!(
+                "`{name}` is referenced but is not a symbol of the lowered module"
+            )));
+        };
+        if keep.insert(name) {
+            work.extend(used.iter().cloned());
+        }
+    }
+    let mut part = Module::new(module.as_operation().location());
+    {
+        use melior::ir::operation::OperationMutLike;
+        let mut top = part.as_operation_mut();
+        for (name, value) in module.as_operation().attributes() {
+            let name = name
+                .as_string_ref()
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if name != "sym_name" {
+                top.set_attribute(&name, value);
+            }
+        }
+    }
+    let mut op = module.body().first_operation();
+    while let Some(o) = op {
+        let named = o.attribute("sym_name").ok().and_then(ir::string_attr);
+        if named.is_some_and(|n| keep.contains(&n)) {
+            // SAFETY: cloning a live op gives a new, owned, detached op
+            // (`mlirOperationClone`), which the new module's body takes.
+            let copy = unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(o.to_raw())) };
+            part.body().append_operation(copy);
+        }
+        op = o.next_in_block();
+    }
+    Ok(ir::print(&part))
+}
