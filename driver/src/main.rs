@@ -9,13 +9,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod admit;
-mod build;
-mod hostref;
-mod input;
 mod link;
 mod opt;
-mod output;
-mod timings;
+
+use compiler::{build, input, output};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +23,30 @@ mod timings;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--emit` values (`compiler::build::Emit`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EmitArg {
+    Mlir,
+    Llvm,
+    Ptx,
+    Ltoir,
+    Cu,
+    Cubin,
+}
+
+impl EmitArg {
+    fn emit(self) -> build::Emit {
+        match self {
+            EmitArg::Mlir => build::Emit::Mlir,
+            EmitArg::Llvm => build::Emit::Llvm,
+            EmitArg::Ptx => build::Emit::Ptx,
+            EmitArg::Ltoir => build::Emit::Ltoir,
+            EmitArg::Cu => build::Emit::Cu,
+            EmitArg::Cubin => build::Emit::Cubin,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -116,7 +137,7 @@ enum Command {
         no_lto: bool,
         /// Also write intermediate files (comma-separated).
         #[arg(long, value_enum, value_delimiter = ',')]
-        emit: Vec<build::Emit>,
+        emit: Vec<EmitArg>,
         #[command(flatten)]
         rustc: RustcArgs,
         /// Also write bundle.json: host-reference results for `gpu-run`.
@@ -225,19 +246,22 @@ fn main() -> ExitCode {
             cpp_baseline,
             timings,
             output,
-        } => build::build(&build::BuildArgs {
-            file: &file,
-            config: &rustc.config(),
-            arch: &arch,
-            debug,
-            lto: !no_lto,
-            emit: &emit,
-            output: &output,
-            bundle,
-            max_size,
-            bench,
-            cpp_baseline: cpp_baseline.as_deref(),
-            timings,
+        } => link::isolation().and_then(|isolation| {
+            build::build(&build::BuildArgs {
+                file: &file,
+                config: &rustc.config(),
+                arch: &arch,
+                debug,
+                lto: !no_lto,
+                emit: &emit.iter().map(|e| e.emit()).collect::<Vec<_>>(),
+                output: &output,
+                bundle,
+                max_size,
+                bench,
+                cpp_baseline: cpp_baseline.as_deref(),
+                timings,
+                isolation,
+            })
         }),
         Command::Link {
             inputs,

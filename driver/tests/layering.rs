@@ -94,8 +94,13 @@ fn crates_depend_downward_only() {
         ("backend-nvptx", &["passes", "ir", "frontend"]),
         ("runtime", &["manifest"]),
         (
-            "driver",
+            "compiler",
             &["backend-nvptx", "passes", "ir", "frontend", "manifest"],
+        ),
+        // A thin CLI over `compiler`.
+        (
+            "driver",
+            &["compiler", "backend-nvptx", "passes", "ir", "frontend"],
         ),
     ];
     assert_eq!(
@@ -127,7 +132,14 @@ fn llvm_and_mlir_stay_where_they_belong() {
         assert!(!g.all[krate].contains("inkwell"), "`{krate}` links inkwell");
     }
     // The GPU side loads CUDA through cudarc; the compiler never does.
-    for krate in ["frontend", "ir", "passes", "backend-nvptx", "driver"] {
+    for krate in [
+        "frontend",
+        "ir",
+        "passes",
+        "backend-nvptx",
+        "compiler",
+        "driver",
+    ] {
         assert!(!g.all[krate].contains("cudarc"), "`{krate}` links cudarc");
     }
 }

@@ -1,4 +1,4 @@
-//! `driver build`: the main job. `.rs` → admitted callbacks → thunks (PTX or
+//! The main job (`driver build`). `.rs` → admitted callbacks → thunks (PTX or
 //! LTOIR) + the provider (NVRTC) → one cubin (nvJitLink) + a manifest, and
 //! with `--bundle` the host-reference inputs for `gpu-run`.
 //!
@@ -29,10 +29,10 @@ use manifest::{
 };
 use passes::admission::{Outcome, Verdict};
 use passes::diagnostic::Emitter;
-use passes::lower::{self, Pipeline, Thunk};
+use passes::lower::{self, Thunk};
 use rayon::prelude::*;
 
-use crate::admit::run_admission_timed;
+use crate::admit::admit_and_lower;
 use crate::hostref::{self, HostJob};
 use crate::timings::Timings;
 
@@ -40,7 +40,7 @@ use crate::timings::Timings;
 const CHUNK: usize = 16;
 
 /// What `--emit` can ask for besides the cubin and manifest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Emit {
     Mlir,
     Llvm,
@@ -69,6 +69,9 @@ pub struct BuildArgs<'a> {
     pub cpp_baseline: Option<&'a str>,
     /// Print the time of each stage.
     pub timings: bool,
+    /// How nvJitLink runs: in a child process (a program that serves
+    /// `backend_nvptx::isolate` jobs, such as the `driver`) or in process.
+    pub isolation: backend_nvptx::Isolation,
 }
 
 /// One compiled chunk of callbacks.
@@ -78,7 +81,6 @@ struct Chunk {
     object: Vec<u8>,
     /// PTX-route object when both routes are built.
     ptx_object: Option<Vec<u8>>,
-    mlir: String,
     llvm: String,
     timings: Timings,
 }
@@ -93,11 +95,15 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     }
     crate::output::check_dir(args.output)?;
     let mut timings = Timings::default();
-    let (doc, outcomes) = run_admission_timed(args.file, args.config, &mut timings)?;
+    let context = timings
+        .time("MLIR context", ir::context)
+        .map_err(|e| e.to_string())?;
+    let admitted = admit_and_lower(args.file, args.config, &context, &mut timings)?;
+    let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
     let styled = std::io::stderr().is_terminal();
     let emitter = Emitter::new(&doc.source, styled);
     let mut rejected = 0;
-    for o in &outcomes {
+    for o in outcomes {
         if let Verdict::Rejected(diags) = &o.verdict {
             rejected += 1;
             for d in diags {
@@ -105,21 +111,39 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             }
         }
     }
-    let callbacks = lower::admitted(&outcomes);
-    if callbacks.is_empty() {
+    let Some((lowered_module, lowered)) = &admitted.lowered else {
         return Err(format!(
             "{}: no admitted registration to build ({} found, {rejected} rejected)",
             doc.source.file,
             outcomes.len()
         ));
-    }
+    };
+    // The module admission judged is the module that is built: its
+    // lowering, split into chunks of thunks for parallel code generation.
+    let units: Vec<(Vec<Thunk>, String)> = timings.time("split", || {
+        lowered
+            .thunks
+            .chunks(CHUNK)
+            .map(|group| {
+                let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
+                lower::split::extract(lowered_module, &roots)
+                    .map(|text| (group.to_vec(), text))
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })?;
+    let admitted_mlir = if args.emit.contains(&Emit::Mlir) {
+        ir::print(&admitted.module)
+    } else {
+        String::new()
+    };
     let codegen = CodegenOptions {
         arch,
         debug: args.debug,
         opt_level: 3,
     };
     let wall = std::time::Instant::now();
-    let chunks = compile_chunks(&doc, &callbacks, &codegen, args)?;
+    let chunks = compile_chunks(&units, &codegen, args)?;
     let wall = wall.elapsed();
     for c in &chunks {
         timings.merge(&c.timings);
@@ -169,12 +193,12 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         fingerprint: fingerprint.clone(),
         arch: arch.sm(),
         cubin: linked[0].cubin_name.clone(),
-        toolchain: toolchain(&doc),
+        toolchain: toolchain(doc),
         callbacks: thunks
             .iter()
             .map(|t| Callback {
                 registration: RegistrationId(t.registration as u32),
-                origin: origin(&doc, &outcomes, t.registration),
+                origin: origin(doc, outcomes, t.registration),
                 env: t.env.clone(),
             })
             .collect(),
@@ -193,9 +217,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     for e in args.emit {
         match e {
             Emit::Mlir => {
-                for (i, c) in chunks.iter().enumerate() {
-                    files.push((format!("callbacks.{i}.mlir"), c.mlir.clone().into_bytes()));
-                }
+                files.push(("callbacks.mlir".into(), admitted_mlir.clone().into_bytes()));
             }
             Emit::Llvm => {
                 for (i, c) in chunks.iter().enumerate() {
@@ -229,7 +251,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     }
     if args.bundle {
         let bundle = timings.time("host reference (--bundle)", || {
-            make_bundle(&doc, args, &outcomes, &thunks, &kernels, &fingerprint)
+            make_bundle(doc, args, outcomes, &thunks, &kernels, &fingerprint)
         })?;
         files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
     }
@@ -241,8 +263,8 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
                 thunks.len(),
                 &[
                     "import to rmir",
-                    "admission",
-                    "lowering",
+                    "admission + lowering",
+                    "split",
                     "LLVM IR + O3",
                     "PTX (NVPTX)",
                     "NVVM IR emission",
@@ -260,7 +282,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         if linked.len() == 1 { "" } else { "s" },
         cubin_bytes,
         linked[0].options.join(" "),
-        callbacks.len()
+        lowered.thunks.len()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -354,7 +376,7 @@ fn link_chunk(
     let mut plan = LinkPlan::new(arch);
     // In a child process: a crash in nvJitLink is an error, and the errors
     // it only prints (`Multiple definition`) fail the link.
-    plan.isolation = crate::link::isolation()?;
+    plan.isolation = args.isolation.clone();
     plan.debug = args.debug;
     plan.lineinfo = args.debug;
     let ext = if args.lto { "ltoir" } else { "ptx" };
@@ -393,25 +415,24 @@ fn ptx_symbol(symbol: &str) -> String {
     format!("{symbol}_ptx")
 }
 
-/// Lowers and generates code for every callback, chunk by chunk in parallel.
+/// Generates code for every chunk of the lowered module, in parallel.
 fn compile_chunks(
-    doc: &PreparedMir,
-    callbacks: &[lower::Callback],
+    units: &[(Vec<Thunk>, String)],
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
 ) -> Result<Vec<Chunk>, String> {
-    let groups: Vec<&[lower::Callback]> = callbacks.chunks(CHUNK).collect();
-    let progress = (std::io::stderr().is_terminal() && groups.len() > 1).then(|| {
-        let bar = indicatif::ProgressBar::new(callbacks.len() as u64);
+    let total: usize = units.iter().map(|(t, _)| t.len()).sum();
+    let progress = (std::io::stderr().is_terminal() && units.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(total as u64);
         bar.set_message("compiling callbacks");
         bar
     });
-    let result: Result<Vec<Chunk>, String> = groups
+    let result: Result<Vec<Chunk>, String> = units
         .par_iter()
-        .map(|group| {
-            let chunk = compile_chunk(doc, group, codegen, args);
+        .map(|(thunks, text)| {
+            let chunk = compile_chunk(thunks, text, codegen, args);
             if let Some(bar) = &progress {
-                bar.inc(group.len() as u64);
+                bar.inc(thunks.len() as u64);
             }
             chunk
         })
@@ -423,32 +444,20 @@ fn compile_chunks(
 }
 
 fn compile_chunk(
-    doc: &PreparedMir,
-    group: &[lower::Callback],
+    thunks: &[Thunk],
+    text: &str,
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
 ) -> Result<Chunk, String> {
     let mut t = Timings::default();
-    // MLIR contexts are not shared between threads: one per chunk.
+    // MLIR contexts are not shared between threads: one per chunk, which
+    // reads its part of the lowered module.
     let context = t
         .time("MLIR context", ir::context)
         .map_err(|e| e.to_string())?;
-    // Only what this chunk's callbacks reach is imported: a chunk's cost
-    // does not grow with the size of the file.
-    let sub = t.time("import to rmir", || subset(doc, group));
-    let mut module = t
-        .time("import to rmir", || ir::import(&context, &sub))
-        .map_err(|e| e.to_string())?;
-    let mlir = if args.emit.contains(&Emit::Mlir) {
-        ir::print(&module)
-    } else {
-        String::new()
-    };
-    let lowered = t
-        .time("lowering", || {
-            Pipeline::standard().run(&mut module, group, &lower::Options::default())
-        })
-        .map_err(|e| e.to_string())?;
+    let module = t
+        .time("split", || ir::parse(&context, text))
+        .map_err(|e| format!("internal error: a lowered chunk does not parse back: {e}"))?;
     let llvm = if args.emit.contains(&Emit::Llvm) {
         t.time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
             .map_err(|e| e.to_string())?
@@ -480,7 +489,7 @@ fn compile_chunk(
     let ptx_object = if args.bench && args.lto {
         // The same thunks under other names, as PTX, for the PTX-route
         // kernels: renamed in the module, then generated again.
-        for t in &lowered.thunks {
+        for t in thunks {
             rename_function(&module, &t.symbol, &ptx_symbol(&t.symbol))?;
         }
         let ptx = codegen::emit_ptx(&module, codegen).map_err(|e| e.to_string())?;
@@ -489,63 +498,12 @@ fn compile_chunk(
         None
     };
     Ok(Chunk {
-        thunks: lowered.thunks,
+        thunks: thunks.to_vec(),
         object,
         ptx_object,
-        mlir,
         llvm,
         timings: t,
     })
-}
-
-/// The part of `doc` that `group`'s callbacks need: their registrations,
-/// the bodies they reach through local calls, and those bodies' closures.
-fn subset(doc: &PreparedMir, group: &[lower::Callback]) -> PreparedMir {
-    use frontend::pmir::{Resolution, TerminatorKind};
-    use std::collections::BTreeSet;
-    let by_name: BTreeMap<&str, &frontend::pmir::Body> =
-        doc.bodies.iter().map(|b| (b.name.as_str(), b)).collect();
-    let mut reach: BTreeSet<&str> = BTreeSet::new();
-    let mut work: Vec<&str> = group.iter().map(|c| c.abi.body.as_str()).collect();
-    while let Some(name) = work.pop() {
-        let Some(body) = by_name.get(name) else {
-            continue;
-        };
-        if !reach.insert(body.name.as_str()) {
-            continue;
-        }
-        for block in &body.blocks {
-            if let TerminatorKind::Call { callee, .. } = &block.terminator.kind {
-                if let Resolution::Local { body } = &callee.resolution {
-                    work.push(body);
-                }
-            }
-        }
-    }
-    let wanted: BTreeSet<usize> = group.iter().map(|c| c.registration).collect();
-    PreparedMir {
-        format: doc.format.clone(),
-        source: doc.source.clone(),
-        bodies: doc
-            .bodies
-            .iter()
-            .filter(|b| reach.contains(b.name.as_str()))
-            .cloned()
-            .collect(),
-        closures: doc
-            .closures
-            .iter()
-            .filter(|c| reach.contains(c.body.as_str()))
-            .cloned()
-            .collect(),
-        registrations: doc
-            .registrations
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| wanted.contains(i))
-            .map(|(_, r)| r.clone())
-            .collect(),
-    }
 }
 
 /// Renames a top-level function of a lowered module (its `sym_name`).

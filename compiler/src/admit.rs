@@ -1,0 +1,68 @@
+//! Loading, import and admission: the first half of every job.
+
+use std::path::Path;
+
+use frontend::bridge::RustcConfig;
+use passes::admission::{self, Outcome};
+
+use crate::input;
+use crate::timings::Timings;
+
+/// Loads any input, imports it into the dialect and runs admission.
+pub fn run_admission(
+    file: &Path,
+    config: &RustcConfig,
+) -> Result<(frontend::PreparedMir, Vec<Outcome>), String> {
+    run_admission_timed(file, config, &mut Timings::default())
+}
+
+/// [`run_admission`], recording the time of each stage.
+pub fn run_admission_timed(
+    file: &Path,
+    config: &RustcConfig,
+    timings: &mut Timings,
+) -> Result<(frontend::PreparedMir, Vec<Outcome>), String> {
+    let doc = timings.time("load (rustc, parse)", || input::load(file, config))?;
+    let context = timings
+        .time("MLIR context", ir::context)
+        .map_err(|e| e.to_string())?;
+    let module = timings
+        .time("import to rmir", || ir::import(&context, &doc))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let outcomes = timings.time("admission", || admission::admit_module(&module))?;
+    Ok((doc, outcomes))
+}
+
+/// A file imported, admitted, and what was admitted lowered: the module
+/// every later stage of `build` reads.
+pub struct Admitted<'c> {
+    pub doc: frontend::PreparedMir,
+    /// The imported `rmir` module admission judged.
+    pub module: melior::ir::Module<'c>,
+    pub outcomes: Vec<Outcome>,
+    /// Its admitted callbacks lowered (the trial lowering), when any.
+    pub lowered: Option<(melior::ir::Module<'c>, passes::lower::Lowered)>,
+}
+
+/// Loads any input, imports it into `context`, runs admission and keeps
+/// the lowering of what it admitted.
+pub fn admit_and_lower<'c>(
+    file: &Path,
+    config: &RustcConfig,
+    context: &'c melior::Context,
+    timings: &mut Timings,
+) -> Result<Admitted<'c>, String> {
+    let doc = timings.time("load (rustc, parse)", || input::load(file, config))?;
+    let module = timings
+        .time("import to rmir", || ir::import(context, &doc))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let admission = timings.time("admission + lowering", || {
+        admission::admit_and_lower(&module)
+    })?;
+    Ok(Admitted {
+        doc,
+        module,
+        outcomes: admission.outcomes,
+        lowered: admission.lowered,
+    })
+}
