@@ -8,3 +8,4 @@ pub mod admission;
 pub mod codes;
 pub mod diagnostic;
 pub mod lower;
+pub mod suggestion;
