@@ -1,14 +1,19 @@
 //! Diagnostics rendered like rustc's, by the library rustc itself uses
 //! (`annotate-snippets`): a title with a stable code, the source snippet with
 //! the primary span underlined and secondary spans labelled, then `note:` and
-//! `help:` lines. Also one JSON object a line for tools (`--error-format=json`).
+//! `help:` lines. A help that proposes a code change carries it as a
+//! [`Suggestion`], rendered as rustc renders one (the help, then the changed
+//! lines). Also one JSON object a line for tools (`--error-format=json`),
+//! where a suggestion's edits carry rustc's `suggested_replacement` and
+//! `suggestion_applicability`.
 
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Patch, Renderer, Snippet};
 use frontend::pmir::{SourceFacts, Span};
 use frontend::source::SourceText;
 use serde::Serialize;
 
 use crate::codes::Code;
+pub use crate::suggestion::{Applicability, Edit, Hoist, Replacement, Resolved, Suggestion};
 
 /// Where a label points: a source span when one is known, else the line of
 /// the MIR text the fact came from.
@@ -37,6 +42,9 @@ pub struct Diagnostic {
     pub secondary: Vec<Label>,
     pub notes: Vec<String>,
     pub help: Option<String>,
+    /// The code changes the help may propose, in order of preference: the
+    /// first that applies to the text is shown, with its own message.
+    pub suggestions: Vec<Suggestion>,
 }
 
 impl Diagnostic {
@@ -48,6 +56,7 @@ impl Diagnostic {
             secondary: Vec::new(),
             notes: Vec::new(),
             help: None,
+            suggestions: Vec::new(),
         }
     }
 
@@ -63,6 +72,18 @@ impl Diagnostic {
 
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The help, and the changes it may propose (see [`Self::suggestions`]);
+    /// the help alone is shown where none applies.
+    pub fn with_suggestions(
+        mut self,
+        help: impl Into<String>,
+        suggestions: Vec<Suggestion>,
+    ) -> Diagnostic {
+        self.help = Some(help.into());
+        self.suggestions = suggestions;
         self
     }
 }
@@ -88,6 +109,11 @@ impl<'a> Emitter<'a> {
         let lo = t.offset(span.lo_line, span.lo_col)?;
         let hi = t.offset(span.hi_line, span.hi_col)?;
         (lo <= hi).then_some(lo..hi)
+    }
+
+    /// The suggestion shown for `d`: the first that the source text takes.
+    pub fn suggestion(&self, d: &Diagnostic) -> Option<Resolved> {
+        crate::suggestion::first_resolved(&d.suggestions, self.source.text.as_deref()?)
     }
 
     /// The human rendering, like rustc's `error[E…]: …` block.
@@ -122,15 +148,30 @@ impl<'a> Emitter<'a> {
         for n in unlocated.iter().chain(&d.notes) {
             group = group.element(Level::NOTE.message(n));
         }
-        if let Some(h) = &d.help {
-            group = group.element(Level::HELP.message(h));
+        let mut groups = Vec::new();
+        let suggestion = self.suggestion(d);
+        match (&d.help, &suggestion) {
+            // As rustc shows a suggestion: the help, then the lines it changes.
+            (_, Some(s)) => {
+                let patched = Snippet::source(text).path(&self.source.file).patches(
+                    s.edits
+                        .iter()
+                        .map(|e| Patch::new(e.range.clone(), e.text.as_str())),
+                );
+                groups.push(group);
+                groups.push(
+                    Group::with_title(Level::HELP.secondary_title(&s.message)).element(patched),
+                );
+            }
+            (Some(h), None) => groups.push(group.element(Level::HELP.message(h))),
+            (None, None) => groups.push(group),
         }
         let renderer = if self.styled {
             Renderer::styled()
         } else {
             Renderer::plain()
         };
-        renderer.render(&[group])
+        renderer.render(&groups)
     }
 
     fn mir_ref(&self, l: &Label) -> String {
@@ -154,6 +195,28 @@ impl<'a> Emitter<'a> {
             is_primary: bool,
             label: &'j str,
         }
+        /// An edit of a suggestion, as rustc's JSON gives one: a span of
+        /// a `help` child with the text that replaces it.
+        #[derive(Serialize)]
+        struct JsonEdit<'j> {
+            file: &'j str,
+            byte_start: usize,
+            byte_end: usize,
+            line_start: u32,
+            column_start: u32,
+            line_end: u32,
+            column_end: u32,
+            is_primary: bool,
+            suggested_replacement: String,
+            suggestion_applicability: &'j str,
+        }
+        /// The help, as rustc's `children` hold one (notes stay in `notes`).
+        #[derive(Serialize)]
+        struct JsonChild<'j> {
+            level: &'j str,
+            message: &'j str,
+            spans: Vec<JsonEdit<'j>>,
+        }
         #[derive(Serialize)]
         struct Json<'j> {
             code: &'j str,
@@ -162,6 +225,7 @@ impl<'a> Emitter<'a> {
             spans: Vec<JsonSpan<'j>>,
             notes: &'j [String],
             help: Option<&'j str>,
+            children: Vec<JsonChild<'j>>,
             rendered: String,
         }
         let span = |l: &'s Label, is_primary: bool| JsonSpan {
@@ -177,13 +241,43 @@ impl<'a> Emitter<'a> {
         };
         let mut spans = vec![span(&d.primary, true)];
         spans.extend(d.secondary.iter().map(|l| span(l, false)));
+        let suggestion = self.suggestion(d);
+        let help = suggestion
+            .as_ref()
+            .map(|s| s.message.as_str())
+            .or(d.help.as_deref());
+        let applicability = suggestion.as_ref().map_or("", |s| s.applicability.as_str());
+        let edits = suggestion.as_ref().map_or(&[][..], |s| &s.edits[..]);
+        let children = help
+            .iter()
+            .map(|h| JsonChild {
+                level: "help",
+                message: h,
+                spans: edits
+                    .iter()
+                    .map(|e| JsonEdit {
+                        file: &self.source.file,
+                        byte_start: e.range.start,
+                        byte_end: e.range.end,
+                        line_start: e.span.lo_line,
+                        column_start: e.span.lo_col,
+                        line_end: e.span.hi_line,
+                        column_end: e.span.hi_col,
+                        is_primary: true,
+                        suggested_replacement: e.text.clone(),
+                        suggestion_applicability: applicability,
+                    })
+                    .collect(),
+            })
+            .collect();
         let json = Json {
             code: d.code.as_str(),
             level: "error",
             message: &d.message,
             spans,
             notes: &d.notes,
-            help: d.help.as_deref(),
+            help,
+            children,
             rendered: Emitter::new(self.source, false).render(d),
         };
         serde_json::to_string(&json).expect("diagnostics serialise")

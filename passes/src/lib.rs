@@ -9,3 +9,4 @@ pub mod call_graph;
 pub mod codes;
 pub mod diagnostic;
 pub mod lower;
+pub mod suggestion;

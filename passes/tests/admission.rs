@@ -67,22 +67,33 @@ fn eighteen_outcomes() {
 fn json_diagnostics_are_one_object_a_line() {
     std::env::set_current_dir(root()).unwrap();
     let bridge = Bridge::new(RustcConfig::default()).unwrap();
-    let (doc, outcomes) = admit(
-        &bridge,
-        Path::new("tests/admission/12_non_scalar_captures.rs"),
-    );
-    let emitter = passes::diagnostic::Emitter::new(&doc.source, false);
-    let Verdict::Rejected(diags) = &outcomes[0].verdict else {
-        panic!("case 12 is rejected");
-    };
-    let lines: Vec<String> = diags.iter().map(|d| emitter.json(d)).collect();
-    for l in &lines {
-        assert!(!l.contains('\n'));
-        let v: serde_json::Value = serde_json::from_str(l).unwrap();
-        assert!(v["code"].as_str().unwrap().starts_with("E01"));
-        assert!(v["spans"][0]["is_primary"].as_bool().unwrap());
+    // Case 11's help carries a suggestion; case 12's helps are advice.
+    for (stem, suggested) in [("12_non_scalar_captures", 0), ("11_raw_pointer_capture", 2)] {
+        let (doc, outcomes) = admit(
+            &bridge,
+            &Path::new("tests/admission").join(format!("{stem}.rs")),
+        );
+        let emitter = passes::diagnostic::Emitter::new(&doc.source, false);
+        let Verdict::Rejected(diags) = &outcomes[0].verdict else {
+            panic!("{stem} is rejected");
+        };
+        let lines: Vec<String> = diags.iter().map(|d| emitter.json(d)).collect();
+        let mut edits = 0;
+        for l in &lines {
+            assert!(!l.contains('\n'));
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(v["code"].as_str().unwrap().starts_with("E01"));
+            assert!(v["spans"][0]["is_primary"].as_bool().unwrap());
+            assert_eq!(v["children"][0]["message"], v["help"]);
+            for e in v["children"][0]["spans"].as_array().unwrap() {
+                assert!(e["suggested_replacement"].is_string());
+                assert_eq!(e["suggestion_applicability"], "MachineApplicable");
+                edits += 1;
+            }
+        }
+        assert_eq!(edits, suggested, "{stem}");
+        insta::with_settings!({snapshot_path => root().join("snapshots/admission"), prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(format!("{stem}.json"), lines.join("\n"));
+        });
     }
-    insta::with_settings!({snapshot_path => root().join("snapshots/admission"), prepend_module_to_snapshot => false}, {
-        insta::assert_snapshot!("12_non_scalar_captures.json", lines.join("\n"));
-    });
 }

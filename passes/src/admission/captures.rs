@@ -1,12 +1,13 @@
 //! Rule: captures are numeric scalars held by value (E0101 borrowed,
 //! E0102 raw pointer, E0103 anything else that is not a number or `bool`).
 
+use frontend::pmir::Span;
 use frontend::ty::{Scalar, Ty};
 
-use super::facts::{CaptureFact, CaptureMode};
+use super::facts::{CaptureFact, CaptureMode, ClosureFact};
 use super::{label, Ctx};
 use crate::codes::Code;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Hoist, Suggestion};
 
 /// Numeric scalars: integers, floats and `bool` (not `char`: not a number).
 pub fn is_numeric_scalar(ty: &Ty) -> bool {
@@ -38,6 +39,7 @@ fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         } else {
             "reference"
         };
+        let (help, fix) = borrowed_fix(ctx, cap, ty);
         Diagnostic::new(
             Code::BorrowedCapture,
             format!("callback captures `{name}` by {how}"),
@@ -51,10 +53,9 @@ fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
             "the environment field is `{}`: a host address, meaningless on the device",
             cap.ty
         ))
-        .with_help(format!(
-            "add `move` before the closure to capture `{name}` by value"
-        ))
+        .with_suggestions(help, fix)
     } else {
+        let (help, fix) = value_fix(ctx, name, ty);
         Diagnostic::new(
             Code::BorrowedCapture,
             format!("callback captures the reference `{name}`"),
@@ -65,7 +66,7 @@ fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
             ctx.reg.function
         )))
         .with_note("a reference holds a host address, meaningless on the device")
-        .with_help(deref_help(name, ty))
+        .with_suggestions(help, fix)
     };
     Some(d)
 }
@@ -75,6 +76,7 @@ fn pointer(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         return None;
     }
     let name = &cap.name;
+    let (help, fix) = value_fix(ctx, name, ty);
     Some(
         Diagnostic::new(
             Code::PointerCapture,
@@ -85,9 +87,7 @@ fn pointer(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         .with_note(
             "a pointer captured on the host holds a host address; the GPU cannot dereference it",
         )
-        .with_help(format!(
-            "read the value on the host and capture it: `let v = unsafe {{ *{name} }};`"
-        )),
+        .with_suggestions(help, fix),
     )
 }
 
@@ -96,23 +96,7 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         return None;
     }
     let name = &cap.name;
-    let help = match ty {
-        Ty::Scalar(Scalar::Char) => format!("capture `{name} as u32` instead"),
-        Ty::Adt { path, .. } if path.ends_with("Vec") || path.ends_with("String") => format!(
-            "capture the elements you need as scalars, e.g. `let first = {name}[0];` before the closure"
-        ),
-        Ty::Array(..) | Ty::Tuple(_) => {
-            format!("capture the elements you need as scalars, e.g. `let first = {name}[0];`")
-        }
-        Ty::Adt { path, args } if path.ends_with("Box") && args.first().is_some_and(is_numeric_scalar) => {
-            format!("capture the boxed value: `let v = *{name};` before the closure, and use `v`")
-        }
-        Ty::Closure { .. } => "inline the captured closure's body, or make it a `fn` helper".to_string(),
-        Ty::Adt { path, args } if path.ends_with("Cell") && args.first().is_some_and(is_numeric_scalar) => {
-            format!("capture the value it holds: `let v = {name}.get();` before the closure, and use `v`")
-        }
-        _ => "copy the scalar fields you need into locals before the closure, and capture those with `move`".to_string(),
-    };
+    let (help, fix) = value_fix(ctx, name, ty);
     Some(
         Diagnostic::new(
             Code::NonScalarCapture,
@@ -124,24 +108,201 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         )
         .with_label(ctx.callback_label("this closure runs on the GPU"))
         .with_note("a callback environment holds integers, floats and `bool` only, by value: that is its ABI")
-        .with_help(help),
+        .with_suggestions(help, fix),
     )
 }
 
-/// The help for a captured reference: `let k = *k;` compiles only when the
-/// pointee is `Copy`, which the numeric scalars are; for anything else the
-/// scalar parts must be copied out instead.
-fn deref_help(name: &str, ty: &Ty) -> String {
-    let short = name.split('.').next_back().unwrap_or(name);
-    let pointee = match ty {
+/// A help, and the changes it may propose, in order of preference.
+type Fix = (String, Vec<Suggestion>);
+
+/// Whether making the closure `move` keeps the program's meaning (and
+/// compiles): everything it borrows is a numeric scalar, which `move`
+/// copies; a borrowed `Vec` would be moved into the closure instead.
+pub fn move_copies_only(closure: &ClosureFact) -> bool {
+    closure
+        .captures
+        .iter()
+        .filter(|c| c.mode != CaptureMode::ByValue)
+        .all(|c| matches!(&c.ty, Ty::Ref { inner, .. } if is_numeric_scalar(inner)))
+}
+
+/// The fix for a capture by reference (a closure without `move`): the
+/// borrowed place's type is the environment field's pointee.
+fn borrowed_fix(ctx: &Ctx<'_>, cap: &CaptureFact, field: &Ty) -> Fix {
+    let name = &cap.name;
+    let var = match field {
         Ty::Ref { inner, .. } => inner.as_ref(),
         other => other,
     };
-    if is_numeric_scalar(pointee) {
-        format!("capture the value instead: `let {short} = *{name};` before the closure")
-    } else {
-        format!(
-            "copy the scalar values you need out of `{name}` (of type `{pointee}`) into locals before the closure, and capture those with `move`"
-        )
+    let head = ctx
+        .closure
+        .filter(|c| move_copies_only(c))
+        .and_then(|c| c.loc.span);
+    if is_numeric_scalar(var) {
+        let mut help = format!("add `move` before the closure to capture `{name}` by value");
+        if cap.mode == CaptureMode::ByMutRef {
+            // The closure writes the variable: it would write its own copy.
+            help.push_str("; its writes then change the closure's own copy");
+            let s = head.map(|closure| {
+                let edits = vec![Edit::MoveCapture {
+                    closure,
+                    place: name.clone(),
+                }];
+                Suggestion::new(help.clone(), Applicability::MaybeIncorrect, edits)
+            });
+            return (help, s.into_iter().collect());
+        }
+        // The borrowed place is `k`, or `*k` of a reference `k` (rustc
+        // captures the place a closure uses), which only the text tells:
+        // `move` for the one, the value read first for the other.
+        let mut alternatives = Vec::new();
+        if let Some(closure) = head {
+            alternatives.push(Suggestion::new(
+                help.clone(),
+                Applicability::MachineApplicable,
+                vec![Edit::MoveCapture {
+                    closure,
+                    place: name.clone(),
+                }],
+            ));
+            for depth in 1..=2 {
+                let expr = format!("{}{name}", "*".repeat(depth));
+                let local = local_name(name);
+                alternatives.push(Suggestion::new(
+                    format!("capture the value instead: `let {local} = {expr};` before the closure, and make the closure `move`"),
+                    Applicability::MachineApplicable,
+                    vec![hoist(closure, name, expr, true), Edit::MakeMove { closure }],
+                ));
+            }
+        }
+        return (help, alternatives);
+    }
+    // Moving a reference still captures a reference: the value it points
+    // to must be read first, and the closure made `move` to capture that.
+    let (mut help, mut suggestions) = value_fix(ctx, name, var);
+    if !help.contains("`move`") {
+        help.push_str(", and make the closure `move`");
+    }
+    match head {
+        Some(closure) => {
+            for s in &mut suggestions {
+                s.message = help.clone();
+                s.edits.push(Edit::MakeMove { closure });
+            }
+        }
+        None => suggestions.clear(),
+    }
+    (help, suggestions)
+}
+
+fn hoist(closure: Span, place: &str, expr: String, keep_method_calls: bool) -> Edit {
+    Edit::Hoist(Hoist {
+        closure,
+        place: place.to_string(),
+        expr,
+        name: local_name(place),
+        keep_method_calls,
+    })
+}
+
+/// The fix for a capture of type `ty` held by value (or the variable a
+/// closure borrows): read on the host what the callback needs, as a number.
+fn value_fix(ctx: &Ctx<'_>, name: &str, ty: &Ty) -> Fix {
+    let local = local_name(name);
+    let head = ctx.closure.and_then(|c| c.loc.span);
+    // The help, with the hoist of `expr` as its suggestion.
+    let hoisted = |help: String, expr: String, keep_method_calls: bool| {
+        let s = head.map(|closure| {
+            Suggestion::new(
+                help.clone(),
+                Applicability::MachineApplicable,
+                vec![hoist(closure, name, expr, keep_method_calls)],
+            )
+        });
+        (help, s.into_iter().collect())
+    };
+    let advice = |help: String| (help, Vec::new());
+    let adt = |p: &str, want: &str| p == want || p.ends_with(&format!("::{want}"));
+    match ty {
+        Ty::Ref { .. } if is_numeric_scalar(ty.peel_refs()) => {
+            let depth = std::iter::successors(Some(ty), |t| match t {
+                Ty::Ref { inner, .. } => Some(inner.as_ref()),
+                _ => None,
+            })
+            .count()
+                - 1;
+            let expr = format!("{}{name}", "*".repeat(depth));
+            hoisted(
+                format!("capture the value instead: `let {local} = {expr};` before the closure"),
+                expr,
+                true,
+            )
+        }
+        Ty::Ref { inner, .. } => advice(format!(
+            "copy the scalar values you need out of `{name}` (of type `{inner}`) into locals before the closure, and capture those with `move`"
+        )),
+        Ty::Ptr { inner, .. } if is_numeric_scalar(inner) => {
+            let expr = format!("unsafe {{ *{name} }}");
+            hoisted(
+                format!("read the value on the host and capture it: `let {local} = {expr};` before the closure"),
+                expr,
+                false,
+            )
+        }
+        Ty::Ptr { inner, .. } => advice(format!(
+            "read the scalar values you need through `{name}` (to `{inner}`) on the host into locals before the closure, and capture those with `move`"
+        )),
+        Ty::Scalar(Scalar::Char) => {
+            let expr = format!("{name} as u32");
+            hoisted(
+                format!("capture `{expr}` instead: `let {local} = {expr};` before the closure"),
+                expr,
+                false,
+            )
+        }
+        Ty::Adt { path, .. } if adt(path, "String") => advice(format!(
+            "capture the scalars you need, e.g. `let len = {name}.len();` before the closure"
+        )),
+        Ty::Adt { path, .. } if adt(path, "Vec") => advice(format!(
+            "capture the elements you need as scalars, e.g. `let first = {name}[0];` before the closure"
+        )),
+        Ty::Array(..) => advice(format!(
+            "capture the elements you need as scalars, e.g. `let first = {name}[0];` before the closure"
+        )),
+        Ty::Tuple(_) => advice(format!(
+            "capture the elements you need as scalars, e.g. `let first = {name}.0;` before the closure"
+        )),
+        Ty::Adt { path, args } if adt(path, "Box") && args.first().is_some_and(is_numeric_scalar) => {
+            let expr = format!("*{name}");
+            hoisted(
+                format!("capture the boxed value: `let {local} = {expr};` before the closure"),
+                expr,
+                true,
+            )
+        }
+        Ty::Closure { .. } => advice("inline the captured closure's body, or make it a `fn` helper".to_string()),
+        Ty::Adt { path, args } if adt(path, "Cell") && args.first().is_some_and(is_numeric_scalar) => {
+            let expr = format!("{name}.get()");
+            hoisted(
+                format!("capture the value it holds: `let {local} = {expr};` before the closure"),
+                expr,
+                false,
+            )
+        }
+        _ => advice(
+            "copy the scalar fields you need into locals before the closure, and capture those with `move`".to_string(),
+        ),
+    }
+}
+
+/// A local's name for a captured place: the variable itself (shadowed), or
+/// for a field (`m.x`, `t.0`) its name if it is one, else the path joined.
+fn local_name(place: &str) -> String {
+    match place.rsplit_once('.') {
+        None => place.to_string(),
+        Some((_, last)) if last.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+            last.to_string()
+        }
+        Some(_) => place.replace('.', "_"),
     }
 }

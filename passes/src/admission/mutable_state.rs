@@ -3,10 +3,11 @@
 
 use frontend::ty::Ty;
 
+use super::captures::{is_numeric_scalar, move_copies_only};
 use super::facts::ClosureKind;
 use super::{label, Ctx};
 use crate::codes::Code;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Hoist, Suggestion};
 
 /// Uses of a `static` in the bodies the callback reaches: the frontend
 /// names a static's address constant `static NAME`, typed `*mut T` for a
@@ -25,6 +26,19 @@ fn statics(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 ty,
                 Ty::Ptr { mutable: true, .. } | Ty::Ref { mutable: true, .. }
             );
+            let help = if mutable {
+                format!(
+                    "read `{name}` on the host into a local, and capture that local with `move`"
+                )
+            } else {
+                format!(
+                    "make `{name}` a `const` item, or read it into a local captured with `move`"
+                )
+            };
+            let fix: Vec<Suggestion> = static_fix(ctx, name, ty, body, mutable)
+                .map(|edits| Suggestion::new(help.clone(), Applicability::MachineApplicable, edits))
+                .into_iter()
+                .collect();
             let d = if mutable {
                 Diagnostic::new(
                     Code::MutableState,
@@ -33,7 +47,7 @@ fn statics(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 )
                 .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
                 .with_note("a `static` lives in host memory: its address means nothing on the GPU, and other threads may change it while the provider runs")
-                .with_help(format!("read `{name}` on the host into a local, and capture that local with `move`"))
+                .with_suggestions(help, fix)
             } else {
                 Diagnostic::new(
                     Code::UnsupportedMir,
@@ -42,13 +56,69 @@ fn statics(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 )
                 .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
                 .with_note("a `static` has one address, in host memory; the GPU cannot read it")
-                .with_help(format!(
-                    "make `{name}` a `const` item, or read it into a local captured with `move`"
-                ))
+                .with_suggestions(help, fix)
             };
             out.push(d);
         }
     }
+}
+
+/// The change for a `static` of a numeric type: an immutable one becomes a
+/// `const`; a `static mut` that the closure itself reads (`unsafe { NAME }`)
+/// is read once on the host instead, into a local the closure captures.
+fn static_fix(ctx: &Ctx<'_>, name: &str, ty: &Ty, body: &str, mutable: bool) -> Option<Vec<Edit>> {
+    let pointee = match ty {
+        Ty::Ptr { inner, .. } | Ty::Ref { inner, .. } => (**inner).clone(),
+        _ => return None,
+    };
+    if !is_numeric_scalar(&pointee) || name.contains("::") {
+        return None;
+    }
+    if !mutable {
+        Some(vec![Edit::StaticToConst {
+            name: name.to_string(),
+        }])
+    } else {
+        let closure = ctx
+            .closure
+            .filter(|c| c.body == body && move_copies_only(c))?;
+        let head = closure.loc.span?;
+        Some(vec![
+            Edit::Hoist(Hoist {
+                closure: head,
+                place: name.to_string(),
+                expr: format!("unsafe {{ {name} }}"),
+                name: name.to_lowercase(),
+                keep_method_calls: false,
+            }),
+            Edit::MakeMove { closure: head },
+        ])
+    }
+}
+
+const TO_REDUCE: &str = "register the closure with `native::reduce`, which takes an `Fn`";
+
+/// `reduce_mut` → `reduce` at the registration, for a closure that writes
+/// nothing (so it is an `Fn` once nothing asks for an `FnMut`).
+fn to_reduce(ctx: &Ctx<'_>, help: &str) -> Vec<Suggestion> {
+    let span = ctx
+        .reg
+        .loc
+        .span
+        .filter(|_| ctx.reg.function == "reduce_mut");
+    span.map(|span| {
+        Suggestion::new(
+            help,
+            Applicability::MachineApplicable,
+            vec![Edit::Replace {
+                span,
+                from: ctx.reg.function.clone(),
+                to: "reduce".to_string(),
+            }],
+        )
+    })
+    .into_iter()
+    .collect()
 }
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -88,7 +158,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             )
             .with_label(ctx.registration_label(format!("`{}` accepts callbacks that mutate their state", ctx.reg.function)))
             .with_note("the GPU provider calls the callback from many threads at once; it runs only `Fn` callbacks, which cannot mutate their state")
-            .with_help("register the closure with `native::reduce`, which takes an `Fn`"),
+            .with_suggestions(TO_REDUCE, to_reduce(ctx, TO_REDUCE)),
         );
         return;
     }
