@@ -41,6 +41,7 @@ const CHUNK: usize = 16;
 
 /// What `--emit` can ask for besides the cubin and manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Emit {
     Mlir,
     Llvm,

@@ -25,30 +25,6 @@ struct Cli {
     command: Command,
 }
 
-/// `--emit` values (`compiler::build::Emit`).
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EmitArg {
-    Mlir,
-    Llvm,
-    Ptx,
-    Ltoir,
-    Cu,
-    Cubin,
-}
-
-impl EmitArg {
-    fn emit(self) -> build::Emit {
-        match self {
-            EmitArg::Mlir => build::Emit::Mlir,
-            EmitArg::Llvm => build::Emit::Llvm,
-            EmitArg::Ptx => build::Emit::Ptx,
-            EmitArg::Ltoir => build::Emit::Ltoir,
-            EmitArg::Cu => build::Emit::Cu,
-            EmitArg::Cubin => build::Emit::Cubin,
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum OnOff {
     On,
@@ -137,7 +113,7 @@ enum Command {
         no_lto: bool,
         /// Also write intermediate files (comma-separated).
         #[arg(long, value_enum, value_delimiter = ',')]
-        emit: Vec<EmitArg>,
+        emit: Vec<build::Emit>,
         #[command(flatten)]
         rustc: RustcArgs,
         /// Also write bundle.json: host-reference results for `gpu-run`.
@@ -253,7 +229,7 @@ fn main() -> ExitCode {
                 arch: &arch,
                 debug,
                 lto: !no_lto,
-                emit: &emit.iter().map(|e| e.emit()).collect::<Vec<_>>(),
+                emit: &emit,
                 output: &output,
                 bundle,
                 max_size,

@@ -197,23 +197,7 @@ pub(crate) fn int_attr(op: &OperationRef<'_, '_>, name: &str) -> Option<i64> {
     IntegerAttribute::try_from(a).ok().map(|i| i.value())
 }
 
-/// A symbol reference's leaf name (`@foo` → `foo`).
-pub fn symbol_attr(attribute: Attribute<'_>) -> Option<String> {
-    use melior::ir::attribute::AttributeLike;
-    // SAFETY: queries on a live attribute; the string is copied.
-    unsafe {
-        let raw = attribute.to_raw();
-        if !mlir_sys::mlirAttributeIsAFlatSymbolRef(raw) {
-            return None;
-        }
-        let s = mlir_sys::mlirFlatSymbolRefAttrGetValue(raw);
-        if s.length == 0 || s.data.is_null() {
-            return Some(String::new());
-        }
-        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
+pub use crate::symbol_attr;
 
 /// Reads one op's attributes, each absence an error naming the op.
 struct Reader<'o, 'c, 'a> {

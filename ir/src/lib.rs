@@ -59,20 +59,37 @@ pub fn print(module: &Module) -> String {
 /// of this project is read through here.
 pub fn string_attr(attribute: melior::ir::Attribute<'_>) -> Option<String> {
     use melior::ir::attribute::AttributeLike;
-    // SAFETY: a live attribute; the string reference MLIR returns points into
-    // the context's storage and is copied before this returns.
+    let raw = attribute.to_raw();
+    // SAFETY: queries on a live attribute.
     unsafe {
-        let raw = attribute.to_raw();
-        if !mlir_sys::mlirAttributeIsAString(raw) {
-            return None;
-        }
-        let s = mlir_sys::mlirStringAttrGetValue(raw);
-        if s.length == 0 || s.data.is_null() {
-            return Some(String::new());
-        }
-        let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
+        mlir_sys::mlirAttributeIsAString(raw)
+            .then(|| owned_string(mlir_sys::mlirStringAttrGetValue(raw)))
     }
+}
+
+/// A symbol reference's name (`@foo` → `foo`); `None` for any other
+/// attribute.
+pub fn symbol_attr(attribute: melior::ir::Attribute<'_>) -> Option<String> {
+    use melior::ir::attribute::AttributeLike;
+    let raw = attribute.to_raw();
+    // SAFETY: queries on a live attribute.
+    unsafe {
+        mlir_sys::mlirAttributeIsAFlatSymbolRef(raw)
+            .then(|| owned_string(mlir_sys::mlirFlatSymbolRefAttrGetValue(raw)))
+    }
+}
+
+/// Copies a string MLIR returned (it points into the context's storage);
+/// the empty string may come as a null pointer.
+///
+/// # Safety
+/// `s` is a string reference MLIR just returned for a live object.
+unsafe fn owned_string(s: mlir_sys::MlirStringRef) -> String {
+    if s.length == 0 || s.data.is_null() {
+        return String::new();
+    }
+    let bytes = std::slice::from_raw_parts(s.data as *const u8, s.length);
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Malformed or invalid module text, with MLIR's located diagnostics.
