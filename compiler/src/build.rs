@@ -200,6 +200,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             .map(|t| Callback {
                 registration: RegistrationId(t.registration as u32),
                 origin: origin(doc, outcomes, t.registration),
+                site: None,
                 env: t.env.clone(),
             })
             .collect(),

@@ -14,7 +14,12 @@ pub fn load(file: &Path, config: &RustcConfig) -> Result<PreparedMir, String> {
     }
     if name.ends_with(".mir") {
         let text = read(file)?;
-        return bridge::import_mir_text(&name, &text).map_err(|e| format!("{name}:{e}"));
+        let mut doc = bridge::import_mir_text(&name, &text).map_err(|e| format!("{name}:{e}"))?;
+        // MIR text does not say which rustc made it: the layout is measured
+        // with the rustc found here, which must be that one.
+        frontend::closure_layout::record(&mut doc)
+            .map_err(|e| format!("{name}: rustc's layout of its closures is unknown: {e}"))?;
+        return Ok(doc);
     }
     if name.ends_with(".rs") {
         return bridge::import_rust(file, config).map_err(|e| e.to_string());

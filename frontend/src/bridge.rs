@@ -53,6 +53,12 @@ pub enum BridgeError {
         what: String,
         seconds: f64,
     },
+    /// rustc's layout of a closure in `file` could not be measured or
+    /// confirmed (`crate::closure_layout`): nothing is built with a guess.
+    Layout {
+        file: String,
+        error: String,
+    },
     /// The MIR rustc printed for `file` could not be read. That text is
     /// not kept on disk: the error's line and column are in it.
     Mir {
@@ -82,6 +88,10 @@ impl fmt::Display for BridgeError {
                 "rustc did not finish {what} within {seconds} s and was stopped \
                  (set {} to allow more seconds)",
                 scratch::TIMEOUT_VAR
+            ),
+            BridgeError::Layout { file, error } => write!(
+                f,
+                "{file}: rustc's layout of its closures is unknown: {error}"
             ),
             BridgeError::Mir {
                 file,
@@ -254,6 +264,10 @@ impl Bridge {
         match prepare_text(&protected.text, facts).and_then(checked) {
             Ok(mut doc) => {
                 protected.restore_lines(&mut doc);
+                crate::closure_layout::record(&mut doc).map_err(|e| BridgeError::Layout {
+                    file: name.clone(),
+                    error: e.to_string(),
+                })?;
                 Ok(doc)
             }
             Err(mut error) => {

@@ -817,6 +817,146 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The layout a closure whose captures are all by-value scalars (`None`
+/// for any other closure): its capture types in capture order.
+pub(crate) fn measurable(c: &crate::pmir::Closure) -> Option<Vec<Scalar>> {
+    let mut captures: Vec<&crate::pmir::Capture> = c.captures.iter().collect();
+    captures.sort_by_key(|k| k.field);
+    if captures
+        .iter()
+        .enumerate()
+        .any(|(i, k)| k.field as usize != i)
+    {
+        return None;
+    }
+    captures
+        .iter()
+        .map(|k| match k.mode {
+            crate::pmir::CaptureMode::ByValue => k.ty.scalar().filter(|s| is_stable(*s)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The layout of a closure holding `captures` in that order, when it needs
+/// no measurement: none, or one capture (a one-field object is the field).
+fn trivial(captures: &[Scalar]) -> Option<ClosureLayout> {
+    match captures {
+        [] => Some(ClosureLayout {
+            fields: Vec::new(),
+            size: 0,
+            align: 1,
+        }),
+        [s] => {
+            let (size, align) = natural(*s);
+            Some(ClosureLayout {
+                fields: vec![CaptureField {
+                    scalar: *s,
+                    offset: 0,
+                    size,
+                    align,
+                }],
+                size,
+                align,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A scalar's size and alignment (equal for every scalar, on x86-64 and
+/// nvptx64 alike).
+fn natural(s: Scalar) -> (u64, u64) {
+    let size = u64::from(s.size());
+    (size, size)
+}
+
+/// Records rustc's layout in every closure of `doc` whose captures are all
+/// by-value scalars (`Closure::layout`), measuring the closures of two or
+/// more captures in one probe run. The doc's rustc must be the one the probe
+/// is built with: a layout belongs to one rustc.
+pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayoutError> {
+    let mut wanted: Vec<(usize, Vec<Scalar>)> = Vec::new();
+    for (i, c) in doc.closures.iter_mut().enumerate() {
+        c.layout = None;
+        if let Some(captures) = measurable(c) {
+            match trivial(&captures) {
+                Some(l) => c.layout = Some(object_layout(&l)),
+                None => wanted.push((i, captures)),
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(Checked::default());
+    }
+    let lists: Vec<&[Scalar]> = wanted.iter().map(|(_, c)| c.as_slice()).collect();
+    let measured = measure(&lists)?;
+    if let Some(doc_rustc) = &doc.source.rustc {
+        if first_line(doc_rustc) != first_line(&measured.rustc) {
+            return Err(ClosureLayoutError::Io(format!(
+                "the MIR was made by `{}`, the layout probe by `{}`: a closure's layout \
+                 belongs to one rustc",
+                first_line(doc_rustc),
+                first_line(&measured.rustc)
+            )));
+        }
+    }
+    for ((i, _), l) in wanted.iter().zip(&measured.layouts) {
+        doc.closures[*i].layout = Some(object_layout(l));
+    }
+    Ok(measured.checked)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("").trim()
+}
+
+fn object_layout(l: &ClosureLayout) -> crate::pmir::ObjectLayout {
+    crate::pmir::ObjectLayout {
+        size: l.size,
+        align: l.align,
+        offsets: l.offsets(),
+    }
+}
+
+impl ClosureLayout {
+    /// The layout `layout` gives a closure with `captures` (capture order),
+    /// for checking a recorded layout: the capture count must agree, and
+    /// each field's size and alignment are its scalar's.
+    pub fn of_recorded(
+        captures: &[Scalar],
+        layout: &crate::pmir::ObjectLayout,
+    ) -> Result<ClosureLayout, String> {
+        if captures.len() != layout.offsets.len() {
+            return Err(format!(
+                "{} offsets for {} captures",
+                layout.offsets.len(),
+                captures.len()
+            ));
+        }
+        let fields = captures
+            .iter()
+            .zip(&layout.offsets)
+            .map(|(&scalar, &offset)| {
+                let (size, align) = natural(scalar);
+                CaptureField {
+                    scalar,
+                    offset,
+                    size,
+                    align,
+                }
+            })
+            .collect();
+        let l = ClosureLayout {
+            fields,
+            size: layout.size,
+            align: layout.align,
+        };
+        l.validate()?;
+        Ok(l)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

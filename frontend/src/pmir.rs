@@ -556,6 +556,21 @@ pub struct Closure {
     #[serde(with = "crate::ty::as_string")]
     pub ret: Ty,
     pub captures: Vec<Capture>,
+    /// rustc's layout of the closure object, when it was measured
+    /// ([`crate::closure_layout::record`]): every capture a by-value scalar.
+    /// Absent in MIR text alone, and for closures capturing anything else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<ObjectLayout>,
+}
+
+/// rustc's layout of a closure object: its size, alignment, and each
+/// capture's byte offset, in capture (field index) order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectLayout {
+    pub size: u64,
+    pub align: u64,
+    pub offsets: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -586,6 +586,7 @@ fn closure_facts(
         params,
         ret,
         captures,
+        layout: None,
     })
 }
 

@@ -100,6 +100,13 @@ pub fn validate(doc: &PreparedMir) -> VResult {
                 return Err(err(format!("captures[{j}] has an empty name")));
             }
         }
+        if let Some(layout) = &c.layout {
+            let scalars = crate::closure_layout::measurable(c).ok_or_else(|| {
+                err("a layout is recorded, but not every capture is a by-value scalar".into())
+            })?;
+            crate::closure_layout::ClosureLayout::of_recorded(&scalars, layout)
+                .map_err(|e| err(format!("layout: {e}")))?;
+        }
     }
     for (i, r) in doc.registrations.iter().enumerate() {
         let at = format!("registrations[{i}] `{}`", r.function);

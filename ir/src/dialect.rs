@@ -41,6 +41,8 @@ pub enum AttrC {
     Int,
     Bool,
     StrArray,
+    /// An array of integers.
+    IntArray,
     /// A `TypeAttr`: a Rust type as an MLIR type (see [`crate::types`]).
     Type,
     /// An array of `TypeAttr`s.
@@ -142,6 +144,18 @@ pub const OPS: &[OpSpec] = &[
             ("mode", Enum(CAPTURE_MODES)),
         ],
         summary: "One captured variable: environment field index, field type, capture mode.",
+    },
+    OpSpec {
+        name: "env_layout",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("closure", Symbol),
+            ("size", Int),
+            ("align", Int),
+            ("offsets", IntArray),
+        ],
+        summary: "rustc's layout of a closure object: size, alignment, and each capture's byte offset in field order.",
     },
     // Places.
     OpSpec {
@@ -460,7 +474,7 @@ impl IrdlWriter {
         match c {
             Str => self.var("irdl.base \"#builtin.string\""),
             Int => self.var("irdl.base \"#builtin.integer\""),
-            StrArray | TypeArray => self.var("irdl.base \"#builtin.array\""),
+            StrArray | IntArray | TypeArray => self.var("irdl.base \"#builtin.array\""),
             Type => self.var("irdl.base \"#builtin.type\""),
             Symbol => self.var("irdl.base \"#builtin.symbol_ref\""),
             SymbolOrStr => {

@@ -104,6 +104,18 @@ pub struct ClosureFact {
     pub loc: Loc,
     /// In field order.
     pub captures: Vec<CaptureFact>,
+    /// rustc's layout of the closure object (`rmir.env_layout`), when the
+    /// frontend measured it.
+    pub layout: Option<LayoutFact>,
+}
+
+/// rustc's layout of a closure object: size, alignment and each capture's
+/// offset, in field order (the `captures`' order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutFact {
+    pub size: u64,
+    pub align: u64,
+    pub offsets: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +245,30 @@ impl<'c> Reader<'_, 'c, '_> {
             .map_err(|_| self.err(&format!("has a `{name}` that is not an integer")))
     }
 
+    /// A non-negative integer attribute.
+    fn uint(&self, name: &str) -> Result<u64, String> {
+        u64::try_from(self.int(name)?).map_err(|_| self.err(&format!("has a negative `{name}`")))
+    }
+
+    /// An array of non-negative integers.
+    fn uints(&self, name: &str) -> Result<Vec<u64>, String> {
+        let a = ArrayAttribute::try_from(self.attr(name)?)
+            .map_err(|_| self.err(&format!("has a `{name}` that is not an array")))?;
+        (0..a.len())
+            .map(|i| {
+                let e = a.element(i).map_err(|e| self.err(&e.to_string()))?;
+                IntegerAttribute::try_from(e)
+                    .ok()
+                    .and_then(|v| u64::try_from(v.value()).ok())
+                    .ok_or_else(|| {
+                        self.err(&format!(
+                            "has a `{name}` element that is not a non-negative integer"
+                        ))
+                    })
+            })
+            .collect()
+    }
+
     fn ty(&self, name: &str) -> Result<Ty, String> {
         rust_type_of_attr(self.attr(name)?).map_err(|e| self.err(&format!("`{name}`: {e}")))
     }
@@ -286,6 +322,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
     let mut f = ModuleFacts::default();
     let mut closures: Vec<(ClosureFact, Vec<Ty>)> = Vec::new();
     let mut captures: Vec<(String, CaptureFact)> = Vec::new();
+    let mut layouts: Vec<(String, LayoutFact)> = Vec::new();
     let mut top = module.body().first_operation();
     while let Some(op) = top {
         let r = reader(&op);
@@ -326,8 +363,17 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                     )?,
                     loc,
                     captures: Vec::new(),
+                    layout: None,
                 },
                 r.tys("params")?,
+            )),
+            "rmir.env_layout" => layouts.push((
+                r.symbol("closure")?,
+                LayoutFact {
+                    size: r.uint("size")?,
+                    align: r.uint("align")?,
+                    offsets: r.uints("offsets")?,
+                },
             )),
             "rmir.capture" => captures.push((
                 r.symbol("closure")?,
@@ -363,7 +409,30 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
             .map(|(_, k)| k.clone())
             .collect();
         c.captures.sort_by_key(|k| k.field);
+        let mut own = layouts.iter().filter(|(owner, _)| *owner == c.body);
+        c.layout = own.next().map(|(_, l)| l.clone());
+        if own.next().is_some() {
+            return Err(format!(
+                "the closure `{}` has two rmir.env_layout ops",
+                c.body
+            ));
+        }
+        if let Some(l) = &c.layout {
+            if l.offsets.len() != c.captures.len() {
+                return Err(format!(
+                    "the rmir.env_layout of `{}` has {} offsets for {} captures",
+                    c.body,
+                    l.offsets.len(),
+                    c.captures.len()
+                ));
+            }
+        }
         f.closures.insert(c.body.clone(), c);
+    }
+    if let Some((owner, _)) = layouts.iter().find(|(o, _)| !f.closures.contains_key(o)) {
+        return Err(format!(
+            "an rmir.env_layout names `{owner}`, which is no closure of the module"
+        ));
     }
     if let Some((owner, k)) = captures.iter().find(|(o, _)| !f.closures.contains_key(o)) {
         return Err(format!(

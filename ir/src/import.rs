@@ -107,6 +107,9 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
         for capture in &c.captures {
             body.append_operation(m.capture(c, capture)?);
         }
+        if let Some(layout) = &c.layout {
+            body.append_operation(m.env_layout(c, layout)?);
+        }
     }
     for b in imported_bodies(pmir) {
         body.append_operation(m.body(b)?);
@@ -365,6 +368,32 @@ impl<'c, 'p> Importer<'c, 'p> {
                 ("kind", self.str(kind)),
                 ("params", self.tys(&c.params)),
                 ("ret", self.ty(&c.ret)),
+            ],
+            self.closure_loc(c),
+        )
+    }
+
+    fn env_layout(
+        &self,
+        c: &Closure,
+        layout: &frontend::pmir::ObjectLayout,
+    ) -> Result<melior::ir::Operation<'c>, String> {
+        let int = |v: u64| i64::try_from(v).map_err(|_| format!("layout value {v} too large"));
+        let offsets = layout
+            .offsets
+            .iter()
+            .map(|&o| Ok(self.int(int(o)?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        self.fact_op(
+            "rmir.env_layout",
+            &[
+                ("closure", self.symbol(&c.body)),
+                ("size", self.int(int(layout.size)?)),
+                ("align", self.int(int(layout.align)?)),
+                (
+                    "offsets",
+                    ArrayAttribute::new(self.context, &offsets).into(),
+                ),
             ],
             self.closure_loc(c),
         )

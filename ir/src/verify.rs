@@ -132,6 +132,15 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                     )),
                 }
             }
+            "rmir.env_layout" => {
+                let c = sym_attr(&op, "closure").unwrap_or_default();
+                if !closures.contains_key(&c) {
+                    errors.push(error(
+                        op,
+                        format!("names the closure `{c}`, which has no rmir.closure"),
+                    ));
+                }
+            }
             "rmir.registration" => {
                 let kind = str_attr(&op, "callback_kind").unwrap_or_default();
                 let cb = sym_attr(&op, "callback");

@@ -1,17 +1,25 @@
 //! The environment ABI: how a callback's captures are laid out in the bytes
 //! its thunk receives as `const void *env`.
 //!
-//! [`EnvLayout::from_captures`] is the one place this layout is computed.
-//! Everything else (the lowering that reads captures, the generated C++
-//! struct and its `static_assert`s, the runtime's packing) follows the layout
-//! written in the manifest, never recomputes it differently.
+//! The environment is the closure object itself, in rustc's layout: rustc
+//! reorders a closure's fields (captures `u8, u16, u32, f64, i8, i64, u16`
+//! sit at offsets 24, 20, 16, 0, 25, 8, 22, size 32), and the frontend
+//! measures that layout (`frontend::closure_layout`). [`EnvLayout::from_fields`]
+//! takes the measured offsets; everything else (the lowering that reads
+//! captures, the generated C++ struct and its `static_assert`s, the packing
+//! at run time, the host API that copies a closure's bytes) follows the
+//! layout written in the manifest, and never recomputes it.
 //!
-//! Rules: fields in capture order (= the closure's field index order), each at
-//! the next offset aligned to its natural alignment; the total size is rounded
-//! up to the largest alignment; the alignment is at least 1. An environment
-//! with no captures has size 0 and alignment 1: it is passed to no kernel
-//! parameter, and the thunk still receives a valid, non-null pointer (to a
-//! one-byte dummy) that it never reads.
+//! [`EnvLayout::check`] is what any layout must satisfy: named fields, each
+//! with its scalar's size and alignment, aligned, inside the object and
+//! overlapping no other; the alignment is the largest field alignment (1
+//! with none), and the size is the end of the last field rounded up to it.
+//! An environment with no captures has size 0 and alignment 1: it is passed
+//! to no kernel parameter, and the thunk still receives a valid, non-null
+//! pointer (to a one-byte dummy) that it never reads.
+//!
+//! [`EnvLayout::from_captures`] is the C declaration-order layout, kept for
+//! hand-written bundles and tests; no closure is built with it.
 
 use crate::Scalar;
 use serde::{Deserialize, Serialize};
@@ -54,8 +62,8 @@ pub enum LayoutError {
         found: u64,
         expected: u64,
     },
-    #[error("environment layout has {found} fields, the rules give {expected}")]
-    FieldCount { found: usize, expected: usize },
+    #[error("environment layout is malformed: {0}")]
+    Malformed(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -118,6 +126,40 @@ impl EnvLayout {
         })
     }
 
+    /// The layout of an environment holding `fields` (name, type and byte
+    /// offset, in capture order) in an object of `size` bytes aligned to
+    /// `align`: rustc's layout of the closure. Fails unless it is
+    /// well-formed ([`EnvLayout::check`]).
+    pub fn from_fields<S: AsRef<str>>(
+        fields: &[(S, Scalar, u64)],
+        size: u64,
+        align: u64,
+    ) -> Result<EnvLayout, LayoutError> {
+        let layout = EnvLayout {
+            fields: fields
+                .iter()
+                .map(|(name, scalar, offset)| EnvField {
+                    name: name.as_ref().to_string(),
+                    scalar: *scalar,
+                    offset: *offset,
+                    size: scalar.size(),
+                    align: scalar.align(),
+                })
+                .collect(),
+            size,
+            align,
+        };
+        layout.check()?;
+        Ok(layout)
+    }
+
+    /// The fields in the order they sit in memory.
+    pub fn fields_by_offset(&self) -> Vec<&EnvField> {
+        let mut v: Vec<&EnvField> = self.fields.iter().collect();
+        v.sort_by_key(|f| f.offset);
+        v
+    }
+
     /// The layout of an environment with no captures.
     pub fn empty() -> EnvLayout {
         EnvLayout {
@@ -139,40 +181,73 @@ impl EnvLayout {
             .collect()
     }
 
-    /// Checks that this layout (read from a file, say) is exactly what
-    /// [`EnvLayout::from_captures`] computes for its own captures.
+    /// Checks that this layout (read from a file, say) is well-formed: see
+    /// the module documentation for the rules.
     pub fn check(&self) -> Result<(), LayoutError> {
-        let expected = EnvLayout::from_captures(&self.captures())?;
-        if expected.fields.len() != self.fields.len() {
-            return Err(LayoutError::FieldCount {
-                found: self.fields.len(),
-                expected: expected.fields.len(),
-            });
-        }
-        for (found, want) in self.fields.iter().zip(&expected.fields) {
-            for (what, f, e) in [
-                ("offset", found.offset, want.offset),
-                ("size", found.size, want.size),
-                ("align", found.align, want.align),
+        let bad = |m: String| Err(LayoutError::Malformed(m));
+        for (index, f) in self.fields.iter().enumerate() {
+            if f.name.is_empty() {
+                return Err(LayoutError::EmptyName { index });
+            }
+            if let Some(first) = self.fields[..index].iter().position(|g| g.name == f.name) {
+                return Err(LayoutError::DuplicateName {
+                    name: f.name.clone(),
+                    first,
+                    second: index,
+                });
+            }
+            for (what, found, expected) in [
+                ("size", f.size, f.scalar.size()),
+                ("align", f.align, f.scalar.align()),
             ] {
-                if f != e {
+                if found != expected {
                     return Err(LayoutError::Inconsistent {
-                        what: format!("field `{}` {what}", found.name),
-                        found: f,
-                        expected: e,
+                        what: format!("field `{}` {what}", f.name),
+                        found,
+                        expected,
                     });
                 }
             }
+            if f.offset % f.align != 0 {
+                return bad(format!(
+                    "field `{}` at offset {} is not aligned to {}",
+                    f.name, f.offset, f.align
+                ));
+            }
+            if f.offset
+                .checked_add(f.size)
+                .is_none_or(|end| end > self.size)
+            {
+                return bad(format!(
+                    "field `{}` at offset {} ends past the environment's {} bytes",
+                    f.name, f.offset, self.size
+                ));
+            }
         }
-        for (what, f, e) in [
-            ("total size", self.size, expected.size),
-            ("alignment", self.align, expected.align),
+        for pair in self.fields_by_offset().windows(2) {
+            if pair[0].offset + pair[0].size > pair[1].offset {
+                return bad(format!(
+                    "fields `{}` (offset {}) and `{}` (offset {}) overlap",
+                    pair[0].name, pair[0].offset, pair[1].name, pair[1].offset
+                ));
+            }
+        }
+        let align = self.fields.iter().map(|f| f.align).max().unwrap_or(1);
+        let end = self
+            .fields
+            .iter()
+            .map(|f| f.offset + f.size)
+            .max()
+            .unwrap_or(0);
+        for (what, found, expected) in [
+            ("alignment", self.align, align),
+            ("total size", self.size, align_up(end, align)),
         ] {
-            if f != e {
+            if found != expected {
                 return Err(LayoutError::Inconsistent {
                     what: what.to_string(),
-                    found: f,
-                    expected: e,
+                    found,
+                    expected,
                 });
             }
         }

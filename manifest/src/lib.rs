@@ -7,6 +7,7 @@
 //! reads them), so both agree on every byte by construction.
 
 pub mod bundle;
+pub mod embed;
 pub mod env;
 pub mod fingerprint;
 mod generator;
@@ -71,6 +72,29 @@ pub struct Callback {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     pub env: EnvLayout,
+    /// Where the program calls the registration, as `#[track_caller]`
+    /// reports it at run time: how `native::gpu` finds this callback's
+    /// kernel. Absent for calls the host API cannot make (`native::reduce`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<CallSite>,
+}
+
+/// A registration call's place in the program and the types it is called
+/// with; the key a run-time call is looked up by.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSite {
+    /// The source path as rustc was given it (`lib/src/lib.rs`), as
+    /// `std::panic::Location::file` reports it.
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// The element type `T`.
+    pub element: Scalar,
+    /// `std::any::type_name` of the closure, when it can be predicted from
+    /// the MIR (`sums::keyed::{{closure}}`, after the crate name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closure_type: Option<String>,
 }
 
 /// A native provider: the CUDA C++ code a kernel instantiates.

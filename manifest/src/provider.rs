@@ -507,8 +507,12 @@ fn emit_env_struct(
     }
     let ty = format!("{kernel}_env");
     let _ = writeln!(out, "struct {ty} {{");
+    // Members in memory order (rustc's layout is not declaration order).
+    let mut members: Vec<(&crate::env::EnvField, &String)> =
+        env.fields.iter().zip(&names).collect();
+    members.sort_by_key(|(f, _)| f.offset);
     let mut at = 0u64;
-    for (field, c_name) in env.fields.iter().zip(&names) {
+    for (field, c_name) in members {
         if field.offset > at {
             let _ = writeln!(
                 out,

@@ -34,6 +34,7 @@ fn manifest() -> Manifest {
         callbacks: vec![Callback {
             registration: RegistrationId(0),
             origin: None,
+            site: None,
             env,
         }],
         kernels: tu.kernels,

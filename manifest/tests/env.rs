@@ -132,3 +132,60 @@ fn scalar_names_round_trip() {
     assert_eq!(Scalar::from_name("f16"), None);
     assert_eq!(Scalar::from_name("String"), None);
 }
+
+#[test]
+fn rustc_layouts_are_taken_as_measured_and_checked() {
+    // rustc's layout of a closure capturing u8, u16, u32, f64, i8, i64, u16
+    // (docs/closure-layout.md): fields reordered by alignment.
+    let captures = [
+        ("a", Scalar::U8, 24),
+        ("b", Scalar::U16, 20),
+        ("c", Scalar::U32, 16),
+        ("d", Scalar::F64, 0),
+        ("e", Scalar::I8, 25),
+        ("f", Scalar::I64, 8),
+        ("g", Scalar::U16, 22),
+    ];
+    let layout = EnvLayout::from_fields(&captures, 32, 8).unwrap();
+    assert_eq!(layout.size, 32);
+    let in_memory: Vec<&str> = layout
+        .fields_by_offset()
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(in_memory, ["d", "f", "c", "b", "g", "a", "e"]);
+    // Packing follows the offsets.
+    let values: Vec<(&str, Value)> = captures
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _, _))| (*n, Value::from(i as u64 + 1)))
+        .collect();
+    let bytes = layout.pack(&values).unwrap();
+    assert_eq!(bytes[24], 1);
+    assert_eq!(bytes[25], 5);
+    assert_eq!(&bytes[0..8], &4f64.to_le_bytes()[..]);
+    // Malformed layouts are refused, each with its reason.
+    let refused = |fields: &[(&str, Scalar, u64)], size, align| {
+        EnvLayout::from_fields(fields, size, align)
+            .unwrap_err()
+            .to_string()
+    };
+    let mut out = String::new();
+    for (what, e) in [
+        (
+            "overlap",
+            refused(&[("a", Scalar::I32, 0), ("b", Scalar::I16, 2)], 4, 4),
+        ),
+        ("misaligned", refused(&[("a", Scalar::I32, 2)], 8, 4)),
+        ("outside", refused(&[("a", Scalar::I64, 8)], 8, 8)),
+        ("size", refused(&[("a", Scalar::I64, 0)], 16, 8)),
+        ("align", refused(&[("a", Scalar::I32, 0)], 4, 8)),
+        (
+            "duplicate",
+            refused(&[("a", Scalar::I8, 0), ("a", Scalar::I8, 1)], 2, 1),
+        ),
+    ] {
+        out.push_str(&format!("{what}: {e}\n"));
+    }
+    insta::assert_snapshot!(out);
+}

@@ -49,11 +49,13 @@ fn sample() -> Manifest {
             Callback {
                 registration: r0,
                 origin: Some("user.rs:3:20".into()),
+                site: None,
                 env,
             },
             Callback {
                 registration: r1,
                 origin: None,
+                site: None,
                 env: EnvLayout::empty(),
             },
         ],

@@ -23,10 +23,12 @@ pub enum Code {
     Recursion,
     /// MIR the lowering cannot handle.
     UnsupportedMir,
+    /// rustc's layout of the closure object was not measured.
+    UnknownLayout,
 }
 
 impl Code {
-    pub const ALL: [Code; 9] = [
+    pub const ALL: [Code; 10] = [
         Code::BorrowedCapture,
         Code::PointerCapture,
         Code::NonScalarCapture,
@@ -36,6 +38,7 @@ impl Code {
         Code::ForeignCall,
         Code::Recursion,
         Code::UnsupportedMir,
+        Code::UnknownLayout,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +52,7 @@ impl Code {
             Code::ForeignCall => "E0107",
             Code::Recursion => "E0108",
             Code::UnsupportedMir => "E0109",
+            Code::UnknownLayout => "E0110",
         }
     }
 
@@ -87,6 +91,7 @@ impl Code {
             Code::ForeignCall => EXPLAIN_E0107,
             Code::Recursion => EXPLAIN_E0108,
             Code::UnsupportedMir => EXPLAIN_E0109,
+            Code::UnknownLayout => EXPLAIN_E0110,
         }
     }
 }
@@ -254,6 +259,26 @@ Erroneous code example:
     native::reduce(data, 0, |a, b| (0..b).fold(a, |s, x| s.wrapping_add(x)))
 
 Rewrite the body with `while` loops over integers.
+"#;
+
+const EXPLAIN_E0110: &str = r#"rustc's layout of a callback's closure object is unknown.
+
+On the GPU the callback reads its captured values from the closure object
+the program passed, byte for byte, so the compiler must know where rustc put
+each captured field. rustc reorders a closure's fields, and stable Rust has no
+API that gives their offsets: the frontend measures them with a probe built
+by the same rustc (docs/closure-layout.md) when it imports a `.rs` file or
+rustc's MIR text. A prepared-MIR document written without that measurement
+(by hand, or by another tool) has no layout, and a callback whose closure
+captures values cannot be built from it.
+
+Erroneous code example (a `.pmir.json` whose closure has captures and no
+`layout`):
+
+    "closures": [{ "body": "keyed::{closure#0}", "captures": [ ... ] }]
+
+Import the `.rs` file (or its `--emit=mir` output) again with this rustc, so
+that the document records `layout` for the closure.
 "#;
 
 #[cfg(test)]

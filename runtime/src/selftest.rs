@@ -163,6 +163,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
         callbacks.push(Callback {
             registration: reg.id,
             origin: Some(format!("runtime/src/selftest.rs (op_r{})", reg.id.0)),
+            site: None,
             env,
         });
     }

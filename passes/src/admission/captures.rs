@@ -16,6 +16,7 @@ pub fn is_numeric_scalar(ty: &Ty) -> bool {
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(closure) = ctx.closure else { return };
+    let before = out.len();
     for cap in &closure.captures {
         let ty = cap.ty.clone();
         if let Some(d) = borrowed(ctx, cap, &ty)
@@ -23,6 +24,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .or_else(|| non_scalar(ctx, cap, &ty))
         {
             out.push(d);
+        }
+    }
+    if out.len() == before {
+        if let Err(why) = super::closure_env(closure) {
+            out.push(
+                Diagnostic::new(
+                    Code::UnknownLayout,
+                    "rustc's layout of this closure is unknown".to_string(),
+                    label(closure.loc, "its captures are read from the closure object"),
+                )
+                .with_note(why),
+            );
         }
     }
 }

@@ -166,23 +166,50 @@ pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
 
 fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
     let body = ctx.root.unwrap_or_default().to_string();
-    let captures: Vec<(String, Scalar)> = ctx
+    // The captures rule checked that the layout is usable (E0110 otherwise);
+    // a callback with no closure has no environment.
+    let env = ctx
         .closure
-        .map(|c| {
-            c.captures
-                .iter()
-                .filter_map(|k| Some((k.name.clone(), Scalar::from_name(k.ty.scalar()?.name())?)))
-                .collect()
-        })
-        .unwrap_or_default();
-    // Admitted captures are all scalars (the captures rule checked), so the
-    // layout cannot fail; an empty one is the empty environment.
-    let env = EnvLayout::from_captures(&captures).unwrap_or_else(|_| EnvLayout::empty());
+        .and_then(|c| closure_env(c).ok())
+        .unwrap_or_else(EnvLayout::empty);
     CallbackAbi {
         thunk: thunk_name(ctx.reg.index, &body),
         body,
         env,
     }
+}
+
+/// The environment of a closure whose captures are scalars: rustc's layout
+/// of the closure object, as the frontend measured it (`rmir.env_layout`).
+pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
+    let fields = c
+        .captures
+        .iter()
+        .map(|k| {
+            let scalar =
+                k.ty.scalar()
+                    .and_then(|s| Scalar::from_name(s.name()))
+                    .ok_or_else(|| format!("the capture `{}` is not a scalar", k.name))?;
+            Ok((k.name.clone(), scalar))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let Some(layout) = &c.layout else {
+        if fields.is_empty() {
+            return Ok(EnvLayout::empty());
+        }
+        return Err(
+            "the document records no layout for it: import the `.rs` file (or rustc's MIR \
+             text) with this rustc, which measures it"
+                .to_string(),
+        );
+    };
+    let placed: Vec<(String, Scalar, u64)> = fields
+        .into_iter()
+        .zip(&layout.offsets)
+        .map(|((n, s), &o)| (n, s, o))
+        .collect();
+    EnvLayout::from_fields(&placed, layout.size, layout.align)
+        .map_err(|e| format!("the recorded layout is unusable: {e}"))
 }
 
 /// The readable ABI summary of an admitted callback (for people and snapshots).

@@ -187,7 +187,12 @@ pub const PASSES: &[PassInfo] = &[
     PassInfo {
         name: "select-admitted",
         summary: "keep the admitted callbacks and the local bodies they reach, with C-safe symbols; drop module facts",
-        lowers: &["rmir.registration", "rmir.closure", "rmir.capture"],
+        lowers: &[
+            "rmir.registration",
+            "rmir.closure",
+            "rmir.capture",
+            "rmir.env_layout",
+        ],
         kind: PassKind::Rust(select::run),
     },
     PassInfo {

@@ -42,7 +42,7 @@ pub struct Thunk {
     pub body_symbol: String,
     /// Whether the body takes the environment pointer first (a closure).
     pub takes_env: bool,
-    /// The environment ABI (admission's `EnvLayout::from_captures`).
+    /// The environment ABI: rustc's layout of the closure (admission's `closure_env`).
     pub env: EnvLayout,
 }
 
