@@ -128,6 +128,14 @@ __device__ __forceinline__ void reduce_i32(const int *__restrict__ input, unsign
 
     block_reduce<BLOCK>(acc, has, op);
 
+    // One block (small inputs): its total is the result. The same value as
+    // the path below would give (one partial, folded alone), without the
+    // global round trips of the partial, the fences and the counter.
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *output = has ? op(init, acc) : init;
+        return;
+    }
+
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = make_int2(acc, has ? 1 : 0);

@@ -53,9 +53,18 @@ pub fn admit_and_lower<'c>(
     timings: &mut Timings,
 ) -> Result<Admitted<'c>, String> {
     let doc = timings.time("load (rustc, parse)", || input::load(file, config))?;
+    admit_and_lower_doc(doc, context, timings)
+}
+
+/// [`admit_and_lower`] of a document already prepared (a Cargo crate's MIR).
+pub fn admit_and_lower_doc<'c>(
+    doc: frontend::PreparedMir,
+    context: &'c melior::Context,
+    timings: &mut Timings,
+) -> Result<Admitted<'c>, String> {
     let module = timings
         .time("import to rmir", || ir::import(context, &doc))
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| format!("{}: {e}", doc.source.file))?;
     let admission = timings.time("admission + lowering", || {
         admission::admit_and_lower(&module)
     })?;

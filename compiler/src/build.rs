@@ -73,6 +73,14 @@ pub struct BuildArgs<'a> {
     /// How nvJitLink runs: in a child process (a program that serves
     /// `backend_nvptx::isolate` jobs, such as the `driver`) or in process.
     pub isolation: backend_nvptx::Isolation,
+    /// A document already prepared (a Cargo crate's MIR): built instead of
+    /// loading `file`.
+    pub prepared: Option<&'a PreparedMir>,
+    /// The crate's name, when known (Cargo builds): it begins the closure
+    /// type names the run-time lookup checks.
+    pub crate_name: Option<&'a str>,
+    /// Print no summary line (diagnostics are still printed).
+    pub quiet: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -87,6 +95,18 @@ struct Chunk {
 }
 
 pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
+    build_counted(args).map(|_| ExitCode::SUCCESS)
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Built {
+    pub admitted: usize,
+    pub rejected: usize,
+}
+
+/// [`build`], saying how many registrations were admitted and rejected.
+pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     let arch: Arch = args.arch.parse().map_err(|e| format!("--arch: {e}"))?;
     if args.bench && !args.lto {
         return Err("--bench builds both routes and needs --lto".into());
@@ -99,7 +119,10 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
     let context = timings
         .time("MLIR context", ir::context)
         .map_err(|e| e.to_string())?;
-    let admitted = admit_and_lower(args.file, args.config, &context, &mut timings)?;
+    let admitted = match args.prepared {
+        Some(doc) => crate::admit::admit_and_lower_doc(doc.clone(), &context, &mut timings)?,
+        None => admit_and_lower(args.file, args.config, &context, &mut timings)?,
+    };
     let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
     let styled = std::io::stderr().is_terminal();
     let emitter = Emitter::new(&doc.source, styled);
@@ -200,7 +223,7 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
             .map(|t| Callback {
                 registration: RegistrationId(t.registration as u32),
                 origin: origin(doc, outcomes, t.registration),
-                site: None,
+                site: call_site(doc, outcomes, t.registration, args.crate_name),
                 env: t.env.clone(),
             })
             .collect(),
@@ -275,7 +298,8 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         );
     }
     let cubin_bytes: usize = linked.iter().map(|l| l.cubin.len()).sum();
-    eprintln!(
+    if !args.quiet {
+        eprintln!(
         "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
         args.output.display(),
         thunks.len(),
@@ -286,7 +310,11 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
         linked[0].options.join(" "),
         lowered.thunks.len()
     );
-    Ok(ExitCode::SUCCESS)
+    }
+    Ok(Built {
+        admitted: lowered.thunks.len(),
+        rejected,
+    })
 }
 
 /// A chunk linked with its provider.
@@ -568,6 +596,82 @@ fn origin(doc: &PreparedMir, outcomes: &[Outcome], registration: usize) -> Optio
         "{}:{}:{}",
         doc.source.file, span.lo_line, span.lo_col
     ))
+}
+
+/// Where a host-API registration (`gpu.reduce(…)`) is called, as
+/// `#[track_caller]` reports it: the method name of a method call, the
+/// start of the path of a path call (`Gpu::reduce(&gpu, …)`).
+fn call_site(
+    doc: &PreparedMir,
+    outcomes: &[Outcome],
+    registration: usize,
+    crate_name: Option<&str>,
+) -> Option<manifest::CallSite> {
+    let reg = &outcomes.get(registration)?.registration;
+    if !reg.function.starts_with("Gpu::") {
+        return None;
+    }
+    let span = reg.loc.span?;
+    let element = manifest::Scalar::from_name(reg.generics.first()?.scalar()?.name())?;
+    let (file, closure_body) = match (reg.generics.last(), &reg.callback) {
+        (Some(frontend::ty::Ty::Closure { file, .. }), ir::facts::CallbackRef::Closure(body)) => {
+            (file.clone(), Some(body.as_str()))
+        }
+        _ => (doc.source.file.clone(), None),
+    };
+    let mut column = span.lo_col;
+    if let Some(text) = doc.source.text.as_deref() {
+        column = path_start(text, span.lo_line, span.lo_col);
+    }
+    // MIR names a closure body by its item's shortest unique path
+    // (`mix::{closure#0}`): the end of the closure's type name.
+    let closure_suffix = closure_body
+        .filter(|body| !body.contains(['<', ' ', '@']))
+        .map(|body| {
+            body.split("::")
+                .map(|seg| {
+                    if seg.starts_with("{closure#") {
+                        "{{closure}}"
+                    } else {
+                        seg
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("::")
+        });
+    Some(manifest::CallSite {
+        file,
+        line: span.lo_line,
+        column,
+        element,
+        crate_name: crate_name.map(str::to_string),
+        closure_suffix,
+    })
+}
+
+/// The column where the path ending at `line:col` starts: back over
+/// `Ident::` segments (`Gpu::reduce`, `native::gpu::Gpu::reduce`).
+fn path_start(text: &str, line: u32, col: u32) -> u32 {
+    let Some(l) = text.lines().nth(line.saturating_sub(1) as usize) else {
+        return col;
+    };
+    let chars: Vec<char> = l.chars().collect();
+    let mut start = (col.saturating_sub(1) as usize).min(chars.len());
+    loop {
+        if start >= 2 && chars[start - 1] == ':' && chars[start - 2] == ':' {
+            let mut s = start - 2;
+            while s > 0 && (chars[s - 1].is_alphanumeric() || chars[s - 1] == '_') {
+                s -= 1;
+            }
+            if s == start - 2 {
+                break;
+            }
+            start = s;
+        } else {
+            break;
+        }
+    }
+    start as u32 + 1
 }
 
 /// The run bundle: host-reference results for every registration whose

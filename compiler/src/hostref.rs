@@ -276,6 +276,7 @@ fn literal(a: &Argument) -> String {
 
 const SHIM: &str = r#"//! Forwards to the real provider API crate and records each call.
 extern crate native_ref;
+pub use native_ref::gpu;
 use std::cell::RefCell;
 pub struct Call { pub data: usize, pub len: usize, pub init: String, pub result: String }
 thread_local! { static LOG: RefCell<Vec<Call>> = const { RefCell::new(Vec::new()) }; }
@@ -342,7 +343,7 @@ pub fn run_jobs(
     let write = |n: &str, text: &str| {
         std::fs::write(dir.join(n), text).map_err(|e| format!("cannot write {}: {e}", d(n)))
     };
-    write("native_ref.rs", frontend::bridge::NATIVE_SOURCE)?;
+    frontend::bridge::write_native(dir.path(), "native_ref.rs")?;
     write("shim.rs", SHIM)?;
     write("gen.rs", manifest::GENERATOR_SOURCE)?;
     let oc = format!(

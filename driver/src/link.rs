@@ -75,7 +75,12 @@ pub fn link(args: &LinkArgs<'_>) -> Result<ExitCode, String> {
 
 pub fn inspect(path: &Path) -> Result<ExitCode, String> {
     let name = path.display().to_string();
-    let d = describe(&name, &read(path)?).map_err(|e| e.to_string())?;
+    let bytes = read(path)?;
+    if let Some(text) = crate::embedded::describe_program(&name, &bytes)? {
+        print!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let d = describe(&name, &bytes).map_err(|e| e.to_string())?;
     print!("{}", d.render());
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod admit;
+mod embedded;
 mod link;
 mod opt;
 
@@ -172,6 +173,13 @@ enum Command {
         /// A code such as `E0101`.
         code: String,
     },
+    /// Build a Cargo workspace with every crate's callbacks compiled and
+    /// embedded in its binaries: `driver cargo build [cargo build options]`.
+    Cargo {
+        /// `build`, then any `cargo build` options.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Internal: run one nvJitLink job read from stdin (the child side of
     /// `backend_nvptx::isolate`), so a crash inside nvJitLink kills only it.
     #[command(name = link::CHILD_COMMAND, hide = true)]
@@ -180,6 +188,19 @@ enum Command {
 
 fn main() -> ExitCode {
     process_hygiene();
+    // Started by cargo as its rustc wrapper (`driver cargo build`)?
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if compiler::cargo::is_wrapper_invocation()
+        && argv.get(1).is_some_and(|a| a != link::CHILD_COMMAND)
+    {
+        return match link::isolation() {
+            Ok(isolation) => compiler::cargo::wrap(&argv, isolation),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Import {
@@ -237,8 +258,12 @@ fn main() -> ExitCode {
                 cpp_baseline: cpp_baseline.as_deref(),
                 timings,
                 isolation,
+                prepared: None,
+                crate_name: None,
+                quiet: false,
             })
         }),
+        Command::Cargo { args } => compiler::cargo::cargo(&args),
         Command::Link {
             inputs,
             arch,

@@ -16,6 +16,20 @@ use crate::scratch::{self, Finished, RunError, Scratch};
 
 /// The provider API crate, as compiled into user code.
 pub const NATIVE_SOURCE: &str = include_str!("../../native/src/lib.rs");
+/// Its `gpu` module (the host API), which must sit beside it as `gpu.rs`.
+pub const NATIVE_GPU_SOURCE: &str = include_str!("../../native/src/gpu.rs");
+
+/// Writes the `native` crate's sources into `dir` as `ROOT` and `gpu.rs`.
+pub fn write_native(dir: &Path, root: &str) -> Result<PathBuf, String> {
+    let path = dir.join(root);
+    for (p, text) in [
+        (path.clone(), NATIVE_SOURCE),
+        (dir.join("gpu.rs"), NATIVE_GPU_SOURCE),
+    ] {
+        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    Ok(path)
+}
 
 /// How to run rustc. A struct rather than bool parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,9 +179,7 @@ impl Bridge {
     pub fn new(config: RustcConfig) -> Result<Bridge, BridgeError> {
         let version = rustc_version()?;
         let scratch = Scratch::new("bridge").map_err(BridgeError::Io)?;
-        let native_rs = scratch.join("native.rs");
-        std::fs::write(&native_rs, NATIVE_SOURCE)
-            .map_err(|e| BridgeError::Io(format!("cannot write {}: {e}", native_rs.display())))?;
+        let native_rs = write_native(scratch.path(), "native.rs").map_err(BridgeError::Io)?;
         let rlib = scratch.join("libnative.rlib");
         let out = run_rustc(
             Command::new(rustc())
@@ -249,8 +261,6 @@ impl Bridge {
             .map_err(|e| BridgeError::Io(format!("cannot read {}: {e}", file.display())))?;
         let mir = self.emit_mir(file)?;
         let name = file.display().to_string();
-        // rustc prints `name` unescaped inside closure types: make it one token.
-        let protected = ProtectedMir::new(&mir, &name);
         let mir_file = format!("{name}.O{}.mir", self.config.opt_level);
         let facts = SourceFacts {
             file: name.clone(),
@@ -260,24 +270,35 @@ impl Bridge {
             overflow_checks: Some(self.config.overflow_checks),
             text: Some(source),
         };
-        let opt_level = self.config.opt_level;
-        match prepare_text(&protected.text, facts).and_then(checked) {
-            Ok(mut doc) => {
-                protected.restore_lines(&mut doc);
-                crate::closure_layout::record(&mut doc).map_err(|e| BridgeError::Layout {
-                    file: name.clone(),
-                    error: e.to_string(),
-                })?;
-                Ok(doc)
-            }
-            Err(mut error) => {
-                error.line = protected.original_line(error.line);
-                Err(BridgeError::Mir {
-                    file: name,
-                    opt_level,
-                    error,
-                })
-            }
+        prepare_mir(&mir, facts)
+    }
+}
+
+/// rustc's MIR text of a crate whose root source file is `facts.file`
+/// (with its text) → prepared MIR, validated, with the closures' layouts
+/// measured (by the rustc on this machine, which must be the one that
+/// printed the MIR: `facts.rustc`).
+pub fn prepare_mir(mir: &str, facts: SourceFacts) -> Result<PreparedMir, BridgeError> {
+    let name = facts.file.clone();
+    let opt_level = facts.opt_level.unwrap_or(0);
+    // rustc prints `name` unescaped inside closure types: make it one token.
+    let protected = ProtectedMir::new(mir, &name);
+    match prepare_text(&protected.text, facts).and_then(checked) {
+        Ok(mut doc) => {
+            protected.restore_lines(&mut doc);
+            crate::closure_layout::record(&mut doc).map_err(|e| BridgeError::Layout {
+                file: name.clone(),
+                error: e.to_string(),
+            })?;
+            Ok(doc)
+        }
+        Err(mut error) => {
+            error.line = protected.original_line(error.line);
+            Err(BridgeError::Mir {
+                file: name,
+                opt_level,
+                error,
+            })
         }
     }
 }

@@ -394,7 +394,7 @@ fn resolve(
     }
     if let Some(r) = registry::registration(path) {
         return Resolution::Registration {
-            function: r.function.to_string(),
+            function: r.display_name(),
             provider: r.provider.to_string(),
         };
     }
@@ -640,7 +640,8 @@ fn registrations(
             let k = nth.entry(function.clone()).or_insert(0);
             let span = text.and_then(|t| {
                 let (lo, hi) = *extents.get(&b.name)?;
-                let calls = t.find_word((lo, hi), function, true);
+                let word = function.rsplit("::").next().unwrap_or(function);
+                let calls = t.find_word((lo, hi), word, true);
                 let closure_start = match (&cb_ty, &callback) {
                     (Some(Ty::Closure { span, .. }), Callback::Closure { .. }) => {
                         t.offset(span.lo_line, span.lo_col)

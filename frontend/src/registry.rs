@@ -12,9 +12,25 @@ pub struct RegistrationFn {
     pub function: &'static str,
     /// The provider (a CUDA C++ template under `providers/`).
     pub provider: &'static str,
-    /// Index of the callback among the call's arguments.
+    /// Index of the callback among the call's arguments (`self` counts).
     pub callback_arg: usize,
+    /// For a method of the host API, its type (`Gpu` for `gpu.reduce(…)`,
+    /// `native::gpu::Gpu`); `None` for a free function of `native`.
+    pub receiver: Option<&'static str>,
 }
+
+impl RegistrationFn {
+    /// The name users know it by: `reduce`, or `Gpu::reduce` for a method.
+    pub fn display_name(&self) -> String {
+        match self.receiver {
+            Some(ty) => format!("{ty}::{}", self.function),
+            None => self.function.to_string(),
+        }
+    }
+}
+
+/// The module of `native` that holds the host API's types.
+pub const GPU_MODULE: &str = "gpu";
 
 /// Name of the provider API crate as user code refers to it.
 pub const API_CRATE: &str = "native";
@@ -24,11 +40,19 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "reduce",
         provider: "reduce",
         callback_arg: 2,
+        receiver: None,
     },
     RegistrationFn {
         function: "reduce_mut",
         provider: "reduce",
         callback_arg: 2,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "reduce",
+        provider: "reduce",
+        callback_arg: 3,
+        receiver: Some("Gpu"),
     },
 ];
 
@@ -441,15 +465,27 @@ pub fn is_panic_path(path: &str) -> bool {
 
 /// Resolves a callee path against the registration table, given the path as
 /// printed (without generic arguments). MIR trims the crate prefix when the
-/// name is unambiguous (`reduce_mut` rather than `native::reduce_mut`), so both
-/// spellings match; a path with another crate prefix does not.
+/// name is unambiguous (`reduce_mut` rather than `native::reduce_mut`,
+/// `Gpu::reduce` rather than `native::gpu::Gpu::reduce`), so each trimmed
+/// spelling matches; a path with another crate or module prefix does not.
 pub fn registration(path: &str) -> Option<&'static RegistrationFn> {
-    let name = match path.rsplit_once("::") {
-        Some((prefix, name)) if prefix == API_CRATE => name,
-        Some(_) => return None,
-        None => path,
+    let (prefix, name) = match path.rsplit_once("::") {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, path),
     };
-    REGISTRATIONS.iter().find(|r| r.function == name)
+    REGISTRATIONS.iter().find(|r| {
+        r.function == name
+            && match (r.receiver, prefix) {
+                (None, None) => true,
+                (None, Some(p)) => p == API_CRATE,
+                (Some(_), None) => false,
+                (Some(ty), Some(p)) => {
+                    p == ty
+                        || p == format!("{GPU_MODULE}::{ty}")
+                        || p == format!("{API_CRATE}::{GPU_MODULE}::{ty}")
+                }
+            }
+    })
 }
 
 /// If `path` is an allowlisted scalar method, returns `(method, type)`.
@@ -494,6 +530,19 @@ mod tests {
         assert_eq!(registration("native::reduce").unwrap().function, "reduce");
         assert_eq!(registration("reduce_mut").unwrap().function, "reduce_mut");
         assert!(registration("other::reduce").is_none());
+        for p in [
+            "Gpu::reduce",
+            "gpu::Gpu::reduce",
+            "native::gpu::Gpu::reduce",
+        ] {
+            let r = registration(p).unwrap();
+            assert_eq!(
+                (r.function, r.callback_arg, r.receiver),
+                ("reduce", 3, Some("Gpu"))
+            );
+        }
+        assert!(registration("other::Gpu::reduce").is_none());
+        assert!(registration("Gpu::reduce_mut").is_none());
         assert!(registration("native::nope").is_none());
     }
 

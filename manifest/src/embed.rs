@@ -227,6 +227,72 @@ pub fn read_section(section: &[u8]) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
+/// The bytes of section `name` of a 64-bit little-endian ELF file (a
+/// program or shared library), `None` when it has no such section. Every
+/// header read is bounds-checked.
+pub fn elf_section<'a>(elf: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, String> {
+    let u16_at = |at: usize| {
+        elf.get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let u32_at = |at: usize| {
+        elf.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let u64_at = |at: usize| {
+        elf.get(at..at + 8).map(|b| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            u64::from_le_bytes(a)
+        })
+    };
+    if elf.len() < 64 || &elf[..4] != b"\x7fELF" || elf[4] != 2 || elf[5] != 1 {
+        return Err("not a 64-bit little-endian ELF file".into());
+    }
+    let bad = || "truncated ELF section headers".to_string();
+    let shoff = u64_at(0x28).ok_or_else(bad)? as usize;
+    let shentsize = u16_at(0x3A).ok_or_else(bad)? as usize;
+    let shnum = u16_at(0x3C).ok_or_else(bad)? as usize;
+    let shstrndx = u16_at(0x3E).ok_or_else(bad)? as usize;
+    if shentsize != 64 || shstrndx >= shnum {
+        return Err("unexpected ELF section header layout".into());
+    }
+    let header = |i: usize| -> Result<(u32, u32, u64, u64), String> {
+        let at = shoff.checked_add(i * shentsize).ok_or_else(bad)?;
+        Ok((
+            u32_at(at).ok_or_else(bad)?,
+            u32_at(at + 4).ok_or_else(bad)?,
+            u64_at(at + 0x18).ok_or_else(bad)?,
+            u64_at(at + 0x20).ok_or_else(bad)?,
+        ))
+    };
+    let range = |offset: u64, size: u64| -> Result<std::ops::Range<usize>, String> {
+        let start = usize::try_from(offset).map_err(|_| bad())?;
+        let end = start
+            .checked_add(usize::try_from(size).map_err(|_| bad())?)
+            .filter(|&e| e <= elf.len())
+            .ok_or_else(|| "an ELF section runs past the end of the file".to_string())?;
+        Ok(start..end)
+    };
+    let (_, _, str_off, str_size) = header(shstrndx)?;
+    let names = &elf[range(str_off, str_size)?];
+    for i in 0..shnum {
+        let (name_at, kind, offset, size) = header(i)?;
+        let Some(tail) = names.get(name_at as usize..) else {
+            continue;
+        };
+        let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+        if &tail[..end] == name.as_bytes() {
+            // SHT_NOBITS has no bytes in the file.
+            if kind == 8 {
+                return Ok(Some(&[]));
+            }
+            return Ok(Some(&elf[range(offset, size)?]));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

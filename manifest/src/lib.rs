@@ -79,6 +79,48 @@ pub struct Callback {
     pub site: Option<CallSite>,
 }
 
+impl CallSite {
+    /// Whether `type_name` (of the closure a call passes) is the closure this
+    /// site was compiled for, as far as the site knows it: it begins with
+    /// the crate's name and, generic arguments removed, ends with the suffix.
+    pub fn closure_matches(&self, type_name: &str) -> bool {
+        let owned;
+        let plain = if type_name.contains('<') {
+            owned = without_generics(type_name);
+            owned.as_str()
+        } else {
+            type_name
+        };
+        let crate_ok = self.crate_name.as_ref().is_none_or(|c| {
+            plain
+                .strip_prefix(c.as_str())
+                .is_some_and(|r| r.starts_with("::"))
+        });
+        let suffix_ok = self.closure_suffix.as_ref().is_none_or(|s| {
+            plain == s
+                || plain
+                    .strip_suffix(s.as_str())
+                    .is_some_and(|head| head.ends_with("::"))
+        });
+        crate_ok && suffix_ok
+    }
+}
+
+/// `a::f<i64>::{{closure}}` without its generic arguments: `a::f::{{closure}}`.
+pub fn without_generics(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    for ch in name.chars() {
+        match ch {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A registration call's place in the program and the types it is called
 /// with; the key a run-time call is looked up by.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,10 +133,18 @@ pub struct CallSite {
     pub column: u32,
     /// The element type `T`.
     pub element: Scalar,
-    /// `std::any::type_name` of the closure, when it can be predicted from
-    /// the MIR (`sums::keyed::{{closure}}`, after the crate name).
+    /// The crate that makes the call (`--crate-name`), when known: the
+    /// first segment of the closure's type name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub closure_type: Option<String>,
+    pub crate_name: Option<String>,
+    /// How `std::any::type_name` of the closure ends, generic arguments
+    /// removed: `mix::{{closure}}` for `sums::keyed::mix::{{closure}}`.
+    /// Checked with `crate_name` at run time.
+    /// MIR names items by their shortest unique path, so the full name is
+    /// not known; a suffix of it is. Absent where even that is not known
+    /// (closures inside impl methods).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closure_suffix: Option<String>,
 }
 
 /// A native provider: the CUDA C++ code a kernel instantiates.
@@ -475,4 +525,29 @@ pub fn param_offsets(params: &[Param]) -> (Vec<u64>, u64) {
         offset += param.size;
     }
     (offsets, offset)
+}
+
+#[cfg(test)]
+mod call_site_tests {
+    use super::*;
+
+    #[test]
+    fn closure_names_match_by_crate_and_suffix() {
+        let site = CallSite {
+            file: "sums/src/lib.rs".into(),
+            line: 12,
+            column: 13,
+            element: Scalar::I32,
+            crate_name: Some("sums".into()),
+            closure_suffix: Some("mix::{{closure}}".into()),
+        };
+        assert!(site.closure_matches("sums::keyed::mix::{{closure}}"));
+        assert!(site.closure_matches("sums::mix::{{closure}}"));
+        assert!(site.closure_matches("sums::keyed::mix<u8>::{{closure}}"));
+        assert!(!site.closure_matches("sums::keyed::remix::{{closure}}"));
+        assert!(!site.closure_matches("other::keyed::mix::{{closure}}"));
+        assert!(!site.closure_matches("sumsx::mix::{{closure}}"));
+        assert!(!site.closure_matches("sums::mix::{{closure}}::{{closure}}"));
+        assert_eq!(without_generics("a::f<Vec<u8>>::g<i32>"), "a::f::g");
+    }
 }

@@ -6,10 +6,14 @@
 //! On the host the bodies below run as they are, and are the CPU reference
 //! that GPU results are compared against.
 //!
-//! This crate is built by the frontend's bridge as a standalone rlib with
-//! plain `rustc`, so it has no dependencies and is a single file.
+//! [`gpu`] is the host API that runs the compiled callbacks on a device
+//! (with the `gpu` feature). The frontend's bridge builds this crate as a
+//! standalone rlib with plain `rustc` and no features: `lib.rs` and
+//! `gpu.rs`, no dependencies.
 
 #![no_std]
+
+pub mod gpu;
 
 /// Folds `data` with `op`, starting from `init`, in order.
 ///

@@ -40,19 +40,55 @@ impl Build {
     /// manifest is a function in its cubin.
     pub fn load(manifest_path: &Path) -> Result<Build, RuntimeError> {
         let text = read(manifest_path)?;
-        let text = String::from_utf8(text).map_err(|_| RuntimeError::Manifest {
+        let dir = manifest_path.parent().unwrap_or(Path::new("."));
+        Build::from_parts(manifest_path, &text, |name| {
+            let path = dir.join(name);
+            read(&path).map(|bytes| (path, bytes))
+        })
+    }
+
+    /// A build embedded in the program (`manifest::embed`): `origin` names
+    /// it in messages (`rmir_artifacts:TARGET/manifest.json`).
+    pub fn from_record(record: &manifest::embed::Record) -> Result<Build, RuntimeError> {
+        let origin = PathBuf::from(format!("{}:{}", manifest::embed::SECTION, record.target));
+        Build::from_parts(
+            &origin.join("manifest.json"),
+            record.manifest.as_bytes(),
+            |name| {
+                record
+                    .cubins
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(n, b)| (origin.join(n), b.clone()))
+                    .ok_or_else(|| RuntimeError::Manifest {
+                        path: origin.clone(),
+                        message: format!(
+                            "the manifest names the cubin `{name}`, which is not embedded"
+                        ),
+                    })
+            },
+        )
+    }
+
+    /// Validates the manifest text, reads the cubins it names through
+    /// `cubin`, checks each cubin's container, and that every kernel of the
+    /// manifest is a function in its cubin.
+    fn from_parts(
+        manifest_path: &Path,
+        text: &[u8],
+        mut cubin: impl FnMut(&str) -> Result<(PathBuf, Vec<u8>), RuntimeError>,
+    ) -> Result<Build, RuntimeError> {
+        let text = std::str::from_utf8(text).map_err(|_| RuntimeError::Manifest {
             path: manifest_path.to_path_buf(),
             message: "not UTF-8".into(),
         })?;
-        let manifest = Manifest::from_json(&text).map_err(|message| RuntimeError::Manifest {
+        let manifest = Manifest::from_json(text).map_err(|message| RuntimeError::Manifest {
             path: manifest_path.to_path_buf(),
             message,
         })?;
-        let dir = manifest_path.parent().unwrap_or(Path::new("."));
         let mut cubins = Vec::new();
         for name in manifest.cubins() {
-            let path = dir.join(name);
-            let bytes = read(&path)?;
+            let (path, bytes) = cubin(name)?;
             let info = read_cubin(&bytes).map_err(|message| RuntimeError::Cubin {
                 path: path.clone(),
                 message,

@@ -51,6 +51,7 @@ fn has_symbol(name: &str) -> bool {
 /// One device with its primary context current on this thread.
 pub struct Gpu {
     device: sys::CUdevice,
+    ctx: sys::CUcontext,
     pub name: String,
     pub multiprocessors: u32,
     pub compute_capability: (i32, i32),
@@ -97,9 +98,20 @@ impl Gpu {
         let minor = attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         Ok(Gpu {
             device,
+            ctx,
             name,
             multiprocessors,
             compute_capability: (major, minor),
+        })
+    }
+
+    /// Makes this device's primary context current on the calling thread
+    /// (every thread that uses a `Gpu` it did not open must).
+    pub fn make_current(&self) -> Result<(), RuntimeError> {
+        // SAFETY: ctx is the primary context retained in open(), released
+        // only when this Gpu drops.
+        check("cuCtxSetCurrent", unsafe {
+            result::ctx::set_current(self.ctx)
         })
     }
 

@@ -10,6 +10,7 @@
 pub mod cubin;
 mod error;
 pub mod gpu;
+pub mod host;
 
 pub use error::RuntimeError;
 pub mod bench;

@@ -312,3 +312,129 @@ fn the_tamper_script_refuses_every_copy() {
         "{last}"
     );
 }
+
+/// The builds a program carries (`runtime::host::Registry`): read from the
+/// section's records, every build checked, a call found by its site only
+/// when every fact matches; each refusal an error of its kind, never a
+/// panic and never a kernel.
+#[test]
+fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
+    use manifest::embed::Record;
+    use manifest::{CallSite, Manifest, Scalar};
+    use runtime::host::{CallInfo, HostErrorKind, Registry};
+
+    let dir = selftest_dir();
+    let mut m: Manifest =
+        Manifest::from_json(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    // Give registration 1 a call site, as `driver cargo build` does.
+    let env = m.callbacks[1].env.clone();
+    m.callbacks[1].site = Some(CallSite {
+        file: "sums/src/lib.rs".into(),
+        line: 12,
+        column: 13,
+        element: Scalar::I32,
+        crate_name: Some("sums".into()),
+        closure_suffix: Some("mix::{{closure}}".into()),
+    });
+    let record = |manifest: String, cubin: Vec<u8>| Record {
+        target: "sums-0123 (lib)".into(),
+        manifest,
+        cubins: vec![(CUBIN_FILE.into(), cubin)],
+    };
+    let good = record(m.to_json(), cubin_bytes());
+    let mut section = manifest::embed::PLACEHOLDER.to_vec();
+    section.extend(good.encode());
+    section.extend(good.encode()); // the same build linked twice: one
+    let registry = Registry::from_section(&section).unwrap();
+    assert_eq!(registry.builds.len(), 1);
+    let call = CallInfo {
+        file: "sums/src/lib.rs",
+        line: 12,
+        column: 13,
+        element: "i32",
+        element_size: 4,
+        closure_type: "sums::keyed::mix::{{closure}}",
+        closure_size: env.size as usize,
+        closure_align: env.align as usize,
+    };
+    let (_, callback, kernel) = registry.find(&call).unwrap();
+    assert_eq!(callback.registration, m.callbacks[1].registration);
+    assert_eq!(kernel.registration, Some(callback.registration));
+
+    let refused = |c: CallInfo<'_>| {
+        let e = registry.find(&c).expect_err("refused");
+        (e.kind, e.message)
+    };
+    let mut out = String::new();
+    for (what, c) in [
+        ("other line", CallInfo { line: 13, ..call }),
+        (
+            "other file",
+            CallInfo {
+                file: "sums/src/other.rs",
+                ..call
+            },
+        ),
+        (
+            "i64 elements",
+            CallInfo {
+                element: "i64",
+                element_size: 8,
+                ..call
+            },
+        ),
+        (
+            "other closure",
+            CallInfo {
+                closure_type: "sums::keyed::remix::{{closure}}",
+                ..call
+            },
+        ),
+        (
+            "other crate",
+            CallInfo {
+                closure_type: "app::mix::{{closure}}",
+                ..call
+            },
+        ),
+        (
+            "larger closure",
+            CallInfo {
+                closure_size: env.size as usize + 8,
+                ..call
+            },
+        ),
+    ] {
+        let (kind, message) = refused(c);
+        out.push_str(&format!("{what}: {kind:?}: {message}\n"));
+    }
+    // Damaged records and builds: Artifacts errors.
+    let damaged = |bytes: Vec<u8>| {
+        Registry::from_section(&bytes)
+            .err()
+            .map(|e| (e.kind, e.message))
+            .expect("refused")
+    };
+    let mut truncated = good.encode();
+    truncated.truncate(truncated.len() / 2);
+    let mut short_cubin = cubin_bytes();
+    short_cubin.truncate(100);
+    for (what, bytes) in [
+        ("truncated record", truncated),
+        ("not JSON", record("{".into(), cubin_bytes()).encode()),
+        ("cubin cut short", record(m.to_json(), short_cubin).encode()),
+        (
+            "no such kernel",
+            record(
+                m.to_json().replace("rcb_copy_i32\"", "rcb_copy_i32_gone\""),
+                cubin_bytes(),
+            )
+            .encode(),
+        ),
+    ] {
+        let (kind, message) = damaged(bytes);
+        assert_eq!(kind, HostErrorKind::Artifacts, "{what}: {message}");
+        out.push_str(&format!("{what}: {kind:?}: {}\n", redact_numbers(&message)));
+    }
+    insta::assert_snapshot!(out);
+}

@@ -1,0 +1,582 @@
+//! `driver cargo build`: a Cargo workspace built as `cargo build` builds it,
+//! with every crate's callbacks compiled and embedded in the binaries.
+//!
+//! The hook is a `RUSTC_WRAPPER`: cargo runs the driver in place of rustc
+//! for every crate ([`wrap`]). A crate that depends on `native` is first
+//! compiled once more by the same rustc with the same arguments to MIR only;
+//! its registrations are admitted and built (diagnostics are printed as
+//! `driver build` prints them, and a rejection fails the crate, so cargo
+//! stops with exit 1). The crate's compiled callbacks become a record
+//! (`manifest::embed`) that goes
+//!
+//! - for a library, into a sidecar file beside its rlib
+//!   (`libNAME-HASH.rmir`), with the records of the libraries it depends on,
+//!   written before the real rustc runs (so before cargo's pipelining lets a
+//!   dependent start);
+//! - for a binary, a `cdylib`, a `dylib` or a test, with the records of
+//!   every library it uses, into an object file of its own whose only
+//!   content is the `rmir_artifacts` section, passed to the final link as
+//!   `-C link-arg`. It is never inside an rlib: with LTO rustc reads an
+//!   rlib's objects as bitcode, and a foreign object there breaks `lto =
+//!   "fat"` and `"thin"`.
+//!
+//! Then the real rustc runs with the original arguments (plus that link
+//! argument). Cargo's own fingerprints decide what is rebuilt, so a second
+//! `driver cargo build` with no change runs no compiler work at all.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use frontend::bridge::RustcConfig;
+use frontend::pmir::SourceFacts;
+use manifest::embed::{read_section, Record};
+
+use crate::build::{build_counted, BuildArgs};
+
+/// Set (to `1`) in the environment of the cargo that `driver cargo` runs:
+/// the driver, started by cargo as `RUSTC_WRAPPER`, then acts as a wrapper.
+pub const WRAPPER_VAR: &str = "RMIR_CARGO_WRAPPER";
+/// The GPU architecture callbacks are built for (default `sm_90`).
+pub const ARCH_VAR: &str = "RMIR_ARCH";
+/// The name of the API crate a crate must depend on to have callbacks.
+const API_CRATE: &str = frontend::registry::API_CRATE;
+
+/// Whether this process was started by cargo as the wrapper.
+pub fn is_wrapper_invocation() -> bool {
+    std::env::var_os(WRAPPER_VAR).is_some_and(|v| v == "1") && std::env::args_os().len() >= 2
+}
+
+/// `driver cargo ARGS…`: runs `cargo ARGS…` with the driver as rustc's
+/// wrapper. Only `build` is supported.
+pub fn cargo(args: &[OsString]) -> Result<ExitCode, String> {
+    match args.first().and_then(|a| a.to_str()) {
+        Some("build") => {}
+        Some(other) => {
+            return Err(format!(
+                "`driver cargo {other}` is not supported: use `driver cargo build …`"
+            ))
+        }
+        None => return Err("usage: driver cargo build [cargo build options]".into()),
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the driver's own executable: {e}"))?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(&cargo)
+        .args(args)
+        .env("RUSTC_WRAPPER", &exe)
+        .env(WRAPPER_VAR, "1")
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// rustc's arguments, with what the wrapper needs read out of them.
+#[derive(Debug, Default)]
+struct Invocation {
+    args: Vec<OsString>,
+    input: Option<String>,
+    crate_name: Option<String>,
+    crate_types: Vec<String>,
+    test: bool,
+    out_dir: Option<PathBuf>,
+    extra_filename: String,
+    externs: Vec<(String, PathBuf)>,
+    target: Option<String>,
+    opt_level: u8,
+    overflow_checks: Option<bool>,
+    debug_assertions: Option<bool>,
+}
+
+/// rustc flags followed by a separate value.
+const VALUE_FLAGS: &[&str] = &[
+    "--crate-name",
+    "--edition",
+    "--crate-type",
+    "--emit",
+    "-C",
+    "--codegen",
+    "--out-dir",
+    "-o",
+    "-L",
+    "--extern",
+    "--cfg",
+    "--check-cfg",
+    "--error-format",
+    "--json",
+    "--cap-lints",
+    "--target",
+    "--diagnostic-width",
+    "-Z",
+    "-W",
+    "-A",
+    "-D",
+    "-F",
+    "--warn",
+    "--allow",
+    "--deny",
+    "--forbid",
+    "--force-warn",
+    "--remap-path-prefix",
+    "--print",
+    "--explain",
+    "--env-set",
+    "--sysroot",
+    "-l",
+];
+
+fn on_off(v: &str) -> Option<bool> {
+    match v {
+        "" | "on" | "yes" | "y" | "true" => Some(true),
+        "off" | "no" | "n" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+impl Invocation {
+    fn parse(args: &[OsString]) -> Invocation {
+        let mut inv = Invocation {
+            args: args.to_vec(),
+            ..Invocation::default()
+        };
+        let strs: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut i = 0;
+        while i < strs.len() {
+            let a = strs[i].as_str();
+            // `--flag value` or `--flag=value`.
+            let (flag, value) =
+                if let Some((f, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+                    (f.to_string(), Some(v.to_string()))
+                } else if VALUE_FLAGS.contains(&a) {
+                    i += 1;
+                    (a.to_string(), strs.get(i).cloned())
+                } else if let Some(v) = a.strip_prefix("-C").filter(|v| !v.is_empty()) {
+                    ("-C".to_string(), Some(v.to_string()))
+                } else {
+                    (a.to_string(), None)
+                };
+            let value = value.unwrap_or_default();
+            match flag.as_str() {
+                "--crate-name" => inv.crate_name = Some(value),
+                "--crate-type" => inv.crate_types.extend(value.split(',').map(str::to_string)),
+                "--test" => inv.test = true,
+                "--out-dir" => inv.out_dir = Some(PathBuf::from(value)),
+                "--target" => inv.target = Some(value),
+                "--extern" => {
+                    if let Some((name, path)) = value.split_once('=') {
+                        inv.externs.push((name.to_string(), PathBuf::from(path)));
+                    }
+                }
+                "-C" | "--codegen" => {
+                    let (k, v) = value.split_once('=').unwrap_or((value.as_str(), ""));
+                    match k {
+                        "opt-level" => inv.opt_level = v.parse().unwrap_or(3),
+                        "overflow-checks" => inv.overflow_checks = on_off(v),
+                        "debug-assertions" => inv.debug_assertions = on_off(v),
+                        "extra-filename" => inv.extra_filename = v.to_string(),
+                        _ => {}
+                    }
+                }
+                f if !f.starts_with('-') && f.ends_with(".rs") => inv.input = Some(f.to_string()),
+                _ => {}
+            }
+            i += 1;
+        }
+        inv
+    }
+
+    fn crate_name(&self) -> &str {
+        self.crate_name.as_deref().unwrap_or("main")
+    }
+
+    fn uses_api(&self) -> bool {
+        self.externs.iter().any(|(n, _)| n == API_CRATE)
+    }
+
+    fn is_lib(&self) -> bool {
+        self.crate_types.iter().any(|t| t == "lib" || t == "rlib")
+    }
+
+    /// Linked by rustc into a program or shared library.
+    fn is_final(&self) -> bool {
+        self.test
+            || self.crate_types.is_empty()
+            || self
+                .crate_types
+                .iter()
+                .any(|t| matches!(t.as_str(), "bin" | "cdylib" | "dylib"))
+    }
+
+    fn overflow_checks(&self) -> bool {
+        self.overflow_checks
+            .or(self.debug_assertions)
+            .unwrap_or(self.opt_level == 0)
+    }
+
+    fn stem(&self) -> String {
+        format!("{}{}", self.crate_name(), self.extra_filename)
+    }
+
+    fn sidecar(&self) -> Option<PathBuf> {
+        Some(
+            self.out_dir
+                .as_ref()?
+                .join(format!("lib{}.rmir", self.stem())),
+        )
+    }
+
+    fn kind(&self) -> &str {
+        if self.test {
+            "test"
+        } else {
+            self.crate_types.first().map_or("bin", String::as_str)
+        }
+    }
+}
+
+/// The sidecar of a dependency given to rustc as `libNAME-HASH.rlib` (or
+/// `.rmeta`): `libNAME-HASH.rmir` beside it.
+fn dependency_sidecar(path: &Path) -> PathBuf {
+    path.with_extension("rmir")
+}
+
+/// Runs as cargo's rustc wrapper: `argv` is `[driver, rustc, args…]`.
+pub fn wrap(argv: &[OsString], isolation: backend_nvptx::Isolation) -> ExitCode {
+    let rustc = argv[1].clone();
+    let args = &argv[2..];
+    let inv = Invocation::parse(args);
+    if inv.input.is_none() {
+        // A query (`-vV`, `--print cfg`): not a crate.
+        return run_rustc(&rustc, args, &[]);
+    }
+    match prepare(&rustc, &inv, isolation) {
+        Ok(Prepared::Run(extra)) => run_rustc(&rustc, args, &extra),
+        Ok(Prepared::RustcFails) => run_rustc(&rustc, args, &[]),
+        Err(message) => {
+            eprintln!(
+                "error: rmir: crate `{}` ({}): {message}",
+                inv.crate_name(),
+                inv.input.as_deref().unwrap_or("?")
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Prepared {
+    /// Run the real rustc with these extra arguments.
+    Run(Vec<OsString>),
+    /// rustc rejects the crate: run it to report its own errors.
+    RustcFails,
+}
+
+fn prepare(
+    rustc: &OsStr,
+    inv: &Invocation,
+    isolation: backend_nvptx::Isolation,
+) -> Result<Prepared, String> {
+    let mut records: Vec<Record> = Vec::new();
+    for (_, path) in &inv.externs {
+        let sidecar = dependency_sidecar(path);
+        match std::fs::read(&sidecar) {
+            Ok(bytes) => {
+                for r in read_section(&bytes).map_err(|e| format!("{}: {e}", sidecar.display()))? {
+                    if !records.contains(&r) {
+                        records.push(r);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot read {}: {e}", sidecar.display())),
+        }
+    }
+    if inv.uses_api() {
+        match own_record(rustc, inv, isolation)? {
+            Own::Record(r) => records.insert(0, r),
+            Own::None => {}
+            Own::RustcFails => return Ok(Prepared::RustcFails),
+        }
+    }
+    let blob: Vec<u8> = records.iter().flat_map(Record::encode).collect();
+    if inv.is_lib() {
+        if let Some(sidecar) = inv.sidecar() {
+            if blob.is_empty() {
+                let _ = std::fs::remove_file(&sidecar);
+            } else {
+                crate::output::write_atomic(&sidecar, &blob)?;
+            }
+        }
+    }
+    let mut extra = Vec::new();
+    if inv.is_final() && !blob.is_empty() {
+        let object = artifacts_object(rustc, inv, &blob)?;
+        let mut arg = OsString::from("link-arg=");
+        arg.push(object.as_os_str());
+        extra.push(OsString::from("-C"));
+        extra.push(arg);
+    }
+    Ok(Prepared::Run(extra))
+}
+
+enum Own {
+    Record(Record),
+    /// The crate calls no registration.
+    None,
+    RustcFails,
+}
+
+/// Compiles the crate's callbacks: its MIR (same rustc, same arguments),
+/// admission, the build; the record of its manifest and cubins.
+fn own_record(
+    rustc: &OsStr,
+    inv: &Invocation,
+    isolation: backend_nvptx::Isolation,
+) -> Result<Own, String> {
+    let input = inv.input.clone().unwrap_or_default();
+    let scratch = frontend::scratch::Scratch::new("cargo")?;
+    let mir_path = scratch.join("crate.mir");
+    // The same compilation, to MIR only: no incremental state, no LTO, no
+    // other outputs; its diagnostics are the real run's, shown by it.
+    let mut args: Vec<OsString> = Vec::new();
+    let mut it = inv.args.iter().peekable();
+    while let Some(a) = it.next() {
+        let s = a.to_string_lossy();
+        if s == "--emit" || s == "-o" || s == "--json" || s == "--error-format" {
+            it.next();
+            continue;
+        }
+        if s.starts_with("--emit=") || s.starts_with("--json=") || s.starts_with("--error-format=")
+        {
+            continue;
+        }
+        if s == "-C" {
+            if let Some(v) = it.peek().map(|v| v.to_string_lossy().into_owned()) {
+                if v.starts_with("incremental=") || v.starts_with("lto") {
+                    it.next();
+                    continue;
+                }
+            }
+        }
+        if s.starts_with("-Cincremental=") || s.starts_with("-Clto") {
+            continue;
+        }
+        args.push(a.clone());
+    }
+    let mut emit = OsString::from("--emit=mir=");
+    emit.push(mir_path.as_os_str());
+    args.push(emit);
+    let out = Command::new(rustc)
+        .args(&args)
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    if !out.status.success() {
+        return Ok(Own::RustcFails);
+    }
+    let mir = std::fs::read_to_string(&mir_path)
+        .map_err(|e| format!("cannot read rustc's MIR ({}): {e}", mir_path.display()))?;
+    let text = std::fs::read_to_string(&input).map_err(|e| format!("cannot read {input}: {e}"))?;
+    let version = frontend::bridge::rustc_version().map_err(|e| e.to_string())?;
+    let facts = SourceFacts {
+        file: input.clone(),
+        mir_file: format!("{input}.mir"),
+        rustc: Some(version),
+        opt_level: Some(inv.opt_level),
+        overflow_checks: Some(inv.overflow_checks()),
+        text: Some(text),
+    };
+    let doc = frontend::bridge::prepare_mir(&mir, facts).map_err(|e| e.to_string())?;
+    if doc.registrations.is_empty() {
+        return Ok(Own::None);
+    }
+    let elsewhere: Vec<String> = doc
+        .registrations
+        .iter()
+        .filter_map(|r| match r.generics.last() {
+            Some(frontend::ty::Ty::Closure { file, span }) if *file != input => {
+                Some(format!("{file}:{}:{}", span.lo_line, span.lo_col))
+            }
+            _ => None,
+        })
+        .collect();
+    if !elsewhere.is_empty() {
+        return Err(format!(
+            "callbacks in module files ({}) are not compiled yet: only the crate's root \
+             file `{input}` is read, and modules written inline in it (`mod keyed {{ … }}`)",
+            elsewhere.join(", ")
+        ));
+    }
+    let output = scratch.join("build");
+    let arch = std::env::var(ARCH_VAR).unwrap_or_else(|_| "sm_90".into());
+    let built = build_counted(&BuildArgs {
+        file: Path::new(&input),
+        config: &RustcConfig::default(),
+        arch: &arch,
+        debug: false,
+        lto: true,
+        emit: &[],
+        output: &output,
+        bundle: false,
+        max_size: None,
+        bench: false,
+        cpp_baseline: None,
+        timings: false,
+        isolation,
+        prepared: Some(&doc),
+        crate_name: inv.crate_name.as_deref(),
+        quiet: true,
+    })?;
+    if built.rejected > 0 {
+        return Err(format!(
+            "{} of {} registrations rejected (see above); nothing is built",
+            built.rejected,
+            built.rejected + built.admitted
+        ));
+    }
+    let manifest_text = std::fs::read_to_string(output.join("manifest.json"))
+        .map_err(|e| format!("cannot read the build's manifest: {e}"))?;
+    let m = manifest::Manifest::from_json(&manifest_text)?;
+    let mut cubins = Vec::new();
+    for name in m.cubins() {
+        let bytes = std::fs::read(output.join(name))
+            .map_err(|e| format!("cannot read the build's {name}: {e}"))?;
+        cubins.push((name.to_string(), bytes));
+    }
+    Ok(Own::Record(Record {
+        target: format!("{} ({})", inv.stem(), inv.kind()),
+        manifest: manifest_text,
+        cubins,
+    }))
+}
+
+/// An object file whose only content is `blob` in the `rmir_artifacts`
+/// section (8-byte aligned), built by the same rustc for the same target.
+fn artifacts_object(rustc: &OsStr, inv: &Invocation, blob: &[u8]) -> Result<PathBuf, String> {
+    let out_dir = inv
+        .out_dir
+        .clone()
+        .ok_or("rustc was given no --out-dir for a linked crate")?;
+    let stem = inv.stem();
+    let data = out_dir.join(format!("{stem}.rmir.bin"));
+    let source = out_dir.join(format!("{stem}.rmir.rs"));
+    let object = out_dir.join(format!("{stem}.rmir.o"));
+    crate::output::write_atomic(&data, blob)?;
+    let program = format!(
+        "// Generated by `driver cargo build`: the compiled callbacks of `{stem}`.\n\
+         #[repr(C, align(8))]\n\
+         pub struct Records(pub [u8; {len}]);\n\
+         #[used]\n\
+         #[link_section = \"{section}\"]\n\
+         pub static RMIR_ARTIFACTS: Records = Records(*include_bytes!({data:?}));\n",
+        len = blob.len(),
+        section = manifest::embed::SECTION,
+        data = data.display().to_string(),
+    );
+    crate::output::write_atomic(&source, program.as_bytes())?;
+    let mut cmd = Command::new(rustc);
+    cmd.args(["--crate-type", "lib", "--emit", "obj", "--edition", "2021"])
+        .args([
+            "--crate-name",
+            &format!("rmir_artifacts_{}", inv.crate_name()),
+        ])
+        .args(["-C", "opt-level=0", "-C", "debuginfo=0"]);
+    if let Some(t) = &inv.target {
+        cmd.args(["--target", t]);
+    }
+    let out = cmd
+        .arg(&source)
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "rustc could not build the artifacts object {}:\n{}",
+            object.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(object)
+}
+
+fn run_rustc(rustc: &OsStr, args: &[OsString], extra: &[OsString]) -> ExitCode {
+    match Command::new(rustc).args(args).args(extra).status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => {
+            eprintln!(
+                "error: rmir: cannot run {}: {e}",
+                Path::new(rustc).display()
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv(args: &[&str]) -> Invocation {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        Invocation::parse(&args)
+    }
+
+    #[test]
+    fn reads_what_cargo_passes() {
+        let i = inv(&[
+            "--crate-name",
+            "sums",
+            "--edition=2021",
+            "lib/src/lib.rs",
+            "--error-format=json",
+            "--crate-type",
+            "lib",
+            "--emit=dep-info,metadata,link",
+            "-C",
+            "opt-level=3",
+            "-C",
+            "extra-filename=-0abc",
+            "--out-dir",
+            "/t/release/deps",
+            "--extern",
+            "native=/t/release/deps/libnative-1.rmeta",
+        ]);
+        assert_eq!(i.input.as_deref(), Some("lib/src/lib.rs"));
+        assert_eq!(i.crate_name(), "sums");
+        assert!(i.is_lib() && !i.is_final() && i.uses_api());
+        assert_eq!(i.opt_level, 3);
+        assert!(!i.overflow_checks());
+        assert_eq!(
+            i.sidecar().unwrap(),
+            PathBuf::from("/t/release/deps/libsums-0abc.rmir")
+        );
+        assert_eq!(
+            dependency_sidecar(&i.externs[0].1),
+            PathBuf::from("/t/release/deps/libnative-1.rmir")
+        );
+        let b = inv(&[
+            "--crate-name",
+            "app",
+            "app/src/main.rs",
+            "--crate-type",
+            "bin",
+        ]);
+        assert!(b.is_final() && !b.is_lib() && !b.uses_api() && b.overflow_checks());
+        let t = inv(&[
+            "--crate-name",
+            "app",
+            "app/src/main.rs",
+            "--test",
+            "-Coverflow-checks=off",
+        ]);
+        assert!(t.is_final() && !t.overflow_checks());
+        assert!(inv(&["-vV"]).input.is_none());
+    }
+}

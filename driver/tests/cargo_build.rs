@@ -1,0 +1,186 @@
+//! `driver cargo build` on the example workspace (examples/gpu-workspace: a
+//! library with callbacks, a binary with its own, a cdylib), in the dev
+//! profile and with `lto = "fat"`, `lto = "thin"` and `codegen-units = 1`:
+//! every binary carries every callback it can call, a rebuild with no change
+//! does no work, the binary refuses clearly without a GPU, and a rejected
+//! callback fails the build with exit 1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rmir-cargo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn driver(args: &[&str], target: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(args)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTC_WRAPPER")
+        .current_dir(root())
+        .output()
+        .expect("driver runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `driver inspect` of a built program, hashes and fingerprints replaced.
+fn inspect(path: &Path, target: &Path) -> String {
+    let o = driver(&["inspect", path.to_str().unwrap()], target);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.lines()
+        .map(|l| {
+            let mut l = l.replace(target.to_str().unwrap(), "TARGET");
+            if let Some(at) = l.find("(rmir_artifacts, ") {
+                let start = at + "(rmir_artifacts, ".len();
+                let digits = l[start..].chars().take_while(char::is_ascii_digit).count();
+                l.replace_range(start..start + digits, "N");
+            }
+            let mut words: Vec<String> = l.split(' ').map(str::to_string).collect();
+            for w in words.iter_mut() {
+                // `app-0fbfca46b076871d`, a 16-hex fingerprint, byte counts.
+                if let Some((stem, hash)) = w.rsplit_once('-') {
+                    if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) {
+                        *w = format!("{stem}-HASH");
+                    }
+                }
+                if w.len() == 16 && w.chars().all(|c| c.is_ascii_hexdigit()) {
+                    *w = "FINGERPRINT".into();
+                }
+                if w.trim_start_matches('(')
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+                    && w.starts_with('(')
+                {
+                    *w = "(N".into();
+                }
+            }
+            words.join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const WORKSPACE: &str = "examples/gpu-workspace/Cargo.toml";
+
+#[test]
+fn the_example_workspace_builds_runs_and_rebuilds_nothing() {
+    let target = scratch("example");
+    let build = |extra: &[&str]| {
+        let mut args = vec!["cargo", "build", "--manifest-path", WORKSPACE, "--locked"];
+        args.extend_from_slice(extra);
+        driver(&args, &target)
+    };
+    let o = build(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let app = target.join("debug/app");
+    let listing = inspect(&app, &target);
+    insta::assert_snapshot!("app_dev", listing);
+    // Both crates' callbacks, each call site with its environment in
+    // rustc's layout.
+    assert!(listing.contains("build app-HASH (bin)"), "{listing}");
+    assert!(listing.contains("build sums-HASH (lib)"), "{listing}");
+    assert!(
+        listing.contains("d: f64 at 0, f: i64 at 8, c: u32 at 16, b: u16 at 20, g: u16 at 22, a: u8 at 24, e: i8 at 25"),
+        "{listing}"
+    );
+    let ffi = inspect(&target.join("debug/libsumsffi.so"), &target);
+    assert!(ffi.contains("build sums-HASH (lib)"), "{ffi}");
+
+    // No change: cargo finds everything fresh and runs no compiler at all.
+    let before = std::fs::metadata(&app).unwrap().modified().unwrap();
+    let o = build(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Compiling"), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(&app).unwrap().modified().unwrap(), before);
+
+    // Without a GPU (CI, this machine): a clear error, exit 1.
+    if !Path::new("/dev/nvidia0").exists() {
+        let o = Command::new(&app).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.starts_with("error: cannot use the GPU: no CUDA"), "{e}");
+    }
+
+    // The profiles with LTO and one codegen unit: the records survive.
+    for profile in ["fat", "thin", "cgu1"] {
+        let o = build(&["--profile", profile]);
+        assert!(o.status.success(), "{profile}: {}", stderr(&o));
+        for file in ["app", "libsumsffi.so"] {
+            let l = inspect(&target.join(profile).join(file), &target);
+            assert!(l.contains("build sums-HASH (lib)"), "{profile} {file}: {l}");
+        }
+        let l = inspect(&target.join(profile).join("app"), &target);
+        let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert_eq!(
+            body(&l),
+            body(&listing),
+            "{profile}: the same callbacks as the dev build"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&target);
+}
+
+#[test]
+fn a_rejected_callback_fails_the_cargo_build() {
+    let dir = scratch("rejected");
+    let native = root().join("native");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"borrows\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n",
+            native.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "use native::gpu::{Error, Gpu};\n\n\
+         pub fn keyed(gpu: &Gpu, data: &[i32], k: i32) -> Result<i32, Error> {\n    \
+         gpu.reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))\n}\n",
+    )
+    .unwrap();
+    // The example's lock holds every package this one needs: no network.
+    std::fs::copy(
+        root().join("examples/gpu-workspace/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let o = driver(
+        &[
+            "cargo",
+            "build",
+            "--offline",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ],
+        &target,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[E0101]: callback captures `k` by reference"),
+        "{e}"
+    );
+    assert!(e.contains("help: add `move` before the closure"), "{e}");
+    assert!(e.contains("error: rmir: crate `borrows`"), "{e}");
+    assert!(e.contains("1 rejected"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

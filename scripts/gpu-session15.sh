@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device validation of the host API (issue: real Rust programs), step 1
+# (here, no GPU): the example workspace built by `driver cargo build` in four
+# profiles, its cdylib with a C caller, the same app built by plain cargo
+# (no callbacks compiled: must refuse to run them), the CUB baseline source,
+# and an admission bundle whose captures rustc reorders (gpu-run).
+# Step 2, on the GPU machine: scripts/gpu-session15-run.sh
+# DRIVER=path (default target/debug/driver).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+driver=${DRIVER:-target/debug/driver}
+[ -x "$driver" ] || { echo "gpu-session15: no driver at $driver" >&2; exit 1; }
+ws=examples/gpu-workspace
+out=target/gpu/s15
+rm -rf "$out" && mkdir -p "$out"
+cargo build --release --locked -p runtime --bins
+for p in release fat thin cgu1; do
+  "$driver" cargo build --manifest-path "$ws/Cargo.toml" --locked --profile "$p"
+  cp "$ws/target/$p/app" "$out/app-$p"
+done
+cp "$ws/target/release/libsumsffi.so" "$out/"
+cc -O2 -o "$out/call" "$ws/sumsffi/call.c" -L"$out" -lsumsffi -Wl,-rpath,'$ORIGIN'
+# The same program without `driver cargo build`: no kernels inside.
+CARGO_TARGET_DIR=target/gpu/plain cargo build --manifest-path "$ws/Cargo.toml" --locked --release -p app
+cp target/gpu/plain/release/app "$out/app-plain"
+cp benches/cub/reduce_sum.cu "$out/"
+"$driver" build tests/admission/04_mixed_scalar_captures.rs --bundle --max-size 16777216 -o "$out/bundle04"
+cp target/release/gpu-run "$out/"
+"$driver" inspect "$out/app-fat" > "$out/app-fat.inspect.txt"
+ls -la "$out"
