@@ -66,7 +66,7 @@ for route in --no-lto --lto; do
   set -e
   cat "$dir/build.log"
   if [ "$rc" -ne 0 ] || [ ! -f "$dir/built$route/manifest.json" ]; then
-    echo "valgrind-link: driver build $route under valgrind exited $rc (99: valgrind found errors)" >&2
+    echo "valgrind-link: driver build $route under valgrind exited $rc (99 would mean valgrind found errors)" >&2
     exit 1
   fi
   echo "valgrind-link: build $route ok"
