@@ -608,7 +608,7 @@ fn call_site(
     crate_name: Option<&str>,
 ) -> Option<manifest::CallSite> {
     let reg = &outcomes.get(registration)?.registration;
-    if !reg.function.starts_with("Gpu::") {
+    if !frontend::registry::is_host_method(&reg.function) {
         return None;
     }
     let span = reg.loc.span?;

@@ -251,6 +251,10 @@ fn dependency_sidecar(path: &Path) -> PathBuf {
 pub fn wrap(argv: &[OsString], isolation: backend_nvptx::Isolation) -> ExitCode {
     let rustc = argv[1].clone();
     let args = &argv[2..];
+    // The layout probe and `rustc -vV` (frontend::bridge::rustc) must run
+    // the compiler cargo chose, not whichever `rustc` is on PATH: a closure's
+    // layout belongs to one rustc. Set before any thread starts.
+    std::env::set_var("RUSTC", &rustc);
     let inv = Invocation::parse(args);
     if inv.input.is_none() {
         // A query (`-vV`, `--print cfg`): not a crate.

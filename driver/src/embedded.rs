@@ -38,9 +38,7 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
         );
         for c in &m.callbacks {
             let kernel = m
-                .kernels
-                .iter()
-                .find(|k| k.registration == Some(c.registration))
+                .kernel_for(c.registration)
                 .map_or("(none)", |k| k.name.as_str());
             let at = match &c.site {
                 Some(s) => format!(

@@ -640,8 +640,7 @@ fn registrations(
             let k = nth.entry(function.clone()).or_insert(0);
             let span = text.and_then(|t| {
                 let (lo, hi) = *extents.get(&b.name)?;
-                let word = function.rsplit("::").next().unwrap_or(function);
-                let calls = t.find_word((lo, hi), word, true);
+                let calls = t.find_word((lo, hi), last_segment(function), true);
                 let closure_start = match (&cb_ty, &callback) {
                     (Some(Ty::Closure { span, .. }), Callback::Closure { .. }) => {
                         t.offset(span.lo_line, span.lo_col)

@@ -29,6 +29,16 @@ impl RegistrationFn {
     }
 }
 
+/// Whether the registration named `display_name` (as
+/// [`RegistrationFn::display_name`] gives it, the name prepared MIR records)
+/// is a method of the run-time host API (`Gpu::reduce`), which finds its
+/// kernel by call site.
+pub fn is_host_method(display_name: &str) -> bool {
+    REGISTRATIONS
+        .iter()
+        .any(|r| r.receiver.is_some() && r.display_name() == display_name)
+}
+
 /// The module of `native` that holds the host API's types.
 pub const GPU_MODULE: &str = "gpu";
 
@@ -542,6 +552,8 @@ mod tests {
             );
         }
         assert!(registration("other::Gpu::reduce").is_none());
+        assert!(is_host_method("Gpu::reduce"));
+        assert!(!is_host_method("reduce") && !is_host_method("reduce_mut"));
         assert!(registration("Gpu::reduce_mut").is_none());
         assert!(registration("native::nope").is_none());
     }

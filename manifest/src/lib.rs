@@ -399,6 +399,14 @@ impl Manifest {
             .find(|c| c.registration == registration)
     }
 
+    /// The first kernel built for `registration` (the only one, in a build
+    /// of one route without the benchmark's baselines).
+    pub fn kernel_for(&self, registration: RegistrationId) -> Option<&Kernel> {
+        self.kernels
+            .iter()
+            .find(|k| k.registration == Some(registration))
+    }
+
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }

@@ -186,15 +186,38 @@ impl Registry {
     /// The build, callback and kernel compiled for `call`, every fact
     /// checked.
     pub fn find(&self, call: &CallInfo<'_>) -> Result<(usize, &Callback, &Kernel), HostError> {
-        let candidates: Vec<(usize, RegistrationId)> = self
+        // Every build's callback at this site and file; no allocation
+        // unless the call is refused.
+        let candidates = self
             .sites
             .get(&(call.line, call.column))
             .into_iter()
             .flatten()
-            .filter(|(file, _, _)| file == call.file)
-            .map(|&(_, b, r)| (b, r))
-            .collect();
-        if candidates.is_empty() {
+            .filter(|(file, _, _)| file == call.file);
+        let mut reasons = Vec::new();
+        let mut seen = false;
+        for &(_, b, registration) in candidates {
+            seen = true;
+            let build = &self.builds[b];
+            let Some(callback) = build.manifest.callback(registration) else {
+                continue;
+            };
+            if let Err(why) = check_call(callback, call) {
+                reasons.push(why);
+                continue;
+            }
+            let kernel = build.manifest.kernel_for(registration).ok_or_else(|| {
+                error(
+                    HostErrorKind::Artifacts,
+                    format!(
+                        "{}: registration {registration} has no kernel",
+                        build.manifest_path.display()
+                    ),
+                )
+            })?;
+            return Ok((b, callback, kernel));
+        }
+        if !seen {
             let what = if self.builds.is_empty() {
                 "the program carries no compiled callbacks: build it with `driver cargo build`"
                     .to_string()
@@ -219,33 +242,6 @@ impl Registry {
                     call.closure_type
                 ),
             ));
-        }
-        let mut reasons = Vec::new();
-        for (b, registration) in candidates {
-            let build = &self.builds[b];
-            let Some(callback) = build.manifest.callback(registration) else {
-                continue;
-            };
-            match check_call(callback, call) {
-                Ok(()) => {
-                    let kernel = build
-                        .manifest
-                        .kernels
-                        .iter()
-                        .find(|k| k.registration == Some(registration))
-                        .ok_or_else(|| {
-                            error(
-                                HostErrorKind::Artifacts,
-                                format!(
-                                    "{}: registration {registration} has no kernel",
-                                    build.manifest_path.display()
-                                ),
-                            )
-                        })?;
-                    return Ok((b, callback, kernel));
-                }
-                Err(why) => reasons.push(why),
-            }
         }
         Err(error(
             HostErrorKind::Mismatch,
