@@ -81,6 +81,8 @@ pub struct BuildArgs<'a> {
     pub crate_name: Option<&'a str>,
     /// Print no summary line (diagnostics are still printed).
     pub quiet: bool,
+    /// The build cache (see [`crate::buildcache`]); `None` builds everything.
+    pub cache: Option<&'a cache::Cache>,
 }
 
 /// One compiled chunk of callbacks.
@@ -212,21 +214,22 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         .map(|(n, b)| (n.as_str(), b.as_slice()))
         .collect();
     let fingerprint = Fingerprint::of_inputs(&fp_refs);
+    let mut callbacks = Vec::new();
+    for t in &thunks {
+        callbacks.push(Callback {
+            registration: RegistrationId(t.registration as u32),
+            origin: origin(doc, outcomes, t.registration),
+            site: call_site(doc, outcomes, t.registration, args.crate_name)?,
+            env: t.env.clone(),
+        });
+    }
     let manifest = Manifest {
         format: MANIFEST_FORMAT.into(),
         fingerprint: fingerprint.clone(),
         arch: arch.sm(),
         cubin: linked[0].cubin_name.clone(),
         toolchain: toolchain(doc),
-        callbacks: thunks
-            .iter()
-            .map(|t| Callback {
-                registration: RegistrationId(t.registration as u32),
-                origin: origin(doc, outcomes, t.registration),
-                site: call_site(doc, outcomes, t.registration, args.crate_name),
-                env: t.env.clone(),
-            })
-            .collect(),
+        callbacks,
         kernels: kernels.clone(),
     };
     manifest
@@ -398,11 +401,30 @@ fn link_chunk(
     } else {
         (format!("provider.{i}"), format!("callbacks.{i}.cubin"))
     };
-    let provider = t
-        .time("NVRTC (provider)", || {
-            nvrtc::compile(&format!("{stem}.cu"), &tu.source, &options)
-        })
-        .map_err(|e| format!("compiling the provider: {e}"))?;
+    let provider_name = format!("{stem}.cu");
+    let provider = crate::buildcache::fetch(
+        args.cache,
+        &mut t,
+        "NVRTC (cache hit)",
+        "provider",
+        || {
+            crate::buildcache::key(
+                "provider",
+                &[
+                    ("arguments", options.to_args().join("\0").as_bytes()),
+                    ("name", provider_name.as_bytes()),
+                    ("source", tu.source.as_bytes()),
+                ],
+            )
+        },
+        |t| {
+            t.time("NVRTC (provider)", || {
+                nvrtc::compile(&provider_name, &tu.source, &options)
+            })
+            .map(|out| out.bytes)
+            .map_err(|e| format!("compiling the provider: {e}"))
+        },
+    )?;
     let mut plan = LinkPlan::new(arch);
     // In a child process: a crash in nvJitLink is an error, and the errors
     // it only prints (`Multiple definition`) fail the link.
@@ -410,14 +432,32 @@ fn link_chunk(
     plan.debug = args.debug;
     plan.lineinfo = args.debug;
     let ext = if args.lto { "ltoir" } else { "ptx" };
-    plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.bytes.clone())?);
+    plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
     plan = plan.with_input(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?);
     if let Some(ptx) = &chunk.ptx_object {
         plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
     }
-    let linked = t
-        .time("nvJitLink", || plan.link())
-        .map_err(|e| e.to_string())?;
+    let link_options = plan.explain().map_err(|e| e.to_string())?.options();
+    let cubin = crate::buildcache::fetch(
+        args.cache,
+        &mut t,
+        "nvJitLink (cache hit)",
+        "cubin",
+        || {
+            let joined = link_options.join("\0");
+            let mut parts: Vec<(&str, &[u8])> = vec![("options", joined.as_bytes())];
+            for i in &plan.inputs {
+                parts.push(("input", i.name.as_bytes()));
+                parts.push(("bytes", &i.bytes));
+            }
+            crate::buildcache::key("cubin", &parts)
+        },
+        |t| {
+            t.time("nvJitLink", || plan.link())
+                .map(|linked| linked.bytes)
+                .map_err(|e| e.to_string())
+        },
+    )?;
     let mut kernels = tu.kernels;
     if count > 1 {
         for k in &mut kernels {
@@ -426,12 +466,12 @@ fn link_chunk(
     }
     Ok(LinkedChunk {
         cubin_name,
-        cubin: linked.bytes,
+        cubin,
         kernels,
         source: tu.source,
-        provider: provider.bytes,
+        provider,
         stem,
-        options: linked.explanation.options(),
+        options: link_options,
         timings: t,
     })
 }
@@ -480,24 +520,80 @@ fn compile_chunk(
     args: &BuildArgs<'_>,
 ) -> Result<Chunk, String> {
     let mut t = Timings::default();
-    // MLIR contexts are not shared between threads: one per chunk, which
-    // reads its part of the lowered module.
-    let context = t
-        .time("MLIR context", ir::context)
-        .map_err(|e| e.to_string())?;
-    let module = t
-        .time("split", || ir::parse(&context, text))
-        .map_err(|e| format!("internal error: a lowered chunk does not parse back: {e}"))?;
-    let llvm = if args.emit.contains(&Emit::Llvm) {
-        t.time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
-            .map_err(|e| e.to_string())?
-    } else {
-        String::new()
+    let want_llvm = args.emit.contains(&Emit::Llvm);
+    let mut llvm = String::new();
+    let symbols: Vec<&str> = thunks.iter().map(|t| t.symbol.as_str()).collect();
+    let options = format!(
+        "arch={} debug={} opt={} lto={} bench={}",
+        codegen.arch.sm(),
+        codegen.debug,
+        codegen.opt_level,
+        args.lto,
+        args.bench
+    );
+    let payload = crate::buildcache::fetch(
+        // `--emit llvm` wants the LLVM IR, which only generation gives.
+        args.cache.filter(|_| !want_llvm),
+        &mut t,
+        "callbacks (cache hit)",
+        "thunks",
+        || {
+            crate::buildcache::key(
+                "thunks",
+                &[
+                    ("options", options.as_bytes()),
+                    ("symbols", symbols.join("\0").as_bytes()),
+                    ("module", text.as_bytes()),
+                ],
+            )
+        },
+        |t| {
+            // MLIR contexts are not shared between threads: one per chunk,
+            // which reads its part of the lowered module.
+            let context = t
+                .time("MLIR context", ir::context)
+                .map_err(|e| e.to_string())?;
+            let module = t
+                .time("split", || ir::parse(&context, text))
+                .map_err(|e| format!("internal error: a lowered chunk does not parse back: {e}"))?;
+            if want_llvm {
+                llvm = t
+                    .time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
+                    .map_err(|e| e.to_string())?;
+            }
+            let (object, ptx) = generate_chunk(thunks, &module, codegen, args, t)?;
+            let mut parts: Vec<&[u8]> = vec![&object];
+            parts.extend(ptx.as_deref());
+            Ok(crate::buildcache::pack(&parts))
+        },
+    )?;
+    let (object, ptx_object) = match crate::buildcache::unpack(&payload).as_deref() {
+        Some([object]) => (object.clone(), None),
+        Some([object, ptx]) => (object.clone(), Some(ptx.clone())),
+        _ => return Err("internal error: a cached thunk object is malformed".into()),
     };
+    Ok(Chunk {
+        thunks: thunks.to_vec(),
+        object,
+        ptx_object,
+        llvm,
+        timings: t,
+    })
+}
+
+/// A chunk's thunk object (LTOIR through libNVVM, or PTX), and with
+/// `--bench` its PTX twin under other names.
+fn generate_chunk(
+    thunks: &[Thunk],
+    module: &melior::ir::Module<'_>,
+    codegen: &CodegenOptions,
+    args: &BuildArgs<'_>,
+    t: &mut Timings,
+) -> Result<(Vec<u8>, Option<Vec<u8>>), String> {
     let object = if args.lto {
         let text = t
             .time("NVVM IR emission", || {
-                codegen::emit_nvvm_ir(&module, codegen)
+                codegen::emit_nvvm_ir(module, codegen)
             })
             .map_err(|e| e.to_string())?;
         // Without `-g`: the emitter writes no debug metadata for libNVVM.
@@ -512,7 +608,7 @@ fn compile_chunk(
         .map_err(|e| e.to_string())?
         .bytes
     } else {
-        t.time("PTX (NVPTX)", || codegen::emit_ptx(&module, codegen))
+        t.time("PTX (NVPTX)", || codegen::emit_ptx(module, codegen))
             .map_err(|e| e.to_string())?
             .into_bytes()
     };
@@ -520,20 +616,14 @@ fn compile_chunk(
         // The same thunks under other names, as PTX, for the PTX-route
         // kernels: renamed in the module, then generated again.
         for t in thunks {
-            rename_function(&module, &t.symbol, &ptx_symbol(&t.symbol))?;
+            rename_function(module, &t.symbol, &ptx_symbol(&t.symbol))?;
         }
-        let ptx = codegen::emit_ptx(&module, codegen).map_err(|e| e.to_string())?;
+        let ptx = codegen::emit_ptx(module, codegen).map_err(|e| e.to_string())?;
         Some(ptx.into_bytes())
     } else {
         None
     };
-    Ok(Chunk {
-        thunks: thunks.to_vec(),
-        object,
-        ptx_object,
-        llvm,
-        timings: t,
-    })
+    Ok((object, ptx_object))
 }
 
 /// Renames a top-level function of a lowered module (its `sym_name`).
@@ -594,33 +684,62 @@ fn origin(doc: &PreparedMir, outcomes: &[Outcome], registration: usize) -> Optio
     let span = o.registration.loc.span?;
     Some(format!(
         "{}:{}:{}",
-        doc.source.file, span.lo_line, span.lo_col
+        doc.source.file_name(span.file),
+        span.lo_line,
+        span.lo_col
     ))
 }
 
 /// Where a host-API registration (`gpu.reduce(…)`) is called, as
 /// `#[track_caller]` reports it: the method name of a method call, the
-/// start of the path of a path call (`Gpu::reduce(&gpu, …)`).
+/// start of the path of a path call (`Gpu::reduce(&gpu, …)`). A host-API
+/// call whose source the build cannot find is an error: its program could
+/// never find the kernel.
 fn call_site(
     doc: &PreparedMir,
     outcomes: &[Outcome],
     registration: usize,
     crate_name: Option<&str>,
-) -> Option<manifest::CallSite> {
-    let reg = &outcomes.get(registration)?.registration;
+) -> Result<Option<manifest::CallSite>, String> {
+    let Some(reg) = outcomes.get(registration).map(|o| &o.registration) else {
+        return Ok(None);
+    };
     if !frontend::registry::is_host_method(&reg.function) {
-        return None;
+        return Ok(None);
     }
-    let span = reg.loc.span?;
-    let element = manifest::Scalar::from_name(reg.generics.first()?.scalar()?.name())?;
-    let (file, closure_body) = match (reg.generics.last(), &reg.callback) {
-        (Some(frontend::ty::Ty::Closure { file, .. }), ir::facts::CallbackRef::Closure(body)) => {
-            (file.clone(), Some(body.as_str()))
-        }
-        _ => (doc.source.file.clone(), None),
+    let Some(span) = reg.loc.span else {
+        return Err(format!(
+            "{}:{}: cannot find this call of `{}` in the Rust source, so the program \
+             could not find its kernel at run time (a call written by a macro, or a \
+             function name defined twice in one file, hides it)",
+            doc.source.mir_file,
+            reg.loc.mir_line.unwrap_or(0),
+            reg.function
+        ));
+    };
+    let element = reg
+        .generics
+        .first()
+        .and_then(|t| t.scalar())
+        .and_then(|s| manifest::Scalar::from_name(s.name()))
+        .ok_or_else(|| {
+            format!(
+                "{}:{}:{}: `{}` over an element type the GPU cannot take",
+                doc.source.file_name(span.file),
+                span.lo_line,
+                span.lo_col,
+                reg.function
+            )
+        })?;
+    // `#[track_caller]` names the file of the call, which may be a module
+    // file of the crate.
+    let file = doc.source.file_name(span.file).to_string();
+    let closure_body = match &reg.callback {
+        ir::facts::CallbackRef::Closure(body) => Some(body.as_str()),
+        _ => None,
     };
     let mut column = span.lo_col;
-    if let Some(text) = doc.source.text.as_deref() {
+    if let Some(text) = doc.source.text_of(span.file) {
         column = path_start(text, span.lo_line, span.lo_col);
     }
     // MIR names a closure body by its item's shortest unique path
@@ -639,14 +758,14 @@ fn call_site(
                 .collect::<Vec<_>>()
                 .join("::")
         });
-    Some(manifest::CallSite {
+    Ok(Some(manifest::CallSite {
         file,
         line: span.lo_line,
         column,
         element,
         crate_name: crate_name.map(str::to_string),
         closure_suffix,
-    })
+    }))
 }
 
 /// The column where the path ending at `line:col` starts: back over

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use frontend::bridge::RustcConfig;
-use frontend::pmir::SourceFacts;
+use frontend::pmir::{ModuleFile, SourceFacts};
 use manifest::embed::{read_section, Record};
 
 use crate::build::{build_counted, BuildArgs};
@@ -373,8 +373,12 @@ fn own_record(
         }
         args.push(a.clone());
     }
+    // The dep-info names every source file of the crate, its modules' too.
+    let dep_path = scratch.join("crate.d");
     let mut emit = OsString::from("--emit=mir=");
     emit.push(mir_path.as_os_str());
+    emit.push(",dep-info=");
+    emit.push(dep_path.as_os_str());
     args.push(emit);
     let out = Command::new(rustc)
         .args(&args)
@@ -386,6 +390,17 @@ fn own_record(
     let mir = std::fs::read_to_string(&mir_path)
         .map_err(|e| format!("cannot read rustc's MIR ({}): {e}", mir_path.display()))?;
     let text = std::fs::read_to_string(&input).map_err(|e| format!("cannot read {input}: {e}"))?;
+    let dep_info = std::fs::read_to_string(&dep_path)
+        .map_err(|e| format!("cannot read rustc's dep-info ({}): {e}", dep_path.display()))?;
+    let mut modules = Vec::new();
+    for file in frontend::source::dep_info_rust_files(&dep_info) {
+        if file == input || modules.iter().any(|m: &ModuleFile| m.file == file) {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+        modules.push(ModuleFile { file, text });
+    }
     let version = frontend::bridge::rustc_version().map_err(|e| e.to_string())?;
     let facts = SourceFacts {
         file: input.clone(),
@@ -394,29 +409,33 @@ fn own_record(
         opt_level: Some(inv.opt_level),
         overflow_checks: Some(inv.overflow_checks()),
         text: Some(text),
+        modules,
     };
     let doc = frontend::bridge::prepare_mir(&mir, facts).map_err(|e| e.to_string())?;
     if doc.registrations.is_empty() {
         return Ok(Own::None);
     }
-    let elsewhere: Vec<String> = doc
-        .registrations
+    // Every closure's span must point into a file the document holds (a
+    // file rustc read but did not list would be read as another's lines).
+    let unknown: Vec<String> = doc
+        .closures
         .iter()
-        .filter_map(|r| match r.generics.last() {
-            Some(frontend::ty::Ty::Closure { file, span }) if *file != input => {
+        .filter_map(|c| match &c.ty {
+            frontend::ty::Ty::Closure { file, span } if doc.source.file_id(file).is_none() => {
                 Some(format!("{file}:{}:{}", span.lo_line, span.lo_col))
             }
             _ => None,
         })
         .collect();
-    if !elsewhere.is_empty() {
+    if !unknown.is_empty() {
         return Err(format!(
-            "callbacks in module files ({}) are not compiled yet: only the crate's root \
-             file `{input}` is read, and modules written inline in it (`mod keyed {{ … }}`)",
-            elsewhere.join(", ")
+            "closures in files rustc's dep-info does not list ({}): their source cannot be \
+             read, so their calls cannot be located",
+            unknown.join(", ")
         ));
     }
     let output = scratch.join("build");
+    let cache = crate::buildcache::open(false);
     let arch = std::env::var(ARCH_VAR).unwrap_or_else(|_| "sm_90".into());
     let built = build_counted(&BuildArgs {
         file: Path::new(&input),
@@ -435,6 +454,7 @@ fn own_record(
         prepared: Some(&doc),
         crate_name: inv.crate_name.as_deref(),
         quiet: true,
+        cache: cache.as_ref(),
     })?;
     if built.rejected > 0 {
         return Err(format!(

@@ -14,6 +14,7 @@
 
 pub mod admit;
 pub mod build;
+pub mod buildcache;
 pub mod cargo;
 pub mod hostref;
 pub mod input;

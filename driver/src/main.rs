@@ -132,9 +132,20 @@ enum Command {
         /// Print the time of each stage (to stderr).
         #[arg(long)]
         timings: bool,
+        /// Build everything, neither reading nor writing the build cache
+        /// (`RMIR_CACHE_DIR`, default `~/.cache/rmir`; `RMIR_CACHE=off` also
+        /// turns it off).
+        #[arg(long)]
+        no_cache: bool,
         /// Output folder.
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
+    },
+    /// The build cache: `stats` lists its entries by kind, `clean` removes
+    /// them (`RMIR_CACHE_DIR`, default `~/.cache/rmir`).
+    Cache {
+        #[arg(value_enum)]
+        action: CacheAction,
     },
     /// Link device code with nvJitLink, the options derived from what the inputs hold.
     Link {
@@ -242,8 +253,10 @@ fn main() -> ExitCode {
             bench,
             cpp_baseline,
             timings,
+            no_cache,
             output,
         } => link::isolation().and_then(|isolation| {
+            let cache = compiler::buildcache::open(no_cache);
             build::build(&build::BuildArgs {
                 file: &file,
                 config: &rustc.config(),
@@ -261,8 +274,10 @@ fn main() -> ExitCode {
                 prepared: None,
                 crate_name: None,
                 quiet: false,
+                cache: cache.as_ref(),
             })
         }),
+        Command::Cache { action } => cache_command(action),
         Command::Cargo { args } => compiler::cargo::cargo(&args),
         Command::Link {
             inputs,
@@ -291,6 +306,21 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum CacheAction {
+    Stats,
+    Clean,
+}
+
+fn cache_command(action: CacheAction) -> Result<ExitCode, String> {
+    let c = cache::Cache::from_env().map_err(|e| e.to_string())?;
+    match action {
+        CacheAction::Stats => print!("{}", c.stats().map_err(|e| e.to_string())?),
+        CacheAction::Clean => println!("{}", c.clean().map_err(|e| e.to_string())?),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Set up once, before anything else runs:

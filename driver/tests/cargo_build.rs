@@ -148,8 +148,10 @@ fn a_rejected_callback_fails_the_cargo_build() {
         ),
     )
     .unwrap();
+    // The callback sits in a module file: its diagnostic shows that file.
+    std::fs::write(dir.join("src/lib.rs"), "pub mod keyed;\n").unwrap();
     std::fs::write(
-        dir.join("src/lib.rs"),
+        dir.join("src/keyed.rs"),
         "use native::gpu::{Error, Gpu};\n\n\
          pub fn keyed(gpu: &Gpu, data: &[i32], k: i32) -> Result<i32, Error> {\n    \
          gpu.reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))\n}\n",
@@ -178,6 +180,11 @@ fn a_rejected_callback_fails_the_cargo_build() {
     assert!(
         e.contains("error[E0101]: callback captures `k` by reference"),
         "{e}"
+    );
+    assert!(e.contains("--> src/keyed.rs:4:"), "{e}");
+    assert!(
+        e.contains("gpu.reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(k))"),
+        "the suggestion is shown in the module file: {e}"
     );
     assert!(e.contains("help: add `move` before the closure"), "{e}");
     assert!(e.contains("error: rmir: crate `borrows`"), "{e}");

@@ -89,6 +89,7 @@ fn crates_depend_downward_only() {
         // The GPU host API's backend, behind the `gpu` feature.
         ("native", &["runtime"]),
         ("manifest", &[]),
+        ("cache", &[]),
         ("frontend", &[]),
         ("ir", &["frontend"]),
         ("passes", &["ir", "frontend", "manifest"]),
@@ -96,7 +97,14 @@ fn crates_depend_downward_only() {
         ("runtime", &["manifest"]),
         (
             "compiler",
-            &["backend-nvptx", "passes", "ir", "frontend", "manifest"],
+            &[
+                "backend-nvptx",
+                "passes",
+                "ir",
+                "frontend",
+                "manifest",
+                "cache",
+            ],
         ),
         // A thin CLI over `compiler`.
         (
@@ -108,6 +116,7 @@ fn crates_depend_downward_only() {
                 "ir",
                 "frontend",
                 "manifest",
+                "cache",
             ],
         ),
     ];

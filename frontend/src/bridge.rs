@@ -269,6 +269,7 @@ impl Bridge {
             opt_level: Some(self.config.opt_level),
             overflow_checks: Some(self.config.overflow_checks),
             text: Some(source),
+            modules: Vec::new(),
         };
         prepare_mir(&mir, facts)
     }
@@ -331,6 +332,7 @@ pub fn import_mir_text(mir_file: &str, mir: &str) -> Result<PreparedMir, MirErro
         opt_level: None,
         overflow_checks: None,
         text,
+        modules: Vec::new(),
     };
     prepare_text(mir, facts).and_then(checked)
 }

@@ -39,6 +39,68 @@ pub struct SourceFacts {
     pub overflow_checks: Option<bool>,
     /// The Rust source text, so diagnostics can show snippets without the file.
     pub text: Option<String>,
+    /// The crate's other source files (module files such as `src/keyed.rs`),
+    /// in the order rustc read them: a [`Span`] whose `file` is `i ≥ 1` lies
+    /// in `modules[i - 1]`. Absent for a crate of one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<ModuleFile>,
+}
+
+/// A source file of the crate other than its root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModuleFile {
+    /// The path as rustc names it in spans (`src/keyed.rs`).
+    pub file: String,
+    pub text: String,
+}
+
+/// Which file of the crate a [`Span`] lies in: `0` is the root
+/// ([`SourceFacts::file`]), `i ≥ 1` is [`SourceFacts::modules`]`[i - 1]`.
+pub type FileId = u32;
+
+/// The root file's [`FileId`].
+pub const ROOT_FILE: FileId = 0;
+
+impl SourceFacts {
+    /// The name of file `id` (the root's name for an unknown id).
+    pub fn file_name(&self, id: FileId) -> &str {
+        match id.checked_sub(1) {
+            Some(i) => self
+                .modules
+                .get(i as usize)
+                .map_or(self.file.as_str(), |m| m.file.as_str()),
+            None => &self.file,
+        }
+    }
+
+    /// The text of file `id`, when known.
+    pub fn text_of(&self, id: FileId) -> Option<&str> {
+        match id.checked_sub(1) {
+            Some(i) => self.modules.get(i as usize).map(|m| m.text.as_str()),
+            None => self.text.as_deref(),
+        }
+    }
+
+    /// The id of the file rustc names `name`.
+    pub fn file_id(&self, name: &str) -> Option<FileId> {
+        if name == self.file {
+            return Some(ROOT_FILE);
+        }
+        self.modules
+            .iter()
+            .position(|m| m.file == name)
+            .map(|i| i as FileId + 1)
+    }
+
+    /// Every file's id, name and text (when known), the root first.
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &str, Option<&str>)> {
+        std::iter::once((ROOT_FILE, self.file.as_str(), self.text.as_deref())).chain(
+            self.modules
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (i as FileId + 1, m.file.as_str(), Some(m.text.as_str()))),
+        )
+    }
 }
 
 /// A source range, 1-based lines and columns, end inclusive of its last
@@ -50,6 +112,31 @@ pub struct Span {
     pub lo_col: u32,
     pub hi_line: u32,
     pub hi_col: u32,
+    /// The file the span lies in (see [`FileId`]); the root's is not written.
+    #[serde(default, skip_serializing_if = "is_root")]
+    pub file: FileId,
+}
+
+fn is_root(id: &FileId) -> bool {
+    *id == ROOT_FILE
+}
+
+impl Span {
+    /// A span of the root file.
+    pub fn new(lo_line: u32, lo_col: u32, hi_line: u32, hi_col: u32) -> Span {
+        Span {
+            lo_line,
+            lo_col,
+            hi_line,
+            hi_col,
+            file: ROOT_FILE,
+        }
+    }
+
+    /// The same span in file `file`.
+    pub fn in_file(self, file: FileId) -> Span {
+        Span { file, ..self }
+    }
 }
 
 impl std::fmt::Display for Span {

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
     AggregateKind, Body, BodyKind, Callback, Capture, CaptureMode, Closure, ClosureKind, Constant,
-    Local, Operand, Place, PreparedMir, Projection, Registration, Resolution, Rvalue, SourceFacts,
-    StatementKind, TerminatorKind, FORMAT,
+    FileId, Local, Operand, Place, PreparedMir, Projection, Registration, Resolution, Rvalue,
+    SourceFacts, Span, StatementKind, TerminatorKind, FORMAT, ROOT_FILE,
 };
 use crate::registry;
-use crate::source::SourceText;
+use crate::source::{SourceText, Sources};
 use crate::ty::{Scalar, Ty};
 
 /// Parses MIR text and prepares it.
@@ -100,9 +100,9 @@ fn for_each_operand(body: &mut Body, mut f: impl FnMut(&mut Operand)) {
 /// Resolves and annotates parsed bodies. Infallible: anything it cannot
 /// resolve is recorded as such (a foreign callee, a callback of another kind).
 pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
-    let text = source.text.as_deref().map(SourceText::new);
-    let impl_ranges = name_impl_methods(&mut bodies, text.as_ref());
-    let names = local_names(&bodies, text.as_ref());
+    let sources = Sources::new(&source);
+    let impl_ranges = name_impl_methods(&mut bodies, &sources);
+    let names = local_names(&bodies, &sources);
     let closure_bodies: BTreeMap<String, String> = bodies
         .iter()
         .filter(|b| b.kind == BodyKind::Closure)
@@ -112,41 +112,37 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         })
         .collect();
 
-    // Source extents of bodies (for spans of calls inside them).
-    let mut extents: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    if let Some(t) = &text {
-        for b in bodies.iter_mut() {
-            match b.kind {
-                BodyKind::Closure => {
-                    if let Some(Ty::Closure { span, .. }) =
-                        b.locals.get(1).map(|l| l.ty.peel_refs())
-                    {
-                        b.span = Some(*span);
-                        if let Some(ext) = t.closure_extent(*span) {
-                            extents.insert(b.name.clone(), ext);
-                        }
+    // Source extents of bodies (for spans of calls inside them), each in
+    // its own file.
+    let mut extents: BTreeMap<String, Extent> = BTreeMap::new();
+    for b in bodies.iter_mut() {
+        match b.kind {
+            BodyKind::Closure => {
+                if let Some((file, span)) = b
+                    .locals
+                    .get(1)
+                    .and_then(|l| closure_span(&sources, l.ty.peel_refs()))
+                {
+                    b.span = Some(span);
+                    if let Some(ext) = sources.text(file).and_then(|t| t.closure_extent(span)) {
+                        extents.insert(b.name.clone(), (file, ext));
                     }
                 }
-                BodyKind::Fn => {
-                    let extent = match impl_ranges.get(&b.name) {
-                        Some(range) => t.fn_extent_in(last_segment(&b.name), *range),
-                        None => t.fn_extent(last_segment(&b.name)),
-                    };
-                    if let Some((lo, hi, name_span)) = extent {
-                        b.span = Some(name_span);
-                        extents.insert(b.name.clone(), (lo, hi));
-                    }
-                }
-                BodyKind::Const => {}
             }
-        }
-    } else {
-        for b in bodies.iter_mut() {
-            if b.kind == BodyKind::Closure {
-                if let Some(Ty::Closure { span, .. }) = b.locals.get(1).map(|l| l.ty.peel_refs()) {
-                    b.span = Some(*span);
+            BodyKind::Fn => {
+                let extent = match impl_ranges.get(&b.name) {
+                    Some((file, range)) => sources.text(*file).and_then(|t| {
+                        t.fn_extent_in(last_segment(&b.name), *range)
+                            .map(|(lo, hi, span)| (*file, (lo, hi), span))
+                    }),
+                    None => sources.fn_extent(&b.name),
+                };
+                if let Some((file, range, name_span)) = extent {
+                    b.span = Some(name_span);
+                    extents.insert(b.name.clone(), (file, range));
                 }
             }
+            BodyKind::Const => {}
         }
     }
 
@@ -154,26 +150,26 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     for b in bodies.iter_mut() {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         let ext = extents.get(&b.name).copied();
-        let closure_head_end = match (b.kind, &text, b.span) {
+        let text = ext.and_then(|(file, _)| sources.text(file));
+        let closure_head_end = match (b.kind, text, b.span) {
             (BodyKind::Closure, Some(t), Some(s)) => t.offset(s.hi_line, s.hi_col),
             _ => None,
         };
+        let body_file = ext.map_or(ROOT_FILE, |(file, _)| file);
         let locals = b.locals.clone();
         for block in b.blocks.iter_mut() {
             if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
                 callee.resolution =
                     resolve(&callee.path, &callee.generics, &names, &closure_bodies);
-                if let (Resolution::Foreign { link_name }, Some(t)) =
-                    (&mut callee.resolution, &text)
-                {
-                    *link_name = t.link_name(last_segment(&callee.path));
+                if let Resolution::Foreign { link_name } = &mut callee.resolution {
+                    *link_name = sources.link_name(last_segment(&callee.path), body_file);
                 }
                 if is_closure_trait_call(&callee.path) {
                     if let Resolution::Local { .. } = callee.resolution {
                         untuple_args(args, &locals);
                     }
                 }
-                if let (Some(t), Some((lo, hi))) = (&text, ext) {
+                if let (Some(t), Some((_, (lo, hi)))) = (text, ext) {
                     let lo = closure_head_end.unwrap_or(lo);
                     let (key, hits) = match registry::source_token(&callee.path) {
                         registry::SourceToken::None => continue,
@@ -196,9 +192,9 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     let closures = bodies
         .iter()
         .filter(|b| b.kind == BodyKind::Closure)
-        .filter_map(|b| closure_facts(b, &bodies, text.as_ref(), extents.get(&b.name).copied()))
+        .filter_map(|b| closure_facts(b, &bodies, &sources, extents.get(&b.name).copied()))
         .collect();
-    let mut registrations = registrations(&bodies, &closure_bodies, text.as_ref(), &extents);
+    let mut registrations = registrations(&bodies, &closure_bodies, &sources, &extents);
     core_fn_item_bodies(&mut bodies, &mut registrations);
 
     PreparedMir {
@@ -215,13 +211,9 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
 /// `<i32 as Settle>::settle` or `Params::apply` (closures inside them
 /// follow), unless two impls would get the same name. Returns each renamed
 /// method's `impl` block range, where its `fn` is looked up for spans.
-fn name_impl_methods(
-    bodies: &mut [Body],
-    text: Option<&SourceText<'_>>,
-) -> BTreeMap<String, (usize, usize)> {
+fn name_impl_methods(bodies: &mut [Body], sources: &Sources<'_>) -> BTreeMap<String, Extent> {
     let mut ranges = BTreeMap::new();
-    let Some(t) = text else { return ranges };
-    let mut renames: BTreeMap<String, (String, (usize, usize))> = BTreeMap::new();
+    let mut renames: BTreeMap<String, (String, Extent)> = BTreeMap::new();
     for b in bodies.iter() {
         let Some(rest) = b.name.strip_prefix("<impl at ") else {
             continue;
@@ -233,13 +225,13 @@ fn name_impl_methods(
         if renames.contains_key(&prefix) {
             continue;
         }
-        let Some((lo, path)) = impl_at(t, loc) else {
+        let Some((t, lo, path)) = impl_at(sources, loc) else {
             continue;
         };
         let Some(range) = t.block_from(lo) else {
             continue;
         };
-        renames.insert(prefix, (path, range));
+        renames.insert(prefix, (path, (t.file(), range)));
     }
     let taken: Vec<&String> = renames.values().map(|(p, _)| p).collect();
     let unique = |p: &String| taken.iter().filter(|q| **q == p).count() == 1;
@@ -263,12 +255,17 @@ fn name_impl_methods(
 }
 
 /// The `impl` header at `loc` (`f.rs:12:1: 12:20`, as MIR names impl
-/// methods): its offset in the source and the path it gives its methods.
-fn impl_at(t: &SourceText<'_>, loc: &str) -> Option<(usize, String)> {
-    let (_, span) = crate::ty::parse_file_span(loc)?;
+/// methods): the text of its file, its offset there and the path it gives
+/// its methods.
+fn impl_at<'s, 'a>(
+    sources: &'s Sources<'a>,
+    loc: &str,
+) -> Option<(&'s SourceText<'a>, usize, String)> {
+    let (file, span) = crate::ty::parse_file_span(loc)?;
+    let t = sources.text(sources.file_id(&file)?)?;
     let lo = t.offset(span.lo_line, span.lo_col)?;
     let hi = t.offset(span.hi_line, span.hi_col)?;
-    Some((lo, impl_path(t.slice(lo, hi))?))
+    Some((t, lo, impl_path(t.slice(lo, hi))?))
 }
 
 /// `impl Settle for i32` → `<i32 as Settle>`; `impl Params` → `Params`.
@@ -297,7 +294,7 @@ fn impl_path(header: &str) -> Option<String> {
 /// still named `<impl at f.rs:8:1: 8:12>::apply` (two impls with one path,
 /// which `name_impl_methods` leaves as they are) the path calls print
 /// (`Params::apply`, or `<Params as Trait>::apply`).
-fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<String, String> {
+fn local_names(bodies: &[Body], sources: &Sources<'_>) -> BTreeMap<String, String> {
     let mut names = BTreeMap::new();
     for b in bodies {
         names.insert(b.name.clone(), b.name.clone());
@@ -307,7 +304,7 @@ fn local_names(bodies: &[Body], text: Option<&SourceText<'_>>) -> BTreeMap<Strin
         let Some((loc, method)) = rest.split_once(">::") else {
             continue;
         };
-        let Some((_, path)) = text.and_then(|t| impl_at(t, loc)) else {
+        let Some((_, _, path)) = impl_at(sources, loc) else {
             continue;
         };
         let alias = format!("{path}::{method}");
@@ -353,6 +350,21 @@ fn untuple_args(args: &mut Vec<Operand>, locals: &[crate::pmir::LocalDecl]) {
     });
     let first = args[0].clone();
     *args = std::iter::once(first).chain(spread).collect();
+}
+
+/// A body's source file and byte range in it.
+type Extent = (FileId, (usize, usize));
+
+/// The file and span of a closure type's head (`{closure@src/k.rs:5:38:
+/// 5:49}`), the span naming its file. A file the document does not hold
+/// counts as the root, as every file did before documents held several
+/// (a Cargo build refuses such a document before it gets here).
+fn closure_span(sources: &Sources<'_>, ty: &Ty) -> Option<(FileId, Span)> {
+    let Ty::Closure { file, span } = ty else {
+        return None;
+    };
+    let id = sources.file_id(file).unwrap_or(ROOT_FILE);
+    Some((id, span.in_file(id)))
 }
 
 fn last_segment(path: &str) -> &str {
@@ -460,8 +472,8 @@ pub fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
 fn closure_facts(
     body: &Body,
     all: &[Body],
-    text: Option<&SourceText<'_>>,
-    extent: Option<(usize, usize)>,
+    sources: &Sources<'_>,
+    extent: Option<Extent>,
 ) -> Option<Closure> {
     let env = body.locals.get(1)?;
     let (kind, closure_ty) = match &env.ty {
@@ -476,9 +488,9 @@ fn closure_facts(
         t @ Ty::Closure { .. } => (ClosureKind::FnOnce, t.clone()),
         _ => return None,
     };
-    let Ty::Closure { span, .. } = closure_ty else {
-        return None;
-    };
+    let (file, span) = closure_span(sources, &closure_ty)?;
+    let text = sources.text(file);
+    let extent = extent.map(|(_, range)| range);
     let params = body.locals[2..=body.arg_count as usize]
         .iter()
         .map(|l| l.ty.clone())
@@ -593,8 +605,8 @@ fn closure_facts(
 fn registrations(
     bodies: &[Body],
     closure_bodies: &BTreeMap<String, String>,
-    text: Option<&SourceText<'_>>,
-    extents: &BTreeMap<String, (usize, usize)>,
+    sources: &Sources<'_>,
+    extents: &BTreeMap<String, Extent>,
 ) -> Vec<Registration> {
     let mut out = Vec::new();
     for b in bodies {
@@ -638,15 +650,17 @@ fn registrations(
             // Source location: for a closure, the nearest `function(` before
             // its head; otherwise the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
-            let span = text.and_then(|t| {
-                let (lo, hi) = *extents.get(&b.name)?;
+            let span = extents.get(&b.name).and_then(|&(file, (lo, hi))| {
+                let t = sources.text(file)?;
                 let calls = t.find_word((lo, hi), last_segment(function), true);
-                let closure_start = match (&cb_ty, &callback) {
-                    (Some(Ty::Closure { span, .. }), Callback::Closure { .. }) => {
-                        t.offset(span.lo_line, span.lo_col)
-                    }
-                    _ => None,
-                };
+                // Only a closure written in the caller's file bounds the call.
+                let closure_start =
+                    match (cb_ty.as_ref().map(|t| closure_span(sources, t)), &callback) {
+                        (Some(Some((f, span))), Callback::Closure { .. }) if f == file => {
+                            t.offset(span.lo_line, span.lo_col)
+                        }
+                        _ => None,
+                    };
                 match closure_start {
                     Some(cs) => calls
                         .iter()

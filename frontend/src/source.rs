@@ -6,24 +6,200 @@
 //! finds them by token search inside a known range. Every result is a
 //! best effort and `None` when not found; nothing here guesses across items.
 
-use crate::pmir::Span;
+use crate::pmir::{FileId, SourceFacts, Span, ROOT_FILE};
 
-/// The Rust source with a line index.
+/// Every source file of a crate, by [`FileId`]: the texts the spans of a
+/// prepared document point into, and which file an item lives in.
+pub struct Sources<'a> {
+    texts: Vec<Option<SourceText<'a>>>,
+    names: Vec<&'a str>,
+    /// Each file's module path (`keyed::inner` for `src/keyed/inner.rs`,
+    /// empty for the root), when its path is the one `mod NAME;` gives.
+    modules: Vec<Option<String>>,
+}
+
+impl<'a> Sources<'a> {
+    pub fn new(facts: &'a SourceFacts) -> Sources<'a> {
+        let root_dir = std::path::Path::new(&facts.file).parent();
+        let mut texts = Vec::new();
+        let mut names = Vec::new();
+        let mut modules = Vec::new();
+        for (id, name, text) in facts.files() {
+            texts.push(text.map(|t| SourceText::of_file(t, id)));
+            names.push(name);
+            modules.push(if id == ROOT_FILE {
+                Some(String::new())
+            } else {
+                root_dir.and_then(|d| module_path(d, std::path::Path::new(name)))
+            });
+        }
+        Sources {
+            texts,
+            names,
+            modules,
+        }
+    }
+
+    /// The text of file `id`, when known.
+    pub fn text(&self, id: FileId) -> Option<&SourceText<'a>> {
+        self.texts.get(id as usize)?.as_ref()
+    }
+
+    /// Whether any text is known.
+    pub fn any_text(&self) -> bool {
+        self.texts.iter().any(Option::is_some)
+    }
+
+    /// The file rustc names `name` (a closure type's `{closure@NAME:…}`);
+    /// the root when the crate has one file whatever the name (a document
+    /// read from MIR alone names its root after the MIR file).
+    pub fn file_id(&self, name: &str) -> Option<FileId> {
+        match self.names.iter().position(|n| *n == name) {
+            Some(i) => Some(i as FileId),
+            None => (self.names.len() == 1).then_some(ROOT_FILE),
+        }
+    }
+
+    /// The `fn` item MIR names `path` (its shortest unique path:
+    /// `inner::mix`, `mix`): its file, body range and name span. Found by its
+    /// last segment in every file; where several files define that name,
+    /// the files whose module path (or an inline `mod` in them) matches the
+    /// path's module prefix. `None` when not exactly one place is left.
+    pub fn fn_extent(&self, path: &str) -> Option<(FileId, (usize, usize), Span)> {
+        let name = path.rsplit("::").next().unwrap_or(path);
+        let hits: Vec<(FileId, (usize, usize), Span)> = self
+            .texts
+            .iter()
+            .flatten()
+            .filter_map(|t| {
+                t.fn_extent(name)
+                    .map(|(lo, hi, span)| (t.file(), (lo, hi), span))
+            })
+            .collect();
+        if hits.len() <= 1 {
+            return hits.into_iter().next();
+        }
+        let prefix = path.strip_suffix(name)?.strip_suffix("::")?;
+        if prefix.contains(['<', '{', ' ']) {
+            return None;
+        }
+        let last = prefix.rsplit("::").next().unwrap_or(prefix);
+        let matching: Vec<_> = hits
+            .into_iter()
+            .filter(|(id, _, _)| {
+                let by_file = self.modules[*id as usize]
+                    .as_deref()
+                    .is_some_and(|m| m == prefix || m.ends_with(&format!("::{prefix}")));
+                let inline = self.texts[*id as usize].as_ref().is_some_and(|t| {
+                    t.text.contains(&format!("mod {last} {{"))
+                        || t.text.contains(&format!("mod {last}{{"))
+                });
+                by_file || inline
+            })
+            .collect();
+        match matching.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// [`SourceText::link_name`] in file `first`, else in any other file.
+    pub fn link_name(&self, name: &str, first: FileId) -> Option<String> {
+        if let Some(l) = self.text(first).and_then(|t| t.link_name(name)) {
+            return Some(l);
+        }
+        self.texts
+            .iter()
+            .flatten()
+            .filter(|t| t.file() != first)
+            .find_map(|t| t.link_name(name))
+    }
+}
+
+/// The Rust files of a crate, from the dep-info file rustc writes for it
+/// (`--emit=dep-info`): the first rule's prerequisites that end in `.rs`,
+/// in rustc's order (the root first), with make's `\ ` escapes undone.
+pub fn dep_info_rust_files(dep_info: &str) -> Vec<String> {
+    let Some(rule) = dep_info.lines().find(|l| !l.trim().is_empty()) else {
+        return Vec::new();
+    };
+    // The target ends at the first `: ` (a path may hold `:` only escaped).
+    let Some((_, deps)) = rule.split_once(": ") else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    let mut current = String::new();
+    let mut chars = deps.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if matches!(chars.peek(), Some(' ') | Some('\\') | Some(':')) => {
+                current.extend(chars.next());
+            }
+            ' ' => {
+                if !current.is_empty() {
+                    files.push(std::mem::take(&mut current));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        files.push(current);
+    }
+    files.retain(|f| f.ends_with(".rs"));
+    files
+}
+
+/// The module path `mod` items give a file under the crate root's
+/// directory: `src/keyed.rs` and `src/keyed/mod.rs` are `keyed`,
+/// `src/keyed/inner.rs` is `keyed::inner`. `None` outside that directory.
+fn module_path(root_dir: &std::path::Path, file: &std::path::Path) -> Option<String> {
+    let rel = file.strip_prefix(root_dir).ok()?;
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop()?;
+    let stem = last.strip_suffix(".rs")?;
+    if stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    (!parts.is_empty()).then(|| parts.join("::"))
+}
+
+/// The Rust source of one file of the crate, with a line index. The spans it
+/// makes name that file.
 pub struct SourceText<'a> {
     text: &'a str,
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
+    file: FileId,
 }
 
 impl<'a> SourceText<'a> {
+    /// The crate root's text.
     pub fn new(text: &'a str) -> SourceText<'a> {
+        SourceText::of_file(text, ROOT_FILE)
+    }
+
+    /// The text of file `file` of the crate.
+    pub fn of_file(text: &'a str, file: FileId) -> SourceText<'a> {
         let mut line_starts = vec![0];
         for (i, b) in text.bytes().enumerate() {
             if b == b'\n' {
                 line_starts.push(i + 1);
             }
         }
-        SourceText { text, line_starts }
+        SourceText {
+            text,
+            line_starts,
+            file,
+        }
+    }
+
+    /// The file this text is.
+    pub fn file(&self) -> FileId {
+        self.file
     }
 
     /// Byte offset of a 1-based line and (char) column.
@@ -66,6 +242,7 @@ impl<'a> SourceText<'a> {
             lo_col,
             hi_line,
             hi_col,
+            file: self.file,
         }
     }
 
@@ -330,14 +507,63 @@ mod tests {
     const SRC: &str = "fn helper(a: i32) -> i32 { a }\npub fn run(d: &[i32], k: i32) -> i32 {\n    native::reduce(d, 0, move |a, b| a.wrapping_add(b) ^ k)\n}\n";
 
     #[test]
+    fn dep_info_lists_rust_files_in_order() {
+        let d = "/t/x.mir: src/lib.rs src/keyed/mod.rs src/a\\ b.rs data.txt\n\nsrc/lib.rs:\n";
+        assert_eq!(
+            dep_info_rust_files(d),
+            vec!["src/lib.rs", "src/keyed/mod.rs", "src/a b.rs"]
+        );
+        assert!(dep_info_rust_files("").is_empty());
+    }
+
+    #[test]
+    fn module_paths_follow_mod_files() {
+        let root = std::path::Path::new("sums/src");
+        let path = |f: &str| module_path(root, std::path::Path::new(f));
+        assert_eq!(path("sums/src/keyed.rs").as_deref(), Some("keyed"));
+        assert_eq!(path("sums/src/keyed/mod.rs").as_deref(), Some("keyed"));
+        assert_eq!(
+            path("sums/src/keyed/inner.rs").as_deref(),
+            Some("keyed::inner")
+        );
+        assert_eq!(path("other/x.rs"), None);
+    }
+
+    #[test]
+    fn fns_are_found_in_their_module_file() {
+        let facts = SourceFacts {
+            file: "src/lib.rs".into(),
+            mir_file: "lib.mir".into(),
+            rustc: None,
+            opt_level: None,
+            overflow_checks: None,
+            text: Some("pub mod keyed;\nmod other { pub fn f() {} }\n".into()),
+            modules: vec![
+                crate::pmir::ModuleFile {
+                    file: "src/keyed/mod.rs".into(),
+                    text: "pub mod inner;\npub fn mix() { }\n".into(),
+                },
+                crate::pmir::ModuleFile {
+                    file: "src/keyed/inner.rs".into(),
+                    text: "\npub fn mix() { }\n".into(),
+                },
+            ],
+        };
+        let s = Sources::new(&facts);
+        let at = |p: &str| s.fn_extent(p).map(|(f, _, span)| (f, span.lo_line));
+        // Shortest unique paths, as MIR prints them.
+        assert_eq!(at("inner::mix"), Some((2, 2)));
+        assert_eq!(at("keyed::mix"), Some((1, 2)));
+        assert_eq!(at("f"), Some((0, 2)));
+        assert_eq!(at("mix"), None);
+        assert_eq!(s.file_id("src/keyed/inner.rs"), Some(2));
+        assert_eq!(s.file_id("src/nowhere.rs"), None);
+    }
+
+    #[test]
     fn closure_extent_and_words() {
         let s = SourceText::new(SRC);
-        let head = Span {
-            lo_line: 3,
-            lo_col: 26,
-            hi_line: 3,
-            hi_col: 37,
-        };
+        let head = Span::new(3, 26, 3, 37);
         let (lo, hi) = s.closure_extent(head).unwrap();
         assert_eq!(&SRC[lo..hi], "move |a, b| a.wrapping_add(b) ^ k");
         let k = s.find_word((lo, hi), "k", false);

@@ -412,12 +412,12 @@ pub fn parse_file_span(text: &str) -> Option<(String, Span)> {
     let file = it.next()?;
     Some((
         file.to_string(),
-        Span {
-            lo_line: lo_line.parse().ok()?,
-            lo_col: lo_col.parse().ok()?,
-            hi_line: hi_line.parse().ok()?,
-            hi_col: hi_col.parse().ok()?,
-        },
+        Span::new(
+            lo_line.parse().ok()?,
+            lo_col.parse().ok()?,
+            hi_line.parse().ok()?,
+            hi_col.parse().ok()?,
+        ),
     ))
 }
 
@@ -577,7 +577,7 @@ mod tests {
     fn closures_fns_adts() {
         check(
             "{closure@user.rs:5:38: 5:49}",
-            "Closure { file: \"user.rs\", span: Span { lo_line: 5, lo_col: 38, hi_line: 5, hi_col: 49 } }",
+            "Closure { file: \"user.rs\", span: Span { lo_line: 5, lo_col: 38, hi_line: 5, hi_col: 49, file: 0 } }",
         );
         check(
             "fn(i32, i32) -> i32 {add}",
@@ -591,7 +591,7 @@ mod tests {
         check("dyn Fn(i32) -> i32", "Other(\"dyn Fn(i32) -> i32\")");
         check(
             "&{closure@src/a b.rs:1:2: 3:4}",
-            "Ref { mutable: false, inner: Closure { file: \"src/a b.rs\", span: Span { lo_line: 1, lo_col: 2, hi_line: 3, hi_col: 4 } } }",
+            "Ref { mutable: false, inner: Closure { file: \"src/a b.rs\", span: Span { lo_line: 1, lo_col: 2, hi_line: 3, hi_col: 4, file: 0 } } }",
         );
     }
 }

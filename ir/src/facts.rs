@@ -12,11 +12,11 @@
 use std::collections::BTreeMap;
 
 use frontend::{
-    pmir::Span,
+    pmir::{FileId, Span},
     ty::{Scalar, Ty},
 };
 use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
+    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     Attribute, Module, OperationRef, RegionLike,
@@ -33,9 +33,14 @@ pub struct Loc {
 }
 
 impl Loc {
-    fn of(l: &IrLoc) -> Loc {
+    /// The location of an op, its span naming the file by its place in
+    /// `files` (the module's [`ModuleFacts::files`]; the root when absent).
+    pub fn of(l: &IrLoc, files: &[String]) -> Loc {
         Loc {
-            span: l.source.as_ref().map(|s| s.span),
+            span: l.source.as_ref().map(|s| {
+                let file = files.iter().position(|f| *f == s.file).unwrap_or(0);
+                s.span.in_file(file as FileId)
+            }),
             mir_line: l.mir.as_ref().map(|m| m.line),
         }
     }
@@ -178,12 +183,20 @@ pub struct BodyFact {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModuleFacts {
+    /// The crate's source files by [`FileId`]: the root, then its module
+    /// files (`rmir.source_file`, `rmir.source_modules`).
+    pub files: Vec<String>,
     pub registrations: Vec<RegistrationFact>,
     pub closures: BTreeMap<String, ClosureFact>,
     pub bodies: BTreeMap<String, BodyFact>,
 }
 
 impl ModuleFacts {
+    /// The location of an op of this module (see [`Loc::of`]).
+    pub fn loc(&self, l: &IrLoc) -> Loc {
+        Loc::of(l, &self.files)
+    }
+
     pub fn body(&self, name: &str) -> Option<&BodyFact> {
         self.bodies.get(name)
     }
@@ -216,6 +229,7 @@ struct Reader<'o, 'c, 'a> {
     op: &'o OperationRef<'c, 'a>,
     name: String,
     at: IrLoc,
+    loc: Loc,
 }
 
 impl<'c> Reader<'_, 'c, '_> {
@@ -295,8 +309,10 @@ impl<'c> Reader<'_, 'c, '_> {
     }
 }
 
-fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>) -> Reader<'o, 'c, 'a> {
+fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>, files: &[String]) -> Reader<'o, 'c, 'a> {
+    let at = IrLoc::decode(op.location());
     Reader {
+        loc: Loc::of(&at, files),
         op,
         name: op
             .name()
@@ -304,7 +320,7 @@ fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>) -> Reader<'o, 'c, 'a> {
             .as_str()
             .unwrap_or("?")
             .to_string(),
-        at: IrLoc::decode(op.location()),
+        at,
     }
 }
 
@@ -323,10 +339,11 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
     let mut closures: Vec<(ClosureFact, Vec<Ty>)> = Vec::new();
     let mut captures: Vec<(String, CaptureFact)> = Vec::new();
     let mut layouts: Vec<(String, LayoutFact)> = Vec::new();
+    f.files = source_files(module);
     let mut top = module.body().first_operation();
     while let Some(op) = top {
-        let r = reader(&op);
-        let loc = Loc::of(&r.at);
+        let r = reader(&op, &f.files);
+        let loc = r.loc;
         match r.name.as_str() {
             "rmir.registration" => {
                 let kind = r.one_of(
@@ -393,7 +410,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                 },
             )),
             "func.func" => {
-                let b = body_facts(op, &r)?;
+                let b = body_facts(op, &r, &f.files)?;
                 f.bodies.insert(b.name.clone(), b);
             }
             _ => {}
@@ -470,7 +487,35 @@ fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<Ty>, String> {
         .collect()
 }
 
-fn body_facts(func: OperationRef<'_, '_>, r: &Reader<'_, '_, '_>) -> Result<BodyFact, String> {
+/// The module's source files: `rmir.source_file`, then `rmir.source_modules`.
+fn source_files(module: &Module) -> Vec<String> {
+    let op = module.as_operation();
+    let string = |a: Attribute| {
+        StringAttribute::try_from(a)
+            .ok()
+            .map(|s| s.value().to_string())
+    };
+    let mut files: Vec<String> = op
+        .attribute("rmir.source_file")
+        .ok()
+        .and_then(string)
+        .into_iter()
+        .collect();
+    if let Some(a) = op
+        .attribute("rmir.source_modules")
+        .ok()
+        .and_then(|a| ArrayAttribute::try_from(a).ok())
+    {
+        files.extend((0..a.len()).filter_map(|i| a.element(i).ok().and_then(string)));
+    }
+    files
+}
+
+fn body_facts(
+    func: OperationRef<'_, '_>,
+    r: &Reader<'_, '_, '_>,
+    files: &[String],
+) -> Result<BodyFact, String> {
     let name = r.str("sym_name")?;
     let mut b = BodyFact {
         name: name.clone(),
@@ -487,7 +532,7 @@ fn body_facts(func: OperationRef<'_, '_>, r: &Reader<'_, '_, '_>) -> Result<Body
             .into_iter()
             .next()
             .unwrap_or(Ty::Tuple(Vec::new())),
-        loc: Loc::of(&r.at),
+        loc: r.loc,
         calls: Vec::new(),
         env_writes: Vec::new(),
         unsupported: Vec::new(),
@@ -503,7 +548,7 @@ fn body_facts(func: OperationRef<'_, '_>, r: &Reader<'_, '_, '_>) -> Result<Body
     while let Some(blk) = block {
         let mut next = blk.first_operation();
         while let Some(op) = next {
-            op.walk(WalkOrder::PreOrder, |o| match visit(&mut b, o) {
+            op.walk(WalkOrder::PreOrder, |o| match visit(&mut b, o, files) {
                 Ok(()) => WalkResult::Advance,
                 Err(e) => {
                     error = Some(e);
@@ -520,9 +565,9 @@ fn body_facts(func: OperationRef<'_, '_>, r: &Reader<'_, '_, '_>) -> Result<Body
     Ok(b)
 }
 
-fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>) -> Result<(), String> {
-    let r = reader(&op);
-    let loc = Loc::of(&r.at);
+fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result<(), String> {
+    let r = reader(&op, files);
+    let loc = r.loc;
     match r.name.as_str() {
         "rmir.call" => {
             let kind = r.one_of("kind", CALL_KINDS)?;

@@ -133,6 +133,17 @@ fn module_attributes<'c>(context: &'c Context, pmir: &PreparedMir) -> Vec<(Strin
             StringAttribute::new(context, &s.mir_file).into(),
         ),
     ];
+    if !s.modules.is_empty() {
+        let files: Vec<Attribute<'c>> = s
+            .modules
+            .iter()
+            .map(|m| StringAttribute::new(context, &m.file).into())
+            .collect();
+        v.push((
+            "rmir.source_modules".into(),
+            ArrayAttribute::new(context, &files).into(),
+        ));
+    }
     if let Some(r) = &s.rustc {
         v.push(("rmir.rustc".into(), StringAttribute::new(context, r).into()));
     }
@@ -301,7 +312,7 @@ impl<'c, 'p> Importer<'c, 'p> {
     fn loc(&self, span: Option<Span>, mir_line: u32) -> Location<'c> {
         Loc {
             source: span.map(|span| SourcePos {
-                file: self.pmir.source.file.clone(),
+                file: self.pmir.source.file_name(span.file).to_string(),
                 span,
             }),
             mir: Some(MirPos {
@@ -778,7 +789,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             Some(s) => {
                 let mut l = Loc::decode(self.loc);
                 l.source = Some(SourcePos {
-                    file: self.m.pmir.source.file.clone(),
+                    file: self.m.pmir.source.file_name(s.file).to_string(),
                     span: s,
                 });
                 l.build(self.context())

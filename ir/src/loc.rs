@@ -73,12 +73,12 @@ impl Loc {
         } else if location.is_file_line_col_range() {
             self.source.get_or_insert(SourcePos {
                 file: filename(location),
-                span: Span {
-                    lo_line: location.file_line_col_range_start_line() as u32,
-                    lo_col: location.file_line_col_range_start_column() as u32,
-                    hi_line: location.file_line_col_range_end_line() as u32,
-                    hi_col: location.file_line_col_range_end_column() as u32,
-                },
+                span: Span::new(
+                    location.file_line_col_range_start_line() as u32,
+                    location.file_line_col_range_start_column() as u32,
+                    location.file_line_col_range_end_line() as u32,
+                    location.file_line_col_range_end_column() as u32,
+                ),
             });
         }
     }

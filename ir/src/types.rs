@@ -257,12 +257,7 @@ fn dialect_type(context: melior::ContextRef<'_>, text: &str) -> Result<Ty, Strin
         },
         "closure_ty" => Ty::Closure {
             file: str_at(0)?,
-            span: Span {
-                lo_line: int_at(1)?,
-                lo_col: int_at(2)?,
-                hi_line: int_at(3)?,
-                hi_col: int_at(4)?,
-            },
+            span: Span::new(int_at(1)?, int_at(2)?, int_at(3)?, int_at(4)?),
         },
         "fn_item" => Ty::FnDef {
             sig: str_at(0)?,

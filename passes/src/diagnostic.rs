@@ -8,7 +8,7 @@
 //! `suggestion_applicability`.
 
 use annotate_snippets::{AnnotationKind, Group, Level, Patch, Renderer, Snippet};
-use frontend::pmir::{SourceFacts, Span};
+use frontend::pmir::{FileId, SourceFacts, Span, ROOT_FILE};
 use frontend::source::SourceText;
 use serde::Serialize;
 
@@ -88,10 +88,15 @@ impl Diagnostic {
     }
 }
 
-/// Renders diagnostics against the document's source facts.
+/// A label placed in a file's text: its byte range and its text.
+type Placed<'l> = (std::ops::Range<usize>, &'l str);
+
+/// Renders diagnostics against the document's source facts: a span is
+/// shown in the text of its own file (the crate root or a module file).
 pub struct Emitter<'a> {
     source: &'a SourceFacts,
-    text: Option<SourceText<'a>>,
+    /// Each file's text, by [`frontend::pmir::FileId`].
+    texts: Vec<Option<SourceText<'a>>>,
     styled: bool,
 }
 
@@ -99,48 +104,72 @@ impl<'a> Emitter<'a> {
     pub fn new(source: &'a SourceFacts, styled: bool) -> Emitter<'a> {
         Emitter {
             source,
-            text: source.text.as_deref().map(SourceText::new),
+            texts: source
+                .files()
+                .map(|(id, _, text)| text.map(|t| SourceText::of_file(t, id)))
+                .collect(),
             styled,
         }
     }
 
     fn range(&self, span: Span) -> Option<std::ops::Range<usize>> {
-        let t = self.text.as_ref()?;
+        let t = self.texts.get(span.file as usize)?.as_ref()?;
         let lo = t.offset(span.lo_line, span.lo_col)?;
         let hi = t.offset(span.hi_line, span.hi_col)?;
         (lo <= hi).then_some(lo..hi)
     }
 
-    /// The suggestion shown for `d`: the first that the source text takes.
+    /// The suggestion shown for `d`: the first that the text of its primary
+    /// span's file takes.
     pub fn suggestion(&self, d: &Diagnostic) -> Option<Resolved> {
-        crate::suggestion::first_resolved(&d.suggestions, self.source.text.as_deref()?)
+        let file = d.primary.span.map_or(ROOT_FILE, |s| s.file);
+        crate::suggestion::first_resolved(&d.suggestions, self.source.text_of(file)?, file)
     }
 
-    /// The human rendering, like rustc's `error[E…]: …` block.
+    /// The human rendering, like rustc's `error[E…]: …` block. Labels in
+    /// other files than the primary's get a snippet of their own file.
     pub fn render(&self, d: &Diagnostic) -> String {
         let title = Level::ERROR.primary_title(&d.message).id(d.code.as_str());
         let mut group = Group::with_title(title);
-        let text = self.source.text.as_deref().unwrap_or("");
-        let primary = d.primary.span.and_then(|s| self.range(s));
+        let primary = d
+            .primary
+            .span
+            .and_then(|s| self.range(s).map(|r| (s.file, r)));
         let mut unlocated: Vec<String> = Vec::new();
-        if let Some(range) = primary {
+        if let Some((file, range)) = primary {
+            let text = self.source.text_of(file).unwrap_or("");
             let mut snippet = Snippet::source(text)
-                .path(&self.source.file)
+                .path(self.source.file_name(file))
                 .fold(true)
                 .annotation(AnnotationKind::Primary.span(range).label(&d.primary.text));
+            // Labels elsewhere, by file, in the order files first appear.
+            let mut elsewhere: Vec<(FileId, Vec<Placed<'_>>)> = Vec::new();
             for l in &d.secondary {
                 // A label on the primary's own span adds nothing but noise.
                 if l.span.is_some() && l.span == d.primary.span {
                     continue;
                 }
-                match l.span.and_then(|s| self.range(s)) {
-                    Some(r) => {
+                match l.span.and_then(|s| self.range(s).map(|r| (s.file, r))) {
+                    Some((f, r)) if f == file => {
                         snippet = snippet.annotation(AnnotationKind::Context.span(r).label(&l.text))
                     }
+                    Some((f, r)) => match elsewhere.iter_mut().find(|(g, _)| *g == f) {
+                        Some((_, labels)) => labels.push((r, &l.text)),
+                        None => elsewhere.push((f, vec![(r, &l.text)])),
+                    },
                     None => unlocated.push(self.mir_ref(l)),
                 }
             }
             group = group.element(snippet);
+            for (f, labels) in elsewhere {
+                let mut other = Snippet::source(self.source.text_of(f).unwrap_or(""))
+                    .path(self.source.file_name(f))
+                    .fold(true);
+                for (r, label) in labels {
+                    other = other.annotation(AnnotationKind::Context.span(r).label(label));
+                }
+                group = group.element(other);
+            }
         } else {
             unlocated.push(self.mir_ref(&d.primary));
             unlocated.extend(d.secondary.iter().map(|l| self.mir_ref(l)));
@@ -153,11 +182,14 @@ impl<'a> Emitter<'a> {
         match (&d.help, &suggestion) {
             // As rustc shows a suggestion: the help, then the lines it changes.
             (_, Some(s)) => {
-                let patched = Snippet::source(text).path(&self.source.file).patches(
-                    s.edits
-                        .iter()
-                        .map(|e| Patch::new(e.range.clone(), e.text.as_str())),
-                );
+                let file = d.primary.span.map_or(ROOT_FILE, |s| s.file);
+                let patched = Snippet::source(self.source.text_of(file).unwrap_or(""))
+                    .path(self.source.file_name(file))
+                    .patches(
+                        s.edits
+                            .iter()
+                            .map(|e| Patch::new(e.range.clone(), e.text.as_str())),
+                    );
                 groups.push(group);
                 groups.push(
                     Group::with_title(Level::HELP.secondary_title(&s.message)).element(patched),
@@ -229,7 +261,7 @@ impl<'a> Emitter<'a> {
             rendered: String,
         }
         let span = |l: &'s Label, is_primary: bool| JsonSpan {
-            file: &self.source.file,
+            file: self.source.file_name(l.span.map_or(ROOT_FILE, |s| s.file)),
             line_start: l.span.map(|s| s.lo_line),
             column_start: l.span.map(|s| s.lo_col),
             line_end: l.span.map(|s| s.hi_line),
@@ -256,7 +288,7 @@ impl<'a> Emitter<'a> {
                 spans: edits
                     .iter()
                     .map(|e| JsonEdit {
-                        file: &self.source.file,
+                        file: self.source.file_name(e.span.file),
                         byte_start: e.range.start,
                         byte_end: e.range.end,
                         line_start: e.span.lo_line,

@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use frontend::pmir::Span;
+use frontend::pmir::{FileId, Span, ROOT_FILE};
 use frontend::source::SourceText;
 use serde::Serialize;
 
@@ -59,6 +59,18 @@ pub enum Edit {
     Hoist(Hoist),
     /// The item `static NAME: T = …;` made a `const` item.
     StaticToConst { name: String },
+}
+
+impl Edit {
+    /// The span the edit is placed by, if any.
+    fn span(&self) -> Option<Span> {
+        match self {
+            Edit::Replace { span, .. } => Some(*span),
+            Edit::MakeMove { closure } | Edit::MoveCapture { closure, .. } => Some(*closure),
+            Edit::Hoist(h) => Some(h.closure),
+            Edit::StaticToConst { .. } => None,
+        }
+    }
 }
 
 /// `let NAME = EXPR;` before the statement that holds the closure, and
@@ -121,13 +133,23 @@ impl Suggestion {
         }
     }
 
-    /// The edits placed in `source`, in text order, or `None` when one of
-    /// them cannot be placed or its checks fail, or nothing is to change.
+    /// The edits placed in `source`, the text of the crate's root file, in
+    /// text order, or `None` when one of them cannot be placed or its checks
+    /// fail, or nothing is to change.
     pub fn resolve(&self, source: &str) -> Option<Resolved> {
-        let text = Text::new(source);
+        self.resolve_in(source, ROOT_FILE)
+    }
+
+    /// As [`Self::resolve`] in `source`, the text of file `file`: `None`
+    /// also when an edit's span lies in another file.
+    pub fn resolve_in(&self, source: &str, file: FileId) -> Option<Resolved> {
+        let text = Text::new(source, file);
         let mut message = self.message.clone();
         let mut out = Vec::new();
         for e in &self.edits {
+            if e.span().is_some_and(|s| s.file != file) {
+                return None;
+            }
             let placed = match e {
                 Edit::Replace { span, from, to } => text.replace(*span, from, to),
                 Edit::MakeMove { closure } => text.make_move(*closure),
@@ -156,8 +178,9 @@ impl Suggestion {
 }
 
 /// The first of a diagnostic's alternative suggestions that resolves.
-pub fn first_resolved(suggestions: &[Suggestion], source: &str) -> Option<Resolved> {
-    suggestions.iter().find_map(|s| s.resolve(source))
+/// `source` is the text of file `file`.
+pub fn first_resolved(suggestions: &[Suggestion], source: &str, file: FileId) -> Option<Resolved> {
+    suggestions.iter().find_map(|s| s.resolve_in(source, file))
 }
 
 /// `source` with the replacements of several suggestions applied (each
@@ -201,10 +224,10 @@ struct Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    fn new(src: &'a str) -> Text<'a> {
+    fn new(src: &'a str, file: FileId) -> Text<'a> {
         Text {
             src,
-            lines: SourceText::new(src),
+            lines: SourceText::of_file(src, file),
             toks: lex(src),
         }
     }
@@ -226,6 +249,7 @@ impl<'a> Text<'a> {
                 lo_col,
                 hi_line,
                 hi_col,
+                file: self.lines.file(),
             },
             range,
             text: text.into(),
@@ -590,12 +614,7 @@ mod tests {
         let lo = src.find(needle).unwrap();
         let (lo_line, lo_col) = t.line_col(lo);
         let (hi_line, hi_col) = t.line_col(lo + len);
-        Span {
-            lo_line,
-            lo_col,
-            hi_line,
-            hi_col,
-        }
+        Span::new(lo_line, lo_col, hi_line, hi_col)
     }
 
     fn fix(src: &str, edits: Vec<Edit>) -> Option<String> {
@@ -707,12 +726,7 @@ mod tests {
     #[test]
     fn overlapping_suggestions_are_refused() {
         let r = |range: Range<usize>, text: &str| Replacement {
-            span: Span {
-                lo_line: 1,
-                lo_col: 1,
-                hi_line: 1,
-                hi_col: 1,
-            },
+            span: Span::new(1, 1, 1, 1),
             range,
             text: text.into(),
         };

@@ -13,7 +13,7 @@
 
 use melior::ir::Module;
 
-use super::facts::{CallbackRef, Loc, ModuleFacts};
+use super::facts::{CallbackRef, ModuleFacts};
 use super::{Outcome, Verdict};
 use crate::call_graph::CallGraph;
 use crate::codes::Code;
@@ -114,10 +114,7 @@ fn diagnostic(
     root: Option<&str>,
     chain: &str,
 ) -> Diagnostic {
-    let loc = Loc {
-        span: error.loc.source.as_ref().map(|s| s.span),
-        mir_line: error.loc.mir.as_ref().map(|m| m.line),
-    };
+    let loc = facts.loc(&error.loc);
     let mut d = Diagnostic::new(
         Code::UnsupportedMir,
         format!(

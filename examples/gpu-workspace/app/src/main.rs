@@ -82,6 +82,12 @@ fn check(gpu: &Gpu, large: bool, quick: bool) -> Result<Tally, Error> {
             sums::keyed::scrambled(gpu, &small, a, b, c, d, e, f, g),
             sums::keyed::scrambled_cpu(&small, a, b, c, d, e, f, g),
         )?;
+        let k = rng.next() as i64;
+        t.check(
+            &format!("wide::mix {k}"),
+            sums::keyed::wide::mix(gpu, &small, k),
+            sums::keyed::wide::mix_cpu(&small, k),
+        )?;
     }
     // 3. Sizes, and starts that are not 16-byte aligned.
     let mut sizes = vec![0usize, 1, 31, 32, 33, 1023, 1024, 1025, 1_000_003, 1 << 24];

@@ -2,68 +2,9 @@
 
 use native::gpu::{Error, Gpu};
 
-/// Keyed sums: the captured values arrive at run time.
-pub mod keyed {
-    use super::*;
-
-    /// `a + b + k * m`: two captures of different types. Associative and
-    /// commutative, as a tree reduction needs (each element adds one k*m).
-    pub fn mix(gpu: &Gpu, data: &[i32], k: i32, m: u8) -> Result<i32, Error> {
-        gpu.reduce(data, 0, move |a, b| {
-            a.wrapping_add(b).wrapping_add(k.wrapping_mul(m as i32))
-        })
-    }
-
-    /// The CPU reference of [`mix`].
-    pub fn mix_cpu(data: &[i32], k: i32, m: u8) -> i32 {
-        native::reduce(data, 0, move |a, b| {
-            a.wrapping_add(b).wrapping_add(k.wrapping_mul(m as i32))
-        })
-    }
-
-    /// Captures that rustc reorders: `u8, u16, u32, f64, i8, i64, u16` sit
-    /// at offsets 24, 20, 16, 0, 25, 8, 22 of the closure.
-    #[allow(clippy::too_many_arguments)]
-    pub fn scrambled(
-        gpu: &Gpu,
-        data: &[i32],
-        a: u8,
-        b: u16,
-        c: u32,
-        d: f64,
-        e: i8,
-        f: i64,
-        g: u16,
-    ) -> Result<i32, Error> {
-        gpu.reduce(data, 0, move |x, y| {
-            let bias = ((a as i32) ^ ((b as i32) << 3) ^ (c as i32) ^ (d as i32))
-                .wrapping_add(e as i32)
-                .wrapping_sub((f >> 7) as i32)
-                ^ (g as i32);
-            x.wrapping_add(y).wrapping_add(bias)
-        })
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn scrambled_cpu(
-        data: &[i32],
-        a: u8,
-        b: u16,
-        c: u32,
-        d: f64,
-        e: i8,
-        f: i64,
-        g: u16,
-    ) -> i32 {
-        native::reduce(data, 0, move |x, y| {
-            let bias = ((a as i32) ^ ((b as i32) << 3) ^ (c as i32) ^ (d as i32))
-                .wrapping_add(e as i32)
-                .wrapping_sub((f >> 7) as i32)
-                ^ (g as i32);
-            x.wrapping_add(y).wrapping_add(bias)
-        })
-    }
-}
+/// Keyed sums: the captured values arrive at run time (a module file,
+/// `keyed.rs`, with a module file of its own, `keyed/wide.rs`).
+pub mod keyed;
 
 /// Sums over data already on the device.
 pub mod resident {
