@@ -334,6 +334,16 @@ pub fn ltoir_options(arch: Arch, debug: bool) -> Vec<String> {
     options
 }
 
+/// PTX from NVVM IR (`-arch=compute_NN -fma=0`): what libNVVM itself makes
+/// of a module, to check what it kept (its debug information, say).
+pub fn compile_to_ptx(name: &str, ir: &[u8], arch: Arch) -> Result<NvvmOutput, NvvmError> {
+    let mut program = NvvmProgram::new()?;
+    program.add_module(name, ir)?;
+    let options = vec![format!("-arch={}", arch.compute()), "-fma=0".to_string()];
+    program.verify(&options)?;
+    program.compile(&options)
+}
+
 /// Compiles one NVVM IR module to LTOIR for `arch`.
 pub fn compile_to_ltoir(
     name: &str,

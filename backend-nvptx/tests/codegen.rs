@@ -100,7 +100,7 @@ fn debug_info_reaches_the_ptx() {
     let context = context();
     let (module, _) = lowered(&context, "07_core_scalar_methods.rs", 0, true);
     let options = CodegenOptions {
-        debug: true,
+        debug: backend_nvptx::codegen::DebugInfo::Full,
         ..CodegenOptions::default()
     };
     let ptx = emit_ptx(&module, &options).unwrap_or_else(|e| panic!("{e}"));
@@ -116,6 +116,59 @@ fn debug_info_reaches_the_ptx() {
     }
     let plain = emit_ptx(&module, &CodegenOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     assert!(!plain.contains(".loc"), "{plain}");
+}
+
+/// The NVVM IR of a helper chain with `-g` and `-lineinfo` metadata, on
+/// both dialects: libNVVM compiles it (a form it does not take is refused
+/// or silently dropped, so the PTX is checked for the Rust lines too), and
+/// the `sm_90` text is a reviewed snapshot.
+#[test]
+fn nvvm_ir_debug_info_is_what_libnvvm_takes() {
+    use backend_nvptx::codegen::DebugInfo;
+    let context = context();
+    let (module, _) = lowered(&context, "05_helper_chain.rs", 0, true);
+    for arch in ["sm_90", "sm_100"] {
+        for debug in [DebugInfo::LineTables, DebugInfo::Full] {
+            let options = CodegenOptions {
+                arch: arch.parse::<Arch>().unwrap_or_else(|e| panic!("{e}")),
+                debug,
+                ..CodegenOptions::default()
+            };
+            let nvvm = emit_nvvm_ir(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+            assert!(nvvm.contains("!nvvmir.version = !{!0}\n!0 = !{i32 2, i32 0, i32 3, i32 2}"));
+            assert!(nvvm.contains("inlinedAt: !"), "{nvvm}");
+            if arch == "sm_90" {
+                // The folder is the checkout's: not part of the snapshot.
+                let redacted: String = nvvm
+                    .lines()
+                    .map(|l| match l.split_once("directory: \"") {
+                        Some((head, _)) => {
+                            format!("{head}directory: \"CHECKOUT/tests/admission\")")
+                        }
+                        None => l.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                snapshot(&format!("nvvm_debug_{debug:?}_05_helper_chain"), &redacted);
+            }
+            // libNVVM's PTX of the same IR keeps the Rust lines.
+            let ptx =
+                backend_nvptx::nvvm::compile_to_ptx("debug.ll", nvvm.as_bytes(), options.arch)
+                    .unwrap_or_else(|e| panic!("{arch} {debug:?}: {e}\n{nvvm}"));
+            let ptx = String::from_utf8_lossy(&ptx.bytes);
+            assert!(
+                ptx.contains("05_helper_chain.rs\""),
+                "{arch} {debug:?}: {ptx}"
+            );
+            assert!(ptx.contains(".loc\t"), "{arch} {debug:?}: {ptx}");
+            assert_eq!(
+                ptx.contains(", debug"),
+                debug == DebugInfo::Full,
+                "{arch} {debug:?}: only -g makes ptxas compile for the debugger"
+            );
+            compile_ltoir(&module, &options).unwrap_or_else(|e| panic!("{e}\n{nvvm}"));
+        }
+    }
 }
 
 #[test]
@@ -321,7 +374,12 @@ fn the_nvvm_emitter_writes_llvm7_ir_libnvvm_accepts() {
     let module = llvm
         .create_module_from_ir(buffer)
         .unwrap_or_else(|e| panic!("{e}"));
-    let text = emit_nvvm_ir_text(&module, NvvmDialect::Llvm7).unwrap_or_else(|e| panic!("{e}"));
+    let text = emit_nvvm_ir_text(
+        &module,
+        NvvmDialect::Llvm7,
+        backend_nvptx::codegen::DebugInfo::None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     for gone in [
         "umin",
         "fshr",
@@ -367,7 +425,12 @@ fn the_nvvm_emitter_names_what_it_cannot_write() {
     let module = llvm
         .create_module_from_ir(buffer)
         .unwrap_or_else(|e| panic!("{e}"));
-    let err = emit_nvvm_ir_text(&module, NvvmDialect::Llvm7).unwrap_err();
+    let err = emit_nvvm_ir_text(
+        &module,
+        NvvmDialect::Llvm7,
+        backend_nvptx::codegen::DebugInfo::None,
+    )
+    .unwrap_err();
     assert_eq!(err.function, "f");
     assert!(
         err.to_string().contains("LLVMAtomicRMW is not supported"),

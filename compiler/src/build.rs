@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use backend_nvptx::codegen::{self, CodegenOptions};
+use backend_nvptx::codegen::{self, CallbackDebug, CodegenOptions, DebugInfo};
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
 use backend_nvptx::{Arch, LinkInput, LinkPlan};
 use frontend::bridge::RustcConfig;
@@ -36,8 +36,15 @@ use crate::admit::admit_and_lower;
 use crate::hostref::{self, HostJob};
 use crate::timings::Timings;
 
-/// Callbacks per compilation unit: fixed, so output is independent of threads.
-const CHUNK: usize = 16;
+/// Callbacks per compilation unit (chunk): a function of the number of
+/// callbacks only, so output is independent of threads. Small files get
+/// chunks of 4 (more parallel work, and an edit of one callback relinks 4
+/// kernels, not 16); from 256 callbacks on, chunks of 16 (every chunk pays
+/// NVRTC and nvJitLink's fixed cost: chunks of 4 made 1,000 callbacks take
+/// 62 s instead of 33; docs/perf.md).
+fn chunk_size(callbacks: usize) -> usize {
+    callbacks.div_ceil(16).clamp(4, 16)
+}
 
 /// What `--emit` can ask for besides the cubin and manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,6 +52,8 @@ const CHUNK: usize = 16;
 pub enum Emit {
     Mlir,
     Llvm,
+    /// The NVVM IR given to libNVVM (the LTOIR route).
+    Nvvm,
     Ptx,
     Ltoir,
     Cu,
@@ -55,7 +64,13 @@ pub struct BuildArgs<'a> {
     pub file: &'a Path,
     pub config: &'a RustcConfig,
     pub arch: &'a str,
+    /// `-g`: full debug information (the provider by NVRTC `-G`, the
+    /// callbacks' `FullDebug` metadata, nvJitLink `-g`).
     pub debug: bool,
+    /// `-lineinfo`: line tables with optimised code (the provider by NVRTC
+    /// `-lineinfo`, the callbacks' line metadata, nvJitLink `-lineinfo`);
+    /// `-g` includes it.
+    pub lineinfo: bool,
     pub lto: bool,
     pub emit: &'a [Emit],
     pub output: &'a Path,
@@ -93,6 +108,7 @@ struct Chunk {
     /// PTX-route object when both routes are built.
     ptx_object: Option<Vec<u8>>,
     llvm: String,
+    nvvm: String,
     timings: Timings,
 }
 
@@ -149,7 +165,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     let units: Vec<(Vec<Thunk>, String)> = timings.time("split", || {
         lowered
             .thunks
-            .chunks(CHUNK)
+            .chunks(chunk_size(lowered.thunks.len()))
             .map(|group| {
                 let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
                 lower::split::extract(lowered_module, &roots)
@@ -165,11 +181,18 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     };
     let codegen = CodegenOptions {
         arch,
-        debug: args.debug,
+        debug: if args.debug {
+            DebugInfo::Full
+        } else if args.lineinfo {
+            DebugInfo::LineTables
+        } else {
+            DebugInfo::None
+        },
         opt_level: 3,
     };
     let wall = std::time::Instant::now();
-    let chunks = compile_chunks(&units, &codegen, args)?;
+    let debug_vars = callback_debug(doc, &lowered.thunks);
+    let chunks = compile_chunks(&units, &codegen, args, &debug_vars)?;
     let wall = wall.elapsed();
     for c in &chunks {
         timings.merge(&c.timings);
@@ -199,8 +222,8 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         (
             "options".into(),
             format!(
-                "arch={arch} debug={} lto={} bench={}",
-                args.debug, args.lto, args.bench
+                "arch={arch} debug={} lineinfo={} lto={} bench={}",
+                args.debug, args.lineinfo, args.lto, args.bench
             )
             .into_bytes(),
         ),
@@ -250,6 +273,14 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             Emit::Llvm => {
                 for (i, c) in chunks.iter().enumerate() {
                     files.push((format!("callbacks.{i}.ll"), c.llvm.clone().into_bytes()));
+                }
+            }
+            Emit::Nvvm => {
+                for (i, c) in chunks.iter().enumerate() {
+                    files.push((
+                        format!("callbacks.{i}.nvvm.ll"),
+                        c.nvvm.clone().into_bytes(),
+                    ));
                 }
             }
             Emit::Ptx | Emit::Ltoir => {
@@ -394,7 +425,9 @@ fn link_chunk(
         NvrtcTarget::Ptx
     };
     let mut options = NvrtcOptions::new(arch, target);
-    options.lineinfo = args.debug;
+    // `-G` and `-lineinfo` together are `-G`.
+    options.debug = args.debug;
+    options.lineinfo = args.lineinfo && !args.debug;
     options.extra.extend(tu.nvrtc_options.iter().cloned());
     let (stem, cubin_name) = if count == 1 {
         ("provider".to_string(), "callbacks.cubin".to_string())
@@ -408,12 +441,21 @@ fn link_chunk(
         "NVRTC (cache hit)",
         "provider",
         || {
+            // NVRTC writes the source's absolute path (the working folder's)
+            // into line tables: with them, the folder is an input too.
+            let cwd = match options.debug || options.lineinfo {
+                true => std::env::current_dir()
+                    .map(|d| d.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                false => String::new(),
+            };
             crate::buildcache::key(
                 "provider",
                 &[
                     ("arguments", options.to_args().join("\0").as_bytes()),
                     ("name", provider_name.as_bytes()),
                     ("source", tu.source.as_bytes()),
+                    ("cwd", cwd.as_bytes()),
                 ],
             )
         },
@@ -429,8 +471,10 @@ fn link_chunk(
     // In a child process: a crash in nvJitLink is an error, and the errors
     // it only prints (`Multiple definition`) fail the link.
     plan.isolation = args.isolation.clone();
+    // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
+    // about) `-lineinfo`: one or the other.
     plan.debug = args.debug;
-    plan.lineinfo = args.debug;
+    plan.lineinfo = args.lineinfo && !args.debug;
     let ext = if args.lto { "ltoir" } else { "ptx" };
     plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
     plan = plan.with_input(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?);
@@ -490,6 +534,7 @@ fn compile_chunks(
     units: &[(Vec<Thunk>, String)],
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
+    debug_vars: &[CallbackDebug],
 ) -> Result<Vec<Chunk>, String> {
     let total: usize = units.iter().map(|(t, _)| t.len()).sum();
     let progress = (std::io::stderr().is_terminal() && units.len() > 1).then(|| {
@@ -500,7 +545,7 @@ fn compile_chunks(
     let result: Result<Vec<Chunk>, String> = units
         .par_iter()
         .map(|(thunks, text)| {
-            let chunk = compile_chunk(thunks, text, codegen, args);
+            let chunk = compile_chunk(thunks, text, codegen, args, debug_vars);
             if let Some(bar) = &progress {
                 bar.inc(thunks.len() as u64);
             }
@@ -518,13 +563,16 @@ fn compile_chunk(
     text: &str,
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
+    debug_vars: &[CallbackDebug],
 ) -> Result<Chunk, String> {
     let mut t = Timings::default();
     let want_llvm = args.emit.contains(&Emit::Llvm);
+    let want_nvvm = args.emit.contains(&Emit::Nvvm);
     let mut llvm = String::new();
+    let mut nvvm = String::new();
     let symbols: Vec<&str> = thunks.iter().map(|t| t.symbol.as_str()).collect();
     let options = format!(
-        "arch={} debug={} opt={} lto={} bench={}",
+        "arch={} debug={:?} opt={} lto={} bench={}",
         codegen.arch.sm(),
         codegen.debug,
         codegen.opt_level,
@@ -532,8 +580,8 @@ fn compile_chunk(
         args.bench
     );
     let payload = crate::buildcache::fetch(
-        // `--emit llvm` wants the LLVM IR, which only generation gives.
-        args.cache.filter(|_| !want_llvm),
+        // `--emit llvm|nvvm` wants IR, which only generation gives.
+        args.cache.filter(|_| !want_llvm && !want_nvvm),
         &mut t,
         "callbacks (cache hit)",
         "thunks",
@@ -544,6 +592,7 @@ fn compile_chunk(
                     ("options", options.as_bytes()),
                     ("symbols", symbols.join("\0").as_bytes()),
                     ("module", text.as_bytes()),
+                    ("variables", format!("{debug_vars:?}").as_bytes()),
                 ],
             )
         },
@@ -561,7 +610,11 @@ fn compile_chunk(
                     .time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
                     .map_err(|e| e.to_string())?;
             }
-            let (object, ptx) = generate_chunk(thunks, &module, codegen, args, t)?;
+            let (object, ptx, text) =
+                generate_chunk(thunks, &module, codegen, args, debug_vars, t)?;
+            if want_nvvm {
+                nvvm = text;
+            }
             let mut parts: Vec<&[u8]> = vec![&object];
             parts.extend(ptx.as_deref());
             Ok(crate::buildcache::pack(&parts))
@@ -577,9 +630,59 @@ fn compile_chunk(
         object,
         ptx_object,
         llvm,
+        nvvm,
         timings: t,
     })
 }
+
+/// What the debugger is told about each thunk: the body's Rust argument
+/// names (its `debug NAME => _N` lines) and the captures at their offsets.
+fn callback_debug(doc: &PreparedMir, thunks: &[Thunk]) -> Vec<CallbackDebug> {
+    thunks
+        .iter()
+        .filter_map(|t| {
+            let body = doc.body(&t.body)?;
+            let first = if t.takes_env { 2 } else { 1 };
+            let params = (first..=body.arg_count)
+                .map(|i| {
+                    let name = body
+                        .debug_vars
+                        .iter()
+                        .find(|d| {
+                            d.place
+                                .as_ref()
+                                .is_some_and(|p| p.local.0 == i && p.projections.is_empty())
+                        })
+                        .map_or_else(|| format!("arg{i}"), |d| d.name.clone());
+                    let scalar = body.locals.get(i as usize)?.ty.scalar()?;
+                    Some((name, scalar))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let captures = t
+                .env
+                .fields
+                .iter()
+                .filter_map(|f| {
+                    let scalar = frontend::ty::Scalar::ALL
+                        .into_iter()
+                        .find(|s| s.name() == f.scalar.name())?;
+                    Some((f.name.clone(), scalar, f.offset))
+                })
+                .collect();
+            Some(CallbackDebug {
+                thunk: t.symbol.clone(),
+                name: t.body.clone(),
+                body: t.body_symbol.clone(),
+                params,
+                captures,
+            })
+        })
+        .collect()
+}
+
+/// What [`generate_chunk`] makes: the thunk object, the `--bench` PTX twin,
+/// and the NVVM IR text (the LTOIR route).
+type Generated = (Vec<u8>, Option<Vec<u8>>, String);
 
 /// A chunk's thunk object (LTOIR through libNVVM, or PTX), and with
 /// `--bench` its PTX twin under other names.
@@ -588,15 +691,18 @@ fn generate_chunk(
     module: &melior::ir::Module<'_>,
     codegen: &CodegenOptions,
     args: &BuildArgs<'_>,
+    debug_vars: &[CallbackDebug],
     t: &mut Timings,
-) -> Result<(Vec<u8>, Option<Vec<u8>>), String> {
+) -> Result<Generated, String> {
+    let mut nvvm = String::new();
     let object = if args.lto {
         let text = t
             .time("NVVM IR emission", || {
-                codegen::emit_nvvm_ir(module, codegen)
+                codegen::emit_nvvm_ir_with(module, codegen, debug_vars)
             })
             .map_err(|e| e.to_string())?;
-        // Without `-g`: the emitter writes no debug metadata for libNVVM.
+        // The emitter's compile unit says what debug information libNVVM
+        // keeps; libNVVM's own `-g` changes nothing.
         t.time("libNVVM (LTOIR)", || {
             backend_nvptx::nvvm::compile_to_ltoir(
                 "callbacks.ll",
@@ -605,8 +711,11 @@ fn generate_chunk(
                 false,
             )
         })
-        .map_err(|e| e.to_string())?
-        .bytes
+        .map_err(|e| e.to_string())
+        .map(|out| {
+            nvvm = text;
+            out.bytes
+        })?
     } else {
         t.time("PTX (NVPTX)", || codegen::emit_ptx(module, codegen))
             .map_err(|e| e.to_string())?
@@ -623,7 +732,7 @@ fn generate_chunk(
     } else {
         None
     };
-    Ok((object, ptx_object))
+    Ok((object, ptx_object, nvvm))
 }
 
 /// Renames a top-level function of a lowered module (its `sym_name`).

@@ -442,6 +442,7 @@ fn own_record(
         config: &RustcConfig::default(),
         arch: &arch,
         debug: false,
+        lineinfo: false,
         lto: true,
         emit: &[],
         output: &output,

@@ -103,9 +103,13 @@ enum Command {
         file: PathBuf,
         #[arg(long, default_value = "sm_90")]
         arch: String,
-        /// Debug information: `-g` for the PTX route, line tables for the provider.
+        /// Full debug information, for cuda-gdb: the Rust callback's lines,
+        /// subprograms and inlining, the provider's too (unoptimised code).
         #[arg(short = 'g')]
         debug: bool,
+        /// Line tables only (Rust and provider lines), with optimised code.
+        #[arg(long)]
+        lineinfo: bool,
         /// LTOIR on both sides, so nvJitLink inlines the callback (the default).
         #[arg(long, overrides_with = "no_lto")]
         lto: bool,
@@ -244,6 +248,7 @@ fn main() -> ExitCode {
             file,
             arch,
             debug,
+            lineinfo,
             lto: _,
             no_lto,
             emit,
@@ -262,6 +267,7 @@ fn main() -> ExitCode {
                 config: &rustc.config(),
                 arch: &arch,
                 debug,
+                lineinfo,
                 lto: !no_lto,
                 emit: &emit,
                 output: &output,

@@ -18,7 +18,10 @@
 //! `ensure-debug-info-scope-on-llvm-func` gives every function a
 //! `DISubprogram` built from its location, so the translated IR carries
 //! debug locations from the Rust source (the first file location of every
-//! op's fused location), and the PTX gets `.file`/`.loc` lines.
+//! op's fused location), and the PTX gets `.file`/`.loc` lines. The NVVM IR
+//! emitter prints the same locations, subprograms and inlining chains as
+//! LLVM 7-style metadata for libNVVM (`nvvm_ir`), so the LTOIR route keeps
+//! the Rust lines through nvJitLink's inlining too.
 
 pub mod nvvm_ir;
 
@@ -47,13 +50,48 @@ pub use nvvm_ir::{emit as emit_nvvm_ir_text, NvvmDialect, NvvmIrError};
 /// The NVPTX target triple.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+/// Which debug information code generation writes, from the Rust source
+/// locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DebugInfo {
+    #[default]
+    None,
+    /// `-lineinfo`: line tables only; the code stays optimised (an NVVM IR
+    /// compile unit of `emissionKind: DebugDirectivesOnly`, which ptxas
+    /// reads as `-lineinfo`).
+    LineTables,
+    /// `-g`: full debug information (`emissionKind: FullDebug`: ptxas then
+    /// compiles the whole linked kernel for the debugger, unoptimised).
+    Full,
+}
+
+impl DebugInfo {
+    /// Whether any debug information is written.
+    pub fn any(self) -> bool {
+        self != DebugInfo::None
+    }
+}
+
+/// What `-g` tells the debugger about one callback: its thunk, the lowered
+/// body whose lines a breakpoint stops on, and the Rust names of the body's
+/// arguments and of the captures (with their offsets in the environment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallbackDebug {
+    pub thunk: String,
+    /// The callback's Rust name (`entry::{closure#0}`), the frame's name.
+    pub name: String,
+    pub body: String,
+    pub params: Vec<(String, frontend::ty::Scalar)>,
+    pub captures: Vec<(String, frontend::ty::Scalar, u64)>,
+}
+
 /// How to generate code. A struct, not bool parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CodegenOptions {
     /// The GPU (`--arch`, default `sm_90`).
     pub arch: Arch,
-    /// `-g`: debug information from the Rust source locations.
-    pub debug: bool,
+    /// `-g` / `-lineinfo`: debug information from the Rust source locations.
+    pub debug: DebugInfo,
     /// LLVM optimisation level, 0 to 3 (`default<ON>`).
     pub opt_level: u8,
 }
@@ -62,7 +100,7 @@ impl Default for CodegenOptions {
     fn default() -> Self {
         CodegenOptions {
             arch: Arch::SM_90,
-            debug: false,
+            debug: DebugInfo::None,
             opt_level: 3,
         }
     }
@@ -144,13 +182,19 @@ pub fn to_llvm_ir<'ctx>(
     let mut copy = Module::from_operation(copy)
         .ok_or_else(|| CodegenError::Translate("the operation is not a module".into()))?;
     let (result, diagnostics) = ir::diag::capture_diagnostics(mlir, || {
-        if options.debug {
+        if options.debug.any() {
             source_locations_only(&copy);
             passes::lower::upstream::register_passes_once();
             let pm = PassManager::new(mlir);
+            let kind = match options.debug {
+                DebugInfo::Full => "Full",
+                _ => "DebugDirectivesOnly",
+            };
             parse_pass_pipeline(
                 pm.as_operation_pass_manager(),
-                "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=Full})",
+                &format!(
+                    "builtin.module(ensure-debug-info-scope-on-llvm-func{{emission-kind={kind}}})"
+                ),
             )
             .map_err(|e| e.to_string())?;
             pm.run(&mut copy)
@@ -260,9 +304,24 @@ pub fn nvvm_dialect(arch: Arch) -> NvvmDialect {
 
 /// NVVM IR for libNVVM (the LTOIR route's input).
 pub fn emit_nvvm_ir(module: &Module<'_>, options: &CodegenOptions) -> Result<String, CodegenError> {
+    emit_nvvm_ir_with(module, options, &[])
+}
+
+/// [`emit_nvvm_ir`], and with full debug information (`-g`) the callbacks'
+/// arguments and captures as variables the debugger can print.
+pub fn emit_nvvm_ir_with(
+    module: &Module<'_>,
+    options: &CodegenOptions,
+    callbacks: &[CallbackDebug],
+) -> Result<String, CodegenError> {
     let context = LlvmContext::create();
     let llvm = optimized_llvm_ir(module, &context, options)?;
-    Ok(nvvm_ir::emit(&llvm, nvvm_dialect(options.arch))?)
+    Ok(nvvm_ir::emit_with(
+        &llvm,
+        nvvm_dialect(options.arch),
+        options.debug,
+        callbacks,
+    )?)
 }
 
 /// LTOIR: the NVVM IR compiled by libNVVM with `-arch=compute_NN -gen-lto`.
@@ -271,8 +330,8 @@ pub fn compile_ltoir(
     options: &CodegenOptions,
 ) -> Result<Vec<u8>, CodegenError> {
     let text = emit_nvvm_ir(module, options)?;
-    // libNVVM's `-g` needs debug metadata in its own (LLVM 7) form, which the
-    // emitter does not write; the LTOIR route compiles without it.
+    // The emitter's compile unit decides what libNVVM keeps (its
+    // `emissionKind`); libNVVM's own `-g` changes nothing.
     let out = nvvm::compile_to_ltoir("callbacks.ll", text.as_bytes(), options.arch, false)?;
     Ok(out.bytes)
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device validation of debug information on the LTOIR route (issue 12,
+# part 1), step 1 (here, no GPU): admission cases 03 and 04 built with `-g`,
+# with `--lineinfo` and with neither, as gpu-run bundles, and the runner.
+# Step 2, on the GPU machine: scripts/gpu-session16-run.sh
+# DRIVER=path (default target/debug/driver).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+driver=${DRIVER:-target/debug/driver}
+[ -x "$driver" ] || { echo "gpu-session16: no driver at $driver" >&2; exit 1; }
+out=target/gpu/s16
+rm -rf "$out" && mkdir -p "$out"
+cargo build --release --locked -p runtime --bins
+for c in 03_wrapping_capture 04_mixed_scalar_captures; do
+  for mode in g lineinfo plain; do
+    case $mode in g) flags=(-g) ;; lineinfo) flags=(--lineinfo) ;; plain) flags=() ;; esac
+    "$driver" build "tests/admission/$c.rs" "${flags[@]}" --bundle --max-size 1048576 \
+      --no-cache -o "$out/$c-$mode"
+  done
+done
+cp target/release/gpu-run "$out/"
+ls -la "$out"
