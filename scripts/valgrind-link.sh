@@ -56,12 +56,13 @@ grep -q "Undefined reference to 'add_from_numba' in 'caller.ptx'" "$dir/log" || 
 echo "valgrind-link: link ok"
 
 # A whole build by each route (about a minute each under valgrind): PTX
-# (inkwell's NVPTX) and LTOIR (the NVVM emitter and libNVVM).
+# (inkwell's NVPTX) and LTOIR (the NVVM emitter and libNVVM); without the
+# build cache, so that NVRTC and the nvJitLink child run under valgrind too.
 cp tests/pmir/reduce_helper.pmir.json "$dir/"
 for route in --no-lto --lto; do
   set +e
   (cd "$dir" && valgrind -q --error-exitcode=99 --trace-children=yes \
-    ./driver build reduce_helper.pmir.json "$route" -o "built$route") > "$dir/build.log" 2>&1
+    ./driver build reduce_helper.pmir.json "$route" --no-cache -o "built$route") > "$dir/build.log" 2>&1
   rc=$?
   set -e
   cat "$dir/build.log"

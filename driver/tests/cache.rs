@@ -2,24 +2,17 @@
 //! cached stage and writes the same bytes as a cold one; damaged entries are
 //! rebuilt; concurrent builds share one cache; `driver cache stats|clean`.
 
+mod common;
+
+use common::root;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const CASE: &str = "tests/admission/04_mixed_scalar_captures.rs";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rmir-cache-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("cache", name)
 }
 
 fn driver(cache: &Path, args: &[&str]) -> Output {

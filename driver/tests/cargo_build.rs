@@ -5,21 +5,14 @@
 //! does no work, the binary refuses clearly without a GPU, and a rejected
 //! callback fails the build with exit 1.
 
+mod common;
+
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rmir-cargo-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("cargo", name)
 }
 
 fn driver(args: &[&str], target: &Path) -> Output {

@@ -5,16 +5,12 @@
 //! built with neither, it shows none. The nvJitLink options each build
 //! reports are asserted, and the LTOIR route's kernels have no `CALL`.
 
+mod common;
+
+use common::root;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn tool(name: &str) -> PathBuf {
     let p = root().join(".nvidia/nvidia/cu13/bin").join(name);

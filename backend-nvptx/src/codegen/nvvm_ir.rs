@@ -228,12 +228,12 @@ fn md_string(s: &str) -> String {
 
 /// The value of `FIELD: "…"` in LLVM's text of a node.
 fn field(printed: &str, name: &str) -> Option<String> {
+    // ` name: "` or, first in the node, `(name: "`: keys of one length.
     let key = format!(" {name}: \"");
-    let at = printed.find(&key).or_else(|| {
-        printed
-            .find(&format!("({name}: \""))
-            .map(|i| i.saturating_sub(0))
-    })? + key.len();
+    let at = printed
+        .find(&key)
+        .or_else(|| printed.find(&format!("({name}: \"")))?
+        + key.len();
     let rest = &printed[at..];
     Some(rest[..rest.find('"')?].to_string())
 }
@@ -608,11 +608,17 @@ impl Emitter {
         // SAFETY: `sp` is a live DISubprogram.
         let line = unsafe { LLVMDISubprogramGetLine(sp) };
         let printed = self.metadata_text(sp);
-        let linkage = field(&printed, "linkageName").unwrap_or_default();
-        let name = match self.di.names.get(&sp) {
-            Some(n) => n.clone(),
+        let symbol = field(&printed, "linkageName").unwrap_or_default();
+        // A callback is shown by its Rust name: debuggers prefer a linkage
+        // name to the name, so it gets none.
+        let (name, linkage) = match self.di.names.get(&sp) {
+            Some(n) => (n.clone(), String::new()),
             None => {
-                rust_name(&field(&printed, "name").unwrap_or_else(|| linkage.clone())).to_string()
+                let name = field(&printed, "name").unwrap_or_else(|| symbol.clone());
+                (
+                    rust_name(&name).to_string(),
+                    format!("linkageName: {}, ", md_string(&symbol)),
+                )
             }
         };
         let flags = match self.dialect {
@@ -620,10 +626,9 @@ impl Emitter {
             NvvmDialect::Modern => "spFlags: DISPFlagDefinition | DISPFlagOptimized",
         };
         self.di.nodes[id - 1] = format!(
-            "distinct !DISubprogram(name: {}, linkageName: {}, scope: !{file}, file: !{file}, \
+            "distinct !DISubprogram(name: {}, {linkage}scope: !{file}, file: !{file}, \
              line: {line}, type: !{ty}, scopeLine: {line}, {flags}, unit: !{cu})",
-            md_string(&name),
-            md_string(&linkage)
+            md_string(&name)
         );
         Ok(id)
     }

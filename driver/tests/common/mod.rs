@@ -4,7 +4,24 @@
 
 pub mod gen;
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The repository's root (the driver crate's parent folder).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A fresh, empty folder `rmir-KIND-NAME-PID` under the temporary folder.
+pub fn scratch(kind: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rmir-{kind}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
 
 /// Runs `work(worker, job)` for every job on two threads (the machine's two
 /// cores), each job taken once, in order; `worker` (0 or 1) names a scratch
