@@ -87,7 +87,7 @@ mod stats;
 
 pub use error::{Error, Operation};
 pub use key::{Key, KeyBuilder};
-pub use stats::{Cleaned, KindStats, Stats};
+pub use stats::{Cleaned, KindStats, Stats, Trimmed};
 
 use std::ffi::OsStr;
 use std::fs;
@@ -360,6 +360,38 @@ impl Cache {
         Ok(cleaned)
     }
 
+    /// Removes the least recently used entries (by modification time, which
+    /// a hit refreshes) until the entries take at most `max_bytes`.
+    /// Temporary files stay: they may be a writer's, in flight. Another
+    /// process may use an entry removed here; it then builds it again.
+    pub fn trim(&self, max_bytes: u64) -> Result<Trimmed, Error> {
+        let mut entries = Vec::new();
+        stats::walk(&self.dir, false, |found| {
+            if !found.is_temp {
+                entries.push((found.modified, found.len, found.path));
+            }
+            Ok(())
+        })?;
+        let mut total: u64 = entries.iter().map(|(_, len, _)| len).sum();
+        let mut trimmed = Trimmed::default();
+        entries.sort();
+        for (_, len, path) in entries {
+            if total <= max_bytes {
+                break;
+            }
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(Operation::Remove, path, e)),
+            }
+            total -= len;
+            trimmed.entries += 1;
+            trimmed.bytes += len;
+        }
+        trimmed.kept_bytes = total;
+        Ok(trimmed)
+    }
+
     /// Reads and checks the entry at `path`, counting the result.
     fn lookup(&self, path: &Path) -> Result<Lookup, Error> {
         let mut file = match fs::read(path) {
@@ -377,6 +409,10 @@ impl Cache {
             return Ok(Lookup::Damaged);
         }
         self.counters.hits.fetch_add(1, Ordering::Relaxed);
+        // Best effort: a hit makes the entry the most recently used.
+        if let Ok(f) = fs::File::options().write(true).open(path) {
+            let _ = f.set_modified(SystemTime::now());
+        }
         file.drain(..entry::HEADER_LEN);
         Ok(Lookup::Hit(file))
     }

@@ -123,6 +123,32 @@ impl fmt::Display for Cleaned {
     }
 }
 
+/// What [`Cache::trim`](crate::Cache::trim) removed, and what stays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trimmed {
+    pub entries: u64,
+    pub bytes: u64,
+    /// The entries' bytes left.
+    pub kept_bytes: u64,
+}
+
+impl fmt::Display for Trimmed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "removed {} least recently used {} ({}); {} kept",
+            self.entries,
+            if self.entries == 1 {
+                "entry"
+            } else {
+                "entries"
+            },
+            human_bytes(self.bytes),
+            human_bytes(self.kept_bytes)
+        )
+    }
+}
+
 /// `1536` → `"1.5 KiB"`; below 1 KiB, exact bytes.
 pub(crate) fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -144,6 +170,9 @@ pub(crate) struct Found<'a> {
     pub path: PathBuf,
     pub is_temp: bool,
     pub len: u64,
+    /// Last written or read (a hit refreshes it): the least recently used
+    /// entries go first when the cache is trimmed.
+    pub modified: std::time::SystemTime,
 }
 
 /// Calls `visit` for every entry and temporary file under `dir` (the
@@ -205,6 +234,7 @@ pub(crate) fn walk(
                     path: file.path(),
                     is_temp,
                     len: metadata.len(),
+                    modified: metadata.modified().unwrap_or(std::time::UNIX_EPOCH),
                 })?;
             }
             if prune {

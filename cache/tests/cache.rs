@@ -561,3 +561,40 @@ fn from_env_agrees_with_resolve_root() {
         (got, expected) => panic!("{got:?} vs {expected:?}"),
     }
 }
+
+#[test]
+fn trim_removes_the_least_recently_used_entries_first() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let cache = cache::Cache::at(dir.path());
+    let key = |n: u8| cache::KeyBuilder::new("trim").part("n", &[n]).finish();
+    for n in 0..4u8 {
+        cache.put("cubin", &key(n), &vec![n; 1000]).unwrap();
+    }
+    // Ages: entry 0 is the newest write, 3 the oldest…
+    for n in 0..4u8 {
+        let path = cache.entry_path("cubin", &key(n)).unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(100 * (n as u64 + 1)))
+            .unwrap();
+    }
+    // …but a hit on 3 makes it the most recently used.
+    assert_eq!(cache.get("cubin", &key(3)).unwrap(), Some(vec![3; 1000]));
+    let entry = cache.stats().unwrap().total().bytes / 4;
+    let trimmed = cache.trim(2 * entry).unwrap();
+    assert_eq!(
+        (trimmed.entries, trimmed.kept_bytes),
+        (2, 2 * entry),
+        "{trimmed}"
+    );
+    let present = |n: u8| cache.get("cubin", &key(n)).unwrap().is_some();
+    assert_eq!(
+        (present(0), present(1), present(2), present(3)),
+        (true, false, false, true),
+        "1 and 2 were the least recently used"
+    );
+    // Under the limit: nothing goes.
+    assert_eq!(cache.trim(u64::MAX).unwrap().entries, 0);
+    assert_eq!(cache.trim(0).unwrap().entries, 2);
+    assert_eq!(cache.stats().unwrap().total().entries, 0);
+}

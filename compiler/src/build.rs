@@ -345,6 +345,9 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         lowered.thunks.len()
     );
     }
+    if let Some(c) = args.cache.filter(|c| c.counters().misses > 0) {
+        crate::buildcache::trim(c);
+    }
     Ok(Built {
         admitted: lowered.thunks.len(),
         rejected,

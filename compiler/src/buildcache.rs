@@ -18,7 +18,9 @@
 //! what the stage returned.
 //!
 //! A cache that cannot be read or written never fails a build: the stage
-//! runs, and the problem is printed once as a warning.
+//! runs, and the problem is printed once as a warning. A build that stored
+//! entries then trims the cache to `RMIR_CACHE_MAX_MIB` (default 2048),
+//! least recently used entries first (a hit refreshes an entry).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -117,6 +119,34 @@ fn warn_once(w: &cache::Error) {
     static WARNED: AtomicBool = AtomicBool::new(false);
     if !WARNED.swap(true, Ordering::Relaxed) {
         eprintln!("warning: the build cache is not used: {w}");
+    }
+}
+
+/// The largest the cache may grow, in MiB: `RMIR_CACHE_MAX_MIB`, default
+/// 2048.
+pub const MAX_MIB_VAR: &str = "RMIR_CACHE_MAX_MIB";
+const DEFAULT_MAX_MIB: u64 = 2048;
+
+/// The size limit ([`MAX_MIB_VAR`]) in bytes; a value that is not a whole
+/// number is the default, with a warning.
+pub fn max_bytes() -> u64 {
+    let mib = match std::env::var(MAX_MIB_VAR) {
+        Ok(v) => v.trim().parse::<u64>().unwrap_or_else(|_| {
+            eprintln!(
+                "warning: {MAX_MIB_VAR}={v:?} is not a number of MiB; the cache keeps {DEFAULT_MAX_MIB} MiB"
+            );
+            DEFAULT_MAX_MIB
+        }),
+        Err(_) => DEFAULT_MAX_MIB,
+    };
+    mib.saturating_mul(1024 * 1024)
+}
+
+/// After a build that stored entries: the least recently used entries
+/// removed until the cache fits [`max_bytes`] (a warning if that fails).
+pub fn trim(cache: &Cache) {
+    if let Err(e) = cache.trim(max_bytes()) {
+        warn_once(&e);
     }
 }
 

@@ -145,8 +145,9 @@ enum Command {
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
     },
-    /// The build cache: `stats` lists its entries by kind, `clean` removes
-    /// them (`RMIR_CACHE_DIR`, default `~/.cache/rmir`).
+    /// The build cache: `stats` lists its entries by kind and its size
+    /// limit, `clean` removes them (`RMIR_CACHE_DIR`, default
+    /// `~/.cache/rmir`; `RMIR_CACHE_MAX_MIB`, default 2048).
     Cache {
         #[arg(value_enum)]
         action: CacheAction,
@@ -323,7 +324,14 @@ enum CacheAction {
 fn cache_command(action: CacheAction) -> Result<ExitCode, String> {
     let c = cache::Cache::from_env().map_err(|e| e.to_string())?;
     match action {
-        CacheAction::Stats => print!("{}", c.stats().map_err(|e| e.to_string())?),
+        CacheAction::Stats => {
+            print!("{}", c.stats().map_err(|e| e.to_string())?);
+            println!(
+                "limit     {} MiB ({}; least recently used entries go first)",
+                compiler::buildcache::max_bytes() / (1024 * 1024),
+                compiler::buildcache::MAX_MIB_VAR
+            );
+        }
         CacheAction::Clean => println!("{}", c.clean().map_err(|e| e.to_string())?),
     }
     Ok(ExitCode::SUCCESS)

@@ -181,3 +181,33 @@ fn concurrent_builds_share_one_cache() {
     assert!(warm.contains("nvJitLink (cache hit)"), "{warm}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_build_trims_the_cache_to_its_limit() {
+    let dir = scratch("limit");
+    let cache = dir.join("cache");
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(["build", CASE, "-o"])
+        .arg(dir.join("out"))
+        .env("RMIR_CACHE_DIR", &cache)
+        .env("RMIR_CACHE_MAX_MIB", "0")
+        .env_remove("RMIR_CACHE")
+        .current_dir(root())
+        .output()
+        .expect("driver runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for kind in ["thunks", "provider", "cubin"] {
+        assert!(
+            entries(&cache, kind).is_empty(),
+            "a 0 MiB cache keeps no {kind}"
+        );
+    }
+    assert!(files(&dir.join("out")).contains_key("callbacks.cubin"));
+    let o = driver(&cache, &["cache", "stats"]);
+    let stats = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        stats.contains("limit     2048 MiB (RMIR_CACHE_MAX_MIB"),
+        "{stats}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
