@@ -262,6 +262,10 @@ fn main() -> ExitCode {
             no_cache,
             output,
         } => link::isolation().and_then(|isolation| {
+            if no_cache {
+                // The frontend's cached rustc work reads the environment.
+                std::env::set_var("RMIR_CACHE", "off");
+            }
             let cache = compiler::buildcache::open(no_cache);
             build::build(&build::BuildArgs {
                 file: &file,

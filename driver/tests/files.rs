@@ -14,7 +14,10 @@ const CASE: &str = "// one capture\npub fn entry(data: &[i32], k: i32) -> i32 {\
 
 fn driver() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_driver"));
-    c.env_remove("RMIR_RUSTC_TIMEOUT").env_remove("RUSTC");
+    // These tests watch rustc's runs: the build cache must not skip them.
+    c.env_remove("RMIR_RUSTC_TIMEOUT")
+        .env_remove("RUSTC")
+        .env("RMIR_CACHE", "off");
     c
 }
 

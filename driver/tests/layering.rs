@@ -90,7 +90,7 @@ fn crates_depend_downward_only() {
         ("native", &["runtime"]),
         ("manifest", &[]),
         ("cache", &[]),
-        ("frontend", &[]),
+        ("frontend", &["cache"]),
         ("ir", &["frontend"]),
         ("passes", &["ir", "frontend", "manifest"]),
         ("backend-nvptx", &["passes", "ir", "frontend"]),

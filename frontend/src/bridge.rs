@@ -130,6 +130,25 @@ pub(crate) fn rustc() -> String {
 
 /// `rustc -vV`, first line and host, e.g. `rustc 1.95.0 (… 2026-04-14) host x86_64-…`.
 pub fn rustc_version() -> Result<String, BridgeError> {
+    // One `rustc -vV` per rustc per process: every import and layout
+    // measurement asks.
+    static SEEN: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    let which = rustc();
+    if let Some((_, v)) = SEEN
+        .lock()
+        .ok()
+        .and_then(|seen| seen.iter().find(|(r, _)| *r == which).cloned())
+    {
+        return Ok(v);
+    }
+    let version = rustc_version_uncached()?;
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.push((which, version.clone()));
+    }
+    Ok(version)
+}
+
+fn rustc_version_uncached() -> Result<String, BridgeError> {
     let out = run_rustc(Command::new(rustc()).arg("-vV"), "`rustc -vV`", None)?;
     if !out.status.success() {
         return Err(BridgeError::NoRustc(format!(
@@ -179,8 +198,33 @@ impl Bridge {
     pub fn new(config: RustcConfig) -> Result<Bridge, BridgeError> {
         let version = rustc_version()?;
         let scratch = Scratch::new("bridge").map_err(BridgeError::Io)?;
-        let native_rs = write_native(scratch.path(), "native.rs").map_err(BridgeError::Io)?;
         let rlib = scratch.join("libnative.rlib");
+        // The rlib depends only on rustc, the edition and the embedded
+        // sources: built once, then read from the build cache.
+        let key = crate::cached::key(
+            "native-rlib",
+            &[
+                ("rustc", version.as_bytes()),
+                ("edition", config.edition.as_bytes()),
+                (
+                    "flags",
+                    b"--crate-type rlib --crate-name native -C opt-level=3",
+                ),
+                ("lib.rs", NATIVE_SOURCE.as_bytes()),
+                ("gpu.rs", NATIVE_GPU_SOURCE.as_bytes()),
+            ],
+        );
+        if let Some(bytes) = crate::cached::get("native-rlib", &key) {
+            if std::fs::write(&rlib, bytes).is_ok() {
+                return Ok(Bridge {
+                    config,
+                    version,
+                    scratch,
+                    rlib,
+                });
+            }
+        }
+        let native_rs = write_native(scratch.path(), "native.rs").map_err(BridgeError::Io)?;
         let out = run_rustc(
             Command::new(rustc())
                 .args(["--edition", &config.edition, "--crate-type", "rlib"])
@@ -195,6 +239,9 @@ impl Bridge {
             return Err(BridgeError::Native(
                 String::from_utf8_lossy(&out.stderr).into_owned(),
             ));
+        }
+        if let Ok(bytes) = std::fs::read(&rlib) {
+            crate::cached::put("native-rlib", &key, &bytes);
         }
         Ok(Bridge {
             config,

@@ -370,7 +370,21 @@ pub fn measure<C: AsRef<[Scalar]>>(closures: &[C]) -> Result<Measured, ClosureLa
             checked: Checked::default(),
         });
     }
-    let stdout = run_probe(&probe_program(&probes))?;
+    // The report depends only on rustc and the program: built and run
+    // once, then read from the build cache (and checked as always).
+    let program = probe_program(&probes);
+    let key = crate::cached::key(
+        "layout-probe",
+        &[("rustc", rustc.as_bytes()), ("program", program.as_bytes())],
+    );
+    let stdout = match crate::cached::get("layout-probe", &key).map(String::from_utf8) {
+        Some(Ok(report)) => report,
+        _ => {
+            let report = run_probe(&program)?;
+            crate::cached::put("layout-probe", &key, report.as_bytes());
+            report
+        }
+    };
     let (layouts, checked) = read_report(&probes, &stdout).map_err(|e| match e {
         ClosureLayoutError::Disagree {
             closure,

@@ -4,6 +4,7 @@
 //! is a located [`parse::MirError`]); nothing after this crate needs rustc.
 
 pub mod bridge;
+mod cached;
 pub mod closure_layout;
 pub mod panics;
 pub mod parse;
