@@ -191,7 +191,11 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         opt_level: 3,
     };
     let wall = std::time::Instant::now();
-    let debug_vars = callback_debug(doc, &lowered.thunks);
+    // Variables are described only with full debug information.
+    let debug_vars = match codegen.debug {
+        DebugInfo::Full => callback_debug(doc, &lowered.thunks),
+        _ => Vec::new(),
+    };
     let chunks = compile_chunks(&units, &codegen, args, &debug_vars)?;
     let wall = wall.elapsed();
     for c in &chunks {
@@ -574,6 +578,11 @@ fn compile_chunk(
     let mut llvm = String::new();
     let mut nvvm = String::new();
     let symbols: Vec<&str> = thunks.iter().map(|t| t.symbol.as_str()).collect();
+    // This chunk's callbacks' variables: another chunk's are not its input.
+    let variables: Vec<&CallbackDebug> = debug_vars
+        .iter()
+        .filter(|c| symbols.contains(&c.thunk.as_str()))
+        .collect();
     let options = format!(
         "arch={} debug={:?} opt={} lto={} bench={}",
         codegen.arch.sm(),
@@ -595,7 +604,7 @@ fn compile_chunk(
                     ("options", options.as_bytes()),
                     ("symbols", symbols.join("\0").as_bytes()),
                     ("module", text.as_bytes()),
-                    ("variables", format!("{debug_vars:?}").as_bytes()),
+                    ("variables", format!("{variables:?}").as_bytes()),
                 ],
             )
         },
@@ -666,9 +675,7 @@ fn callback_debug(doc: &PreparedMir, thunks: &[Thunk]) -> Vec<CallbackDebug> {
                 .fields
                 .iter()
                 .filter_map(|f| {
-                    let scalar = frontend::ty::Scalar::ALL
-                        .into_iter()
-                        .find(|s| s.name() == f.scalar.name())?;
+                    let scalar = frontend::ty::Scalar::from_name(f.scalar.name())?;
                     Some((f.name.clone(), scalar, f.offset))
                 })
                 .collect();
