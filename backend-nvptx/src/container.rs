@@ -92,6 +92,24 @@ pub struct Item {
     /// Facts read from the bytes, e.g. `PTX ISA 9.0`, `compressed (zstd)`.
     pub facts: Vec<String>,
     pub children: Vec<Item>,
+    /// How a fatbin entry's payload is stored (what reading its symbols
+    /// must undo first); `Plain` for everything else.
+    #[serde(skip)]
+    pub packing: Packing,
+}
+
+/// How a fatbin entry's payload is stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Packing {
+    #[default]
+    Plain,
+    /// zstd: the frame's `compressed` bytes unpack to `uncompressed`.
+    Zstd {
+        compressed: u64,
+        uncompressed: u64,
+    },
+    Lz4,
+    Obfuscated,
 }
 
 impl Item {
@@ -104,6 +122,7 @@ impl Item {
             arch: None,
             facts: Vec::new(),
             children: Vec::new(),
+            packing: Packing::Plain,
         }
     }
 
@@ -711,9 +730,18 @@ fn describe_fatbin_entry(
         item.facts.push(format!(
             "compressed ({how}) {compressed_size} bytes, {uncompressed_size} uncompressed"
         ));
+        item.packing = if flags & FLAG_COMPRESSED_ZSTD != 0 {
+            Packing::Zstd {
+                compressed: compressed_size as u64,
+                uncompressed: uncompressed_size,
+            }
+        } else {
+            Packing::Lz4
+        };
     }
     if flags & FLAG_OBFUSCATED != 0 {
         item.facts.push("obfuscated".to_string());
+        item.packing = Packing::Obfuscated;
     }
     let known = FLAG_64BIT
         | FLAG_DEBUG

@@ -14,6 +14,8 @@
 //!   static library, CUDA source) and what it holds.
 //! - [`isolate`]: one nvJitLink job, in this process or in a child.
 //! - [`link`]: [`LinkPlan`] → flags with reasons → cubin.
+//! - [`symbols`]: what each input defines and references, read before the
+//!   link (PTX text, cubin symbol tables, LTOIR through a probe link).
 
 pub mod arch;
 pub mod codegen;
@@ -24,6 +26,7 @@ pub mod nvidia;
 pub mod nvjitlink;
 pub mod nvrtc;
 pub mod nvvm;
+pub mod symbols;
 
 pub use arch::{Arch, ArchError};
 pub use container::{describe, ContainerError, Description, Item, ItemKind};

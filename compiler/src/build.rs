@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use backend_nvptx::codegen::{self, CallbackDebug, CodegenOptions, DebugInfo};
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
+use backend_nvptx::symbols::SymbolReader;
 use backend_nvptx::{Arch, LinkInput, LinkPlan};
 use frontend::bridge::RustcConfig;
 use frontend::pmir::Callback as PmirCallback;
@@ -98,6 +99,9 @@ pub struct BuildArgs<'a> {
     pub quiet: bool,
     /// The build cache (see [`crate::buildcache`]); `None` builds everything.
     pub cache: Option<&'a cache::Cache>,
+    /// User device libraries (`--link FILE`), linked with every chunk in
+    /// this order; `extern "C"` functions they define may be called.
+    pub link: &'a [std::path::PathBuf],
 }
 
 /// One compiled chunk of callbacks.
@@ -137,9 +141,18 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     let context = timings
         .time("MLIR context", ir::context)
         .map_err(|e| e.to_string())?;
+    let device = crate::admit::DeviceInputs {
+        inputs: timings.time("device libraries", || crate::devicelibs::load(args.link))?,
+        reader: SymbolReader {
+            isolation: args.isolation.clone(),
+            ..SymbolReader::new(arch)
+        },
+    };
     let admitted = match args.prepared {
-        Some(doc) => crate::admit::admit_and_lower_doc(doc.clone(), &context, &mut timings)?,
-        None => admit_and_lower(args.file, args.config, &context, &mut timings)?,
+        Some(doc) => {
+            crate::admit::admit_and_lower_doc(doc.clone(), &context, &mut timings, &device)?
+        }
+        None => admit_and_lower(args.file, args.config, &context, &mut timings, &device)?,
     };
     let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
     let styled = std::io::stderr().is_terminal();
@@ -160,6 +173,19 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             outcomes.len()
         ));
     };
+    // The device libraries together with what the admitted callbacks call
+    // (what admission found defined): unresolved and multiply defined
+    // symbols by name, before any link runs.
+    if !device.inputs.is_empty() {
+        let used: Vec<String> = admitted
+            .wanted
+            .iter()
+            .filter(|w| admitted.resolved.libraries.functions.contains_key(*w))
+            .cloned()
+            .collect();
+        crate::devicelibs::check(&admitted.resolved, &used)?;
+    }
+    let device_inputs = &device.inputs;
     // The module admission judged is the module that is built: its
     // lowering, split into chunks of thunks for parallel code generation.
     let units: Vec<(Vec<Thunk>, String)> = timings.time("split", || {
@@ -212,7 +238,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     let linked: Vec<LinkedChunk> = chunks
         .par_iter()
         .enumerate()
-        .map(|(i, c)| link_chunk(i, c, chunks.len(), arch, args))
+        .map(|(i, c)| link_chunk(i, c, chunks.len(), arch, args, device_inputs))
         .collect::<Result<_, String>>()?;
     timings.add("providers + links, wall (rayon)", wall.elapsed());
     for l in &linked {
@@ -232,6 +258,9 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             .into_bytes(),
         ),
     ];
+    for d in device_inputs {
+        fp_inputs.push((format!("device library {}", d.name), d.bytes.clone()));
+    }
     for (i, (c, l)) in chunks.iter().zip(&linked).enumerate() {
         fp_inputs.push((format!("thunks.{i}"), c.object.clone()));
         fp_inputs.push((l.provider_name("cu"), l.source.clone().into_bytes()));
@@ -258,6 +287,10 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         toolchain: toolchain(doc),
         callbacks,
         kernels: kernels.clone(),
+        device_libraries: device_inputs
+            .iter()
+            .map(|d| manifest::DeviceLibrary::new(&d.name, d.description.kind().label(), &d.bytes))
+            .collect(),
     };
     manifest
         .validate()
@@ -314,7 +347,15 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     }
     if args.bundle {
         let bundle = timings.time("host reference (--bundle)", || {
-            make_bundle(doc, args, outcomes, &thunks, &kernels, &fingerprint)
+            make_bundle(
+                doc,
+                args,
+                outcomes,
+                &thunks,
+                &kernels,
+                &fingerprint,
+                device_inputs,
+            )
         })?;
         files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
     }
@@ -389,6 +430,7 @@ fn link_chunk(
     count: usize,
     arch: Arch,
     args: &BuildArgs<'_>,
+    device_inputs: &[LinkInput],
 ) -> Result<LinkedChunk, String> {
     let mut t = Timings::default();
     let mut requests = Vec::new();
@@ -488,6 +530,9 @@ fn link_chunk(
     if let Some(ptx) = &chunk.ptx_object {
         plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
     }
+    // The user's device libraries, in the order given; a `.cu` file is
+    // compiled by NVRTC as the plan says (to LTOIR on the LTO route).
+    plan.inputs.extend(device_inputs.iter().cloned());
     let link_options = plan.explain().map_err(|e| e.to_string())?.options();
     let cubin = crate::buildcache::fetch(
         args.cache,
@@ -921,6 +966,7 @@ fn make_bundle(
     thunks: &[&Thunk],
     kernels: &[manifest::Kernel],
     fingerprint: &Fingerprint,
+    device_inputs: &[LinkInput],
 ) -> Result<Bundle, String> {
     let max = args.max_size.unwrap_or(1 << 28);
     let cases: Vec<(InputSpec, u32)> = standard_case_inputs()
@@ -1012,7 +1058,7 @@ fn make_bundle(
         ));
     }
     let oc = doc.source.overflow_checks.unwrap_or(true);
-    let results = hostref::run_jobs(args.file, oc, &jobs)?;
+    let results = hostref::run_jobs(args.file, oc, &jobs, device_inputs)?;
     // Indexed: thousands of registrations times their cases.
     let by_case: BTreeMap<(usize, InputSpec), &hostref::HostResult> = results
         .iter()

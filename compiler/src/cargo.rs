@@ -436,6 +436,10 @@ fn own_record(
     }
     let output = scratch.join("build");
     let cache = crate::buildcache::open(false);
+    let link = match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(dir) => metadata_links(Path::new(&dir))?,
+        None => Vec::new(),
+    };
     let arch = std::env::var(ARCH_VAR).unwrap_or_else(|_| "sm_90".into());
     let built = build_counted(&BuildArgs {
         file: Path::new(&input),
@@ -456,6 +460,7 @@ fn own_record(
         crate_name: inv.crate_name.as_deref(),
         quiet: true,
         cache: cache.as_ref(),
+        link: &link,
     })?;
     if built.rejected > 0 {
         return Err(format!(
@@ -542,6 +547,41 @@ fn run_rustc(rustc: &OsStr, args: &[OsString], extra: &[OsString]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The package's device libraries: `[package.metadata.rmir] link = [...]`
+/// in `DIR/Cargo.toml`, each path relative to `DIR`. No table, no list.
+pub fn metadata_links(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let path = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some(link) = doc
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("rmir"))
+        .and_then(|r| r.get("link"))
+    else {
+        return Ok(Vec::new());
+    };
+    let bad = || {
+        format!(
+            "{}: `package.metadata.rmir.link` must be a list of paths to device libraries \
+             (`link = [\"cuda/mix.cu\"]`)",
+            path.display()
+        )
+    };
+    let array = link.as_array().ok_or_else(bad)?;
+    array
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(|p| crate::devicelibs::under(dir, p))
+                .ok_or_else(bad)
+        })
+        .collect()
 }
 
 #[cfg(test)]

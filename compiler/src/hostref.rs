@@ -298,6 +298,79 @@ pub fn reduce_mut<T: Copy + core::fmt::Debug, F: FnMut(T, T) -> T>(data: &[T], i
 }
 "#;
 
+/// The user's device libraries compiled for the host, so that the
+/// reference runs the same helpers: each `.cu` file by the host C++
+/// compiler (`CXX`, default `c++`) as C++, with `__host__`, `__device__`
+/// and `__forceinline__` defined away, into one static library. Returns
+/// its `-l` argument (`static=rmir_device_host`), or `None` without
+/// libraries. A library that is not CUDA source has no host code: an
+/// error naming it.
+fn host_device_libraries(
+    inputs: &[backend_nvptx::LinkInput],
+    dir: &Scratch,
+) -> Result<Option<String>, String> {
+    if inputs.is_empty() {
+        return Ok(None);
+    }
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let mut objects = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        if input.description.kind() != backend_nvptx::ItemKind::CudaSource {
+            return Err(format!(
+                "the host reference needs host code for every device library, and `{}` is {} \
+                 (only `.cu` libraries are compiled for the host); build without --bundle, or \
+                 link the `.cu` source",
+                input.name,
+                input.description.kind()
+            ));
+        }
+        let src = dir.join(&format!("device_{i}.cc"));
+        std::fs::write(&src, &input.bytes)
+            .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        let obj = dir.join(&format!("device_{i}.o"));
+        let out = run(
+            Command::new(&cxx).args([
+                "-x",
+                "c++",
+                "-O2",
+                "-fPIC",
+                "-D__host__=",
+                "-D__device__=",
+                "-D__forceinline__=inline",
+                "-c",
+                &src.display().to_string(),
+                "-o",
+                &obj.display().to_string(),
+            ]),
+            dir,
+            &format!("compiling {} for the host", input.name),
+        )
+        .map_err(|e| e.replace("{program}", &cxx))?;
+        if !out.status.success() {
+            return Err(format!(
+                "compiling the device library `{}` for the host reference ({cxx}) failed:\n{}",
+                input.name,
+                String::from_utf8_lossy(&out.stderr).trim_end()
+            ));
+        }
+        objects.push(obj.display().to_string());
+    }
+    let lib = dir.join("librmir_device_host.a");
+    let out = run(
+        Command::new("ar").arg("rcs").arg(&lib).args(&objects),
+        dir,
+        "archiving the device libraries for the host",
+    )
+    .map_err(|e| e.replace("{program}", "ar"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ar failed on the host device libraries:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    Ok(Some("static=rmir_device_host".to_string()))
+}
+
 /// Runs rustc in the scratch folder under the time limit.
 fn rustc(args: &[&str], what: &str, dir: &Scratch) -> Result<(), String> {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
@@ -334,6 +407,7 @@ pub fn run_jobs(
     file: &Path,
     overflow_checks: bool,
     jobs: &[HostJob],
+    device_libraries: &[backend_nvptx::LinkInput],
 ) -> Result<Vec<HostResult>, String> {
     if jobs.is_empty() {
         return Ok(Vec::new());
@@ -409,6 +483,13 @@ pub fn run_jobs(
     ];
     let out_cb = d("libcallbacks.rlib");
     user.push(&out_cb);
+    // The device libraries' host build goes into the user's rlib, which
+    // is what references their symbols.
+    let host_lib = host_device_libraries(device_libraries, &dir)?;
+    let native_dir = format!("native={}", dir.path().display());
+    if let Some(l) = &host_lib {
+        user.extend(["-l", l.as_str(), "-L", native_dir.as_str()]);
+    }
     if let Some(r) = &remap {
         user.push(r);
     }

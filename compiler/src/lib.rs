@@ -16,6 +16,7 @@ pub mod admit;
 pub mod build;
 pub mod buildcache;
 pub mod cargo;
+pub mod devicelibs;
 pub mod hostref;
 pub mod input;
 pub mod output;

@@ -9,7 +9,7 @@ use frontend::bridge::RustcConfig;
 use passes::admission::{self, Verdict};
 use passes::diagnostic::Emitter;
 
-use compiler::admit::run_admission;
+use compiler::admit::{run_admission_with, DeviceInputs};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ErrorFormat {
@@ -17,8 +17,22 @@ pub enum ErrorFormat {
     Json,
 }
 
-pub fn admit(file: &Path, config: &RustcConfig, format: ErrorFormat) -> Result<ExitCode, String> {
-    let (doc, outcomes) = run_admission(file, config)?;
+pub fn admit(
+    file: &Path,
+    config: &RustcConfig,
+    format: ErrorFormat,
+    link: &[std::path::PathBuf],
+    arch: &str,
+) -> Result<ExitCode, String> {
+    let arch: backend_nvptx::Arch = arch.parse().map_err(|e| format!("--arch: {e}"))?;
+    let device = DeviceInputs {
+        inputs: compiler::devicelibs::load(link)?,
+        reader: backend_nvptx::symbols::SymbolReader {
+            isolation: crate::link::isolation()?,
+            ..backend_nvptx::symbols::SymbolReader::new(arch)
+        },
+    };
+    let (doc, outcomes) = run_admission_with(file, config, &device)?;
     let styled = format == ErrorFormat::Human && std::io::stderr().is_terminal();
     let emitter = Emitter::new(&doc.source, styled);
     let mut rejected = 0;

@@ -77,6 +77,13 @@ enum Command {
         /// `human` (like rustc) or `json` (one object a line).
         #[arg(long, value_enum, default_value = "human")]
         error_format: admit::ErrorFormat,
+        /// A device library that may define the `extern "C"` functions
+        /// callbacks call (repeatable; see `driver build --link`).
+        #[arg(long = "link", value_name = "FILE")]
+        link: Vec<PathBuf>,
+        /// Target architecture (what `.cu` libraries are compiled for).
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
     },
     /// Run named passes on a module, like `mlir-opt` (no `--passes`: verify and print).
     Opt {
@@ -141,6 +148,12 @@ enum Command {
         /// turns it off).
         #[arg(long)]
         no_cache: bool,
+        /// A user device library linked into every cubin, whose `extern
+        /// "C"` device functions callbacks may call: `.cu` (compiled by
+        /// NVRTC), `.ptx`, `.ltoir`, `.cubin`, `.fatbin`, `.o` or `.a`.
+        /// Repeatable; linked in the order given.
+        #[arg(long = "link", value_name = "FILE")]
+        link: Vec<PathBuf>,
         /// Output folder.
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
@@ -229,7 +242,9 @@ fn main() -> ExitCode {
             file,
             rustc,
             error_format,
-        } => admit::admit(&file, &rustc.config(), error_format),
+            link,
+            arch,
+        } => admit::admit(&file, &rustc.config(), error_format, &link, &arch),
         Command::Opt {
             file,
             passes,
@@ -260,6 +275,7 @@ fn main() -> ExitCode {
             cpp_baseline,
             timings,
             no_cache,
+            link: link_files,
             output,
         } => link::isolation().and_then(|isolation| {
             if no_cache {
@@ -286,6 +302,7 @@ fn main() -> ExitCode {
                 crate_name: None,
                 quiet: false,
                 cache: cache.as_ref(),
+                link: &link_files,
             })
         }),
         Command::Cache { action } => cache_command(action),

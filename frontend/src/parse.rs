@@ -1384,7 +1384,10 @@ fn parse_terminator(src: Src<'_>) -> PResult<TerminatorKind> {
                 text: callee_text.to_string(),
                 path,
                 generics,
-                resolution: Resolution::Foreign { link_name: None },
+                resolution: Resolution::Foreign {
+                    link_name: None,
+                    extern_c: false,
+                },
                 span: None,
             },
             args,

@@ -595,10 +595,14 @@ pub enum Resolution {
     Indirect,
     /// Anything else: no body here. `link_name` is the symbol it links to
     /// when the source's `extern` block renames it
-    /// (`#[link_name = "cudaDeviceSynchronize"] fn wait();`).
+    /// (`#[link_name = "cudaDeviceSynchronize"] fn wait();`); `extern_c`
+    /// says that an `extern "C"` block of the crate declares it, so that a
+    /// device library given to the link may define it.
     Foreign {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         link_name: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        extern_c: bool,
     },
 }
 

@@ -161,8 +161,14 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
             if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
                 callee.resolution =
                     resolve(&callee.path, &callee.generics, &names, &closure_bodies);
-                if let Resolution::Foreign { link_name } = &mut callee.resolution {
-                    *link_name = sources.link_name(last_segment(&callee.path), body_file);
+                if let Resolution::Foreign {
+                    link_name,
+                    extern_c,
+                } = &mut callee.resolution
+                {
+                    let name = last_segment(&callee.path);
+                    *link_name = sources.link_name(name, body_file);
+                    *extern_c = sources.declares_extern_c(name, body_file);
                 }
                 if is_closure_trait_call(&callee.path) {
                     if let Resolution::Local { .. } = callee.resolution {
@@ -429,7 +435,10 @@ fn resolve(
             function: path.to_string(),
         };
     }
-    Resolution::Foreign { link_name: None }
+    Resolution::Foreign {
+        link_name: None,
+        extern_c: false,
+    }
 }
 
 /// Type of a place in a body, following projections.

@@ -103,6 +103,17 @@ impl<'a> Sources<'a> {
         }
     }
 
+    /// [`SourceText::declares_extern_c`] in file `first`, else in any other file.
+    pub fn declares_extern_c(&self, name: &str, first: FileId) -> bool {
+        if self.text(first).is_some_and(|t| t.declares_extern_c(name)) {
+            return true;
+        }
+        self.texts
+            .iter()
+            .flatten()
+            .any(|t| t.file() != first && t.declares_extern_c(name))
+    }
+
     /// [`SourceText::link_name`] in file `first`, else in any other file.
     pub fn link_name(&self, name: &str, first: FileId) -> Option<String> {
         if let Some(l) = self.text(first).and_then(|t| t.link_name(name)) {
@@ -388,6 +399,67 @@ impl<'a> SourceText<'a> {
             out.push(self.span_of(at, end));
         }
         out
+    }
+
+    /// Whether an `extern "C"` block (or a bare `extern` block, whose ABI
+    /// is C) declares a function `name`: `unsafe extern "C" { fn mix(x:
+    /// u32) -> u32; }`. Blocks of another ABI (`extern "system"`), `extern
+    /// "C" fn` definitions and `extern crate` do not count. Braces are
+    /// matched without regard to strings or comments, which an `extern`
+    /// block's declarations do not hold.
+    pub fn declares_extern_c(&self, name: &str) -> bool {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        while let Some(pos) = text[start..].find("extern") {
+            let at = start + pos;
+            start = at + "extern".len();
+            if at > 0 && is_ident_byte(bytes[at - 1])
+                || bytes.get(start).is_some_and(|b| is_ident_byte(*b))
+            {
+                continue;
+            }
+            let mut rest = text[start..].trim_start();
+            if let Some(abi) = rest.strip_prefix('"') {
+                let Some(end) = abi.find('"') else { continue };
+                if &abi[..end] != "C" {
+                    continue;
+                }
+                rest = abi[end + 1..].trim_start();
+            }
+            let Some(body) = rest.strip_prefix('{') else {
+                continue;
+            };
+            let mut depth = 1;
+            let end = body
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(body.len(), |(i, _)| i);
+            let block = &body[..end];
+            let mut from = 0;
+            while let Some(p) = block[from..].find("fn ") {
+                let at = from + p;
+                from = at + 3;
+                if at > 0 && is_ident_byte(block.as_bytes()[at - 1]) {
+                    continue;
+                }
+                let decl = block[from..].trim_start();
+                let ident_end = decl
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(decl.len());
+                if &decl[..ident_end] == name && decl[ident_end..].trim_start().starts_with('(') {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The symbol a foreign function `name` links to, when an `extern`

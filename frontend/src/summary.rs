@@ -20,8 +20,16 @@ fn resolution(r: &Resolution) -> String {
         Resolution::CoreScalar { method, ty } => format!("core scalar `{method}` on {ty}"),
         Resolution::Panic { .. } => "panic".to_string(),
         Resolution::Indirect => "indirect".to_string(),
-        Resolution::Foreign { link_name: None } => "foreign".to_string(),
-        Resolution::Foreign { link_name: Some(l) } => format!("foreign, linked as `{l}`"),
+        Resolution::Foreign {
+            link_name,
+            extern_c,
+        } => {
+            let mut s = if *extern_c { "extern \"C\"" } else { "foreign" }.to_string();
+            if let Some(l) = link_name {
+                s.push_str(&format!(", linked as `{l}`"));
+            }
+            s
+        }
     }
 }
 

@@ -77,6 +77,7 @@ pub const CALL_KINDS: &[&str] = &[
     "panic",
     "indirect",
     "foreign",
+    "extern",
 ];
 pub const CLOSURE_KINDS: &[&str] = &["fn", "fn_mut", "fn_once"];
 pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
@@ -311,7 +312,7 @@ pub const OPS: &[OpSpec] = &[
             ("kind", Enum(CALL_KINDS)),
             ("unwind", Str),
         ],
-        summary: "A call; `kind` says how the frontend resolved the callee (local body, registration, core scalar method, panic, indirect, foreign).",
+        summary: "A call; `kind` says how the frontend resolved the callee (local body, registration, core scalar method, panic, indirect, foreign, `extern \"C\"` declaration); `receiver` is a core method's receiver type, an `extern` call's signature as a fn pointer type, else `()`.",
     },
     OpSpec {
         name: "assert",

@@ -131,6 +131,9 @@ pub enum CallKind {
     Panic,
     Indirect,
     Foreign,
+    /// A function an `extern "C"` block of the crate declares: `callee` is
+    /// the symbol it links to, `signature` its declared types.
+    Extern,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +152,9 @@ pub struct CallFact {
     /// A core method's receiver type (`None` for every other call, and for
     /// a core call whose receiver MIR does not say).
     pub receiver: Option<Scalar>,
+    /// An `extern` call's declared signature: parameter types and the
+    /// return type (`()` when it returns nothing); `None` for other calls.
+    pub signature: Option<(Vec<Ty>, Ty)>,
     pub loc: Loc,
 }
 
@@ -331,6 +337,7 @@ const CALL_KINDS: &[(&str, CallKind)] = &[
     ("panic", CallKind::Panic),
     ("indirect", CallKind::Indirect),
     ("foreign", CallKind::Foreign),
+    ("extern", CallKind::Extern),
 ];
 
 /// The facts of a module built by [`crate::import`] (or parsed back).
@@ -583,6 +590,16 @@ fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result
                 text: r.str("text")?,
                 args: op.operand_count(),
                 receiver: r.ty("receiver")?.scalar(),
+                signature: match (kind, r.ty("receiver")?) {
+                    (CallKind::Extern, Ty::FnPtr(sig)) => {
+                        Some(parse_signature(&sig).ok_or_else(|| {
+                            r.err(&format!(
+                                "has an `extern` signature `{sig}` that is not `fn(..) -> ..`"
+                            ))
+                        })?)
+                    }
+                    _ => None,
+                },
                 loc,
             });
         }
@@ -612,4 +629,23 @@ fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result
     }
     b.ops.push((r.name, loc));
     Ok(())
+}
+
+/// `fn(u32, f64) -> u32` → (`[u32, f64]`, `u32`); no arrow means `()`.
+pub fn parse_signature(sig: &str) -> Option<(Vec<Ty>, Ty)> {
+    let rest = sig.strip_prefix("fn(")?;
+    let close = rest.find(')')?;
+    let params = rest[..close].trim();
+    let params = if params.is_empty() {
+        Vec::new()
+    } else {
+        params.split(", ").map(Ty::parse).collect()
+    };
+    let after = rest[close + 1..].trim();
+    let ret = match after.strip_prefix("->") {
+        Some(r) => Ty::parse(r.trim()),
+        None if after.is_empty() => Ty::Tuple(Vec::new()),
+        None => return None,
+    };
+    Some((params, ret))
 }

@@ -1541,9 +1541,23 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     Resolution::CoreScalar { method, .. } => ("core", method.as_str()),
                     Resolution::Panic { function } => ("panic", function.as_str()),
                     Resolution::Indirect => ("indirect", callee.path.as_str()),
-                    // A renamed extern is judged by the symbol it links to.
-                    Resolution::Foreign { link_name: Some(l) } => ("foreign", l.as_str()),
-                    Resolution::Foreign { link_name: None } => ("foreign", callee.path.as_str()),
+                    // An `extern "C"` function is called by the symbol it
+                    // links to; a renamed extern is judged by that symbol.
+                    Resolution::Foreign {
+                        link_name,
+                        extern_c,
+                    } => {
+                        let symbol = link_name.as_deref();
+                        match (extern_c, symbol) {
+                            (true, Some(l)) => ("extern", l),
+                            (true, None) => (
+                                "extern",
+                                callee.path.rsplit("::").next().unwrap_or(&callee.path),
+                            ),
+                            (false, Some(l)) => ("foreign", l),
+                            (false, None) => ("foreign", callee.path.as_str()),
+                        }
+                    }
                 };
                 // A local callee is a symbol (of a `func.func`: verified);
                 // any other is a path, for diagnostics and the tables.
@@ -1553,12 +1567,29 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     self.m.str(name)
                 };
                 // A core method's receiver type, resolved once here from
-                // how MIR spelled the callee; `()` for every other call.
+                // how MIR spelled the callee; an `extern` call's signature
+                // as a fn pointer type (`fn(u32, u32) -> u32`, from the
+                // operands and the destination); `()` for every other call.
                 let receiver = match &callee.resolution {
                     Resolution::CoreScalar { method, .. } => {
                         frontend::registry::core_receiver(&callee.text, method)
                             .map(Ty::Scalar)
                             .unwrap_or(Ty::Tuple(Vec::new()))
+                    }
+                    _ if kind == "extern" => {
+                        let params = args
+                            .iter()
+                            .map(|a| {
+                                self.operand_ty(a)
+                                    .map_or_else(|| "_".to_string(), |t| t.to_string())
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        let ret = match &dest_ty {
+                            Ty::Tuple(t) if t.is_empty() => String::new(),
+                            t => format!(" -> {t}"),
+                        };
+                        Ty::FnPtr(format!("fn({params}){ret}"))
                     }
                     _ => Ty::Tuple(Vec::new()),
                 };

@@ -61,6 +61,37 @@ pub struct Manifest {
     /// One per registration whose callback was compiled.
     pub callbacks: Vec<Callback>,
     pub kernels: Vec<Kernel>,
+    /// The user's device libraries linked into every cubin (`--link`), in
+    /// link order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_libraries: Vec<DeviceLibrary>,
+}
+
+/// One user device library given to the link.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceLibrary {
+    /// The path as given.
+    pub path: String,
+    /// What it holds: `CUDA source`, `PTX`, `LTOIR`, `cubin`, `fatbin`,
+    /// `host object`, `static library`.
+    pub kind: String,
+    pub size: u64,
+    /// SHA-256 of its bytes, 64 lowercase hex digits.
+    pub sha256: String,
+}
+
+impl DeviceLibrary {
+    pub fn new(path: &str, kind: &str, bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(bytes);
+        DeviceLibrary {
+            path: path.to_string(),
+            kind: kind.to_string(),
+            size: bytes.len() as u64,
+            sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
 }
 
 /// A compiled callback's environment ABI.

@@ -38,6 +38,7 @@ fn manifest() -> Manifest {
             env,
         }],
         kernels: tu.kernels,
+        device_libraries: Vec::new(),
     }
 }
 

@@ -60,6 +60,7 @@ fn sample() -> Manifest {
             },
         ],
         kernels: tu.kernels,
+        device_libraries: Vec::new(),
     }
 }
 

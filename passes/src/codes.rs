@@ -221,15 +221,33 @@ const EXPLAIN_E0107: &str = r#"A callback calls a function whose body is not ava
 
 Only functions whose MIR is in the compiled file can be compiled for the
 GPU, plus an allowlist of pure `core` scalar methods (`wrapping_add`, `min`,
-`max`, `abs`, `rotate_left`, ...). An `extern` function, or a method of
-another crate (`Vec::len`, `Option::unwrap_or`), has no body here.
+`max`, `abs`, `rotate_left`, ...), plus `extern "C"` functions that a device
+library given to the link defines. A method of another crate (`Vec::len`,
+`Option::unwrap_or`) has no body here.
+
+An `extern "C"` function is admitted when all of these hold:
+
+- one of the inputs given with `driver build --link FILE` (or a Cargo
+  package's `[package.metadata.rmir] link = [...]`) defines it as device
+  code: a `.cu` file, PTX, LTOIR, a cubin, a fatbin, a host object or a
+  static library built by nvcc;
+- exactly one input defines it;
+- its signature is scalar-only: every parameter and the result are `i32`,
+  `u32`, `i64`, `u64`, `isize`, `usize`, `f32` or `f64` (or it returns
+  nothing), which Rust and CUDA C++ pass the same way;
+- where the input says (PTX, or a `.cu` file), the definition's parameter
+  widths match the Rust declaration.
+
+CUDA host APIs (`cudaMalloc`, `cuLaunchKernel`, ...) are E0106 whatever
+defines them.
 
 Erroneous code example:
 
-    extern "C" { fn abs(x: i32) -> i32; }
-    native::reduce(data, 0, |a, b| unsafe { abs(a) }.wrapping_add(b))
+    extern "C" { fn mix(x: u32, k: u32) -> u32; }
+    native::reduce(data, 0, |a, b| unsafe { mix(a as u32, b as u32) } as i32)
 
-Use the `core` method (`a.wrapping_abs()`) or write the helper in Rust.
+built without `--link mix.cu`. Give the library that defines `mix`, or use
+a `core` method or a helper written in Rust.
 "#;
 
 const EXPLAIN_E0108: &str = r#"A callback reaches a recursive function.

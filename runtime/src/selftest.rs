@@ -188,6 +188,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
         )]),
         callbacks,
         kernels: tu.kernels.clone(),
+        device_libraries: Vec::new(),
     };
     manifest.validate().map_err(|e| e.to_string())?;
 

@@ -943,16 +943,9 @@ impl Emitter {
         let blocks: Vec<BasicBlock<'_>> = f.get_basic_block_iter().collect();
         let name = global(&self.function);
         if blocks.is_empty() {
-            let _ = write!(
-                self.out,
-                "\ndeclare {ret} {name}({})\n",
-                params
-                    .iter()
-                    .map(|p| p.split(' ').next().unwrap_or("").to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            return Ok(());
+            // One declaration per function, whether a call or the module
+            // lists it first (an `extern "C"` function a library defines).
+            return self.declare(f.as_value_ref());
         }
         let mut n = 0usize;
         for (i, b) in blocks.iter().enumerate() {

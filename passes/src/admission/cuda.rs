@@ -46,7 +46,7 @@ pub fn reaches_cuda(call: &CallFact, body: &BodyFact) -> bool {
 fn cuda_target<'a>(call: &'a CallFact, body: &'a BodyFact) -> Option<&'a str> {
     match call.kind {
         CallKind::Registration => Some(&call.callee),
-        CallKind::Foreign if is_cuda_api(&call.callee) => Some(&call.callee),
+        CallKind::Foreign | CallKind::Extern if is_cuda_api(&call.callee) => Some(&call.callee),
         CallKind::Indirect => body
             .fn_items
             .iter()

@@ -11,6 +11,7 @@ pub mod captures;
 pub mod cuda;
 pub mod facts;
 pub mod foreign;
+pub mod libraries;
 pub mod mutable_state;
 pub mod recursion;
 pub mod signature;
@@ -19,6 +20,8 @@ pub mod unsupported;
 
 use manifest::env::EnvLayout;
 use manifest::scalar::Scalar;
+
+pub use libraries::DeviceLibraries;
 
 use crate::call_graph::CallGraph;
 use crate::diagnostic::{Diagnostic, Label};
@@ -32,6 +35,8 @@ pub struct Ctx<'a> {
     /// The callback's body, when it has one here.
     pub root: Option<&'a str>,
     pub graph: CallGraph,
+    /// The device libraries given to the link (for `extern "C"` calls).
+    pub libraries: &'a DeviceLibraries,
 }
 
 impl Ctx<'_> {
@@ -114,9 +119,18 @@ pub struct Admission<'c> {
 
 /// [`admit_module`], keeping the lowering of what it admitted.
 pub fn admit_and_lower<'c>(module: &melior::ir::Module<'c>) -> Result<Admission<'c>, String> {
+    admit_and_lower_with(module, &DeviceLibraries::default())
+}
+
+/// [`admit_and_lower`] with the device libraries given to the link, which
+/// may define the `extern "C"` functions callbacks call.
+pub fn admit_and_lower_with<'c>(
+    module: &melior::ir::Module<'c>,
+    libraries: &DeviceLibraries,
+) -> Result<Admission<'c>, String> {
     ir::verify(module).map_err(|e| e.to_string())?;
     let facts = ir::facts(module)?;
-    let mut outcomes = admit(&facts);
+    let mut outcomes = admit_with(&facts, libraries);
     let lowered = trial::confirm(module, &facts, &mut outcomes);
     Ok(Admission { outcomes, lowered })
 }
@@ -124,6 +138,11 @@ pub fn admit_and_lower<'c>(module: &melior::ir::Module<'c>) -> Result<Admission<
 /// Runs every rule on every registration (the rules alone: see
 /// [`admit_module`] for the verdict every stage uses).
 pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
+    admit_with(facts, &DeviceLibraries::default())
+}
+
+/// [`admit`] with the device libraries given to the link.
+pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outcome> {
     facts
         .registrations
         .iter()
@@ -141,6 +160,7 @@ pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
                 closure,
                 root,
                 graph,
+                libraries,
             };
             let mut diags = Vec::new();
             signature::check(&ctx, &mut diags);

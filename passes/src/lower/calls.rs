@@ -9,6 +9,10 @@
 //!   the panics of `abs`, `pow`, `clamp`, `wrapping_div`/`wrapping_rem` become
 //!   `rmir.assert`s that `lower-rmir-control` lowers (so an overflow check is
 //!   dropped with overflow checks off, exactly like an inlined one);
+//! - `extern` (a function of an `extern "C"` block, which a device library
+//!   given to the link defines: admission checked it) → `func.call` of the
+//!   symbol, declared once in the module as a private `func.func` without a
+//!   body, with the call's operand and result types;
 //! - anything else (registration, indirect, foreign) was rejected by
 //!   admission; here it is a located error.
 //!
@@ -20,7 +24,14 @@
 use frontend::pmir::AssertKind;
 use frontend::registry::{self, CoreOp};
 use frontend::ty::Scalar;
-use melior::ir::{attribute::BoolAttribute, Module, Type};
+use melior::ir::{
+    attribute::{BoolAttribute, StringAttribute, TypeAttribute},
+    block::BlockLike,
+    operation::OperationBuilder,
+    operation::OperationLike,
+    r#type::FunctionType,
+    Location, Module, Region, Type,
+};
 
 use super::{
     rewrite::{self, Op, Rw, Val},
@@ -29,10 +40,46 @@ use super::{
 
 pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
     let root = module.as_operation().to_raw();
+    let mut externs = Externs::default();
     for op in rewrite::collect(root, &["rmir.call"]) {
-        call(rw, plan, op)?;
+        call(rw, plan, op, &mut externs)?;
+    }
+    for (symbol, (inputs, results)) in &externs.declared {
+        let fty = FunctionType::new(rw.ctx, inputs, results);
+        let decl = OperationBuilder::new("func.func", Location::unknown(rw.ctx))
+            .add_attributes(&[
+                (
+                    rw.ident("sym_name"),
+                    StringAttribute::new(rw.ctx, symbol).into(),
+                ),
+                (
+                    rw.ident("function_type"),
+                    TypeAttribute::new(fty.into()).into(),
+                ),
+                (
+                    rw.ident("sym_visibility"),
+                    StringAttribute::new(rw.ctx, "private").into(),
+                ),
+            ])
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| LowerError {
+                pass: "lower-rmir-calls",
+                loc: Box::new(ir::Loc::decode(module.as_operation().location())),
+                op: String::new(),
+                function: None,
+                message: format!("cannot declare the extern function `{symbol}`: {e}"),
+            })?;
+        module.body().append_operation(decl);
     }
     Ok(())
+}
+
+/// The `extern "C"` functions called, each declared once with the types of
+/// its first call (a second call with other types is an error).
+#[derive(Default)]
+struct Externs<'c> {
+    declared: std::collections::BTreeMap<String, (Vec<Type<'c>>, Vec<Type<'c>>)>,
 }
 
 /// The op that defines `v`, when it is an op result.
@@ -41,7 +88,7 @@ fn defining_op(v: Val) -> Option<Op> {
     unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }
 }
 
-fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
+fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
     // A local callee is a symbol; any other is a path.
     let callee = if kind == "local" {
@@ -68,6 +115,23 @@ fn call(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
             })?;
             let sym = rw.attr_text(&format!("@{symbol}"), op)?;
             let results: Vec<Type<'_>> = result_ty.into_iter().collect();
+            let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
+            rewrite::result(c, 0)
+        }
+        "extern" => {
+            let inputs: Vec<Type<'c>> = args.iter().map(|a| rewrite::type_of(*a)).collect();
+            let results: Vec<Type<'c>> = result_ty.into_iter().collect();
+            let declared = externs
+                .declared
+                .entry(callee.clone())
+                .or_insert_with(|| (inputs.clone(), results.clone()));
+            if *declared != (inputs, results.clone()) {
+                return Err(rw.error(
+                    op,
+                    format!("`{callee}` is called with two different signatures"),
+                ));
+            }
+            let sym = rw.attr_text(&format!("@{callee}"), op)?;
             let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
             rewrite::result(c, 0)
         }
