@@ -34,6 +34,9 @@ use crate::{Arch, Isolation};
 /// says how large it unpacks; crafted input must not allocate more).
 const MAX_UNPACKED: u64 = 1 << 30;
 
+/// `st_other` bit of a kernel's symbol in a cubin.
+const STO_CUDA_ENTRY: u8 = 0x10;
+
 /// The symbol name of the probe kernel.
 pub const PROBE_KERNEL: &str = "__rmir_symbol_probe";
 
@@ -55,16 +58,29 @@ pub struct Definition {
     /// `.weak` (PTX) or `STB_WEAK` (cubin): several may coexist.
     pub weak: bool,
     pub kernel: bool,
+    /// Found only in LTOIR (through the probe): no PTX or cubin part of the
+    /// input defines it.
+    pub ltoir_only: bool,
 }
 
 impl SymbolTable {
     fn define(&mut self, name: &str, def: Definition) {
-        let entry = self.defines.entry(name.to_string()).or_default();
-        // A fatbin may hold the same code as PTX and as cubin: keep the
-        // parameter types whichever part gives them.
-        entry.abi = entry.abi.take().or(def.abi);
-        entry.weak |= def.weak;
-        entry.kernel |= def.kernel;
+        use std::collections::btree_map::Entry;
+        match self.defines.entry(name.to_string()) {
+            Entry::Vacant(v) => {
+                v.insert(def);
+            }
+            Entry::Occupied(mut o) => {
+                let entry = o.get_mut();
+                // A fatbin may hold the same code as PTX and as cubin: keep
+                // the parameter types whichever part gives them.
+                entry.abi = entry.abi.take().or(def.abi);
+                entry.weak |= def.weak;
+                entry.kernel |= def.kernel;
+                // LTOIR only while every part that defines it is LTOIR.
+                entry.ltoir_only &= def.ltoir_only;
+            }
+        }
     }
 
     fn merge(&mut self, other: SymbolTable) {
@@ -197,6 +213,9 @@ impl SymbolReader {
         let mut table = read_ptx(&String::from_utf8_lossy(&linked.bytes), true);
         let wanted: BTreeSet<&String> = wanted.iter().collect();
         table.defines.retain(|name, _| wanted.contains(name));
+        for def in table.defines.values_mut() {
+            def.ltoir_only = true;
+        }
         // The probe's own references are the wanted symbols the input does
         // not define: not references of the input.
         table.references.retain(|r| !wanted.contains(r));
@@ -265,20 +284,16 @@ pub fn cubin_symbols(bytes: &[u8]) -> Result<SymbolTable, String> {
                 table.references.insert(name.to_string());
             }
         } else if sym.kind() == SymbolKind::Text {
-            let kernel = sym
-                .section_index()
-                .and_then(|i| file.section_by_index(i).ok())
-                .and_then(|s| object::ObjectSection::name(&s).ok().map(str::to_string))
-                .is_some_and(|s| {
-                    file.section_by_name(&format!(".nv.info.{name}")).is_some()
-                        && s.starts_with(".text.")
-                });
+            // `STO_CUDA_ENTRY` in `st_other` marks a kernel (`.nv.info.NAME`
+            // exists for device functions of relocatable code too).
+            let kernel = object::read::elf::Sym::st_other(sym.elf_symbol()).0 & STO_CUDA_ENTRY != 0;
             table.define(
                 name,
                 Definition {
                     abi: None,
                     weak: sym.is_weak(),
                     kernel,
+                    ltoir_only: false,
                 },
             );
         }
@@ -412,6 +427,7 @@ fn declaration(statement: &str, body: bool, internal: bool, table: &mut SymbolTa
             abi: Some(DeviceAbi { params: list, ret }),
             weak,
             kernel,
+            ltoir_only: false,
         },
     );
 }

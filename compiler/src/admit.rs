@@ -77,6 +77,8 @@ pub fn admit_and_lower<'c>(
 pub struct DeviceInputs {
     pub inputs: Vec<backend_nvptx::LinkInput>,
     pub reader: backend_nvptx::symbols::SymbolReader,
+    /// The callbacks are built by the PTX route.
+    pub ptx_route: bool,
 }
 
 /// [`admit_and_lower`] of a document already prepared (a Cargo crate's MIR).
@@ -96,7 +98,7 @@ pub fn admit_and_lower_doc<'c>(
         crate::devicelibs::Resolved::default()
     } else {
         timings.time("device library symbols", || {
-            crate::devicelibs::resolve(&device.inputs, &wanted, &device.reader)
+            crate::devicelibs::resolve(&device.inputs, &wanted, &device.reader, device.ptx_route)
         })?
     };
     let admission = timings.time("admission + lowering", || {

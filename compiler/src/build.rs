@@ -147,6 +147,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             isolation: args.isolation.clone(),
             ..SymbolReader::new(arch)
         },
+        ptx_route: !args.lto,
     };
     let admitted = match args.prepared {
         Some(doc) => {

@@ -261,7 +261,16 @@ pub fn wrap(argv: &[OsString], isolation: backend_nvptx::Isolation) -> ExitCode 
         return run_rustc(&rustc, args, &[]);
     }
     match prepare(&rustc, &inv, isolation) {
-        Ok(Prepared::Run(extra)) => run_rustc(&rustc, args, &extra),
+        Ok(Prepared::Run(extra)) => {
+            let code = run_rustc(&rustc, args, &extra);
+            if code == ExitCode::SUCCESS && inv.uses_api() {
+                if let Err(e) = track_device_libraries(&inv) {
+                    eprintln!("error: rmir: crate `{}`: {e}", inv.crate_name());
+                    return ExitCode::from(1);
+                }
+            }
+            code
+        }
         Ok(Prepared::RustcFails) => run_rustc(&rustc, args, &[]),
         Err(message) => {
             eprintln!(
@@ -547,6 +556,55 @@ fn run_rustc(rustc: &OsStr, args: &[OsString], extra: &[OsString]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Adds the package's device libraries, and its `Cargo.toml` (which lists
+/// them: cargo does not rebuild for a change of `package.metadata`), to the
+/// dep-info file rustc wrote for the crate (`OUT_DIR/NAME-HASH.d`), so that
+/// cargo rebuilds the crate when one of them changes, as it does for a
+/// source file.
+fn track_device_libraries(inv: &Invocation) -> Result<(), String> {
+    let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        return Ok(());
+    };
+    let mut links = metadata_links(Path::new(&dir))?;
+    links.insert(0, Path::new(&dir).join("Cargo.toml"));
+    let Some(out_dir) = &inv.out_dir else {
+        return Ok(());
+    };
+    let dep_info = out_dir.join(format!("{}{}.d", inv.crate_name(), inv.extra_filename));
+    if !dep_info.exists() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&dep_info)
+        .map_err(|e| format!("cannot read {}: {e}", dep_info.display()))?;
+    let escape = |p: &Path| p.display().to_string().replace(' ', "\\ ");
+    let mut out = String::new();
+    let mut added = false;
+    for line in text.lines() {
+        out.push_str(line);
+        // A rule whose target is one of the crate's outputs lists its
+        // prerequisites on its line (`OUT: src/lib.rs src/m.rs`); a source
+        // file's own rule has none (`src/lib.rs:`): the libraries join
+        // the former.
+        if !line.starts_with('#') && line.contains(": ") {
+            for l in &links {
+                out.push(' ');
+                out.push_str(&escape(l));
+            }
+            added = true;
+        }
+        out.push('\n');
+    }
+    if !added {
+        return Ok(());
+    }
+    // An empty rule per library, as rustc writes for each source file, so
+    // that a removed library is not an error for make-style readers.
+    for l in &links {
+        out.push_str(&format!("\n{}:\n", escape(l)));
+    }
+    crate::output::write_atomic(&dep_info, out.as_bytes())
 }
 
 /// The package's device libraries: `[package.metadata.rmir] link = [...]`

@@ -51,6 +51,7 @@ pub fn resolve(
     inputs: &[LinkInput],
     wanted: &[String],
     reader: &SymbolReader,
+    ptx_route: bool,
 ) -> Result<Resolved, String> {
     let mut wanted: Vec<String> = wanted.to_vec();
     let mut tables: Vec<(String, SymbolTable)>;
@@ -82,12 +83,13 @@ pub fn resolve(
     }
     let mut libraries = DeviceLibraries {
         inputs: inputs.iter().map(|i| i.name.clone()).collect(),
+        ptx_route,
         ..Default::default()
     };
     for (name, t) in &tables {
         for (symbol, def) in &t.defines {
             if !def.kernel {
-                libraries.define(symbol, name, def.abi.clone());
+                libraries.define(symbol, name, def.abi.clone(), def.ltoir_only);
             }
         }
         libraries.unreadable.extend(t.unreadable.iter().cloned());

@@ -23,6 +23,7 @@ pub fn admit(
     format: ErrorFormat,
     link: &[std::path::PathBuf],
     arch: &str,
+    no_lto: bool,
 ) -> Result<ExitCode, String> {
     let arch: backend_nvptx::Arch = arch.parse().map_err(|e| format!("--arch: {e}"))?;
     let device = DeviceInputs {
@@ -31,6 +32,7 @@ pub fn admit(
             isolation: crate::link::isolation()?,
             ..backend_nvptx::symbols::SymbolReader::new(arch)
         },
+        ptx_route: no_lto,
     };
     let (doc, outcomes) = run_admission_with(file, config, &device)?;
     let styled = format == ErrorFormat::Human && std::io::stderr().is_terminal();

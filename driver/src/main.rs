@@ -84,6 +84,10 @@ enum Command {
         /// Target architecture (what `.cu` libraries are compiled for).
         #[arg(long, default_value = "sm_90")]
         arch: String,
+        /// Judge `extern "C"` calls for the PTX route (`build --no-lto`),
+        /// which cannot call a definition that exists only as LTOIR.
+        #[arg(long)]
+        no_lto: bool,
     },
     /// Run named passes on a module, like `mlir-opt` (no `--passes`: verify and print).
     Opt {
@@ -244,7 +248,8 @@ fn main() -> ExitCode {
             error_format,
             link,
             arch,
-        } => admit::admit(&file, &rustc.config(), error_format, &link, &arch),
+            no_lto,
+        } => admit::admit(&file, &rustc.config(), error_format, &link, &arch, no_lto),
         Command::Opt {
             file,
             passes,

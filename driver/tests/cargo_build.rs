@@ -184,3 +184,105 @@ fn a_rejected_callback_fails_the_cargo_build() {
     assert!(e.contains("1 rejected"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A package whose callback calls a CUDA C++ helper it names in
+/// `[package.metadata.rmir] link`: the binary builds and holds the
+/// callback; editing the `.cu` file rebuilds the crate (the library is in
+/// rustc's dep-info, which cargo tracks); without the metadata the build
+/// fails with E0107, and a malformed list is a located error.
+#[test]
+fn package_metadata_links_device_libraries() {
+    let dir = scratch("ffi-metadata");
+    let native = root().join("native");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("cuda")).unwrap();
+    let manifest_with = |link: &str| {
+        format!(
+            "[package]\nname = \"mixer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n\n{link}",
+            native.display().to_string()
+        )
+    };
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        manifest_with("[package.metadata.rmir]\nlink = [\"cuda/mix.cu\"]\n"),
+    )
+    .unwrap();
+    let mix =
+        "extern \"C\" __device__ unsigned int ffi_mix(unsigned int x, unsigned int k) {\n    \
+               return (x ^ k) * 0x9E3779B1u;\n}\n";
+    std::fs::write(dir.join("cuda/mix.cu"), mix).unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "use native::gpu::Gpu;\n\n\
+         unsafe extern \"C\" {\n    safe fn ffi_mix(x: u32, k: u32) -> u32;\n}\n\n\
+         fn main() {\n    let data = vec![1, 2, 3];\n    let k: u32 = std::env::args().count() as u32;\n    \
+         match Gpu::open(0).and_then(|gpu| gpu.reduce(&data, 0, move |a, b| {\n        \
+         if ffi_mix(a as u32, k) >= ffi_mix(b as u32, k) { a } else { b }\n    })) {\n        \
+         Ok(v) => println!(\"{v}\"),\n        Err(e) => { eprintln!(\"error: {e}\"); std::process::exit(1) }\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("examples/gpu-workspace/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let build = || {
+        driver(
+            &[
+                "cargo",
+                "build",
+                "--offline",
+                "--manifest-path",
+                manifest.to_str().unwrap(),
+            ],
+            &target,
+        )
+    };
+    let o = build();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listing = inspect(&target.join("debug/mixer"), &target);
+    assert!(listing.contains("build mixer-HASH (bin)"), "{listing}");
+    assert!(listing.contains("k: u32 at 0"), "{listing}");
+    // Unchanged: nothing runs. The library edited: the crate is rebuilt.
+    let o = build();
+    assert!(!stderr(&o).contains("Compiling mixer"), "{}", stderr(&o));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(
+        dir.join("cuda/mix.cu"),
+        mix.replace("0x9E3779B1u", "0x85EBCA77u"),
+    )
+    .unwrap();
+    let o = build();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Compiling mixer"), "{}", stderr(&o));
+
+    // Without the metadata the call has no definition (and the crate is
+    // rebuilt: its Cargo.toml is in the dep-info too).
+    std::fs::write(dir.join("Cargo.toml"), manifest_with("")).unwrap();
+    let o = build();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[E0107]: callback calls `ffi_mix`, which no device library given to the link defines"),
+        "{e}"
+    );
+    assert!(e.contains("[package.metadata.rmir] link"), "{e}");
+
+    // A list that is not of paths.
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        manifest_with("[package.metadata.rmir]\nlink = \"cuda/mix.cu\"\n"),
+    )
+    .unwrap();
+    let o = build();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`package.metadata.rmir.link` must be a list of paths"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

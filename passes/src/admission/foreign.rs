@@ -97,12 +97,13 @@ fn check_extern(ctx: &Ctx<'_>, call: &CallFact, chain: &str) -> Option<Diagnosti
         }
     };
     let unit = matches!(&ret, frontend::ty::Ty::Tuple(t) if t.is_empty());
-    let bad: Vec<String> = params
-        .iter()
-        .chain((!unit).then_some(&ret))
-        .filter(|t| extern_scalar(t).is_none())
-        .map(|t| format!("`{t}`"))
-        .collect();
+    let mut bad: Vec<String> = Vec::new();
+    for t in params.iter().chain((!unit).then_some(&ret)) {
+        let text = format!("`{t}`");
+        if extern_scalar(t).is_none() && !bad.contains(&text) {
+            bad.push(text);
+        }
+    }
     if !bad.is_empty() {
         return Some(
             Diagnostic::new(
@@ -147,10 +148,7 @@ fn check_extern(ctx: &Ctx<'_>, call: &CallFact, chain: &str) -> Option<Diagnosti
                         "callback calls `{symbol}`, which no device library given to the link \
                          defines"
                     ),
-                    label(
-                        call.loc,
-                        format!("`{symbol}` is declared in an `extern \"C\"` block"),
-                    ),
+                    label(call.loc, declared_here(call, symbol)),
                 )
                 .with_label(in_callback())
                 .with_note(searched)
@@ -158,6 +156,27 @@ fn check_extern(ctx: &Ctx<'_>, call: &CallFact, chain: &str) -> Option<Diagnosti
                 .with_help(help),
             )
         }
+        [one] if one.ltoir_only && libs.ptx_route => Some(
+            Diagnostic::new(
+                Code::ForeignCall,
+                format!(
+                    "callback calls `{symbol}`, which `{}` defines only as LTOIR, and this build \
+                     takes the PTX route",
+                    one.input
+                ),
+                label(call.loc, format!("`{symbol}` is called from PTX here")),
+            )
+            .with_label(in_callback())
+            .with_note(
+                "nvJitLink drops an LTOIR definition that only PTX or cubin code references \
+                 (\"Undefined reference\")",
+            )
+            .with_note(format!("call chain: {chain}"))
+            .with_help(
+                "build by the LTO route (without `--no-lto`), or link the library as PTX, a \
+                 cubin or CUDA source",
+            ),
+        ),
         [one] => {
             let abi = one.abi.as_ref()?;
             let want: Vec<u32> = params
@@ -231,5 +250,16 @@ fn check_extern(ctx: &Ctx<'_>, call: &CallFact, chain: &str) -> Option<Diagnosti
             .with_note(format!("call chain: {chain}"))
             .with_help("give the link only one input that defines it"),
         ),
+    }
+}
+
+/// `` `mix` is declared in an `extern "C"` block ``, naming the symbol a
+/// `#[link_name]` gives it when it differs.
+fn declared_here(call: &CallFact, symbol: &str) -> String {
+    let name = call.text.rsplit("::").next().unwrap_or(&call.text);
+    if name == symbol {
+        format!("`{symbol}` is declared in an `extern \"C\"` block")
+    } else {
+        format!("`{name}` is declared in an `extern \"C\"` block, linked as `{symbol}`")
     }
 }

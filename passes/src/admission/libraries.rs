@@ -19,6 +19,10 @@ pub struct DeviceLibraries {
     /// Parts of inputs whose symbols could not be read, each with why
     /// (`lib.a(k.o) › .nv_fatbin › entry 1: LZ4-compressed`).
     pub unreadable: Vec<String>,
+    /// The callbacks are built by the PTX route (`--no-lto`), whose PTX
+    /// callers nvJitLink cannot link to a definition that exists only as
+    /// LTOIR.
+    pub ptx_route: bool,
 }
 
 /// One definition of a device function.
@@ -29,6 +33,8 @@ pub struct LibraryFunction {
     /// The `.param` types of its definition, where the input says (PTX and
     /// CUDA sources; a cubin's symbol table does not).
     pub abi: Option<DeviceAbi>,
+    /// Defined only as LTOIR (no PTX or cubin part of the input has it).
+    pub ltoir_only: bool,
 }
 
 /// A device function's parameters and result as PTX declares them.
@@ -71,13 +77,14 @@ impl DeviceLibraries {
     }
 
     /// Records that `input` defines `symbol`.
-    pub fn define(&mut self, symbol: &str, input: &str, abi: Option<DeviceAbi>) {
+    pub fn define(&mut self, symbol: &str, input: &str, abi: Option<DeviceAbi>, ltoir_only: bool) {
         self.functions
             .entry(symbol.to_string())
             .or_default()
             .push(LibraryFunction {
                 input: input.to_string(),
                 abi,
+                ltoir_only,
             });
     }
 

@@ -1,0 +1,10 @@
+// link: lib/helpers.cu lib/leaf.cu lib/dup.ptx
+// expect: rejected
+// Two libraries define `ffi_mix`.
+unsafe extern "C" {
+    safe fn ffi_mix(x: u32, key: u32) -> u32;
+}
+
+pub fn entry(data: &[i32]) -> i32 {
+    native::reduce(data, 0, |a, b| a ^ ffi_mix(b as u32, 3) as i32)
+}
