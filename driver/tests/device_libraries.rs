@@ -336,3 +336,36 @@ fn every_kind_of_library_links_by_both_routes() {
     assert_eq!(checked, 14);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example (examples/ffi): three callbacks calling helpers of mix.cu,
+/// built by both routes; the LTO route inlines every helper.
+#[test]
+fn the_ffi_example_builds_by_both_routes() {
+    let dir = scratch("ffi", "example");
+    for (route, flags) in [("lto", &[][..]), ("ptx", &["--no-lto"][..])] {
+        let out = dir.join(route);
+        let out_s = out.display().to_string();
+        let mut args = vec![
+            "build",
+            "examples/ffi/ffi.rs",
+            "--link",
+            "examples/ffi/mix.cu",
+            "-o",
+            out_s.as_str(),
+        ];
+        args.extend(flags);
+        let o = driver(&args);
+        assert!(o.status.success(), "{route}: {}", text(&o));
+        assert!(
+            text(&o).contains("3 admitted, 0 rejected"),
+            "{route}: {}",
+            text(&o)
+        );
+        assert_eq!(
+            has_call(&out.join("callbacks.cubin")),
+            route == "ptx",
+            "{route}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

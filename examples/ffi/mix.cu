@@ -11,15 +11,18 @@ extern "C" __host__ __device__ unsigned int rmir_mix32(unsigned int x, unsigned 
     return x;
 }
 
-static __host__ __device__ unsigned int reduce_mod(unsigned int x, unsigned int m) {
-    return m == 0 ? x : x % m;
-}
-
-// (a + b) mod m over residues: associative and commutative.
+// (a + b) mod m over residues: associative and commutative. 32-bit
+// arithmetic only (a 64-bit remainder would be a SASS subroutine call).
+// m == 0 means plain wrapping addition.
 extern "C" __host__ __device__ unsigned int rmir_add_mod(unsigned int a, unsigned int b,
                                                         unsigned int m) {
-    unsigned long long s = (unsigned long long)reduce_mod(a, m) + reduce_mod(b, m);
-    return (unsigned int)(m == 0 ? s : s % m);
+    if (m == 0) {
+        return a + b;
+    }
+    unsigned int ra = a % m, rb = b % m;
+    unsigned int s = ra + rb;
+    // The true sum is in [0, 2m): one subtraction, also when it wrapped.
+    return (s < ra || s >= m) ? s - m : s;
 }
 
 extern "C" __host__ __device__ double rmir_weight(double x, float w) {
