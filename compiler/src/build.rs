@@ -102,6 +102,11 @@ pub struct BuildArgs<'a> {
     /// User device libraries (`--link FILE`), linked with every chunk in
     /// this order; `extern "C"` functions they define may be called.
     pub link: &'a [std::path::PathBuf],
+    /// Check the operator contract of tree-combining providers on the host
+    /// (W0201, `crate::contract`); only for a `.rs` file.
+    pub lint: bool,
+    /// Warnings fail the build (exit 1, nothing written).
+    pub deny_warnings: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -223,7 +228,55 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         DebugInfo::Full => callback_debug(doc, &lowered.thunks),
         _ => Vec::new(),
     };
-    let chunks = compile_chunks(&units, &codegen, args, &debug_vars)?;
+    // The operator contract runs on the host while the callbacks compile.
+    let lint =
+        args.lint && args.prepared.is_none() && args.file.extension().is_some_and(|e| e == "rs");
+    let (chunks, linted) = rayon::join(
+        || compile_chunks(&units, &codegen, args, &debug_vars),
+        || {
+            lint.then(|| {
+                let mut t = Timings::default();
+                let r = crate::contract::lint(
+                    args.file,
+                    doc,
+                    outcomes,
+                    device_inputs,
+                    args.cache,
+                    &mut t,
+                );
+                (r, t)
+            })
+        },
+    );
+    let chunks = chunks?;
+    let mut warnings = 0;
+    if let Some((result, t)) = linted {
+        timings.merge(&t);
+        match result {
+            Ok(l) => {
+                for w in &l.warnings {
+                    eprintln!("{}\n", emitter.render(w));
+                }
+                warnings += l.warnings.len();
+                if !l.unchecked.is_empty() && !args.quiet {
+                    eprintln!(
+                        "note: the operator contract was not checked for {}\n",
+                        l.unchecked.join("; ")
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("warning: the operator contract could not be checked: {e}\n");
+                warnings += 1;
+            }
+        }
+    }
+    if args.deny_warnings && warnings > 0 {
+        return Err(format!(
+            "{warnings} warning{} denied (--deny-warnings): nothing is written",
+            if warnings == 1 { "" } else { "s" }
+        ));
+    }
     let wall = wall.elapsed();
     for c in &chunks {
         timings.merge(&c.timings);
@@ -380,7 +433,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     let cubin_bytes: usize = linked.iter().map(|l| l.cubin.len()).sum();
     if !args.quiet {
         eprintln!(
-        "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {rejected} rejected",
+        "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {rejected} rejected{}",
         args.output.display(),
         thunks.len(),
         kernels.len(),
@@ -388,7 +441,12 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         if linked.len() == 1 { "" } else { "s" },
         cubin_bytes,
         linked[0].options.join(" "),
-        lowered.thunks.len()
+        lowered.thunks.len(),
+        match warnings {
+            0 => String::new(),
+            1 => ", 1 warning".to_string(),
+            n => format!(", {n} warnings"),
+        }
     );
     }
     if let Some(c) = args.cache.filter(|c| c.counters().misses > 0) {

@@ -278,22 +278,26 @@ const SHIM: &str = r#"//! Forwards to the real provider API crate and records ea
 extern crate native_ref;
 pub use native_ref::gpu;
 use std::cell::RefCell;
-pub struct Call { pub data: usize, pub len: usize, pub init: String, pub result: String }
+pub struct Call { pub data: usize, pub len: usize, pub init: String, pub result: String, pub contract: Vec<String> }
 thread_local! { static LOG: RefCell<Vec<Call>> = const { RefCell::new(Vec::new()) }; }
+thread_local! { static LINT: core::cell::Cell<bool> = const { core::cell::Cell::new(false) }; }
 pub fn take_log() -> Vec<Call> { LOG.with(|l| std::mem::take(&mut *l.borrow_mut())) }
-fn record<T: core::fmt::Debug>(data: usize, len: usize, init: &T, result: &T) {
-    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: format!("{init:?}"), result: format!("{result:?}") }));
+/// With `true`, each call also checks its operation's contract.
+pub fn lint(on: bool) { LINT.with(|l| l.set(on)) }
+fn record<T: core::fmt::Debug>(data: usize, len: usize, init: &T, result: &T, contract: Vec<String>) {
+    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: format!("{init:?}"), result: format!("{result:?}"), contract }));
 }
 #[inline(never)]
 pub fn reduce<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> T {
+    let contract = if LINT.with(|l| l.get()) { check_contract(&op, true) } else { Vec::new() };
     let r = native_ref::reduce(data, init, op);
-    record(data.as_ptr() as usize, data.len(), &init, &r);
+    record(data.as_ptr() as usize, data.len(), &init, &r, contract);
     r
 }
 #[inline(never)]
 pub fn reduce_mut<T: Copy + core::fmt::Debug, F: FnMut(T, T) -> T>(data: &[T], init: T, op: F) -> T {
     let r = native_ref::reduce_mut(data, init, op);
-    record(data.as_ptr() as usize, data.len(), &init, &r);
+    record(data.as_ptr() as usize, data.len(), &init, &r, Vec::new());
     r
 }
 "#;
@@ -412,13 +416,124 @@ pub fn run_jobs(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
+    let crates = host_crates(file, overflow_checks, device_libraries)?;
+    let out = crates.run_harness(&harness_source(jobs))?;
+    parse_results(&out, jobs)
+}
+
+/// A registration whose operation's contract is checked: its caller,
+/// called once by the harness with seeded arguments (so the callback has
+/// the captures the caller gives it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractJob {
+    pub registration: usize,
+    pub caller: String,
+    pub call_index: usize,
+    pub arguments: Vec<Argument>,
+}
+
+/// What the contract check found for one registration: `(law,
+/// counterexample)` pairs, `law` being `associative` or `commutative`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractFinding {
+    pub registration: usize,
+    pub law: String,
+    pub counterexample: String,
+}
+
+/// Runs each job's callback on the host over edge and pseudo-random values
+/// of its element type (see `lint_shim`) and returns the violations.
+pub fn run_contract(
+    file: &Path,
+    overflow_checks: bool,
+    jobs: &[ContractJob],
+    device_libraries: &[backend_nvptx::LinkInput],
+) -> Result<Vec<ContractFinding>, String> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let crates = host_crates(file, overflow_checks, device_libraries)?;
+    let out = crates.run_harness(&contract_harness(jobs))?;
+    parse_contract(&out, jobs)
+}
+
+/// The contract harness: each job's caller once, on one generated element.
+fn contract_harness(jobs: &[ContractJob]) -> String {
+    let mut s = String::from(
+        "#![allow(unused)]\nextern crate callbacks;\nextern crate native;\nextern crate rmir_gen;\n\
+         fn main() {\n    native::lint(true);\n    let mut data = vec![0i32; 1];\n    \
+         rmir_gen::fill_inputs(1, 0, &mut data);\n    let data = &data[..];\n",
+    );
+    for (j, job) in jobs.iter().enumerate() {
+        let args: Vec<String> = job.arguments.iter().map(literal).collect();
+        let _ = writeln!(
+            s,
+            "    native::take_log();\n    let _ = callbacks::{}({});\n    match native::take_log().get({}) {{\n        \
+             Some(c) => {{ for f in &c.contract {{ println!(\"{j}\\t{{f}}\"); }} println!(\"{j}\\tchecked\"); }}\n        \
+             None => println!(\"{j}\\tno-call\"),\n    }}",
+            job.caller,
+            args.join(", "),
+            job.call_index
+        );
+    }
+    s.push_str("}\n");
+    s
+}
+
+fn parse_contract(out: &str, jobs: &[ContractJob]) -> Result<Vec<ContractFinding>, String> {
+    let mut findings = Vec::new();
+    let mut checked = vec![false; jobs.len()];
+    for line in out.lines() {
+        let bad = || format!("unexpected contract harness output `{line}`");
+        let mut parts = line.splitn(3, '\t');
+        let j: usize = parts.next().and_then(|j| j.parse().ok()).ok_or_else(bad)?;
+        let job = jobs.get(j).ok_or_else(bad)?;
+        match (parts.next(), parts.next()) {
+            (Some("checked"), None) => checked[j] = true,
+            (Some("no-call"), None) => {
+                return Err(format!(
+                    "the contract check: `{}` made no registration call #{} with the generated arguments",
+                    job.caller, job.call_index
+                ))
+            }
+            (Some(law), Some(counterexample)) => findings.push(ContractFinding {
+                registration: job.registration,
+                law: law.to_string(),
+                counterexample: counterexample.to_string(),
+            }),
+            _ => return Err(bad()),
+        }
+    }
+    if let Some(j) = checked.iter().position(|c| !c) {
+        return Err(format!(
+            "the contract check did not report on registration #{}",
+            jobs[j].registration
+        ));
+    }
+    Ok(findings)
+}
+
+/// The user's crate and its dependencies built natively, in a scratch
+/// folder: what a harness links.
+struct HostCrates {
+    dir: Scratch,
+    overflow_checks: bool,
+}
+
+/// Builds the provider API crate, the shim, the input generator and the
+/// user's file (with the device libraries' host build).
+fn host_crates(
+    file: &Path,
+    overflow_checks: bool,
+    device_libraries: &[backend_nvptx::LinkInput],
+) -> Result<HostCrates, String> {
     let dir = Scratch::new("hostref")?;
     let d = |n: &str| dir.join(n).display().to_string();
     let write = |n: &str, text: &str| {
         std::fs::write(dir.join(n), text).map_err(|e| format!("cannot write {}: {e}", d(n)))
     };
     frontend::bridge::write_native(dir.path(), "native_ref.rs")?;
-    write("shim.rs", SHIM)?;
+    write("shim.rs", &format!("{SHIM}{}", crate::lint_shim::CONTRACT))?;
     write("gen.rs", manifest::GENERATOR_SOURCE)?;
     let oc = format!(
         "overflow-checks={}",
@@ -494,43 +609,62 @@ pub fn run_jobs(
         user.push(r);
     }
     rustc(&[&ed[..], &user].concat(), "the user's file", &dir)?;
-    write("main.rs", &harness_source(jobs))?;
-    let ext_cb = format!("callbacks={}", d("libcallbacks.rlib"));
-    let ext_gen = format!("rmir_gen={}", d("librmir_gen.rlib"));
-    // The harness is thousands of small calls into optimised crates: built
-    // at opt-level 0, it compiles in seconds where -O3 took minutes and GBs.
-    rustc(
-        &[
-            "--edition",
-            "2021",
-            "-C",
-            &oc,
-            "--crate-type",
-            "bin",
-            "--extern",
-            &ext_native,
-            "--extern",
-            &ext_cb,
-            "--extern",
-            &ext_gen,
-            "-L",
-            &lpath,
-            &d("main.rs"),
-            "-o",
-            &d("harness"),
-        ],
-        "the harness",
-        &dir,
-    )?;
-    let out = run(&mut Command::new(d("harness")), &dir, "running the harness")
-        .map_err(|e| e.replace("{program}", "the host harness"))?;
-    if !out.status.success() {
-        return Err(format!(
+    Ok(HostCrates {
+        dir,
+        overflow_checks,
+    })
+}
+
+impl HostCrates {
+    /// Builds `main` against the crates and runs it: its standard output.
+    fn run_harness(&self, main: &str) -> Result<String, String> {
+        let dir = &self.dir;
+        let d = |n: &str| dir.join(n).display().to_string();
+        std::fs::write(dir.join("main.rs"), main)
+            .map_err(|e| format!("cannot write {}: {e}", d("main.rs")))?;
+        let oc = format!(
+            "overflow-checks={}",
+            if self.overflow_checks { "on" } else { "off" }
+        );
+        let ext_native = format!("native={}", d("libnative.rlib"));
+        let lpath = format!("dependency={}", dir.path().display());
+        let ext_cb = format!("callbacks={}", d("libcallbacks.rlib"));
+        let ext_gen = format!("rmir_gen={}", d("librmir_gen.rlib"));
+        // The harness is thousands of small calls into optimised crates: built
+        // at opt-level 0, it compiles in seconds where -O3 took minutes and GBs.
+        rustc(
+            &[
+                "--edition",
+                "2021",
+                "-C",
+                &oc,
+                "--crate-type",
+                "bin",
+                "--extern",
+                &ext_native,
+                "--extern",
+                &ext_cb,
+                "--extern",
+                &ext_gen,
+                "-L",
+                &lpath,
+                &d("main.rs"),
+                "-o",
+                &d("harness"),
+            ],
+            "the harness",
+            dir,
+        )?;
+        let out = run(&mut Command::new(d("harness")), dir, "running the harness")
+            .map_err(|e| e.replace("{program}", "the host harness"))?;
+        if !out.status.success() {
+            return Err(format!(
             "the host reference failed (a panic in the user's code on the generated inputs?):\n{}",
             String::from_utf8_lossy(&out.stderr).trim_end()
         ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
-    parse_results(&String::from_utf8_lossy(&out.stdout), jobs)
 }
 
 /// The harness: every distinct input generated once, then every job that

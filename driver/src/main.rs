@@ -158,6 +158,13 @@ enum Command {
         /// Repeatable; linked in the order given.
         #[arg(long = "link", value_name = "FILE")]
         link: Vec<PathBuf>,
+        /// Do not run the operator contract lint (W0201: each tree-combining
+        /// callback run on the host, checked associative and commutative).
+        #[arg(long)]
+        no_lint: bool,
+        /// Warnings fail the build (exit 1, nothing written).
+        #[arg(long)]
+        deny_warnings: bool,
         /// Output folder.
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
@@ -281,6 +288,8 @@ fn main() -> ExitCode {
             timings,
             no_cache,
             link: link_files,
+            no_lint,
+            deny_warnings,
             output,
         } => link::isolation().and_then(|isolation| {
             if no_cache {
@@ -308,6 +317,8 @@ fn main() -> ExitCode {
                 quiet: false,
                 cache: cache.as_ref(),
                 link: &link_files,
+                lint: !no_lint,
+                deny_warnings,
             })
         }),
         Command::Cache { action } => cache_command(action),

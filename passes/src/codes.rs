@@ -25,10 +25,13 @@ pub enum Code {
     UnsupportedMir,
     /// rustc's layout of the closure object was not measured.
     UnknownLayout,
+    /// A warning: the operation breaks the provider's contract
+    /// (associativity, commutativity), shown by running it on the host.
+    OperatorContract,
 }
 
 impl Code {
-    pub const ALL: [Code; 10] = [
+    pub const ALL: [Code; 11] = [
         Code::BorrowedCapture,
         Code::PointerCapture,
         Code::NonScalarCapture,
@@ -39,6 +42,7 @@ impl Code {
         Code::Recursion,
         Code::UnsupportedMir,
         Code::UnknownLayout,
+        Code::OperatorContract,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,19 +57,28 @@ impl Code {
             Code::Recursion => "E0108",
             Code::UnsupportedMir => "E0109",
             Code::UnknownLayout => "E0110",
+            Code::OperatorContract => "W0201",
         }
+    }
+
+    /// Whether this is a warning (the build goes on, unless warnings are
+    /// denied) rather than a rejection.
+    pub fn is_warning(self) -> bool {
+        self.as_str().starts_with('W')
     }
 
     pub fn parse(s: &str) -> Option<Code> {
         let s = s.trim();
-        let s = if s.starts_with('E') || s.starts_with('e') {
-            s[1..].to_string()
-        } else {
-            s.to_string()
+        // `E0101`, `e0101`, `0101`, `101`; a warning needs its letter.
+        let (letter, digits) = match s.chars().next() {
+            Some(c) if c.is_ascii_alphabetic() => (c.to_ascii_uppercase(), &s[1..]),
+            _ => ('E', s),
         };
-        Code::ALL
-            .into_iter()
-            .find(|c| c.as_str()[1..] == *s || c.as_str()[1..].trim_start_matches('0') == s)
+        Code::ALL.into_iter().find(|c| {
+            let code = c.as_str();
+            code.starts_with(letter)
+                && (code[1..] == *digits || code[1..].trim_start_matches('0') == digits)
+        })
     }
 
     /// The long explanation, with an example, like `rustc --explain`.
@@ -92,6 +105,7 @@ impl Code {
             Code::Recursion => EXPLAIN_E0108,
             Code::UnsupportedMir => EXPLAIN_E0109,
             Code::UnknownLayout => EXPLAIN_E0110,
+            Code::OperatorContract => EXPLAIN_W0201,
         }
     }
 }
@@ -297,6 +311,37 @@ Erroneous code example (a `.pmir.json` whose closure has captures and no
 
 Import the `.rs` file (or its `--emit=mir` output) again with this rustc, so
 that the document records `layout` for the closure.
+"#;
+
+const EXPLAIN_W0201: &str = r#"A callback's operation breaks its provider's contract (a warning).
+
+`reduce` combines elements in a tree whose shape the GPU chooses (per
+thread, per block, then across blocks), so its operation must be
+associative, `op(op(a, b), c) == op(a, op(b, c))`, and commutative,
+`op(a, b) == op(b, a)`. No GPU library checks this: a violation gives a
+wrong number, different from the sequential host fold, and it may change
+with the input size or the launch shape.
+
+At build time the callback itself runs on the host (built natively, like
+the host reference, with the captures its caller's seeded arguments give
+it) over edge values of its element type (0, 1, -1, MIN, MAX, ...) and
+pseudo-random ones; the first triple (or pair) that breaks a law is the
+counterexample. Integers must agree exactly. Floats are judged within a
+tolerance (16 ulps of the largest magnitude among operands and results),
+because rounding differs by grouping even for `+`: a float sum is not
+reported, a float `a - b` is. An input on which the callback panics (an
+overflow check) is skipped.
+
+The build goes on; `driver build --deny-warnings` makes it an error
+(exit 1, nothing written).
+
+Erroneous code example:
+
+    native::reduce(data, 0, |a, b| a.wrapping_sub(b))
+    // warning[W0201]: ... op(op(a, b), c) = ... but op(a, op(b, c)) = ...
+
+Use an associative and commutative operation: a wrapping sum or product,
+`min`, `max`, `&`, `|`, `^`, or a selection by a total order.
 "#;
 
 #[cfg(test)]

@@ -129,7 +129,12 @@ impl<'a> Emitter<'a> {
     /// The human rendering, like rustc's `error[E…]: …` block. Labels in
     /// other files than the primary's get a snippet of their own file.
     pub fn render(&self, d: &Diagnostic) -> String {
-        let title = Level::ERROR.primary_title(&d.message).id(d.code.as_str());
+        let level = if d.code.is_warning() {
+            Level::WARNING
+        } else {
+            Level::ERROR
+        };
+        let title = level.primary_title(&d.message).id(d.code.as_str());
         let mut group = Group::with_title(title);
         let primary = d
             .primary
@@ -304,7 +309,11 @@ impl<'a> Emitter<'a> {
             .collect();
         let json = Json {
             code: d.code.as_str(),
-            level: "error",
+            level: if d.code.is_warning() {
+                "warning"
+            } else {
+                "error"
+            },
             message: &d.message,
             spans,
             notes: &d.notes,
