@@ -2,11 +2,13 @@
 // helper call) and one it rejects (a borrowed capture), so both outcomes show.
 
 /// A local helper the GPU callback calls; it is compiled along with it.
-/// Picks the value closer to zero (the first on a tie), which is associative.
+/// Picks the value closer to zero (the larger on a tie, -1 against 1), a
+/// selection by a total order: associative and commutative.
 #[inline(never)]
 fn closer_to_zero(a: i32, b: i32) -> i32 {
     // `wrapping_abs` then `as u32` gives |i32::MIN| = 2^31 without overflow.
-    if (b.wrapping_abs() as u32) < (a.wrapping_abs() as u32) {
+    let (ma, mb) = (a.wrapping_abs() as u32, b.wrapping_abs() as u32);
+    if mb < ma || (mb == ma && b > a) {
         b
     } else {
         a

@@ -84,7 +84,7 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
         );
     }
     assert!(!cold.contains("cache hit"), "{cold}");
-    for kind in ["thunks", "provider", "cubin"] {
+    for kind in ["thunks", "provider", "cubin", "contract"] {
         assert_eq!(entries(&cache, kind).len(), 1, "one {kind} entry");
     }
 
@@ -111,7 +111,7 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
     );
 
     // Damaged entries are found, rebuilt and replaced.
-    for kind in ["thunks", "provider", "cubin"] {
+    for kind in ["thunks", "provider", "cubin", "contract"] {
         for e in entries(&cache, kind) {
             let mut bytes = std::fs::read(&e).unwrap();
             let last = bytes.len() - 1;
@@ -137,6 +137,13 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
     let o = driver(&cache, &["cache", "stats"]);
     let stats = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success());
+    // The operator contract does not depend on the debug flags: one entry.
+    assert!(
+        stats
+            .lines()
+            .any(|l| l.split_whitespace().take(3).eq(["contract", "1", "entry"])),
+        "{stats}"
+    );
     for kind in ["thunks", "provider", "cubin"] {
         let line = stats
             .lines()
@@ -200,7 +207,7 @@ fn a_build_trims_the_cache_to_its_limit() {
         .output()
         .expect("driver runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for kind in ["thunks", "provider", "cubin"] {
+    for kind in ["thunks", "provider", "cubin", "contract"] {
         assert!(
             entries(&cache, kind).is_empty(),
             "a 0 MiB cache keeps no {kind}"
