@@ -69,14 +69,15 @@ impl Code {
 
     pub fn parse(s: &str) -> Option<Code> {
         let s = s.trim();
-        // `E0101`, `e0101`, `0101`, `101`; a warning needs its letter.
+        // `E0101`, `e0101`, `0101`, `101`, `W0201`, `0201` (the digits of
+        // every code are unique, whatever its letter).
         let (letter, digits) = match s.chars().next() {
-            Some(c) if c.is_ascii_alphabetic() => (c.to_ascii_uppercase(), &s[1..]),
-            _ => ('E', s),
+            Some(c) if c.is_ascii_alphabetic() => (Some(c.to_ascii_uppercase()), &s[1..]),
+            _ => (None, s),
         };
         Code::ALL.into_iter().find(|c| {
             let code = c.as_str();
-            code.starts_with(letter)
+            letter.is_none_or(|l| code.starts_with(l))
                 && (code[1..] == *digits || code[1..].trim_start_matches('0') == digits)
         })
     }
