@@ -1082,12 +1082,7 @@ fn make_bundle(
             ));
             continue;
         }
-        let call_index = doc
-            .registrations
-            .iter()
-            .take(t.registration)
-            .filter(|r| r.caller == reg.caller)
-            .count();
+        let call_index = hostref::call_index(doc, t.registration);
         captures_of.insert(t.registration, values);
         jobs.push(HostJob {
             registration: t.registration,

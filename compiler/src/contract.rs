@@ -61,12 +61,7 @@ pub fn lint(
             Ok(arguments) => jobs.push(ContractJob {
                 registration: reg.index,
                 caller: reg.caller.clone(),
-                call_index: outcomes
-                    .iter()
-                    .filter(|p| {
-                        p.registration.index < reg.index && p.registration.caller == reg.caller
-                    })
-                    .count(),
+                call_index: hostref::call_index(doc, reg.index),
                 arguments,
             }),
             Err(why) => unchecked.push(format!("registration #{}: {why}", reg.index)),

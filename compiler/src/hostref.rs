@@ -421,6 +421,17 @@ pub fn run_jobs(
     parse_results(&out, jobs)
 }
 
+/// Which registration call of its caller registration `index` is, in call
+/// order (0-based): what a harness picks out of the shim's log.
+pub fn call_index(doc: &PreparedMir, index: usize) -> usize {
+    let caller = &doc.registrations[index].caller;
+    doc.registrations
+        .iter()
+        .take(index)
+        .filter(|r| &r.caller == caller)
+        .count()
+}
+
 /// A registration whose operation's contract is checked: its caller,
 /// called once by the harness with seeded arguments (so the callback has
 /// the captures the caller gives it).

@@ -7,15 +7,10 @@
 mod common;
 
 use common::{root, scratch};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn driver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_driver"))
-        .current_dir(root())
-        .env("RMIR_CACHE", "off")
-        .args(args)
-        .output()
-        .expect("driver runs")
+    common::driver_uncached(args)
 }
 
 fn stderr(o: &Output) -> String {

@@ -15,12 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn driver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_driver"))
-        .current_dir(root())
-        .env("RMIR_CACHE", "off")
-        .args(args)
-        .output()
-        .expect("driver runs")
+    common::driver_uncached(args)
 }
 
 fn tool(name: &str) -> PathBuf {

@@ -15,6 +15,16 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Runs the driver from the repository root with the build cache off.
+pub fn driver_uncached(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_driver"))
+        .current_dir(root())
+        .env("RMIR_CACHE", "off")
+        .args(args)
+        .output()
+        .expect("driver runs")
+}
+
 /// A fresh, empty folder `rmir-KIND-NAME-PID` under the temporary folder.
 pub fn scratch(kind: &str, name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rmir-{kind}-{name}-{}", std::process::id()));
