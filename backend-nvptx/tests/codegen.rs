@@ -12,8 +12,8 @@ use backend_nvptx::codegen::{compile_ltoir, emit_llvm_ir, emit_nvvm_ir, emit_ptx
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
 use backend_nvptx::{describe, Arch, ItemKind, LinkInput, LinkPlan};
 use frontend::bridge::{Bridge, RustcConfig};
-use manifest::provider::{emit_translation_unit, kernel_name, KernelRequest};
-use manifest::{LaunchFacts, Provider, RegistrationId, Variant};
+use manifest::provider::{emit_translation_unit, kernel_name, KernelRequest, Operation};
+use manifest::{Provider, RegistrationId, Variant};
 use melior::Context;
 use passes::lower::{admitted, Options, Pipeline, Thunk};
 
@@ -250,15 +250,14 @@ fn kernel_sass(cubin: &[u8], kernel: &str) -> String {
 
 /// Links the reduce provider (NVRTC, `-dlto -rdc=true`) with the thunk.
 fn link_reduce(thunk: &Thunk, variant: Variant, thunk_input: LinkInput) -> (Vec<u8>, String) {
-    let tu = emit_translation_unit(
-        &[KernelRequest::ReduceWithThunk {
-            registration: RegistrationId(thunk.registration as u32),
+    let tu = emit_translation_unit(&[KernelRequest::i32_reduce(
+        RegistrationId(thunk.registration as u32),
+        Operation::Thunk {
+            symbol: thunk.symbol.clone(),
             variant,
-            thunk: thunk.symbol.clone(),
-            env: thunk.env.clone(),
-        }],
-        &LaunchFacts::DEFAULT,
-    )
+        },
+        thunk.env.clone(),
+    )])
     .unwrap_or_else(|e| panic!("{e}"));
     let mut options = NvrtcOptions::new(Arch::SM_90, NvrtcTarget::Ltoir);
     options.extra = tu.nvrtc_options.clone();
@@ -272,9 +271,11 @@ fn link_reduce(thunk: &Thunk, variant: Variant, thunk_input: LinkInput) -> (Vec<
         .link()
         .unwrap_or_else(|e| panic!("{e}"));
     let kernel = kernel_name(
-        Provider::ReduceI32,
+        Provider::Reduce,
+        manifest::Scalar::I32,
         Some(RegistrationId(thunk.registration as u32)),
         variant,
+        manifest::Stage::Main,
     );
     (linked.bytes, kernel)
 }

@@ -23,10 +23,9 @@ use manifest::bundle::{
     standard_case_inputs, BenchSpec, BenchVariant, Bundle, CaptureValue, Case, RegistrationRun,
     BUNDLE_FORMAT,
 };
-use manifest::provider::{emit_translation_unit, KernelRequest};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
-    Callback, Fingerprint, InputSpec, LaunchFacts, Manifest, RegistrationId, Variant, GENERATOR,
-    MANIFEST_FORMAT,
+    Callback, Fingerprint, InputSpec, Manifest, RegistrationId, Variant, GENERATOR, MANIFEST_FORMAT,
 };
 use passes::admission::{Outcome, Verdict};
 use passes::diagnostic::Emitter;
@@ -328,6 +327,8 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     for t in &thunks {
         callbacks.push(Callback {
             registration: RegistrationId(t.registration as u32),
+            provider: t.provider,
+            signature: t.signature.clone(),
             origin: origin(doc, outcomes, t.registration),
             site: call_site(doc, outcomes, t.registration, args.crate_name)?,
             env: t.env.clone(),
@@ -493,46 +494,68 @@ fn link_chunk(
 ) -> Result<LinkedChunk, String> {
     let mut t = Timings::default();
     let mut requests = Vec::new();
+    let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
+        provider: th.provider,
+        registration: RegistrationId(th.registration as u32),
+        signature: th.signature.clone(),
+        op,
+        env: th.env.clone(),
+    };
     for th in &chunk.thunks {
-        let id = RegistrationId(th.registration as u32);
-        requests.push(KernelRequest::ReduceWithThunk {
-            registration: id,
-            variant: if args.lto {
-                Variant::RustLtoir
-            } else {
-                Variant::RustPtx
+        requests.push(callback(
+            th,
+            Operation::Thunk {
+                symbol: th.symbol.clone(),
+                variant: if args.lto {
+                    Variant::RustLtoir
+                } else {
+                    Variant::RustPtx
+                },
             },
-            thunk: th.symbol.clone(),
-            env: th.env.clone(),
-        });
+        ));
         if args.bench {
-            requests.push(KernelRequest::ReduceWithThunk {
-                registration: id,
-                variant: Variant::RustPtx,
-                thunk: ptx_symbol(&th.symbol),
-                env: th.env.clone(),
-            });
+            requests.push(callback(
+                th,
+                Operation::Thunk {
+                    symbol: ptx_symbol(&th.symbol),
+                    variant: Variant::RustPtx,
+                },
+            ));
         }
     }
     if i == 0 {
         if let (Some(expr), Some(th)) = (args.cpp_baseline, chunk.thunks.first()) {
-            requests.push(KernelRequest::ReduceWithCpp {
-                registration: RegistrationId(th.registration as u32),
-                expr: expr.to_string(),
-                env: th.env.clone(),
-            });
+            requests.push(callback(
+                th,
+                Operation::Cpp {
+                    expr: expr.to_string(),
+                },
+            ));
         }
         if args.bench {
             requests.push(KernelRequest::Copy);
         }
     }
-    let tu = emit_translation_unit(&requests, &LaunchFacts::DEFAULT).map_err(|e| e.to_string())?;
+    let tu = emit_translation_unit(&requests).map_err(|e| e.to_string())?;
     let target = if args.lto {
         NvrtcTarget::Ltoir
     } else {
         NvrtcTarget::Ptx
     };
     let mut options = NvrtcOptions::new(arch, target);
+    // The merge sort is CUB's: its headers (and their version, for the
+    // cache) come from the nvidia-cuda-cccl wheel.
+    let cccl_version = if tu.needs_cccl {
+        let dir = backend_nvptx::nvidia::cccl_include_dir().ok_or_else(|| {
+            "sort_by is CUB's merge sort, and CUB's headers were not found: run \
+             scripts/setup.sh (it installs the nvidia-cuda-cccl wheel into .nvidia/)"
+                .to_string()
+        })?;
+        std::fs::read(dir.join("cub/version.cuh"))
+            .map_err(|e| format!("{}: {e}", dir.join("cub/version.cuh").display()))?
+    } else {
+        Vec::new()
+    };
     // `-G` and `-lineinfo` together are `-G`.
     options.debug = args.debug;
     options.lineinfo = args.lineinfo && !args.debug;
@@ -564,6 +587,7 @@ fn link_chunk(
                     ("name", provider_name.as_bytes()),
                     ("source", tu.source.as_bytes()),
                     ("cwd", cwd.as_bytes()),
+                    ("cccl", &cccl_version),
                 ],
             )
         },
@@ -940,20 +964,6 @@ fn call_site(
             reg.function
         ));
     };
-    let element = reg
-        .generics
-        .first()
-        .and_then(|t| t.scalar())
-        .and_then(|s| manifest::Scalar::from_name(s.name()))
-        .ok_or_else(|| {
-            format!(
-                "{}:{}:{}: `{}` over an element type the GPU cannot take",
-                doc.source.file_name(span.file),
-                span.lo_line,
-                span.lo_col,
-                reg.function
-            )
-        })?;
     // `#[track_caller]` names the file of the call, which may be a module
     // file of the crate.
     let file = doc.source.file_name(span.file).to_string();
@@ -985,7 +995,6 @@ fn call_site(
         file,
         line: span.lo_line,
         column,
-        element,
         crate_name: crate_name.map(str::to_string),
         closure_suffix,
     }))
@@ -1051,7 +1060,22 @@ fn make_bundle(
             ));
             continue;
         };
-        let args_ = match hostref::caller_arguments(doc, caller, 0x5EED + t.registration as u64) {
+        // A bundle holds one i32 per case: it checks i32 reduces; every
+        // other provider and type is checked through `native::gpu`
+        // (examples/gpu-providers).
+        if t.provider != manifest::Provider::Reduce
+            || t.signature != manifest::Signature::fold(manifest::Scalar::I32)
+        {
+            left_out.push(format!(
+                "registration #{}: bundles check `i32` reduces, and this is a `{}` of `{}` \
+                 (check it through `native::gpu`, as examples/gpu-providers does)",
+                t.registration,
+                t.provider.name(),
+                t.signature
+            ));
+            continue;
+        }
+        let args_ = match hostref::bundle_arguments(doc, caller, 0x5EED + t.registration as u64) {
             Ok(a) => a,
             Err(why) => {
                 left_out.push(format!("registration #{}: {why}", t.registration));

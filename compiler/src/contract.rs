@@ -1,10 +1,11 @@
 //! The operator contract lint (W0201): every admitted callback of a
-//! provider that combines in a tree (`reduce`: associative and commutative)
-//! runs on the host over edge and pseudo-random values of its element
-//! type, with the captures its caller's seeded arguments give it
-//! (`hostref::run_contract`, `lint_shim`). A violation is a warning with a
-//! counterexample; `--deny-warnings` makes it an error. The result is
-//! cached by every byte that reaches it.
+//! provider with a contract (`reduce` and `segmented_reduce`: associative
+//! and commutative, they combine in a tree; the scans: associative;
+//! `sort_by`: a strict weak order) runs on the host over edge and
+//! pseudo-random values of its element type, with the captures its caller's
+//! seeded arguments give it (`hostref::run_contract`, `lint_shim`). A
+//! violation is a warning with a counterexample; `--deny-warnings` makes it
+//! an error. The result is cached by every byte that reaches it.
 
 use frontend::pmir::PreparedMir;
 use passes::admission::{self, Outcome, Verdict};
@@ -14,15 +15,48 @@ use passes::diagnostic::Diagnostic;
 use crate::hostref::{self, ContractFinding, ContractJob};
 use crate::timings::Timings;
 
-/// The laws a provider's operation must obey, by provider name; `None`
-/// for a provider without any.
-pub fn laws(provider: &str) -> Option<(&'static str, bool)> {
+/// A provider's contract, as its warnings describe it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contract {
+    /// How the provider uses the operation, for the warning's label.
+    pub how: &'static str,
+    /// Why breaking it matters, a note.
+    pub consequence: &'static str,
+    /// What to use instead, the help line.
+    pub help: &'static str,
+    /// What the operation is (`operation` or `comparator`).
+    pub what: &'static str,
+}
+
+/// The contract of a provider's operation, by provider name; `None` for
+/// a provider without one (the maps and select).
+pub fn laws(provider: &str) -> Option<Contract> {
+    const FOLD_HELP: &str = "use an associative and commutative operation (a wrapping sum, `min`, \
+                             `max`, `&`, `|`, `^`, or a selection by a total order)";
     match provider {
-        // (what the warning says combines, commutative too)
-        "reduce" => Some((
-            "combines elements in a tree whose shape the GPU chooses",
-            true,
-        )),
+        "reduce" | "segmented_reduce" => Some(Contract {
+            how: "combines elements in a tree whose shape the GPU chooses",
+            consequence: "the GPU's result can differ from the sequential host fold, and change \
+                          with the input size",
+            help: FOLD_HELP,
+            what: "operation",
+        }),
+        "inclusive_scan" | "exclusive_scan" => Some(Contract {
+            how: "combines each prefix in a tree of tiles, in index order",
+            consequence: "the GPU's prefixes can differ from the sequential host scan, and \
+                          change with the input size",
+            help: "use an associative operation (a wrapping sum, `min`, `max`, `&`, `|`, `^`; \
+                   commutativity is not needed)",
+            what: "operation",
+        }),
+        "sort_by" => Some(Contract {
+            how: "orders elements by a merge sort",
+            consequence: "the order the GPU's merge sort gives then depends on the algorithm \
+                          and the input size, and need not be the host's",
+            help: "compare by `<` (a strict order) on a key: `a < b`, `key(a) < key(b)`, \
+                   never `<=`",
+            what: "comparator",
+        }),
         _ => None,
     }
 }
@@ -133,27 +167,37 @@ pub fn lint(
 
 fn warning(o: &Outcome, f: &ContractFinding) -> Diagnostic {
     let reg = &o.registration;
-    let (how, _) = laws(&reg.provider).unwrap_or(("combines elements", false));
+    let contract = laws(&reg.provider).unwrap_or(Contract {
+        how: "combines elements",
+        consequence: "",
+        help: "",
+        what: "operation",
+    });
     let float = f.counterexample.contains('.') || f.counterexample.contains("NaN");
+    let title = if contract.what == "comparator" {
+        format!(
+            "the comparator of this `{}` is not a strict weak order: it is not {}",
+            reg.function, f.law
+        )
+    } else {
+        format!(
+            "the {} of this `{}` is not {}",
+            contract.what, reg.function, f.law
+        )
+    };
     let mut d = Diagnostic::new(
         Code::OperatorContract,
-        format!("the operation of this `{}` is not {}", reg.function, f.law),
-        admission::label(reg.loc, format!("`{}` {how}", reg.function)),
+        title,
+        admission::label(reg.loc, format!("`{}` {}", reg.function, contract.how)),
     )
     .with_note(format!("on the host: {}", f.counterexample));
-    if float {
+    if float && contract.what == "operation" {
         d = d.with_note(
             "floats are compared within 16 ulps of the largest magnitude among the operands and \
              results: this difference is larger than rounding explains",
         );
     }
-    d.with_note(
-        "the GPU's result can differ from the sequential host fold, and change with the input size",
-    )
-    .with_help(
-        "use an associative and commutative operation (a wrapping sum, `min`, `max`, `&`, \
-             `|`, `^`, or a selection by a total order)",
-    )
+    d.with_note(contract.consequence).with_help(contract.help)
 }
 
 fn encode(findings: &[ContractFinding]) -> Vec<u8> {

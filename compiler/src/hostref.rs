@@ -33,6 +33,10 @@ pub struct Argument {
 pub enum ArgKind {
     /// The `&[i32]` input.
     Input,
+    /// A slice of another scalar type: one element for the contract check
+    /// (`&[0, 1]` for `&[usize]`, segment offsets over it); bundles take
+    /// none.
+    Slice(Scalar),
     Scalar(Scalar),
     /// A tuple of scalars.
     Tuple(Vec<Scalar>),
@@ -121,11 +125,10 @@ pub fn caller_arguments(
         return Err(format!("caller `{}` is not a `pub fn`", caller.name));
     }
     let mut args = Vec::new();
-    let mut slices = 0;
     let mut values = Values(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let cannot = |t: &Ty, why: &str| {
         format!(
-            "caller `{}` takes `{t}`{why}: only `&[i32]`, scalars, and tuples and structs of scalars can be generated",
+            "caller `{}` takes `{t}`{why}: only slices of scalars, scalars, and tuples and structs of scalars can be generated",
             caller.name
         )
     };
@@ -153,8 +156,17 @@ pub fn caller_arguments(
                 mutable: false,
                 inner,
             } if matches!(**inner, Ty::Slice(ref e) if **e == Ty::Scalar(Scalar::I32)) => {
-                slices += 1;
                 (ArgKind::Input, serde_json::Value::Null)
+            }
+            Ty::Ref {
+                mutable: false,
+                inner,
+            } if matches!(**inner, Ty::Slice(ref e) if e.scalar().is_some_and(generable)) => {
+                let Ty::Slice(e) = &**inner else {
+                    unreachable!("matched a slice")
+                };
+                let s = e.scalar().expect("matched a scalar");
+                (ArgKind::Slice(s), serde_json::Value::Null)
             }
             Ty::Scalar(s) if generable(*s) => (ArgKind::Scalar(*s), values.next(*s)),
             t @ Ty::Tuple(elems) if !elems.is_empty() => {
@@ -182,9 +194,22 @@ pub fn caller_arguments(
         };
         args.push(Argument { name, kind, value });
     }
-    if slices != 1 {
+    Ok(args)
+}
+
+/// [`caller_arguments`] for a bundle, whose harness generates one `&[i32]`
+/// input: the caller must take exactly that and no other slice.
+pub fn bundle_arguments(
+    doc: &PreparedMir,
+    caller: &Body,
+    seed: u64,
+) -> Result<Vec<Argument>, String> {
+    let args = caller_arguments(doc, caller, seed)?;
+    let inputs = args.iter().filter(|a| a.kind == ArgKind::Input).count();
+    let others = args.iter().any(|a| matches!(a.kind, ArgKind::Slice(_)));
+    if inputs != 1 || others {
         return Err(format!(
-            "caller `{}` must take exactly one `&[i32]`",
+            "caller `{}` must take exactly one `&[i32]` (and no other slice)",
             caller.name
         ));
     }
@@ -254,6 +279,11 @@ fn literal(a: &Argument) -> String {
     let item = |i: usize| a.value.get(i).cloned().unwrap_or_default();
     match &a.kind {
         ArgKind::Input => "data".to_string(),
+        // Segment offsets over the one-element data; one element otherwise.
+        ArgKind::Slice(Scalar::Usize) => "&[0usize, 1][..]".to_string(),
+        ArgKind::Slice(Scalar::Bool) => "&[true][..]".to_string(),
+        ArgKind::Slice(s) if s.is_float() => format!("&[1.0{}][..]", s.name()),
+        ArgKind::Slice(s) => format!("&[1{}][..]", s.name()),
         ArgKind::Scalar(s) => scalar_literal(&a.value, *s),
         ArgKind::Tuple(scalars) => {
             let items: Vec<String> = scalars
@@ -299,6 +329,49 @@ pub fn reduce_mut<T: Copy + core::fmt::Debug, F: FnMut(T, T) -> T>(data: &[T], i
     let r = native_ref::reduce_mut(data, init, op);
     record(data.as_ptr() as usize, data.len(), &init, &r, Vec::new());
     r
+}
+fn lint_on() -> bool { LINT.with(|l| l.get()) }
+fn record_call(data: usize, len: usize, contract: Vec<String>) {
+    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: String::new(), result: String::new(), contract }));
+}
+#[inline(never)]
+pub fn inclusive_scan<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], op: F) -> Vec<T> {
+    let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
+    record_call(data.as_ptr() as usize, data.len(), contract);
+    native_ref::inclusive_scan(data, op)
+}
+#[inline(never)]
+pub fn exclusive_scan<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> Vec<T> {
+    let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
+    record_call(data.as_ptr() as usize, data.len(), contract);
+    native_ref::exclusive_scan(data, init, op)
+}
+#[inline(never)]
+pub fn segmented_reduce<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], offsets: &[usize], init: T, op: F) -> Vec<T> {
+    let contract = if lint_on() { check_contract(&op, true) } else { Vec::new() };
+    record_call(data.as_ptr() as usize, data.len(), contract);
+    native_ref::segmented_reduce(data, offsets, init, op)
+}
+#[inline(never)]
+pub fn sort_by<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
+    let contract = if lint_on() { check_order(&less) } else { Vec::new() };
+    record_call(data.as_ptr() as usize, data.len(), contract);
+    native_ref::sort_by(data, less)
+}
+#[inline(never)]
+pub fn transform<T: Copy, U, F: Fn(T) -> U>(data: &[T], op: F) -> Vec<U> {
+    record_call(data.as_ptr() as usize, data.len(), Vec::new());
+    native_ref::transform(data, op)
+}
+#[inline(never)]
+pub fn transform2<T: Copy, U: Copy, V, F: Fn(T, U) -> V>(a: &[T], b: &[U], op: F) -> Vec<V> {
+    record_call(a.as_ptr() as usize, a.len(), Vec::new());
+    native_ref::transform2(a, b, op)
+}
+#[inline(never)]
+pub fn select<T: Copy, P: Fn(T) -> bool>(data: &[T], pred: P) -> Vec<T> {
+    record_call(data.as_ptr() as usize, data.len(), Vec::new());
+    native_ref::select(data, pred)
 }
 "#;
 

@@ -43,6 +43,52 @@ pub fn check_contract<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(op: &F, comm
     found
 }
 
+/// A law of strict weak orders the comparator breaks, with a counterexample.
+pub fn check_order<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(less: &C) -> Vec<String> {
+    let Some(vals) = lint_values::<T>() else { return Vec::new() };
+    let mut found = Vec::new();
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let lt = |a: T, b: T| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| less(a, b))).ok();
+    let edges = &vals[..24.min(vals.len())];
+    'laws: {
+        for &a in &vals {
+            if lt(a, a) == Some(true) {
+                found.push(format!("irreflexive\tless(a, a) is true for a = {a:?}"));
+                break 'laws;
+            }
+        }
+        for &a in &vals {
+            for &b in &vals {
+                if lt(a, b) == Some(true) && lt(b, a) == Some(true) {
+                    found.push(format!("asymmetric\tless(a, b) and less(b, a) are both true for a = {a:?}, b = {b:?}"));
+                    break 'laws;
+                }
+            }
+        }
+        // Every triple of the edge values, then a pseudo-random walk.
+        for (i, &a) in vals.iter().enumerate() {
+            for (j, &b) in vals.iter().enumerate() {
+                let cs: Vec<T> = if i < 24 && j < 24 { edges.to_vec() } else { vec![vals[(i * 31 + j * 17) % vals.len()]] };
+                for c in cs {
+                    let (Some(ab), Some(bc), Some(ac)) = (lt(a, b), lt(b, c), lt(a, c)) else { continue };
+                    if ab && bc && !ac {
+                        found.push(format!("transitive\tless(a, b) and less(b, c) but not less(a, c) for a = {a:?}, b = {b:?}, c = {c:?}"));
+                        break 'laws;
+                    }
+                    let (Some(ba), Some(cb), Some(ca)) = (lt(b, a), lt(c, b), lt(c, a)) else { continue };
+                    if !ab && !ba && !bc && !cb && (ac || ca) {
+                        found.push(format!("transitive in its ties\ta ~ b and b ~ c (neither is less) but not a ~ c for a = {a:?}, b = {b:?}, c = {c:?}"));
+                        break 'laws;
+                    }
+                }
+            }
+        }
+    }
+    std::panic::set_hook(quiet);
+    found
+}
+
 fn lint_bytes<T>(x: &T) -> &[u8] {
     // SAFETY: `x` is a live `T` of plain scalar bytes (checked by type name).
     unsafe { core::slice::from_raw_parts(x as *const T as *const u8, core::mem::size_of::<T>()) }

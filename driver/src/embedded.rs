@@ -42,11 +42,12 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
                 .map_or("(none)", |k| k.name.as_str());
             let at = match &c.site {
                 Some(s) => format!(
-                    "called at {}:{}:{} with {} elements{}",
+                    "called at {}:{}:{}, {} `{}`{}",
                     s.file,
                     s.line,
                     s.column,
-                    s.element,
+                    c.provider.name(),
+                    c.signature,
                     s.closure_suffix
                         .as_ref()
                         .map(|t| format!(

@@ -7,16 +7,10 @@
 
 mod common;
 
-use common::root;
+use common::{root, tool};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn tool(name: &str) -> PathBuf {
-    let p = root().join(".nvidia/nvidia/cu13/bin").join(name);
-    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
-    p
-}
 
 /// (mode name, driver flags, nvJitLink flags the build must report).
 const MODES: [(&str, &[&str], &str); 6] = [

@@ -10,36 +10,12 @@
 
 mod common;
 
-use common::{root, scratch};
-use std::path::{Path, PathBuf};
+use common::{has_call, root, scratch, tool};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn driver(args: &[&str]) -> Output {
     common::driver_uncached(args)
-}
-
-fn tool(name: &str) -> PathBuf {
-    let p = root().join(".nvidia/nvidia/cu13/bin").join(name);
-    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
-    p
-}
-
-/// Whether any kernel of the cubin has a `CALL` instruction.
-fn has_call(cubin: &Path) -> bool {
-    let out = Command::new(tool("cuobjdump"))
-        .arg("-sass")
-        .arg(cubin)
-        .output()
-        .expect("cuobjdump runs");
-    assert!(out.status.success(), "cuobjdump {}", cubin.display());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("Function : "),
-        "no SASS in {}",
-        cubin.display()
-    );
-    text.lines()
-        .any(|l| l.split_whitespace().any(|w| w.starts_with("CALL")))
 }
 
 struct Case {

@@ -45,6 +45,9 @@ pub const GPU_MODULE: &str = "gpu";
 /// Name of the provider API crate as user code refers to it.
 pub const API_CRATE: &str = "native";
 
+/// Every registration function: the free functions of `native` (the CPU
+/// reference) and the methods of `native::gpu::Gpu` (the run-time host
+/// API), which take `self` first. Provider names are `manifest::Provider`'s.
 pub const REGISTRATIONS: &[RegistrationFn] = &[
     RegistrationFn {
         function: "reduce",
@@ -59,9 +62,93 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "inclusive_scan",
+        provider: "inclusive_scan",
+        callback_arg: 1,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "exclusive_scan",
+        provider: "exclusive_scan",
+        callback_arg: 2,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "transform",
+        provider: "transform",
+        callback_arg: 1,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "transform2",
+        provider: "transform2",
+        callback_arg: 2,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "segmented_reduce",
+        provider: "segmented_reduce",
+        callback_arg: 3,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "select",
+        provider: "select",
+        callback_arg: 1,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_by",
+        provider: "sort_by",
+        callback_arg: 1,
+        receiver: None,
+    },
+    RegistrationFn {
         function: "reduce",
         provider: "reduce",
         callback_arg: 3,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "inclusive_scan",
+        provider: "inclusive_scan",
+        callback_arg: 2,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "exclusive_scan",
+        provider: "exclusive_scan",
+        callback_arg: 3,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "transform",
+        provider: "transform",
+        callback_arg: 2,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "transform2",
+        provider: "transform2",
+        callback_arg: 3,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "segmented_reduce",
+        provider: "segmented_reduce",
+        callback_arg: 4,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "select",
+        provider: "select",
+        callback_arg: 2,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "sort_by",
+        provider: "sort_by",
+        callback_arg: 2,
         receiver: Some("Gpu"),
     },
 ];
@@ -518,14 +605,17 @@ pub fn core_scalar(path: &str) -> Option<(String, String)> {
         }
         ty
     } else {
-        // `core::num::<impl i32>` / `std::f32::<impl f32>`
-        // `core::num::<impl i32>`, `core::f32::<impl f32>`, `std::f32::<impl f32>`.
+        // `core::num::<impl i32>`, `core::f32::<impl f32>`, `std::f32::<impl f32>`,
+        // and `f64::<impl f64>` (MIR's trimmed spelling of std's float
+        // methods, `x.floor()` in a crate with std). Only core and std can
+        // have inherent impls on a primitive type, so `<impl T>` is theirs.
         let (krate, rest) = prefix.split_once("::")?;
-        if !matches!(krate, "core" | "std") {
+        let imp = rest.rsplit("::").next()?;
+        let ty = imp.strip_prefix("<impl ")?.strip_suffix('>')?;
+        if !matches!(krate, "core" | "std") && krate != ty {
             return None;
         }
-        let imp = rest.rsplit("::").next()?;
-        imp.strip_prefix("<impl ")?.strip_suffix('>')?
+        ty
     };
     crate::ty::Scalar::from_name(ty)?;
     Some((method.to_string(), ty.to_string()))

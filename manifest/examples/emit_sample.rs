@@ -1,11 +1,27 @@
-//! Prints a sample provider instantiation (one callback with two captures,
-//! its C++ twin, an empty-environment callback and the copy kernel).
-//! `cargo run -p manifest --example emit_sample > sample.cu`
+//! Prints a sample provider instantiation: for each provider (or the one
+//! named), a callback with two captures over `i32` elements and its C++
+//! twin, then the copy kernel.
+//! `cargo run -p manifest --example emit_sample [PROVIDER] > sample.cu`
 
-use manifest::provider::{emit_translation_unit, KernelRequest};
-use manifest::{EnvLayout, LaunchFacts, RegistrationId, Scalar, Variant};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
+use manifest::{EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Variant};
 
 fn main() {
+    let only = std::env::args().nth(1);
+    let providers: Vec<Provider> = match &only {
+        Some(name) => match Provider::from_name(name) {
+            Some(p) => vec![p],
+            None => {
+                let names: Vec<&str> = Provider::CALLBACKS.iter().map(|p| p.name()).collect();
+                eprintln!(
+                    "emit_sample: no provider `{name}` (the providers: {})",
+                    names.join(", ")
+                );
+                std::process::exit(2);
+            }
+        },
+        None => Provider::CALLBACKS.to_vec(),
+    };
     let env = match EnvLayout::from_captures(&[("k", Scalar::I32), ("m", Scalar::I64)]) {
         Ok(env) => env,
         Err(e) => {
@@ -13,27 +29,59 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let requests = [
-        KernelRequest::ReduceWithThunk {
-            registration: RegistrationId(0),
-            variant: Variant::RustLtoir,
-            thunk: "rcb_thunk_r0".into(),
-            env: env.clone(),
-        },
-        KernelRequest::ReduceWithCpp {
-            registration: RegistrationId(0),
-            expr: "a + b".into(),
-            env,
-        },
-        KernelRequest::ReduceWithThunk {
-            registration: RegistrationId(1),
-            variant: Variant::RustLtoir,
-            thunk: "rcb_thunk_r1".into(),
-            env: EnvLayout::empty(),
-        },
-        KernelRequest::Copy,
-    ];
-    match emit_translation_unit(&requests, &LaunchFacts::DEFAULT) {
+    let mut requests = Vec::new();
+    for (i, provider) in providers.into_iter().enumerate() {
+        let t = Scalar::I32;
+        let (signature, expr) = match provider.shape() {
+            Shape::Fold => (Signature::fold(t), "a + b"),
+            Shape::Map => (
+                Signature {
+                    params: vec![t],
+                    ret: t,
+                },
+                "3 * a + 1",
+            ),
+            Shape::Zip => (
+                Signature {
+                    params: vec![t, t],
+                    ret: t,
+                },
+                "a * env.k + b",
+            ),
+            Shape::Predicate => (
+                Signature {
+                    params: vec![t],
+                    ret: Scalar::Bool,
+                },
+                "a > env.k",
+            ),
+            Shape::Compare => (
+                Signature {
+                    params: vec![t, t],
+                    ret: Scalar::Bool,
+                },
+                "a < b",
+            ),
+        };
+        let registration = RegistrationId(i as u32);
+        for op in [
+            Operation::Thunk {
+                symbol: format!("rcb_thunk_r{i}"),
+                variant: Variant::RustLtoir,
+            },
+            Operation::Cpp { expr: expr.into() },
+        ] {
+            requests.push(KernelRequest::Callback {
+                provider,
+                registration,
+                signature: signature.clone(),
+                op,
+                env: env.clone(),
+            });
+        }
+    }
+    requests.push(KernelRequest::Copy);
+    match emit_translation_unit(&requests) {
         Ok(tu) => print!("{}", tu.source),
         Err(e) => {
             eprintln!("emit_sample: {e}");

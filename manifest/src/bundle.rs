@@ -122,11 +122,7 @@ pub fn copy_ceilings() -> Vec<BenchVariant> {
     vec![
         BenchVariant::Kernel {
             label: "copy kernel".into(),
-            kernel: crate::provider::kernel_name(
-                crate::Provider::CopyI32,
-                None,
-                crate::Variant::Plain,
-            ),
+            kernel: crate::provider::copy_kernel_name(),
             init: 0,
             expected: vec![],
         },
@@ -343,9 +339,15 @@ impl Bundle {
             let kernel = manifest
                 .kernel(&run.kernel)
                 .ok_or_else(|| fail(format!("kernel `{}` is not in the manifest", run.kernel)))?;
-            if kernel.provider != Provider::ReduceI32 {
+            // Bundles hold one i32 per case: they check `i32` reduces (every
+            // other provider and type is checked through `native::gpu`).
+            let i32_reduce = manifest
+                .kernel_env(kernel)
+                .and(kernel.registration.and_then(|r| manifest.callback(r)))
+                .is_some_and(|c| c.signature == crate::Signature::fold(crate::Scalar::I32));
+            if kernel.provider != Provider::Reduce || !i32_reduce {
                 return Err(fail(format!(
-                    "kernel `{}` is not a reduce kernel",
+                    "kernel `{}` is not an i32 reduce kernel",
                     run.kernel
                 )));
             }

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The manifest format tag; a manifest carrying another is rejected.
-pub const MANIFEST_FORMAT: &str = "manifest/1";
+pub const MANIFEST_FORMAT: &str = "manifest/2";
 
 /// Identifies one registration (one call site of a provider API function)
 /// within a build. Kernel and thunk names are derived from it.
@@ -99,6 +99,10 @@ impl DeviceLibrary {
 #[serde(deny_unknown_fields)]
 pub struct Callback {
     pub registration: RegistrationId,
+    /// The provider the callback was compiled for.
+    pub provider: Provider,
+    /// The callback's type; its element types are the data's.
+    pub signature: Signature,
     /// Where the closure is, `file:line:col`, for messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
@@ -162,8 +166,6 @@ pub struct CallSite {
     pub file: String,
     pub line: u32,
     pub column: u32,
-    /// The element type `T`.
-    pub element: Scalar,
     /// The crate that makes the call (`--crate-name`), when known: the
     /// first segment of the closure's type name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,21 +180,245 @@ pub struct CallSite {
     pub closure_suffix: Option<String>,
 }
 
-/// A native provider: the CUDA C++ code a kernel instantiates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A native provider: the CUDA C++ code a kernel instantiates
+/// (`providers/*.cuh`), named as the registration functions of `native` are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Provider {
-    /// `providers/reduce.cuh`: `op`-fold of an i32 array plus `init`.
-    ReduceI32,
-    /// Device-to-device copy of an i32 array (the bandwidth ceiling).
-    CopyI32,
+    /// `reduce.cuh`: `op`-fold of the elements plus `init`.
+    Reduce,
+    /// `scan.cuh`: every prefix, `op`-folded.
+    InclusiveScan,
+    /// `scan.cuh`: every prefix before an element, from `init`.
+    ExclusiveScan,
+    /// `transform.cuh`: `op` of each element.
+    Transform,
+    /// `transform.cuh`: `op` of each pair of elements of two inputs.
+    Transform2,
+    /// `segmented_reduce.cuh`: one fold from `init` per segment.
+    SegmentedReduce,
+    /// `select.cuh`: the elements a predicate keeps, in order.
+    Select,
+    /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
+    SortBy,
+    /// Device-to-device copy of 32-bit words (the bandwidth ceiling).
+    Copy,
 }
 
 impl Provider {
+    /// Every provider a registration can name (the copy kernel is not one).
+    pub const CALLBACKS: [Provider; 8] = [
+        Provider::Reduce,
+        Provider::InclusiveScan,
+        Provider::ExclusiveScan,
+        Provider::Transform,
+        Provider::Transform2,
+        Provider::SegmentedReduce,
+        Provider::Select,
+        Provider::SortBy,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
-            Provider::ReduceI32 => "reduce_i32",
-            Provider::CopyI32 => "copy_i32",
+            Provider::Reduce => "reduce",
+            Provider::InclusiveScan => "inclusive_scan",
+            Provider::ExclusiveScan => "exclusive_scan",
+            Provider::Transform => "transform",
+            Provider::Transform2 => "transform2",
+            Provider::SegmentedReduce => "segmented_reduce",
+            Provider::Select => "select",
+            Provider::SortBy => "sort_by",
+            Provider::Copy => "copy",
+        }
+    }
+
+    /// The provider a registration names (`frontend::registry`), by name.
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::CALLBACKS.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The type its callback has, in terms of the element types.
+    pub fn shape(self) -> Shape {
+        match self {
+            Provider::Reduce
+            | Provider::InclusiveScan
+            | Provider::ExclusiveScan
+            | Provider::SegmentedReduce => Shape::Fold,
+            Provider::Transform | Provider::Copy => Shape::Map,
+            Provider::Transform2 => Shape::Zip,
+            Provider::Select => Shape::Predicate,
+            Provider::SortBy => Shape::Compare,
+        }
+    }
+
+    /// The kernels one registration of this provider has, in launch order.
+    pub fn stages(self) -> &'static [Stage] {
+        match self {
+            Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
+            _ => &[Stage::Main],
+        }
+    }
+
+    /// Whether the provider takes an initial value (`init`).
+    pub fn takes_init(self) -> bool {
+        matches!(
+            self,
+            Provider::Reduce | Provider::ExclusiveScan | Provider::SegmentedReduce
+        )
+    }
+}
+
+/// The element types every provider takes: the types of CUB's device-wide
+/// algorithms' benchmarks and more, all with a plain C++ equivalent.
+pub const ELEMENT_TYPES: [Scalar; 10] = [
+    Scalar::I8,
+    Scalar::I16,
+    Scalar::I32,
+    Scalar::I64,
+    Scalar::U8,
+    Scalar::U16,
+    Scalar::U32,
+    Scalar::U64,
+    Scalar::F32,
+    Scalar::F64,
+];
+
+/// Whether `s` is an element type the providers take.
+pub fn is_element_type(s: Scalar) -> bool {
+    ELEMENT_TYPES.contains(&s)
+}
+
+/// The type of a provider's callback, with `T`, `U`, `V` element types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `(T, T) -> T`: reduce, the scans, segmented reduce.
+    Fold,
+    /// `(T) -> U`: transform.
+    Map,
+    /// `(T, U) -> V`: transform2.
+    Zip,
+    /// `(T) -> bool`: select.
+    Predicate,
+    /// `(T, T) -> bool`: sort_by's "less than".
+    Compare,
+}
+
+impl Shape {
+    /// `(T, T) -> T`, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Shape::Fold => "(T, T) -> T",
+            Shape::Map => "(T) -> U",
+            Shape::Zip => "(T, U) -> V",
+            Shape::Predicate => "(T) -> bool",
+            Shape::Compare => "(T, T) -> bool",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            Shape::Map | Shape::Predicate => 1,
+            Shape::Fold | Shape::Zip | Shape::Compare => 2,
+        }
+    }
+
+    /// The element types (`T`, `U`, `V`) of a callback type of this shape,
+    /// or `None` when its parameters and result do not have the shape
+    /// (`(i32, i64) -> i32` for a fold). Whether the element types are
+    /// ones the providers take is another question ([`is_element_type`]).
+    pub fn elements<X: Clone + PartialEq>(
+        self,
+        params: &[X],
+        ret: &X,
+        boolean: &X,
+    ) -> Option<Vec<X>> {
+        match (self, params) {
+            (Shape::Fold, [a, b]) if a == b && a == ret => Some(vec![a.clone()]),
+            (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
+            (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
+            (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
+            (Shape::Compare, [a, b]) if a == b && ret == boolean => Some(vec![a.clone()]),
+            _ => None,
+        }
+    }
+}
+
+/// A callback's type: `(params...) -> ret`, scalars only.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    pub params: Vec<Scalar>,
+    pub ret: Scalar,
+}
+
+impl Signature {
+    /// `(T, T) -> T`.
+    pub fn fold(t: Scalar) -> Signature {
+        Signature {
+            params: vec![t, t],
+            ret: t,
+        }
+    }
+
+    /// The element type the data has (the first parameter's).
+    pub fn element(&self) -> Scalar {
+        self.params.first().copied().unwrap_or(self.ret)
+    }
+
+    /// Whether this is a callback type `provider` takes: its shape, over
+    /// element types the providers take.
+    pub fn fits(&self, provider: Provider) -> bool {
+        provider
+            .shape()
+            .elements(&self.params, &self.ret, &Scalar::Bool)
+            .is_some_and(|e| e.iter().all(|s| is_element_type(*s)))
+    }
+}
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let params: Vec<&str> = self.params.iter().map(|s| s.name()).collect();
+        write!(f, "({}) -> {}", params.join(", "), self.ret.name())
+    }
+}
+
+/// Which kernel of a provider's registration: one for most, three for
+/// the merge sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    #[default]
+    Main,
+    /// Sorts each tile in shared memory.
+    BlockSort,
+    /// Finds the merge-path splits of a merge pass.
+    Partition,
+    /// Merges pairs of sorted runs.
+    Merge,
+}
+
+impl Stage {
+    pub fn is_main(&self) -> bool {
+        *self == Stage::Main
+    }
+
+    /// `main`, `block_sort`, `partition`, `merge`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Main => "main",
+            Stage::BlockSort => "block_sort",
+            Stage::Partition => "partition",
+            Stage::Merge => "merge",
+        }
+    }
+
+    /// `""` for the main kernel, else `_block_sort`, `_partition`, `_merge`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Stage::Main => "",
+            Stage::BlockSort => "_block_sort",
+            Stage::Partition => "_partition",
+            Stage::Merge => "_merge",
         }
     }
 }
@@ -226,18 +452,45 @@ impl Variant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParamKind {
-    /// `const int *`: the input array.
+    /// `const T *`: the input array.
     Input,
-    /// `unsigned long long`: the element count.
+    /// `const U *`: the second input array (`transform2`).
+    Input2,
+    /// The element count: `unsigned long long`, or `unsigned int` for the
+    /// merge sort (32-bit offsets, as CUB's).
     Len,
-    /// `int`: the fold's initial value.
+    /// `T`: the initial value.
     Init,
-    /// `int2 *`: one (value, has-value) partial per block.
+    /// `rcb::Partial<T> *`: one (value, has-value) partial per block.
     Partials,
     /// `unsigned int *`: the last-block counter, zero between launches.
     Counter,
-    /// `int *`: the result (reduce) or the destination array (copy).
+    /// The result (`T *` of one value for reduce) or the output array.
     Output,
+    /// `const unsigned long long *`: segment boundaries (segments + 1).
+    Offsets,
+    /// `unsigned long long`: the number of segments.
+    Segments,
+    /// `unsigned int`: segmented reduce's shape, 1 for a block per segment.
+    PerBlock,
+    /// `void *`: the look-back state (`lookback_bytes`).
+    State,
+    /// `unsigned int`: the launch's epoch (never 0) for the look-back state.
+    Epoch,
+    /// `unsigned long long *`: the number of elements selected.
+    Count,
+    /// Merge sort: `bool`, which of output and buffer a stage reads.
+    Ping,
+    /// Merge sort: `T *`, the buffer of n elements.
+    Buffer,
+    /// Merge sort: `unsigned int *`, merge-path splits (tiles + 1).
+    Partitions,
+    /// Merge sort: `unsigned int`, the number of splits.
+    NumPartitions,
+    /// Merge sort: `unsigned int`, the tiles a merge pass's runs will hold.
+    Target,
+    /// Merge sort: `int`, elements per tile of the block sort.
+    ItemsPerTile,
     /// The callback environment, by value (`__grid_constant__`).
     Env,
 }
@@ -251,35 +504,45 @@ pub struct Param {
     pub align: u64,
 }
 
-/// How many blocks a launch of `n` elements gets.
+/// How many blocks a launch gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GridPolicy {
     /// `min(ceil(n / (block_size * items_per_thread)), sms * blocks_per_sm)`,
     /// at least 1: enough blocks to cover the data once, capped at a few
     /// resident blocks per multiprocessor (the rest is a grid-stride loop).
+    /// For segmented reduce, `n` is the number of segments.
     TilesCappedBySms { blocks_per_sm: u32 },
+    /// One block per tile of `block_size * items_per_thread` elements, in
+    /// block order (the look-back and the merge sort rely on it).
+    OneBlockPerTile,
+    /// One thread per merge-path split of the sort's tiles.
+    ThreadPerPartition,
 }
 
 impl GridPolicy {
     /// The grid size for `n` elements on a device with `sms` multiprocessors.
     pub fn grid_size(&self, n: u64, launch: &LaunchFacts, sms: u32) -> u32 {
+        let tile = launch.tile().max(1);
+        let tiles = n.div_ceil(tile);
         match *self {
             GridPolicy::TilesCappedBySms { blocks_per_sm } => {
-                let tile = u64::from(launch.block_size) * u64::from(launch.items_per_thread);
-                let tiles = n.div_ceil(tile.max(1));
                 let cap = u64::from(sms.max(1)) * u64::from(blocks_per_sm.max(1));
                 tiles.clamp(1, cap) as u32
             }
+            GridPolicy::OneBlockPerTile => tiles.clamp(1, u64::from(u32::MAX)) as u32,
+            GridPolicy::ThreadPerPartition => tiles.clamp(1, u64::from(u32::MAX)) as u32,
         }
     }
 
-    /// The largest grid this policy ever gives (sizes the partials buffer).
-    pub fn max_grid_size(&self, sms: u32) -> u32 {
+    /// The largest grid this policy ever gives (sizes the partials buffer);
+    /// `None` for a policy that grows with the input.
+    pub fn max_grid_size(&self, sms: u32) -> Option<u32> {
         match *self {
             GridPolicy::TilesCappedBySms { blocks_per_sm } => {
-                sms.max(1).saturating_mul(blocks_per_sm.max(1))
+                Some(sms.max(1).saturating_mul(blocks_per_sm.max(1)))
             }
+            GridPolicy::OneBlockPerTile | GridPolicy::ThreadPerPartition => None,
         }
     }
 }
@@ -292,23 +555,39 @@ impl GridPolicy {
 pub struct LaunchFacts {
     /// Threads per block (a multiple of 32, at most 1024).
     pub block_size: u32,
-    /// Elements each thread handles per loop iteration (a multiple of 4: the
-    /// loop issues `items_per_thread / 4` 16-byte loads before using them).
+    /// Elements each thread handles per tile (per loop iteration for the
+    /// grid-stride providers: the loads it has in flight).
     pub items_per_thread: u32,
     pub dynamic_shared_bytes: u32,
     pub grid: GridPolicy,
+    /// Blocks per multiprocessor the kernel is compiled to fit (the second
+    /// `__launch_bounds__` argument, which caps its registers); 0: none
+    /// asked for.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_blocks_per_sm: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl LaunchFacts {
-    /// The facts used unless a build says otherwise: 256 threads, 4 int4
-    /// loads in flight per thread, up to 8 blocks per multiprocessor (2048
-    /// threads, full occupancy on sm_90 at <= 32 registers).
+    /// The i32 reduce's facts: 256 threads, 4 int4 loads in flight per
+    /// thread, up to 8 blocks per multiprocessor (2048 threads, full
+    /// occupancy on sm_90 at <= 32 registers). Every provider's are in
+    /// [`provider::launch_facts`].
     pub const DEFAULT: LaunchFacts = LaunchFacts {
         block_size: 256,
         items_per_thread: 16,
         dynamic_shared_bytes: 0,
         grid: GridPolicy::TilesCappedBySms { blocks_per_sm: 8 },
+        min_blocks_per_sm: 0,
     };
+
+    /// Elements one block covers: `block_size * items_per_thread`.
+    pub fn tile(&self) -> u64 {
+        u64::from(self.block_size) * u64::from(self.items_per_thread)
+    }
 
     pub fn check(&self) -> Result<(), String> {
         if self.block_size == 0 || self.block_size & 31 != 0 || self.block_size > 1024 {
@@ -317,12 +596,9 @@ impl LaunchFacts {
                 self.block_size
             ));
         }
-        if self.items_per_thread == 0
-            || self.items_per_thread & 3 != 0
-            || self.items_per_thread > 64
-        {
+        if self.items_per_thread == 0 || self.items_per_thread > 64 {
             return Err(format!(
-                "items_per_thread {} is not a multiple of 4 in 4..=64",
+                "items_per_thread {} is not in 1..=64",
                 self.items_per_thread
             ));
         }
@@ -332,13 +608,19 @@ impl LaunchFacts {
                 self.dynamic_shared_bytes
             ));
         }
+        if self.min_blocks_per_sm > 32 {
+            return Err(format!(
+                "min_blocks_per_sm {} is not in 0..=32",
+                self.min_blocks_per_sm
+            ));
+        }
         match self.grid {
             GridPolicy::TilesCappedBySms { blocks_per_sm }
                 if blocks_per_sm == 0 || blocks_per_sm > 64 =>
             {
                 Err(format!("blocks_per_sm {blocks_per_sm} is not in 1..=64"))
             }
-            GridPolicy::TilesCappedBySms { .. } => Ok(()),
+            _ => Ok(()),
         }
     }
 }
@@ -349,6 +631,9 @@ impl LaunchFacts {
 pub struct Kernel {
     pub name: String,
     pub provider: Provider,
+    /// Which of the provider's kernels (the merge sort has three).
+    #[serde(default, skip_serializing_if = "Stage::is_main")]
+    pub stage: Stage,
     pub variant: Variant,
     /// The registration whose callback (and environment) this kernel uses;
     /// none for the copy kernel.
@@ -479,6 +764,14 @@ impl Manifest {
                     callback.registration
                 )));
             }
+            if !callback.signature.fits(callback.provider) {
+                return Err(ManifestError::Field(format!(
+                    "registration {}: a {} callback cannot have the type `{}`",
+                    callback.registration,
+                    callback.provider.name(),
+                    callback.signature
+                )));
+            }
             callback
                 .env
                 .check()
@@ -498,28 +791,41 @@ impl Manifest {
             if self.kernels[..i].iter().any(|k| k.name == kernel.name) {
                 return Err(fail("appears twice".into()));
             }
-            kernel.launch.check().map_err(fail)?;
-            let env = match (kernel.provider, kernel.variant) {
-                (Provider::CopyI32, Variant::Plain) => {
+            if !kernel.provider.stages().contains(&kernel.stage) {
+                return Err(fail(format!(
+                    "provider {} has no stage `{}`",
+                    kernel.provider.name(),
+                    kernel.stage.name()
+                )));
+            }
+            let (signature, env) = match (kernel.provider, kernel.variant) {
+                (Provider::Copy, Variant::Plain) => {
                     if kernel.registration.is_some() || kernel.thunk.is_some() {
                         return Err(fail("a copy kernel has no registration or thunk".into()));
                     }
-                    None
+                    (Signature::fold(Scalar::I32), None)
                 }
-                (Provider::ReduceI32, Variant::Plain) | (Provider::CopyI32, _) => {
+                (_, Variant::Plain) | (Provider::Copy, _) => {
                     return Err(fail(format!(
                         "provider {} has no variant {}",
                         kernel.provider.name(),
                         kernel.variant.name()
                     )))
                 }
-                (Provider::ReduceI32, variant) => {
-                    let registration = kernel
-                        .registration
-                        .ok_or_else(|| fail("a reduce kernel needs a registration".into()))?;
+                (provider, variant) => {
+                    let registration = kernel.registration.ok_or_else(|| {
+                        fail(format!("a {} kernel needs a registration", provider.name()))
+                    })?;
                     let callback = self.callback(registration).ok_or_else(|| {
                         fail(format!("registration {registration} has no callback entry"))
                     })?;
+                    if callback.provider != provider {
+                        return Err(fail(format!(
+                            "registration {registration} was compiled for `{}`, the kernel belongs to `{}`",
+                            callback.provider.name(),
+                            provider.name()
+                        )));
+                    }
                     let wants_thunk = variant != Variant::CppFunctor;
                     match &kernel.thunk {
                         Some(thunk) if wants_thunk && !is_c_identifier(thunk) => {
@@ -536,10 +842,11 @@ impl Manifest {
                         }
                         _ => {}
                     }
-                    Some(&callback.env)
+                    (callback.signature.clone(), Some(&callback.env))
                 }
             };
-            let expected = provider::kernel_params(kernel.provider, env);
+            provider::check_launch(kernel.provider, &signature, &kernel.launch).map_err(fail)?;
+            let expected = provider::kernel_params(kernel.provider, kernel.stage, &signature, env);
             if kernel.params != expected {
                 return Err(fail(format!(
                     "parameters {} differ from the provider ABI {}",
@@ -576,7 +883,6 @@ mod call_site_tests {
             file: "sums/src/lib.rs".into(),
             line: 12,
             column: 13,
-            element: Scalar::I32,
             crate_name: Some("sums".into()),
             closure_suffix: Some("mix::{{closure}}".into()),
         };

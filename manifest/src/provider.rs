@@ -1,84 +1,440 @@
 //! CUDA C++ text for provider instantiations, and each provider's kernel ABI.
 //!
-//! A translation unit emitted here is self-contained (the provider header is
-//! embedded, no `#include`), so NVRTC compiles it with no include path and
-//! `nvcc` with none but its own. For a Rust callback the functor calls the
-//! thunk `extern "C" __device__ int NAME(const void *env, int a, int b)`,
-//! defined elsewhere and linked by nvJitLink; the environment is a kernel
-//! parameter passed by value as `__grid_constant__`, so the functor can hand
-//! the thunk its address without a per-thread copy. The environment struct
-//! spells out every field and padding byte, and `static_assert`s pin its
-//! size, alignment and every field's offset, size and alignment to the
-//! manifest's [`EnvLayout`]: a disagreement is a compile error, not a wrong
-//! answer.
+//! A translation unit emitted here embeds the provider headers it needs
+//! (`providers/*.cuh`, no `#include` of ours), so NVRTC compiles it with no
+//! include path, except for the merge sort, which is CUB's and includes
+//! CCCL's headers ([`TranslationUnit::needs_cccl`]). For a Rust callback the
+//! functor calls the thunk, `extern "C" __device__ R NAME(const void *env,
+//! A a[, B b])` in the thunk ABI ([`abi_c_type`]), defined elsewhere and
+//! linked by nvJitLink; the environment is a kernel parameter passed by
+//! value as `__grid_constant__`, so the functor can hand the thunk its
+//! address without a per-thread copy. The environment struct spells out
+//! every field and padding byte, and `static_assert`s pin its size,
+//! alignment and every field's offset, size and alignment to the manifest's
+//! [`EnvLayout`]: a disagreement is a compile error, not a wrong answer.
 
 use crate::{
-    is_c_identifier, EnvLayout, Kernel, LaunchFacts, Param, ParamKind, Provider, RegistrationId,
-    Scalar, Variant,
+    is_c_identifier, EnvLayout, GridPolicy, Kernel, LaunchFacts, Param, ParamKind, Provider,
+    RegistrationId, Scalar, Signature, Stage, Variant,
 };
 use std::fmt::Write as _;
 
-/// `providers/reduce.cuh`, embedded in every emitted translation unit.
+/// `providers/common.cuh`: element types, vector loads, shuffles.
+pub const COMMON_CUH: &str = include_str!("../../providers/common.cuh");
+/// `providers/reduce.cuh` (and the copy kernel).
 pub const REDUCE_CUH: &str = include_str!("../../providers/reduce.cuh");
+/// `providers/lookback.cuh`: the deterministic single-pass look-back.
+pub const LOOKBACK_CUH: &str = include_str!("../../providers/lookback.cuh");
+/// `providers/scan.cuh`: both scans, and the tile storage select uses.
+pub const SCAN_CUH: &str = include_str!("../../providers/scan.cuh");
+/// `providers/select.cuh`.
+pub const SELECT_CUH: &str = include_str!("../../providers/select.cuh");
+/// `providers/transform.cuh`: transform and transform2.
+pub const TRANSFORM_CUH: &str = include_str!("../../providers/transform.cuh");
+/// `providers/segmented_reduce.cuh`.
+pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_reduce.cuh");
+/// `providers/sort.cuh`: CUB's merge sort agents.
+pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
 
-/// The stable kernel name for a provider, registration and variant, e.g.
-/// `rcb_reduce_i32_r3_rust_ltoir`; the copy kernel is `rcb_copy_i32`.
-pub fn kernel_name(
-    provider: Provider,
-    registration: Option<RegistrationId>,
-    variant: Variant,
-) -> String {
-    match registration {
-        Some(r) => format!("rcb_{}_r{}_{}", provider.name(), r.0, variant.name()),
-        None => format!("rcb_{}", provider.name()),
+/// The provider headers, in the order a translation unit embeds them.
+const HEADERS: [(&str, &str); 8] = [
+    ("common.cuh", COMMON_CUH),
+    ("reduce.cuh", REDUCE_CUH),
+    ("lookback.cuh", LOOKBACK_CUH),
+    ("scan.cuh", SCAN_CUH),
+    ("select.cuh", SELECT_CUH),
+    ("transform.cuh", TRANSFORM_CUH),
+    ("segmented_reduce.cuh", SEGMENTED_REDUCE_CUH),
+    ("sort.cuh", SORT_CUH),
+];
+
+/// The headers a provider's kernels need, besides `common.cuh`.
+fn headers_of(provider: Provider) -> &'static [&'static str] {
+    match provider {
+        Provider::Reduce | Provider::Copy => &["reduce.cuh"],
+        Provider::InclusiveScan | Provider::ExclusiveScan => &["lookback.cuh", "scan.cuh"],
+        Provider::Select => &["lookback.cuh", "scan.cuh", "select.cuh"],
+        Provider::Transform | Provider::Transform2 => &["transform.cuh"],
+        Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
+        Provider::SortBy => &["sort.cuh"],
     }
 }
 
-/// The parameter list of a provider's kernels, in order. `env` is the
-/// callback environment (none, or empty, adds no parameter).
-pub fn kernel_params(provider: Provider, env: Option<&EnvLayout>) -> Vec<Param> {
-    let pointer = |kind| Param {
-        kind,
-        size: 8,
-        align: 8,
-    };
-    match provider {
-        Provider::ReduceI32 => {
-            let mut params = vec![
-                pointer(ParamKind::Input),
-                Param {
-                    kind: ParamKind::Len,
-                    size: 8,
-                    align: 8,
-                },
-                Param {
-                    kind: ParamKind::Init,
-                    size: 4,
-                    align: 4,
-                },
-                pointer(ParamKind::Partials),
-                pointer(ParamKind::Counter),
-                pointer(ParamKind::Output),
-            ];
-            if let Some(env) = env.filter(|e| !e.is_empty()) {
-                params.push(Param {
-                    kind: ParamKind::Env,
-                    size: env.size,
-                    align: env.align,
-                });
-            }
-            params
-        }
-        Provider::CopyI32 => vec![
-            pointer(ParamKind::Input),
-            Param {
-                kind: ParamKind::Len,
-                size: 8,
-                align: 8,
-            },
-            pointer(ParamKind::Output),
-        ],
+/// Every provider header with its file name, for tools that check them
+/// (the NVRTC tests compile each).
+pub fn headers() -> &'static [(&'static str, &'static str)] {
+    &HEADERS
+}
+
+/// The C type a scalar travels as through the thunk ABI: integers narrower
+/// than 32 bits (and `bool`) widened to 32 (sign-extended for signed types,
+/// zero-extended otherwise), everything else as itself. Both sides of a
+/// call agree on 32- and 64-bit values without relying on either
+/// compiler's rules for narrow ones.
+pub fn abi_c_type(s: Scalar) -> &'static str {
+    match s {
+        Scalar::I8 | Scalar::I16 | Scalar::I32 => "int",
+        Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::Bool | Scalar::Char => "unsigned int",
+        Scalar::I64 | Scalar::Isize => "long long",
+        Scalar::U64 | Scalar::Usize => "unsigned long long",
+        Scalar::I128 => "__int128",
+        Scalar::U128 => "unsigned __int128",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
     }
+}
+
+/// The stable kernel name for a provider, element type, registration,
+/// variant and stage, e.g. `rcb_reduce_i32_r3_rust_ltoir` or
+/// `rcb_sort_by_f64_r0_rust_ptx_merge`; the copy kernel is `rcb_copy_i32`.
+pub fn kernel_name(
+    provider: Provider,
+    element: Scalar,
+    registration: Option<RegistrationId>,
+    variant: Variant,
+    stage: Stage,
+) -> String {
+    match registration {
+        Some(r) => format!(
+            "rcb_{}_{}_r{}_{}{}",
+            provider.name(),
+            element.name(),
+            r.0,
+            variant.name(),
+            stage.suffix()
+        ),
+        None => format!(
+            "rcb_{}_{}{}",
+            provider.name(),
+            element.name(),
+            stage.suffix()
+        ),
+    }
+}
+
+/// The copy kernel's name (the bandwidth ceiling).
+pub fn copy_kernel_name() -> String {
+    kernel_name(
+        Provider::Copy,
+        Scalar::I32,
+        None,
+        Variant::Plain,
+        Stage::Main,
+    )
+}
+
+/// How each provider's kernels are launched, by element type: the tuning
+/// table. `items_per_thread` is what each kernel's template takes (see
+/// [`LaunchFacts`]). `RMIR_TUNING` may override it ([`Tuning`]).
+pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> LaunchFacts {
+    let t = signature.element().size().max(1) as u32;
+    let widest_vector = |sizes: &[u32]| sizes.iter().map(|s| 16 / s.max(&1)).max().unwrap_or(4);
+    let capped = |items: u32, blocks_per_sm: u32| LaunchFacts {
+        block_size: 256,
+        items_per_thread: items,
+        dynamic_shared_bytes: 0,
+        grid: GridPolicy::TilesCappedBySms { blocks_per_sm },
+        min_blocks_per_sm: 0,
+    };
+    let tiled = |block: u32, items: u32, min_blocks: u32| LaunchFacts {
+        block_size: block,
+        items_per_thread: items,
+        dynamic_shared_bytes: 0,
+        grid: GridPolicy::OneBlockPerTile,
+        min_blocks_per_sm: min_blocks,
+    };
+    // Measured on the H200 against CUB (docs/perf.md, "Tuning"): every
+    // choice below is the best of the variants timed side by side.
+    match provider {
+        // Four 16-byte loads in flight per thread. The reduce's grid stops
+        // at six blocks per multiprocessor: fewer partials for the last
+        // block to fold (2^24 elements: 0.98x CUB instead of 0.96x at
+        // eight), the same bandwidth at 2^28.
+        Provider::Reduce => capped(4 * (16 / t), 6),
+        Provider::SegmentedReduce | Provider::Copy => capped(4 * (16 / t), 8),
+        // One block per tile rather than a grid-stride loop: 0.97-1.03x
+        // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x.
+        Provider::Transform | Provider::Transform2 => {
+            let mut sizes = vec![signature.ret.size() as u32];
+            sizes.extend(signature.params.iter().map(|p| p.size() as u32));
+            let chunk = widest_vector(&sizes);
+            // Up to 64 bytes of every input in flight per thread.
+            let unroll = (16 / chunk).clamp(1, 4);
+            tiled(256, unroll * chunk, 0)
+        }
+        // Odd counts: a thread's elements in shared memory start in
+        // different banks. Tiles of 4- and 8-byte elements are compiled
+        // for three a multiprocessor (85 registers a thread at most): larger
+        // tiles beat more of them (select of 2^28 f64: 1163 us at 15 items,
+        // 1342 at 11, 1303 at 11 with eight tiles of 128 threads; scan of
+        // 2^28 i32: 850 us at 31 items, 1081 at 15 with four a
+        // multiprocessor).
+        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
+            tiled(256, scan_items(t), if t >= 4 { 3 } else { 0 })
+        }
+        // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
+        Provider::SortBy => match stage {
+            Stage::Partition => LaunchFacts {
+                block_size: 256,
+                items_per_thread: 1,
+                dynamic_shared_bytes: 0,
+                grid: GridPolicy::ThreadPerPartition,
+                min_blocks_per_sm: 0,
+            },
+            _ => tiled(256, (17 * 4 / t).clamp(1, 17), 0),
+        },
+    }
+}
+
+/// What a kernel's launch facts must satisfy beyond [`LaunchFacts::check`]:
+/// its template arguments come from them (whole 16-byte vectors for the
+/// reduces, whole chunks for the maps, one flag bit per item for select).
+pub fn check_launch(
+    provider: Provider,
+    signature: &Signature,
+    launch: &LaunchFacts,
+) -> Result<(), String> {
+    launch.check()?;
+    let items = launch.items_per_thread;
+    let vectors = |s: Scalar| 16 / s.size().max(1) as u32;
+    match provider {
+        Provider::Reduce | Provider::SegmentedReduce | Provider::Copy => {
+            let n = vectors(signature.element());
+            if !items.is_multiple_of(n) {
+                return Err(format!(
+                    "items_per_thread {items} is not a whole number of 16-byte vectors of {} ({n} elements)",
+                    signature.element().name()
+                ));
+            }
+        }
+        Provider::Transform | Provider::Transform2 => {
+            let chunk = signature
+                .params
+                .iter()
+                .chain([&signature.ret])
+                .map(|s| vectors(*s))
+                .max()
+                .unwrap_or(4);
+            if !items.is_multiple_of(chunk) {
+                return Err(format!(
+                    "items_per_thread {items} is not a whole number of chunks of {chunk} elements"
+                ));
+            }
+        }
+        Provider::Select if items > 32 => {
+            return Err(format!(
+                "items_per_thread {items}: select keeps one flag bit per item, at most 32"
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Overrides of the tuning table, for experiments: `RMIR_TUNING` holds
+/// entries `FAMILY[@SIZE].KEY=VALUE` separated by commas, e.g.
+/// `scan@4.block=128,scan@4.items=15,transform.blocks_per_sm=4`. FAMILY is
+/// `reduce`, `scan` (both scans), `select`, `transform` (both),
+/// `segmented_reduce`; SIZE an element size in bytes (every size without
+/// it); KEY `block`, `items`, `min_blocks` or `blocks_per_sm` (`0`: one
+/// block per tile). A build's manifest records the facts it was built with,
+/// and the provider source (so the build cache's key) holds them too.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    entries: Vec<(String, Option<u64>, String, u32)>,
+}
+
+const TUNING_FAMILIES: [&str; 5] = ["reduce", "scan", "select", "transform", "segmented_reduce"];
+const TUNING_KEYS: [&str; 4] = ["block", "items", "min_blocks", "blocks_per_sm"];
+
+impl Tuning {
+    pub fn parse(text: &str) -> Result<Tuning, String> {
+        let mut entries = Vec::new();
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let bad = |why: &str| format!("RMIR_TUNING entry `{entry}`: {why}");
+            let (lhs, value) = entry.split_once('=').ok_or_else(|| bad("no `=`"))?;
+            let (target, key) = lhs.rsplit_once('.').ok_or_else(|| bad("no `.KEY`"))?;
+            let (family, size) = match target.split_once('@') {
+                Some((f, s)) => (
+                    f,
+                    Some(
+                        s.parse::<u64>()
+                            .ok()
+                            .filter(|s| [1, 2, 4, 8].contains(s))
+                            .ok_or_else(|| bad("the size is not 1, 2, 4 or 8"))?,
+                    ),
+                ),
+                None => (target, None),
+            };
+            if !TUNING_FAMILIES.contains(&family) {
+                return Err(bad(&format!(
+                    "the family is one of {}",
+                    TUNING_FAMILIES.join(", ")
+                )));
+            }
+            if !TUNING_KEYS.contains(&key) {
+                return Err(bad(&format!(
+                    "the key is one of {}",
+                    TUNING_KEYS.join(", ")
+                )));
+            }
+            let value: u32 = value
+                .parse()
+                .map_err(|_| bad("the value is not a number"))?;
+            entries.push((family.to_string(), size, key.to_string(), value));
+        }
+        Ok(Tuning { entries })
+    }
+
+    /// `RMIR_TUNING`, or no overrides.
+    pub fn from_env() -> Result<Tuning, String> {
+        match std::env::var("RMIR_TUNING") {
+            Ok(text) => Tuning::parse(&text),
+            Err(_) => Ok(Tuning::default()),
+        }
+    }
+
+    /// `facts` with this tuning's overrides for the kernel applied.
+    pub fn apply(
+        &self,
+        mut facts: LaunchFacts,
+        provider: Provider,
+        signature: &Signature,
+    ) -> LaunchFacts {
+        let family = match provider {
+            Provider::Reduce => "reduce",
+            Provider::InclusiveScan | Provider::ExclusiveScan => "scan",
+            Provider::Select => "select",
+            Provider::Transform | Provider::Transform2 => "transform",
+            Provider::SegmentedReduce => "segmented_reduce",
+            Provider::SortBy | Provider::Copy => return facts,
+        };
+        let size = signature.element().size();
+        for (f, s, key, value) in &self.entries {
+            if f != family || s.is_some_and(|s| s != size) {
+                continue;
+            }
+            match key.as_str() {
+                "block" => facts.block_size = *value,
+                "items" => facts.items_per_thread = *value,
+                "min_blocks" => facts.min_blocks_per_sm = *value,
+                _ => {
+                    facts.grid = match *value {
+                        0 => GridPolicy::OneBlockPerTile,
+                        b => GridPolicy::TilesCappedBySms { blocks_per_sm: b },
+                    }
+                }
+            }
+        }
+        facts
+    }
+}
+
+/// Items per thread of a scan or select tile, by element size.
+fn scan_items(size: u32) -> u32 {
+    match size {
+        1 => 23,
+        2 => 19,
+        4 => 31,
+        _ => 15,
+    }
+}
+
+/// The parameter list of a provider's kernel, in order. `env` is the
+/// callback environment (none, or empty, adds no parameter).
+pub fn kernel_params(
+    provider: Provider,
+    stage: Stage,
+    signature: &Signature,
+    env: Option<&EnvLayout>,
+) -> Vec<Param> {
+    use ParamKind as K;
+    let p = |kind, size| Param {
+        kind,
+        size,
+        align: size,
+    };
+    let ptr = |kind| p(kind, 8);
+    let t = signature.element().size();
+    let mut params = match (provider, stage) {
+        (Provider::Reduce, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            p(K::Init, t),
+            ptr(K::Partials),
+            ptr(K::Counter),
+            ptr(K::Output),
+        ],
+        (Provider::InclusiveScan, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Output),
+            ptr(K::State),
+            p(K::Epoch, 4),
+        ],
+        (Provider::ExclusiveScan, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            p(K::Init, t),
+            ptr(K::Output),
+            ptr(K::State),
+            p(K::Epoch, 4),
+        ],
+        (Provider::Transform, _) => vec![ptr(K::Input), p(K::Len, 8), ptr(K::Output)],
+        (Provider::Transform2, _) => {
+            vec![ptr(K::Input), ptr(K::Input2), p(K::Len, 8), ptr(K::Output)]
+        }
+        (Provider::SegmentedReduce, _) => vec![
+            ptr(K::Input),
+            ptr(K::Offsets),
+            p(K::Segments, 8),
+            p(K::Init, t),
+            ptr(K::Output),
+            p(K::PerBlock, 4),
+        ],
+        (Provider::Select, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Output),
+            ptr(K::Count),
+            ptr(K::State),
+            p(K::Epoch, 4),
+        ],
+        (Provider::SortBy, Stage::Partition) => vec![
+            p(K::Ping, 1),
+            ptr(K::Output),
+            ptr(K::Buffer),
+            p(K::Len, 4),
+            p(K::NumPartitions, 4),
+            ptr(K::Partitions),
+            p(K::Target, 4),
+            p(K::ItemsPerTile, 4),
+        ],
+        (Provider::SortBy, Stage::Merge) => vec![
+            p(K::Ping, 1),
+            ptr(K::Output),
+            p(K::Len, 4),
+            ptr(K::Buffer),
+            ptr(K::Partitions),
+            p(K::Target, 4),
+        ],
+        (Provider::SortBy, _) => vec![
+            p(K::Ping, 1),
+            ptr(K::Input),
+            ptr(K::Output),
+            p(K::Len, 4),
+            ptr(K::Buffer),
+        ],
+        (Provider::Copy, _) => return vec![ptr(K::Input), p(K::Len, 8), ptr(K::Output)],
+    };
+    if let Some(env) = env.filter(|e| !e.is_empty()) {
+        params.push(Param {
+            kind: K::Env,
+            size: env.size,
+            align: env.align,
+        });
+    }
+    params
 }
 
 /// `(input:8/8, len:8/8, ...)`, for messages.
@@ -96,28 +452,54 @@ pub fn describe_params(params: &[Param]) -> String {
     format!("({})", parts.join(", "))
 }
 
-/// One kernel to emit.
+/// How a kernel's operation is supplied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// A Rust callback's thunk. `variant` is [`Variant::RustLtoir`] or
+    /// [`Variant::RustPtx`] (the text is the same; the variant records how
+    /// the thunk will be linked).
+    Thunk { symbol: String, variant: Variant },
+    /// The operation written in C++: a C++ expression of the parameters
+    /// `a` (and `b`) and the captures as `env.NAME` (NAME from
+    /// [`c_field_names`]), e.g. `"a + b * env.k"`.
+    Cpp { expr: String },
+}
+
+impl Operation {
+    pub fn variant(&self) -> Variant {
+        match self {
+            Operation::Thunk { variant, .. } => *variant,
+            Operation::Cpp { .. } => Variant::CppFunctor,
+        }
+    }
+}
+
+/// One kernel (or, for the merge sort, the three kernels) to emit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelRequest {
-    /// The reduce provider with a functor that calls a Rust callback's thunk.
-    /// `variant` is [`Variant::RustLtoir`] or [`Variant::RustPtx`] (the text
-    /// is the same; the variant records how the thunk will be linked).
-    ReduceWithThunk {
+    /// A provider instantiated with a registration's operation.
+    Callback {
+        provider: Provider,
         registration: RegistrationId,
-        variant: Variant,
-        thunk: String,
-        env: EnvLayout,
-    },
-    /// The reduce provider with the operation written in C++: `expr` is a C++
-    /// expression of `int a`, `int b` and the captures as `env.NAME` (NAME
-    /// from [`c_field_names`]), e.g. `"a + b * env.k"`.
-    ReduceWithCpp {
-        registration: RegistrationId,
-        expr: String,
+        signature: Signature,
+        op: Operation,
         env: EnvLayout,
     },
     /// The device-to-device copy kernel.
     Copy,
+}
+
+impl KernelRequest {
+    /// An `i32` reduce with `op`: the shape the bundles and the selftest use.
+    pub fn i32_reduce(registration: RegistrationId, op: Operation, env: EnvLayout) -> Self {
+        KernelRequest::Callback {
+            provider: Provider::Reduce,
+            registration,
+            signature: Signature::fold(Scalar::I32),
+            op,
+            env,
+        }
+    }
 }
 
 /// An emitted translation unit and the manifest entries of its kernels.
@@ -129,6 +511,9 @@ pub struct TranslationUnit {
     /// `-rdc=true`: `--device-int128` when an environment holds an `i128`
     /// or `u128` (NVRTC rejects the type otherwise; nvcc accepts it).
     pub nvrtc_options: Vec<String>,
+    /// Whether the source includes CCCL's headers (the merge sort), so that
+    /// NVRTC needs their folder as an include path.
+    pub needs_cccl: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -163,8 +548,27 @@ pub enum EmitError {
         second: String,
         c_name: String,
     },
+    #[error("registration {registration}: a {provider} callback cannot have the type `{signature}` (it needs `{}` over {})", provider_shape(.provider), element_list())]
+    Signature {
+        registration: RegistrationId,
+        provider: String,
+        signature: Signature,
+    },
     #[error("kernel `{0}` is requested twice")]
     DuplicateKernel(String),
+}
+
+fn provider_shape(name: &str) -> &'static str {
+    Provider::from_name(name).map_or("?", |p| p.shape().describe())
+}
+
+/// `i8, i16, …, f64`: the element types, for messages.
+pub fn element_list() -> String {
+    crate::ELEMENT_TYPES
+        .iter()
+        .map(|s| s.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 const CPP_KEYWORDS: &[&str] = &[
@@ -285,173 +689,456 @@ pub fn c_field_names(env: &EnvLayout) -> Vec<String> {
         .collect()
 }
 
-/// Emits one self-contained translation unit holding `requests`.
-pub fn emit_translation_unit(
-    requests: &[KernelRequest],
-    launch: &LaunchFacts,
-) -> Result<TranslationUnit, EmitError> {
-    launch.check().map_err(EmitError::Launch)?;
+/// Emits one self-contained translation unit holding `requests`, with the
+/// provider headers they need, each kernel launched as [`launch_facts`] says.
+pub fn emit_translation_unit(requests: &[KernelRequest]) -> Result<TranslationUnit, EmitError> {
+    let provider = |r: &KernelRequest| match r {
+        KernelRequest::Callback { provider, .. } => *provider,
+        KernelRequest::Copy => Provider::Copy,
+    };
+    let mut wanted: Vec<&str> = vec!["common.cuh"];
+    for r in requests {
+        wanted.extend(headers_of(provider(r)));
+    }
     let mut source = String::new();
     source
         .push_str("// Generated by the `manifest` crate (provider instantiation). Do not edit.\n");
-    source.push_str("// Provider header providers/reduce.cuh follows, embedded.\n");
-    source.push_str(REDUCE_CUH);
-    if !REDUCE_CUH.ends_with('\n') {
-        source.push('\n');
+    for (name, text) in HEADERS.iter().filter(|(n, _)| wanted.contains(n)) {
+        let _ = writeln!(
+            source,
+            "// Provider header providers/{name} follows, embedded."
+        );
+        source.push_str(text);
+        if !text.ends_with('\n') {
+            source.push('\n');
+        }
     }
-    let mut kernels = Vec::with_capacity(requests.len());
+    let mut kernels: Vec<Kernel> = Vec::with_capacity(requests.len());
     let mut nvrtc_options = Vec::new();
     let wide = |env: &EnvLayout| {
         env.fields
             .iter()
             .any(|f| matches!(f.scalar, Scalar::I128 | Scalar::U128))
     };
-    if requests.iter().any(|r| match r {
-        KernelRequest::ReduceWithThunk { env, .. } | KernelRequest::ReduceWithCpp { env, .. } => {
-            wide(env)
-        }
-        KernelRequest::Copy => false,
-    }) {
+    if requests
+        .iter()
+        .any(|r| matches!(r, KernelRequest::Callback { env, .. } if wide(env)))
+    {
         nvrtc_options.push("--device-int128".to_string());
     }
+    let tuning = Tuning::from_env().map_err(EmitError::Launch)?;
     for request in requests {
-        let kernel = emit_kernel(&mut source, request, launch)?;
-        if kernels.iter().any(|k: &Kernel| k.name == kernel.name) {
-            return Err(EmitError::DuplicateKernel(kernel.name));
+        for kernel in emit_request(&mut source, request, &tuning)? {
+            if kernels.iter().any(|k| k.name == kernel.name) {
+                return Err(EmitError::DuplicateKernel(kernel.name));
+            }
+            kernels.push(kernel);
         }
-        kernels.push(kernel);
     }
     Ok(TranslationUnit {
         source,
         kernels,
         nvrtc_options,
+        needs_cccl: requests.iter().any(|r| provider(r) == Provider::SortBy),
     })
 }
 
-fn emit_kernel(
+fn emit_request(
     out: &mut String,
     request: &KernelRequest,
-    launch: &LaunchFacts,
-) -> Result<Kernel, EmitError> {
-    let block = launch.block_size;
-    let unroll = launch.items_per_thread / 4;
-    match request {
-        KernelRequest::Copy => {
-            let name = kernel_name(Provider::CopyI32, None, Variant::Plain);
-            let _ = write!(
-                out,
-                "\n// ---- {name}: device-to-device copy (bandwidth ceiling)\n\
-                 extern \"C\" __global__ void __launch_bounds__({block}) {name}(\n\
-                 \x20   const int *__restrict__ input, unsigned long long len, int *__restrict__ output) {{\n\
-                 \x20   rcb::copy_i32<{block}, {unroll}>(input, len, output);\n\
-                 }}\n"
-            );
-            Ok(Kernel {
-                name,
-                provider: Provider::CopyI32,
-                variant: Variant::Plain,
-                registration: None,
-                thunk: None,
-                params: kernel_params(Provider::CopyI32, None),
-                launch: *launch,
-                cubin: None,
-            })
-        }
-        KernelRequest::ReduceWithThunk {
+    tuning: &Tuning,
+) -> Result<Vec<Kernel>, EmitError> {
+    let (provider, registration, signature, op, env) = match request {
+        KernelRequest::Copy => return emit_copy(out).map(|k| vec![k]),
+        KernelRequest::Callback {
+            provider,
             registration,
-            variant,
-            thunk,
+            signature,
+            op,
             env,
-        } => {
-            let registration = *registration;
+        } => (*provider, *registration, signature, op, env),
+    };
+    if !signature.fits(provider) {
+        return Err(EmitError::Signature {
+            registration,
+            provider: provider.name().to_string(),
+            signature: signature.clone(),
+        });
+    }
+    let variant = op.variant();
+    match op {
+        Operation::Thunk { symbol, variant } => {
             if !matches!(variant, Variant::RustLtoir | Variant::RustPtx) {
                 return Err(EmitError::ThunkVariant {
                     registration,
                     variant: variant.name().to_string(),
                 });
             }
-            if !is_c_identifier(thunk) {
+            if !is_c_identifier(symbol) {
                 return Err(EmitError::Thunk {
                     registration,
-                    thunk: thunk.clone(),
+                    thunk: symbol.clone(),
                 });
             }
-            let name = kernel_name(Provider::ReduceI32, Some(registration), *variant);
-            let _ = write!(
-                out,
-                "\n// ---- {name}: reduce_i32, registration {registration}, callback thunk {thunk}\n"
-            );
-            let env_type = emit_env_struct(out, &name, registration, env)?;
-            let _ = writeln!(
-                out,
-                "extern \"C\" __device__ int {thunk}(const void *env, int a, int b);"
-            );
-            let op_call = if env_type.is_some() {
-                format!("{thunk}(env, a, b)")
+        }
+        Operation::Cpp { expr } => check_expr(registration, expr)?,
+    }
+    let base = kernel_name(
+        provider,
+        signature.element(),
+        Some(registration),
+        variant,
+        Stage::Main,
+    );
+    let what = match op {
+        Operation::Thunk { symbol, .. } => format!("callback thunk {symbol}"),
+        Operation::Cpp { .. } => "hand-written C++ operation".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "\n// ---- {base}: {} `{signature}`, registration {registration}, {what}",
+        provider.name()
+    );
+    let env_type = emit_env_struct(out, &base, registration, env)?;
+    if let Operation::Thunk { symbol, .. } = op {
+        let params: Vec<String> = signature
+            .params
+            .iter()
+            .zip(["a", "b"])
+            .map(|(s, n)| format!("{} {n}", abi_c_type(*s)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "extern \"C\" __device__ {} {symbol}(const void *env, {});",
+            abi_c_type(signature.ret),
+            params.join(", ")
+        );
+    }
+    let functor = emit_functor(out, &base, signature, op, env_type.as_deref());
+    let mut kernels = Vec::new();
+    for &stage in provider.stages() {
+        let launch = tuning.apply(
+            launch_facts(provider, stage, signature),
+            provider,
+            signature,
+        );
+        check_launch(provider, signature, &launch)
+            .map_err(|e| EmitError::Launch(format!("{}: {e}", provider.name())))?;
+        let name = kernel_name(
+            provider,
+            signature.element(),
+            Some(registration),
+            variant,
+            stage,
+        );
+        emit_kernel(
+            out,
+            &name,
+            provider,
+            stage,
+            signature,
+            &launch,
+            env_type.as_deref(),
+            &functor,
+        )?;
+        kernels.push(Kernel {
+            name,
+            provider,
+            stage,
+            variant,
+            registration: Some(registration),
+            thunk: match op {
+                Operation::Thunk { symbol, .. } => Some(symbol.clone()),
+                Operation::Cpp { .. } => None,
+            },
+            params: kernel_params(provider, stage, signature, Some(env)),
+            launch,
+            cubin: None,
+        });
+    }
+    Ok(kernels)
+}
+
+fn emit_copy(out: &mut String) -> Result<Kernel, EmitError> {
+    let launch = launch_facts(Provider::Copy, Stage::Main, &Signature::fold(Scalar::I32));
+    launch.check().map_err(EmitError::Launch)?;
+    let name = copy_kernel_name();
+    let block = launch.block_size;
+    let unroll = launch.items_per_thread / 4;
+    let _ = write!(
+        out,
+        "\n// ---- {name}: device-to-device copy (bandwidth ceiling)\n\
+         extern \"C\" __global__ void __launch_bounds__({block}) {name}(\n\
+         \x20   const int *__restrict__ input, unsigned long long len, int *__restrict__ output) {{\n\
+         \x20   rcb::copy_i32<{block}, {unroll}>(input, len, output);\n\
+         }}\n"
+    );
+    Ok(Kernel {
+        name,
+        provider: Provider::Copy,
+        stage: Stage::Main,
+        variant: Variant::Plain,
+        registration: None,
+        thunk: None,
+        params: kernel_params(
+            Provider::Copy,
+            Stage::Main,
+            &Signature::fold(Scalar::I32),
+            None,
+        ),
+        launch,
+        cubin: None,
+    })
+}
+
+/// Emits `struct BASE_op` (the operation as CUB-style functor) and returns
+/// the expression that constructs it inside a kernel.
+fn emit_functor(
+    out: &mut String,
+    base: &str,
+    signature: &Signature,
+    op: &Operation,
+    env_type: Option<&str>,
+) -> String {
+    let ty = format!("{base}_op");
+    let ret = signature.ret.c_type();
+    let params: Vec<String> = signature
+        .params
+        .iter()
+        .zip(["a", "b"])
+        .map(|(s, n)| format!("{} {n}", s.c_type()))
+        .collect();
+    let head = format!(
+        "    __device__ __forceinline__ {ret} operator()({}) const",
+        params.join(", ")
+    );
+    let _ = writeln!(out, "struct {ty} {{");
+    match op {
+        Operation::Thunk { symbol, .. } => {
+            // Narrow types widen to the thunk ABI's (a cast only there).
+            let args: Vec<String> = signature
+                .params
+                .iter()
+                .zip(["a", "b"])
+                .map(|(s, n)| match abi_c_type(*s) {
+                    abi if abi == s.c_type() => n.to_string(),
+                    abi => format!("({abi}){n}"),
+                })
+                .collect();
+            let env_arg = if env_type.is_some() {
+                "env"
             } else {
-                format!("{thunk}(rcb::empty_env, a, b)")
+                "rcb::empty_env"
             };
-            emit_reduce_kernel(out, &name, env_type.as_deref(), &op_call, false, launch);
-            Ok(reduce_kernel(
-                name,
-                registration,
-                *variant,
-                Some(thunk.clone()),
-                env,
-                launch,
-            ))
+            let call = format!("{symbol}({env_arg}, {})", args.join(", "));
+            let value = if signature.ret == Scalar::Bool {
+                format!("{call} != 0u")
+            } else if abi_c_type(signature.ret) == ret {
+                call
+            } else {
+                format!("({ret}){call}")
+            };
+            if let Some(env) = env_type {
+                let _ = writeln!(out, "    const {env} *env;");
+            }
+            let _ = writeln!(out, "{head} {{ return {value}; }}");
         }
-        KernelRequest::ReduceWithCpp {
-            registration,
-            expr,
-            env,
-        } => {
-            let registration = *registration;
-            check_expr(registration, expr)?;
-            let name = kernel_name(Provider::ReduceI32, Some(registration), Variant::CppFunctor);
-            let _ = write!(
-                out,
-                "\n// ---- {name}: reduce_i32, registration {registration}, hand-written C++ operation\n"
-            );
-            let env_type = emit_env_struct(out, &name, registration, env)?;
-            emit_reduce_kernel(
-                out,
-                &name,
-                env_type.as_deref(),
-                &format!("({expr})"),
-                true,
-                launch,
-            );
-            Ok(reduce_kernel(
-                name,
-                registration,
-                Variant::CppFunctor,
-                None,
-                env,
-                launch,
-            ))
-        }
+        Operation::Cpp { expr } => match env_type {
+            Some(env) => {
+                let _ = writeln!(out, "    const {env} *env_ptr;");
+                let _ = writeln!(
+                    out,
+                    "{head} {{\n\
+                     \x20       const {env} &env = *env_ptr;\n\
+                     \x20       (void)env;\n\
+                     \x20       return ({ret})({expr});\n\
+                     \x20   }}"
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{head} {{ return ({ret})({expr}); }}");
+            }
+        },
+    }
+    let _ = writeln!(out, "}};");
+    match env_type {
+        Some(_) => format!("{ty}{{&env}}"),
+        None => format!("{ty}{{}}"),
     }
 }
 
-fn reduce_kernel(
-    name: String,
-    registration: RegistrationId,
-    variant: Variant,
-    thunk: Option<String>,
-    env: &EnvLayout,
+/// Elements of T in one 16-byte vector.
+fn vector_width(s: Scalar) -> u32 {
+    (16 / s.size().max(1)) as u32
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_kernel(
+    out: &mut String,
+    name: &str,
+    provider: Provider,
+    stage: Stage,
+    signature: &Signature,
     launch: &LaunchFacts,
-) -> Kernel {
-    Kernel {
-        name,
-        provider: Provider::ReduceI32,
-        variant,
-        registration: Some(registration),
-        thunk,
-        params: kernel_params(Provider::ReduceI32, Some(env)),
-        launch: *launch,
-        cubin: None,
+    env_type: Option<&str>,
+    functor: &str,
+) -> Result<(), EmitError> {
+    let block = launch.block_size;
+    let items = launch.items_per_thread;
+    let t = signature.element().c_type();
+    let env_param = match env_type {
+        Some(ty) => format!(",\n    const __grid_constant__ {ty} env"),
+        None => String::new(),
+    };
+    let per_vector = |s: Scalar, what: &str| -> Result<u32, EmitError> {
+        let n = vector_width(s);
+        if !items.is_multiple_of(n) {
+            return Err(EmitError::Launch(format!(
+                "{what}: items_per_thread {items} is not a whole number of 16-byte vectors of {}",
+                s.name()
+            )));
+        }
+        Ok(items / n)
+    };
+    let (params, body) = match (provider, stage) {
+        (Provider::Reduce, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, {t} init, rcb::Partial<{t}> *partials,\n\
+                 \x20   unsigned int *counter, {t} *output"
+            ),
+            format!(
+                "rcb::reduce<{block}, {}>(input, len, init, partials, counter, output, {functor});",
+                per_vector(signature.element(), name)?
+            ),
+        ),
+        (Provider::InclusiveScan, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output, void *state,\n\
+                 \x20   unsigned int epoch"
+            ),
+            format!(
+                "rcb::scan<{block}, {items}, false>(input, len, ({t})0, output, state, epoch, {functor});"
+            ),
+        ),
+        (Provider::ExclusiveScan, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, {t} init, {t} *__restrict__ output,\n\
+                 \x20   void *state, unsigned int epoch"
+            ),
+            format!(
+                "rcb::scan<{block}, {items}, true>(input, len, init, output, state, epoch, {functor});"
+            ),
+        ),
+        (Provider::Transform, _) => {
+            let u = signature.ret.c_type();
+            let chunk = signature
+                .params
+                .iter()
+                .chain([&signature.ret])
+                .map(|s| vector_width(*s))
+                .max()
+                .unwrap_or(4);
+            (
+                format!(
+                    "const {t} *__restrict__ input, unsigned long long len, {u} *__restrict__ output"
+                ),
+                format!(
+                    "rcb::transform<{block}, {}>(input, len, output, {functor});",
+                    unroll(items, chunk, name)?
+                ),
+            )
+        }
+        (Provider::Transform2, _) => {
+            let u = signature.params[1].c_type();
+            let v = signature.ret.c_type();
+            let chunk = signature
+                .params
+                .iter()
+                .chain([&signature.ret])
+                .map(|s| vector_width(*s))
+                .max()
+                .unwrap_or(4);
+            (
+                format!(
+                    "const {t} *__restrict__ a, const {u} *__restrict__ b, unsigned long long len,\n\
+                     \x20   {v} *__restrict__ output"
+                ),
+                format!(
+                    "rcb::transform2<{block}, {}>(a, b, len, output, {functor});",
+                    unroll(items, chunk, name)?
+                ),
+            )
+        }
+        (Provider::SegmentedReduce, _) => (
+            format!(
+                "const {t} *__restrict__ input, const unsigned long long *__restrict__ offsets,\n\
+                 \x20   unsigned long long segments, {t} init, {t} *__restrict__ output, unsigned int per_block"
+            ),
+            format!(
+                "rcb::segmented_reduce<{block}, {}>(input, offsets, segments, init, output, per_block, {functor});",
+                per_vector(signature.element(), name)?
+            ),
+        ),
+        (Provider::Select, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
+                 \x20   unsigned long long *count, void *state, unsigned int epoch"
+            ),
+            format!(
+                "rcb::select<{block}, {items}>(input, len, output, count, state, epoch, {functor});"
+            ),
+        ),
+        (Provider::SortBy, Stage::Partition) => (
+            format!(
+                "bool ping, {t} *output, {t} *buffer, unsigned int len, unsigned int num_partitions,\n\
+                 \x20   unsigned int *partitions, unsigned int target, int items_per_tile"
+            ),
+            format!(
+                "rcb::sort_partition(ping, output, buffer, len, num_partitions, partitions, target, items_per_tile,\n\
+                 \x20                        {functor});"
+            ),
+        ),
+        (Provider::SortBy, Stage::Merge) => (
+            format!(
+                "bool ping, {t} *output, unsigned int len, {t} *buffer, unsigned int *partitions,\n\
+                 \x20   unsigned int target"
+            ),
+            format!(
+                "static_assert(rcb::SortPolicy<{t}>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::sort_merge(ping, output, len, buffer, partitions, target, {functor});"
+            ),
+        ),
+        (Provider::SortBy, _) => (
+            format!("bool ping, const {t} *input, {t} *output, unsigned int len, {t} *buffer"),
+            format!(
+                "static_assert(rcb::SortPolicy<{t}>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::sort_block(ping, input, output, len, buffer, {functor});"
+            ),
+        ),
+        (Provider::Copy, _) => unreachable!("the copy kernel is emitted by emit_copy"),
+    };
+    let bounds = match launch.min_blocks_per_sm {
+        0 => block.to_string(),
+        m => format!("{block}, {m}"),
+    };
+    let _ = write!(
+        out,
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}(\n\
+         \x20   {params}{env_param}) {{\n\
+         \x20   {body}\n\
+         }}\n"
+    );
+    Ok(())
+}
+
+/// A transform's chunks in flight per thread, from its items per thread.
+fn unroll(items: u32, chunk: u32, name: &str) -> Result<u32, EmitError> {
+    if !items.is_multiple_of(chunk) {
+        return Err(EmitError::Launch(format!(
+            "{name}: items_per_thread {items} is not a whole number of chunks of {chunk}"
+        )));
     }
+    Ok(items / chunk)
 }
 
 fn check_expr(registration: RegistrationId, expr: &str) -> Result<(), EmitError> {
@@ -574,60 +1261,4 @@ fn emit_env_struct(
         );
     }
     Ok(Some(ty))
-}
-
-fn emit_reduce_kernel(
-    out: &mut String,
-    name: &str,
-    env_type: Option<&str>,
-    op_call: &str,
-    cpp_expr: bool,
-    launch: &LaunchFacts,
-) {
-    let block = launch.block_size;
-    let unroll = launch.items_per_thread / 4;
-    let op = format!("{name}_op");
-    let _ = writeln!(out, "struct {op} {{");
-    match (env_type, cpp_expr) {
-        (Some(ty), false) => {
-            let _ = writeln!(out, "    const {ty} *env;");
-            let _ = writeln!(
-                out,
-                "    __device__ __forceinline__ int operator()(int a, int b) const {{ return {op_call}; }}"
-            );
-        }
-        (Some(ty), true) => {
-            let _ = writeln!(out, "    const {ty} *env_ptr;");
-            let _ = writeln!(
-                out,
-                "    __device__ __forceinline__ int operator()(int a, int b) const {{\n\
-                 \x20       const {ty} &env = *env_ptr;\n\
-                 \x20       (void)env;\n\
-                 \x20       return {op_call};\n\
-                 \x20   }}"
-            );
-        }
-        (None, _) => {
-            let _ = writeln!(
-                out,
-                "    __device__ __forceinline__ int operator()(int a, int b) const {{ return {op_call}; }}"
-            );
-        }
-    }
-    let _ = writeln!(out, "}};");
-    let (env_param, op_value) = match env_type {
-        Some(ty) => (
-            format!(",\n    const __grid_constant__ {ty} env"),
-            format!("{op}{{&env}}"),
-        ),
-        None => (String::new(), format!("{op}{{}}")),
-    };
-    let _ = write!(
-        out,
-        "extern \"C\" __global__ void __launch_bounds__({block}) {name}(\n\
-         \x20   const int *__restrict__ input, unsigned long long len, int init, int2 *partials,\n\
-         \x20   unsigned int *counter, int *output{env_param}) {{\n\
-         \x20   rcb::reduce_i32<{block}, {unroll}>(input, len, init, partials, counter, output, {op_value});\n\
-         }}\n"
-    );
 }

@@ -1,10 +1,10 @@
 //! Run bundles: round trip, parse errors, and checks against a manifest.
 
 use manifest::bundle::{standard_case_inputs, STANDARD_SIZES};
-use manifest::provider::{emit_translation_unit, KernelRequest};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
     BenchSpec, BenchVariant, Bundle, Callback, CaptureValue, Case, EnvLayout, Fingerprint,
-    LaunchFacts, Manifest, RegistrationId, RegistrationRun, Scalar, Variant, BUNDLE_FORMAT,
+    Manifest, Provider, RegistrationId, RegistrationRun, Scalar, Signature, Variant, BUNDLE_FORMAT,
     GENERATOR, MANIFEST_FORMAT,
 };
 use serde_json::json;
@@ -12,18 +12,17 @@ use std::fmt::Write as _;
 
 fn manifest() -> Manifest {
     let env = EnvLayout::from_captures(&[("k", Scalar::I32)]).unwrap();
-    let tu = emit_translation_unit(
-        &[
-            KernelRequest::ReduceWithThunk {
-                registration: RegistrationId(0),
+    let tu = emit_translation_unit(&[
+        KernelRequest::i32_reduce(
+            RegistrationId(0),
+            Operation::Thunk {
+                symbol: "rcb_thunk_r0".into(),
                 variant: Variant::RustLtoir,
-                thunk: "rcb_thunk_r0".into(),
-                env: env.clone(),
             },
-            KernelRequest::Copy,
-        ],
-        &LaunchFacts::DEFAULT,
-    )
+            env.clone(),
+        ),
+        KernelRequest::Copy,
+    ])
     .unwrap();
     Manifest {
         format: MANIFEST_FORMAT.into(),
@@ -33,6 +32,8 @@ fn manifest() -> Manifest {
         toolchain: Default::default(),
         callbacks: vec![Callback {
             registration: RegistrationId(0),
+            provider: Provider::Reduce,
+            signature: Signature::fold(Scalar::I32),
             origin: None,
             site: None,
             env,

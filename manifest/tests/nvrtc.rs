@@ -1,8 +1,10 @@
 //! The instantiation text compiles with NVRTC, as the backend compiles it
 //! (LTOIR with -dlto, PTX without), including every scalar layout.
 
-use manifest::provider::{emit_translation_unit, KernelRequest};
-use manifest::{EnvLayout, LaunchFacts, RegistrationId, Scalar, Variant};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
+use manifest::{
+    EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Variant, ELEMENT_TYPES,
+};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
 
@@ -94,33 +96,138 @@ fn every_scalar_env() -> EnvLayout {
     EnvLayout::from_captures(&captures).unwrap()
 }
 
+fn thunk(
+    provider: Provider,
+    registration: u32,
+    signature: Signature,
+    env: EnvLayout,
+) -> KernelRequest {
+    KernelRequest::Callback {
+        provider,
+        registration: RegistrationId(registration),
+        signature,
+        op: Operation::Thunk {
+            symbol: format!("rcb_thunk_r{registration}"),
+            variant: Variant::RustLtoir,
+        },
+        env,
+    }
+}
+
 fn requests() -> Vec<KernelRequest> {
     let env = every_scalar_env();
     vec![
-        KernelRequest::ReduceWithThunk {
+        thunk(
+            Provider::Reduce,
+            0,
+            Signature::fold(Scalar::I32),
+            env.clone(),
+        ),
+        KernelRequest::Callback {
+            provider: Provider::Reduce,
             registration: RegistrationId(0),
-            variant: Variant::RustLtoir,
-            thunk: "rcb_thunk_r0".into(),
-            env: env.clone(),
-        },
-        KernelRequest::ReduceWithCpp {
-            registration: RegistrationId(0),
-            expr: "a + b + (int)env.c2".into(),
+            signature: Signature::fold(Scalar::I32),
+            op: Operation::Cpp {
+                expr: "a + b + (int)env.c2".into(),
+            },
             env,
         },
-        KernelRequest::ReduceWithThunk {
+        KernelRequest::Callback {
+            provider: Provider::Reduce,
             registration: RegistrationId(1),
-            variant: Variant::RustPtx,
-            thunk: "rcb_thunk_r1".into(),
+            signature: Signature::fold(Scalar::I32),
+            op: Operation::Thunk {
+                symbol: "rcb_thunk_r1".into(),
+                variant: Variant::RustPtx,
+            },
             env: EnvLayout::empty(),
         },
         KernelRequest::Copy,
     ]
 }
 
+/// Every provider over every element type, with a thunk and with a C++
+/// operation, captures or none.
+fn every_provider() -> Vec<KernelRequest> {
+    let mut out = Vec::new();
+    let mut registration = 0;
+    let captures = EnvLayout::from_captures(&[("k", Scalar::I64), ("m", Scalar::U8)]).unwrap();
+    for provider in Provider::CALLBACKS {
+        for (i, &t) in ELEMENT_TYPES.iter().enumerate() {
+            // A second element type for the maps: the next one round.
+            let u = ELEMENT_TYPES[(i + 3) % ELEMENT_TYPES.len()];
+            let signature = match provider.shape() {
+                Shape::Fold => Signature::fold(t),
+                Shape::Map => Signature {
+                    params: vec![t],
+                    ret: u,
+                },
+                Shape::Zip => Signature {
+                    params: vec![t, u],
+                    ret: t,
+                },
+                Shape::Predicate => Signature {
+                    params: vec![t],
+                    ret: Scalar::Bool,
+                },
+                Shape::Compare => Signature {
+                    params: vec![t, t],
+                    ret: Scalar::Bool,
+                },
+            };
+            let env = if i % 2 == 0 {
+                captures.clone()
+            } else {
+                EnvLayout::empty()
+            };
+            out.push(thunk(
+                provider,
+                registration,
+                signature.clone(),
+                env.clone(),
+            ));
+            let expr = match provider.shape() {
+                Shape::Fold | Shape::Zip => "a + b",
+                Shape::Map => "a * 3 + 1",
+                Shape::Predicate => "a > 0",
+                Shape::Compare => "a < b",
+            };
+            out.push(KernelRequest::Callback {
+                provider,
+                registration: RegistrationId(registration),
+                signature,
+                op: Operation::Cpp { expr: expr.into() },
+                env,
+            });
+            registration += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn every_provider_and_element_type_compiles() {
+    let tu = emit_translation_unit(&every_provider()).unwrap();
+    assert!(tu.needs_cccl);
+    assert_eq!(tu.kernels.len(), 2 * 10 * (7 + 3));
+    let cccl = format!(
+        "-I{}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../.nvidia/nvidia/cu13/include/cccl")
+            .display()
+    );
+    for options in [
+        &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
+        &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
+    ] {
+        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
+        assert!(size > 0);
+    }
+}
+
 #[test]
 fn nvrtc_compiles_instantiations_to_ltoir_and_ptx() {
-    let tu = emit_translation_unit(&requests(), &LaunchFacts::DEFAULT).unwrap();
+    let tu = emit_translation_unit(&requests()).unwrap();
     assert_eq!(tu.nvrtc_options, ["--device-int128"]);
     let extra: Vec<&str> = tu.nvrtc_options.iter().map(String::as_str).collect();
     let ltoir = compile(
@@ -136,7 +243,7 @@ fn nvrtc_compiles_instantiations_to_ltoir_and_ptx() {
     .unwrap_or_else(|log| panic!("{log}"));
     assert!(ptx > 0);
     // Without 128-bit captures no option is needed.
-    let plain = emit_translation_unit(&[KernelRequest::Copy], &LaunchFacts::DEFAULT).unwrap();
+    let plain = emit_translation_unit(&[KernelRequest::Copy]).unwrap();
     assert!(plain.nvrtc_options.is_empty());
     compile(&plain.source, &["-arch=sm_90", "-rdc=true", "-dlto"])
         .unwrap_or_else(|log| panic!("{log}"));
@@ -144,7 +251,7 @@ fn nvrtc_compiles_instantiations_to_ltoir_and_ptx() {
 
 #[test]
 fn nvrtc_rejects_a_layout_the_compiler_disagrees_with() {
-    let tu = emit_translation_unit(&requests(), &LaunchFacts::DEFAULT).unwrap();
+    let tu = emit_translation_unit(&requests()).unwrap();
     let env = every_scalar_env();
     // Pretend the manifest said the environment is 8 bytes larger.
     let wrong = tu.source.replacen(

@@ -1,9 +1,9 @@
 //! The manifest schema: round trip, snapshot, and validation errors.
 
-use manifest::provider::{emit_translation_unit, KernelRequest};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
-    Callback, EnvLayout, Fingerprint, GridPolicy, LaunchFacts, Manifest, ParamKind, RegistrationId,
-    Scalar, Variant, MANIFEST_FORMAT,
+    Callback, EnvLayout, Fingerprint, GridPolicy, LaunchFacts, Manifest, ParamKind, Provider,
+    RegistrationId, Scalar, Signature, Stage, Variant, MANIFEST_FORMAT,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,29 +12,32 @@ fn sample() -> Manifest {
     let env = EnvLayout::from_captures(&[("k", Scalar::I32), ("m", Scalar::I64)]).unwrap();
     let r0 = RegistrationId(0);
     let r1 = RegistrationId(1);
-    let tu = emit_translation_unit(
-        &[
-            KernelRequest::ReduceWithThunk {
-                registration: r0,
+    let tu = emit_translation_unit(&[
+        KernelRequest::i32_reduce(
+            r0,
+            Operation::Thunk {
+                symbol: "rcb_thunk_r0".into(),
                 variant: Variant::RustLtoir,
-                thunk: "rcb_thunk_r0".into(),
-                env: env.clone(),
             },
-            KernelRequest::ReduceWithCpp {
-                registration: r0,
+            env.clone(),
+        ),
+        KernelRequest::i32_reduce(
+            r0,
+            Operation::Cpp {
                 expr: "a + b + env.k".into(),
-                env: env.clone(),
             },
-            KernelRequest::ReduceWithThunk {
-                registration: r1,
+            env.clone(),
+        ),
+        KernelRequest::i32_reduce(
+            r1,
+            Operation::Thunk {
+                symbol: "rcb_thunk_r1_ptx".into(),
                 variant: Variant::RustPtx,
-                thunk: "rcb_thunk_r1_ptx".into(),
-                env: EnvLayout::empty(),
             },
-            KernelRequest::Copy,
-        ],
-        &LaunchFacts::DEFAULT,
-    )
+            EnvLayout::empty(),
+        ),
+        KernelRequest::Copy,
+    ])
     .unwrap();
     Manifest {
         format: MANIFEST_FORMAT.into(),
@@ -48,12 +51,16 @@ fn sample() -> Manifest {
         callbacks: vec![
             Callback {
                 registration: r0,
+                provider: Provider::Reduce,
+                signature: Signature::fold(Scalar::I32),
                 origin: Some("user.rs:3:20".into()),
                 site: None,
                 env,
             },
             Callback {
                 registration: r1,
+                provider: Provider::Reduce,
+                signature: Signature::fold(Scalar::I32),
                 origin: None,
                 site: None,
                 env: EnvLayout::empty(),
@@ -117,6 +124,20 @@ fn manifest_validation_errors() {
         ("blocks_per_sm", |m| {
             m.kernels[0].launch.grid = GridPolicy::TilesCappedBySms { blocks_per_sm: 0 }
         }),
+        ("provider_of_kernel", |m| {
+            m.kernels[0].provider = Provider::InclusiveScan
+        }),
+        ("stage_of_reduce", |m| m.kernels[0].stage = Stage::Merge),
+        ("select_returning_i32", |m| {
+            m.callbacks[0].provider = Provider::Select;
+            m.callbacks[0].signature = Signature {
+                params: vec![Scalar::I32],
+                ret: Scalar::I32,
+            }
+        }),
+        ("reduce_of_i128", |m| {
+            m.callbacks[0].signature = Signature::fold(Scalar::I128)
+        }),
     ];
     let mut out = String::new();
     for (name, edit) in edits {
@@ -147,5 +168,5 @@ fn grid_policy() {
     for (n, want) in cases {
         assert_eq!(facts.grid.grid_size(n, &facts, 132), want, "n = {n}");
     }
-    assert_eq!(facts.grid.max_grid_size(132), 1056);
+    assert_eq!(facts.grid.max_grid_size(132), Some(1056));
 }

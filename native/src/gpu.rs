@@ -70,8 +70,8 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Data a provider reads: a host slice (copied to the device for the call)
-/// or a [`DeviceVec`] (read where it is).
+/// Data a provider reads: a host slice (copied to the device for the call),
+/// a [`DeviceVec`] or a [`DeviceSlice`] of one (read where it is).
 pub trait Input<T> {
     #[doc(hidden)]
     fn source(&self) -> Source<'_, T>;
@@ -80,7 +80,21 @@ pub trait Input<T> {
 #[doc(hidden)]
 pub enum Source<'a, T> {
     Host(&'a [T]),
-    Device(&'a DeviceVec<T>),
+    /// `len` elements from element `start` of a device allocation.
+    Device {
+        vec: &'a DeviceVec<T>,
+        start: usize,
+        len: usize,
+    },
+}
+
+impl<T> Source<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Source::Host(s) => s.len(),
+            Source::Device { len, .. } => *len,
+        }
+    }
 }
 
 impl<T> Input<T> for [T] {
@@ -103,7 +117,21 @@ impl<T, const N: usize> Input<T> for [T; N] {
 
 impl<T> Input<T> for DeviceVec<T> {
     fn source(&self) -> Source<'_, T> {
-        Source::Device(self)
+        Source::Device {
+            vec: self,
+            start: 0,
+            len: self.len,
+        }
+    }
+}
+
+impl<T> Input<T> for DeviceSlice<'_, T> {
+    fn source(&self) -> Source<'_, T> {
+        Source::Device {
+            vec: self.vec,
+            start: self.start,
+            len: self.len,
+        }
     }
 }
 
@@ -114,6 +142,24 @@ pub struct DeviceVec<T> {
     _t: PhantomData<T>,
 }
 
+/// A range of a [`DeviceVec`] ([`DeviceVec::slice`]): read in place, so its
+/// first element may sit anywhere (not on a 16-byte boundary).
+pub struct DeviceSlice<'a, T> {
+    vec: &'a DeviceVec<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T> DeviceSlice<'_, T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 impl<T: Copy> DeviceVec<T> {
     pub fn len(&self) -> usize {
         self.len
@@ -121,6 +167,35 @@ impl<T: Copy> DeviceVec<T> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The elements in `range`, read in place by a call.
+    ///
+    /// # Panics
+    ///
+    /// When the range is out of bounds, as slicing a `Vec` does.
+    pub fn slice(&self, range: impl core::ops::RangeBounds<usize>) -> DeviceSlice<'_, T> {
+        use core::ops::Bound;
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s + 1,
+            Bound::Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e + 1,
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => self.len,
+        };
+        assert!(
+            start <= end && end <= self.len,
+            "range {start}..{end} out of bounds of a DeviceVec of {} elements",
+            self.len
+        );
+        DeviceSlice {
+            vec: self,
+            start,
+            len: end - start,
+        }
     }
 
     /// Copies the elements back to the host.
@@ -141,6 +216,11 @@ impl<T: Copy> DeviceVec<T> {
 /// One CUDA device, opened once per process (later opens share it).
 pub struct Gpu {
     device: backend::Device,
+}
+
+/// `(type_name::<T>(), size_of::<T>())`.
+fn ty<T>() -> (&'static str, usize) {
+    (core::any::type_name::<T>(), size_of::<T>())
 }
 
 impl Gpu {
@@ -182,37 +262,278 @@ impl Gpu {
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
+        let out: Vec<T> = self.run(
+            site,
+            "reduce",
+            &[ty::<T>(), ty::<T>(), ty::<T>()],
+            &[data.source()],
+            None,
+            Some(&init),
+            &op,
+            1,
+        )?;
+        out.first().copied().ok_or_else(|| Error {
+            kind: ErrorKind::Mismatch,
+            message: "the reduce kernel returned no value".into(),
+        })
+    }
+
+    /// Every prefix of `data` folded with `op` ([`crate::inclusive_scan`]).
+    /// `op` must be associative; the result is the same bits on every run.
+    #[track_caller]
+    #[inline(never)]
+    pub fn inclusive_scan<T, D, F>(&self, data: &D, op: F) -> Result<Vec<T>, Error>
+    where
+        T: Copy + 'static,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let source = data.source();
+        let n = source.len();
+        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        self.run::<T, T, F>(
+            site,
+            "inclusive_scan",
+            &types,
+            &[source],
+            None,
+            None,
+            &op,
+            n,
+        )
+    }
+
+    /// Every prefix before an element, from `init` ([`crate::exclusive_scan`]).
+    #[track_caller]
+    #[inline(never)]
+    pub fn exclusive_scan<T, D, F>(&self, data: &D, init: T, op: F) -> Result<Vec<T>, Error>
+    where
+        T: Copy + 'static,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let source = data.source();
+        let n = source.len();
+        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        self.run(
+            site,
+            "exclusive_scan",
+            &types,
+            &[source],
+            None,
+            Some(&init),
+            &op,
+            n,
+        )
+    }
+
+    /// `op` of each element ([`crate::transform`]).
+    #[track_caller]
+    #[inline(never)]
+    pub fn transform<T, U, D, F>(&self, data: &D, op: F) -> Result<Vec<U>, Error>
+    where
+        T: Copy + 'static,
+        U: Copy + 'static,
+        D: Input<T> + ?Sized,
+        F: Fn(T) -> U,
+    {
+        let site = core::panic::Location::caller();
+        let source = data.source();
+        let n = source.len();
+        self.run::<T, U, F>(
+            site,
+            "transform",
+            &[ty::<T>(), ty::<U>()],
+            &[source],
+            None,
+            None,
+            &op,
+            n,
+        )
+    }
+
+    /// `op` of each pair of elements ([`crate::transform2`]); the inputs
+    /// must have one length.
+    #[track_caller]
+    #[inline(never)]
+    pub fn transform2<T, U, V, DA, DB, F>(&self, a: &DA, b: &DB, op: F) -> Result<Vec<V>, Error>
+    where
+        T: Copy + 'static,
+        U: Copy + 'static,
+        V: Copy + 'static,
+        DA: Input<T> + ?Sized,
+        DB: Input<U> + ?Sized,
+        F: Fn(T, U) -> V,
+    {
+        let site = core::panic::Location::caller();
+        let (sa, sb) = (a.source(), b.source());
+        if sa.len() != sb.len() {
+            return Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: std::format!(
+                    "transform2: the inputs differ in length ({} and {})",
+                    sa.len(),
+                    sb.len()
+                ),
+            });
+        }
+        let n = sa.len();
+        let types = [ty::<T>(), ty::<U>(), ty::<V>()];
+        // SAFETY of the erasure: the backend reads the second input with
+        // the size checked against the compiled type.
+        let sb = erase(sb);
+        self.run::<T, V, F>(site, "transform2", &types, &[sa, sb], None, None, &op, n)
+    }
+
+    /// One fold from `init` per segment ([`crate::segmented_reduce`]):
+    /// segment `i` is `data[offsets[i]..offsets[i+1]]`. Offsets that
+    /// decrease or pass the end of the data are an error.
+    #[track_caller]
+    #[inline(never)]
+    pub fn segmented_reduce<T, D, F>(
+        &self,
+        data: &D,
+        offsets: &[usize],
+        init: T,
+        op: F,
+    ) -> Result<Vec<T>, Error>
+    where
+        T: Copy + 'static,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let segments = offsets.len().saturating_sub(1);
+        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        self.run(
+            site,
+            "segmented_reduce",
+            &types,
+            &[data.source()],
+            Some(offsets),
+            Some(&init),
+            &op,
+            segments,
+        )
+    }
+
+    /// The elements `pred` keeps, in order ([`crate::select`]).
+    #[track_caller]
+    #[inline(never)]
+    pub fn select<T, D, P>(&self, data: &D, pred: P) -> Result<Vec<T>, Error>
+    where
+        T: Copy + 'static,
+        D: Input<T> + ?Sized,
+        P: Fn(T) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let source = data.source();
+        let n = source.len();
+        self.run::<T, T, P>(
+            site,
+            "select",
+            &[ty::<T>(), ty::<bool>()],
+            &[source],
+            None,
+            None,
+            &pred,
+            n,
+        )
+    }
+
+    /// The elements stably sorted by `less`, a strict weak order
+    /// ([`crate::sort_by`]); at most 2^32 - 1 of them.
+    #[track_caller]
+    #[inline(never)]
+    pub fn sort_by<T, D, C>(&self, data: &D, less: C) -> Result<Vec<T>, Error>
+    where
+        T: Copy + 'static,
+        D: Input<T> + ?Sized,
+        C: Fn(T, T) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let source = data.source();
+        let n = source.len();
+        let types = [ty::<T>(), ty::<T>(), ty::<bool>()];
+        self.run::<T, T, C>(site, "sort_by", &types, &[source], None, None, &less, n)
+    }
+
+    /// Runs `provider` for the call at `site` and returns up to `capacity`
+    /// elements of its output.
+    #[allow(clippy::too_many_arguments)]
+    fn run<T, O, F>(
+        &self,
+        site: &core::panic::Location<'_>,
+        provider: &'static str,
+        types: &[(&'static str, usize)],
+        inputs: &[Source<'_, T>],
+        offsets: Option<&[usize]>,
+        init: Option<&T>,
+        op: &F,
+        capacity: usize,
+    ) -> Result<Vec<O>, Error> {
         let call = Call {
             file: site.file(),
             line: site.line(),
             column: site.column(),
-            element: core::any::type_name::<T>(),
-            element_size: size_of::<T>(),
+            provider,
+            types,
             closure_type: core::any::type_name::<F>(),
             closure_size: size_of::<F>(),
             closure_align: align_of::<F>(),
         };
-        // SAFETY: `init` is one live T, `op` a live F, and the input's
-        // elements live for the call; the backend checks T against the
-        // compiled element type before reading them as such.
-        let out = unsafe {
-            let init = core::slice::from_raw_parts(&init as *const T as *const u8, size_of::<T>());
-            let closure = &op as *const F as *const u8;
-            backend::reduce(&self.device, &call, data.source(), init, closure)?
-        };
-        if out.len() != size_of::<T>() {
-            return Err(Error {
-                kind: ErrorKind::Mismatch,
-                message: std::format!(
-                    "the kernel returned {} bytes for a {}",
-                    out.len(),
-                    call.element
-                ),
-            });
+        let mut out: Vec<O> = Vec::with_capacity(capacity);
+        // SAFETY: `init` is one live T, `op` a live F, the inputs live for
+        // the call, and `out` has room for `capacity` elements of O; the
+        // backend checks every type against the compiled ones before it
+        // reads or writes them as such, and writes at most the room given.
+        unsafe {
+            let init = init
+                .map(|v| core::slice::from_raw_parts(v as *const T as *const u8, size_of::<T>()));
+            let closure = op as *const F as *const u8;
+            let room = capacity * size_of::<O>();
+            let written = backend::run(
+                &self.device,
+                &call,
+                inputs,
+                offsets,
+                init,
+                closure,
+                out.as_mut_ptr() as *mut u8,
+                room,
+            )?;
+            if size_of::<O>() == 0 || written % size_of::<O>() != 0 || written > room {
+                return Err(Error {
+                    kind: ErrorKind::Mismatch,
+                    message: std::format!(
+                        "the kernel returned {written} bytes for elements of {} bytes",
+                        size_of::<O>()
+                    ),
+                });
+            }
+            out.set_len(written / size_of::<O>());
         }
-        // SAFETY: the backend checked that T is the compiled element type,
-        // a scalar of this size; the bytes are one value of it.
-        Ok(unsafe { core::ptr::read_unaligned(out.as_ptr() as *const T) })
+        Ok(out)
+    }
+}
+
+/// A second input's source with its element type erased to the first's
+/// (the backend reads it by the compiled type's size).
+fn erase<U, T>(s: Source<'_, U>) -> Source<'_, T> {
+    match s {
+        // SAFETY: only the address and the length are read, as bytes of
+        // the compiled element size.
+        Source::Host(h) => {
+            Source::Host(unsafe { core::slice::from_raw_parts(h.as_ptr() as *const T, h.len()) })
+        }
+        Source::Device { vec, start, len } => Source::Device {
+            // SAFETY: as above; DeviceVec<U> and DeviceVec<T> have one layout.
+            vec: unsafe { &*(vec as *const DeviceVec<U> as *const DeviceVec<T>) },
+            start,
+            len,
+        },
     }
 }
 
@@ -222,8 +543,9 @@ struct Call<'a> {
     file: &'a str,
     line: u32,
     column: u32,
-    element: &'a str,
-    element_size: usize,
+    provider: &'static str,
+    /// The callback's parameter and result types, in order.
+    types: &'a [(&'static str, usize)],
     closure_type: &'a str,
     closure_size: usize,
     closure_align: usize,
@@ -231,8 +553,7 @@ struct Call<'a> {
 
 #[cfg(feature = "gpu")]
 mod backend {
-    use super::std::vec::Vec;
-    use super::{Call, DeviceVec, Error, ErrorKind, Source};
+    use super::{Call, Error, ErrorKind, Source};
     use runtime::host::{self, HostError, HostErrorKind};
 
     pub type Device = &'static host::Device;
@@ -270,46 +591,55 @@ mod backend {
 
     /// # Safety
     ///
-    /// As `runtime::host::Device::reduce`.
-    pub unsafe fn reduce<T>(
+    /// As `runtime::host::Device::run`.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn run<T>(
         d: &Device,
         call: &Call<'_>,
-        source: Source<'_, T>,
-        init: &[u8],
+        inputs: &[Source<'_, T>],
+        offsets: Option<&[usize]>,
+        init: Option<&[u8]>,
         closure: *const u8,
-    ) -> Result<Vec<u8>, Error> {
+        out: *mut u8,
+        room: usize,
+    ) -> Result<usize, Error> {
         let info = host::CallInfo {
             file: call.file,
             line: call.line,
             column: call.column,
-            element: call.element,
-            element_size: call.element_size,
+            provider: call.provider,
+            types: call.types,
             closure_type: call.closure_type,
             closure_size: call.closure_size,
             closure_align: call.closure_align,
         };
-        let input = match source {
-            Source::Host(s) => host::Input::Host {
-                ptr: s.as_ptr() as *const u8,
-                len: s.len(),
-            },
-            Source::Device(v) => device_input(v),
+        let inputs: super::Vec<host::Input<'_>> = inputs
+            .iter()
+            .map(|s| match s {
+                Source::Host(h) => host::Input::Host {
+                    ptr: h.as_ptr() as *const u8,
+                    len: h.len(),
+                },
+                Source::Device { vec, start, len } => host::Input::Device {
+                    alloc: &vec.alloc,
+                    start: *start,
+                    len: *len,
+                },
+            })
+            .collect();
+        let request = host::Request {
+            inputs: &inputs,
+            offsets,
+            init,
+            closure,
         };
         // SAFETY: forwarded from the caller.
-        unsafe { d.reduce(&info, input, init, closure) }.map_err(convert)
-    }
-
-    fn device_input<T>(v: &DeviceVec<T>) -> host::Input<'_> {
-        host::Input::Device {
-            alloc: &v.alloc,
-            len: v.len,
-        }
+        unsafe { d.run(&info, &request, out, room) }.map_err(convert)
     }
 }
 
 #[cfg(not(feature = "gpu"))]
 mod backend {
-    use super::std::vec::Vec;
     use super::{Call, Error, ErrorKind, Source};
 
     pub struct Device;
@@ -342,14 +672,18 @@ mod backend {
 
     /// # Safety
     ///
-    /// Nothing is read.
-    pub unsafe fn reduce<T>(
+    /// Nothing is read or written.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn run<T>(
         _: &Device,
         _: &Call<'_>,
-        _: Source<'_, T>,
-        _: &[u8],
+        _: &[Source<'_, T>],
+        _: Option<&[usize]>,
+        _: Option<&[u8]>,
         _: *const u8,
-    ) -> Result<Vec<u8>, Error> {
+        _: *mut u8,
+        _: usize,
+    ) -> Result<usize, Error> {
         Err(unavailable())
     }
 }

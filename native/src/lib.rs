@@ -6,6 +6,11 @@
 //! On the host the bodies below run as they are, and are the CPU reference
 //! that GPU results are compared against.
 //!
+//! Element types: the GPU providers take `i8 i16 i32 i64 u8 u16 u32 u64
+//! f32 f64` (and `bool` as a predicate's or comparator's result); the
+//! functions are generic so that rustc accepts other types and the
+//! compiler's rejection is its own diagnostic.
+//!
 //! [`gpu`] is the host API that runs the compiled callbacks on a device
 //! (with the `gpu` feature). The frontend's bridge builds this crate as a
 //! standalone rlib with plain `rustc` and no features: `lib.rs` and
@@ -13,7 +18,11 @@
 
 #![no_std]
 
+extern crate alloc;
+
 pub mod gpu;
+
+use alloc::vec::Vec;
 
 /// Folds `data` with `op`, starting from `init`, in order.
 ///
@@ -25,7 +34,7 @@ pub mod gpu;
 /// frontend finds registrations.
 ///
 /// Generic over `T` so that rustc accepts callbacks the compiler will reject
-/// (an `i64` callback, say) and the rejection is ours, with our diagnostic.
+/// (an `i128` one, say) and the rejection is ours, with our diagnostic.
 #[inline(never)]
 pub fn reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> T {
     let mut acc = init;
@@ -47,4 +56,111 @@ pub fn reduce_mut<T: Copy, F: FnMut(T, T) -> T>(data: &[T], init: T, mut op: F) 
         acc = op(acc, x);
     }
     acc
+}
+
+/// Every prefix of `data` folded with `op`: `out[i] = op(...op(x0, x1)..., xi)`.
+///
+/// The GPU provider combines tiles of elements in a fixed tree, so `op`
+/// must be associative for the results to equal these; it need not be
+/// commutative (operands stay in index order). For a float sum the GPU's
+/// results are the same bits on every run, and may differ from this fold.
+#[inline(never)]
+pub fn inclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], op: F) -> Vec<T> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut acc: Option<T> = None;
+    for &x in data {
+        let next = match acc {
+            Some(a) => op(a, x),
+            None => x,
+        };
+        out.push(next);
+        acc = Some(next);
+    }
+    out
+}
+
+/// Every prefix before an element, from `init`: `out[0] = init`,
+/// `out[i] = op(out[i-1], x(i-1))`. As [`inclusive_scan`], `op` must be
+/// associative.
+#[inline(never)]
+pub fn exclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> Vec<T> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut acc = init;
+    for &x in data {
+        out.push(acc);
+        acc = op(acc, x);
+    }
+    out
+}
+
+/// `op` of each element, in order.
+#[inline(never)]
+pub fn transform<T: Copy, U, F: Fn(T) -> U>(data: &[T], op: F) -> Vec<U> {
+    data.iter().map(|&x| op(x)).collect()
+}
+
+/// `op` of each pair `(a[i], b[i])`.
+///
+/// # Panics
+///
+/// When `a` and `b` differ in length (the GPU call returns an error).
+#[inline(never)]
+pub fn transform2<T: Copy, U: Copy, V, F: Fn(T, U) -> V>(a: &[T], b: &[U], op: F) -> Vec<V> {
+    assert_eq!(a.len(), b.len(), "transform2: the inputs differ in length");
+    a.iter().zip(b).map(|(&x, &y)| op(x, y)).collect()
+}
+
+/// One fold per segment: segment `i` is `data[offsets[i]..offsets[i+1]]`,
+/// folded from `init` as [`reduce`] folds (an empty one gives `init`);
+/// `offsets.len() - 1` results (none for fewer than two offsets).
+///
+/// As for [`reduce`], the GPU folds each segment in a tree: `op` must be
+/// associative and commutative for its results to equal these.
+///
+/// # Panics
+///
+/// When the offsets decrease or pass the end of `data` (the GPU call
+/// returns an error).
+#[inline(never)]
+pub fn segmented_reduce<T: Copy, F: Fn(T, T) -> T>(
+    data: &[T],
+    offsets: &[usize],
+    init: T,
+    op: F,
+) -> Vec<T> {
+    offsets
+        .windows(2)
+        .map(|w| {
+            let mut acc = init;
+            for &x in &data[w[0]..w[1]] {
+                acc = op(acc, x);
+            }
+            acc
+        })
+        .collect()
+}
+
+/// The elements for which `pred` holds, in order.
+#[inline(never)]
+pub fn select<T: Copy, P: Fn(T) -> bool>(data: &[T], pred: P) -> Vec<T> {
+    data.iter().copied().filter(|&x| pred(x)).collect()
+}
+
+/// The elements sorted by `less`, stably (equal elements keep their
+/// order). `less` must be a strict weak order (irreflexive, transitive,
+/// with transitive incomparability), as `a < b` is on integers, or on
+/// floats without NaN: for one, every stable sort gives these results.
+#[inline(never)]
+pub fn sort_by<T: Copy, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
+    let mut out = data.to_vec();
+    out.sort_by(|&a, &b| {
+        if less(a, b) {
+            core::cmp::Ordering::Less
+        } else if less(b, a) {
+            core::cmp::Ordering::Greater
+        } else {
+            core::cmp::Ordering::Equal
+        }
+    });
+    out
 }

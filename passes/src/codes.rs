@@ -199,19 +199,33 @@ Count on the host if you need to: the provider calls the callback
 `data.len()` times.
 "#;
 
-const EXPLAIN_E0105: &str = r#"A callback does not have the signature the provider needs.
+const EXPLAIN_E0105: &str = r#"A callback does not have the type its provider needs.
 
-The reduce provider combines 32-bit signed integers: it needs a callback of
-type `(i32, i32) -> i32`, a closure or a fn item. `native::reduce` is
-generic, so rustc accepts other element types; the GPU provider does not.
+Each provider calls its callback with one shape, over element types it
+takes:
+
+    reduce, inclusive_scan, exclusive_scan,
+    segmented_reduce                          (T, T) -> T
+    transform                                 (T) -> U
+    transform2                                (T, U) -> V
+    select                                    (T) -> bool
+    sort_by                                   (T, T) -> bool
+
+where T, U and V are each one of i8, i16, i32, i64, u8, u16, u32, u64,
+f32 and f64 (`bool` only as a predicate's or comparator's result). The
+functions of `native` are generic, so rustc accepts other element types
+(i128, usize, tuples, references, structs); the GPU providers do not. A
+function pointer, or a callback with no body in the file, is refused too:
+the GPU code is compiled from the callback's body.
 
 Erroneous code example:
 
-    pub fn entry(data: &[i64]) -> i64 {
+    pub fn entry(data: &[i128]) -> i128 {
         native::reduce(data, 0, |a, b| a.wrapping_add(b))
     }
 
-Reduce `i32` data, or convert on the host first.
+Convert the data to an element type the providers take on the host first,
+or split tuples and structs into one slice per field.
 "#;
 
 const EXPLAIN_E0106: &str = r#"A callback reaches a CUDA API or another provider.
@@ -316,12 +330,15 @@ that the document records `layout` for the closure.
 
 const EXPLAIN_W0201: &str = r#"A callback's operation breaks its provider's contract (a warning).
 
-`reduce` combines elements in a tree whose shape the GPU chooses (per
-thread, per block, then across blocks), so its operation must be
-associative, `op(op(a, b), c) == op(a, op(b, c))`, and commutative,
-`op(a, b) == op(b, a)`. No GPU library checks this: a violation gives a
-wrong number, different from the sequential host fold, and it may change
-with the input size or the launch shape.
+`reduce` and `segmented_reduce` combine elements in a tree whose shape the
+GPU chooses (per thread, per block, then across blocks), so their
+operation must be associative, `op(op(a, b), c) == op(a, op(b, c))`, and
+commutative, `op(a, b) == op(b, a)`. The scans combine each prefix in a
+tree of tiles, operands in index order: associative is enough. `sort_by`'s
+comparator must be a strict weak order: irreflexive (`less(a, a)` is
+false), asymmetric, transitive, and transitive in its ties. No GPU library
+checks any of this: a violation gives a wrong answer, different from the
+sequential host reference, and it may change with the input size.
 
 At build time the callback itself runs on the host (built natively, like
 the host reference, with the captures its caller's seeded arguments give
@@ -340,9 +357,12 @@ Erroneous code example:
 
     native::reduce(data, 0, |a, b| a.wrapping_sub(b))
     // warning[W0201]: ... op(op(a, b), c) = ... but op(a, op(b, c)) = ...
+    native::sort_by(data, |a, b| a <= b)
+    // warning[W0201]: ... not a strict weak order: it is not irreflexive
 
-Use an associative and commutative operation: a wrapping sum or product,
-`min`, `max`, `&`, `|`, `^`, or a selection by a total order.
+Use an associative and commutative operation (a wrapping sum or product,
+`min`, `max`, `&`, `|`, `^`, a selection by a total order), an associative
+one for the scans, and `<` on a key for a sort.
 "#;
 
 #[cfg(test)]

@@ -223,7 +223,7 @@ pub fn bench_prepared(
     let workspace = Workspace::new(
         &gpu,
         targets.iter().filter_map(|t| match t {
-            Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::ReduceI32 => {
+            Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::Reduce => {
                 Some(&resolved.kernel)
             }
             _ => None,
@@ -266,12 +266,12 @@ pub fn bench_prepared(
                 init,
             } => {
                 let k = &resolved.kernel;
-                let moved = if k.provider == Provider::CopyI32 {
+                let moved = if k.provider == Provider::Copy {
                     2 * bytes
                 } else {
                     bytes
                 } as u64;
-                if k.provider == Provider::ReduceI32 {
+                if k.provider == Provider::Reduce {
                     let mut got = Vec::with_capacity(inputs.len());
                     for b in 0..inputs.len() {
                         grid = run_once(target, b)?;
@@ -296,7 +296,7 @@ pub fn bench_prepared(
             }
             Target::Memcpy => (None, None, None, None, 2 * bytes as u64),
         };
-        let is_copy = !matches!(target, Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::ReduceI32);
+        let is_copy = !matches!(target, Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::Reduce);
         if is_copy {
             copy_output.fill_bytes(0)?; // zero never occurs in the input
             grid = run_once(target, 0)?;

@@ -173,6 +173,58 @@ impl Gpu {
         })
     }
 
+    /// Launches `function` on the default stream with programmatic
+    /// dependent launch allowed (`cuLaunchKernelEx`,
+    /// `PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel may start before the
+    /// one before it on the stream has finished, and must wait for it
+    /// (`griddepcontrol.wait`) before it reads what that kernel wrote, as
+    /// CUB's merge sort agents do. What CUB's dispatch does for them.
+    pub fn launch_dependent(
+        &self,
+        function: &Function<'_>,
+        grid: u32,
+        block: u32,
+        shared_bytes: u32,
+        params: &[Vec<u8>],
+    ) -> Result<(), RuntimeError> {
+        let mut pointers: Vec<*mut c_void> =
+            params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        // SAFETY: zero is a valid bit pattern of the attribute value union.
+        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+        value.programmaticStreamSerializationAllowed = 1;
+        let mut attribute = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value,
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: shared_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `launch`; the configuration and attribute live for
+        // the call.
+        let status = unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                function.raw,
+                pointers.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        match status {
+            sys::cudaError_enum::CUDA_SUCCESS => Ok(()),
+            other => Err(driver_error("cuLaunchKernelEx", result::DriverError(other))),
+        }
+    }
+
     /// Launches `function` on the default stream. `params` are the kernel's
     /// parameter values in order, each as its bytes.
     pub fn launch(

@@ -16,8 +16,8 @@
 //! closure's captured fields, the launch and the result's copy back.
 
 use crate::build::{Build, Loaded, ResolvedKernel};
+use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Gpu};
-use crate::launch::{launch, LaunchArgs, Workspace};
 use crate::RuntimeError;
 use manifest::{Callback, Kernel, Provider, RegistrationId};
 use std::collections::{BTreeMap, HashMap};
@@ -77,9 +77,11 @@ pub struct CallInfo<'a> {
     pub file: &'a str,
     pub line: u32,
     pub column: u32,
-    /// `type_name::<T>()` and `size_of::<T>()`.
-    pub element: &'a str,
-    pub element_size: usize,
+    /// The registration's provider (`reduce`, `sort_by`, …).
+    pub provider: &'a str,
+    /// `(type_name, size_of)` of the callback's parameter types and its
+    /// result, in order (`[T, T, T]` for reduce, `[T, bool]` for select).
+    pub types: &'a [(&'a str, usize)],
     /// `type_name::<F>()`, `size_of::<F>()`, `align_of::<F>()`.
     pub closure_type: &'a str,
     pub closure_size: usize,
@@ -259,13 +261,25 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
     let Some(site) = &callback.site else {
         return Err("it has no call site".into());
     };
-    let element = site.element;
-    if call.element != element.name() || call.element_size as u64 != element.size() {
+    if call.provider != callback.provider.name() {
         return Err(format!(
-            "it was compiled for elements of type {}, the call passes {} ({} bytes)",
-            element.name(),
-            call.element,
-            call.element_size
+            "it was compiled for `{}`, the call is `{}`",
+            callback.provider.name(),
+            call.provider
+        ));
+    }
+    let compiled = dispatch::signature_types(&callback.signature);
+    let fits = compiled.len() == call.types.len()
+        && compiled
+            .iter()
+            .zip(call.types)
+            .all(|(s, (name, size))| s.name() == *name && s.size() == *size as u64);
+    if !fits {
+        let called: Vec<&str> = call.types.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "it was compiled for a callback of type `{}`, the call's types are ({})",
+            callback.signature,
+            called.join(", ")
         ));
     }
     if !site.closure_matches(call.closure_type) {
@@ -294,9 +308,13 @@ struct State {
     gpu: &'static Gpu,
     /// Per build: its modules (kept for the process) and resolved kernels.
     loaded: HashMap<usize, BTreeMap<String, ResolvedKernel<'static>>>,
-    workspace: Option<Workspace<'static>>,
-    /// Device copy of host input, grown as needed.
-    staging: Option<DeviceBuffer<'static>>,
+    scratch: Option<Scratch<'static>>,
+    /// Device copies of host inputs (one per input), grown as needed.
+    staging: Vec<Option<DeviceBuffer<'static>>>,
+    /// Segment offsets, as u64.
+    offsets: Option<DeviceBuffer<'static>>,
+    /// The output array.
+    output: Option<DeviceBuffer<'static>>,
 }
 
 // SAFETY: the CUDA driver API may be called from any thread once the
@@ -357,13 +375,50 @@ impl Drop for DeviceAlloc {
     }
 }
 
-/// The input of a call.
+/// One input of a call.
 #[derive(Clone, Copy)]
 pub enum Input<'a> {
     /// Host memory: `len` elements at `ptr`.
     Host { ptr: *const u8, len: usize },
-    /// One of our device allocations.
-    Device { alloc: &'a DeviceAlloc, len: usize },
+    /// `len` elements from element `start` of one of our device allocations.
+    Device {
+        alloc: &'a DeviceAlloc,
+        start: usize,
+        len: usize,
+    },
+}
+
+impl Input<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Host { len, .. } | Input::Device { len, .. } => *len,
+        }
+    }
+}
+
+/// What a call hands its provider besides the callback's types.
+pub struct Request<'a> {
+    /// The data (and, for transform2, the second input).
+    pub inputs: &'a [Input<'a>],
+    /// Segment boundaries (segmented reduce).
+    pub offsets: Option<&'a [usize]>,
+    /// The initial value's bytes, for providers that take one.
+    pub init: Option<&'a [u8]>,
+    /// The closure object.
+    pub closure: *const u8,
+}
+
+/// A buffer of at least `bytes`, kept in `slot`.
+fn grown(
+    gpu: &'static Gpu,
+    slot: &mut Option<DeviceBuffer<'static>>,
+    bytes: usize,
+) -> Result<u64, HostError> {
+    if slot.as_ref().is_none_or(|s| s.bytes() < bytes) {
+        *slot = None;
+        *slot = Some(gpu.alloc(bytes.max(1 << 20)).map_err(device_error)?);
+    }
+    Ok(slot.as_ref().map_or(0, |s| s.address(0)))
 }
 
 impl Device {
@@ -382,8 +437,10 @@ impl Device {
             state: Mutex::new(State {
                 gpu,
                 loaded: HashMap::new(),
-                workspace: None,
-                staging: None,
+                scratch: None,
+                staging: Vec::new(),
+                offsets: None,
+                output: None,
             }),
         }));
         devices.insert(ordinal, device);
@@ -410,41 +467,97 @@ impl Device {
         })
     }
 
-    /// Runs the reduce compiled for `call` over `input` from `init`, the
-    /// closure's captured fields read at the manifest's offsets; the
-    /// result's bytes.
+    /// Runs the provider compiled for `call` on `request`, the closure's
+    /// captured fields read at the manifest's offsets, and copies its output
+    /// (at most `room` bytes) to `out`; returns the bytes written.
     ///
     /// # Safety
     ///
-    /// `closure` points to a live closure of `call.closure_size` bytes, and
-    /// a host input's `ptr` to `len` live elements of `call.element_size`
-    /// bytes each. `init` holds one element.
-    pub unsafe fn reduce(
+    /// `request.closure` points to a live closure of `call.closure_size`
+    /// bytes; a host input's `ptr` to `len` live elements of the size
+    /// `call.types` gives its position; `init` holds one element; `out` has
+    /// `room` writable bytes.
+    pub unsafe fn run(
         &self,
         call: &CallInfo<'_>,
-        input: Input<'_>,
-        init: &[u8],
-        closure: *const u8,
-    ) -> Result<Vec<u8>, HostError> {
+        request: &Request<'_>,
+        out: *mut u8,
+        room: usize,
+    ) -> Result<usize, HostError> {
         let registry = Registry::embedded()?;
         let (b, callback, kernel) = registry.find(call)?;
-        if kernel.provider != Provider::ReduceI32 {
-            return Err(error(
-                HostErrorKind::Mismatch,
-                format!(
-                    "the kernel for the call at {} is a {} kernel, not a reduce",
-                    call.site(),
-                    kernel.provider.name()
-                ),
-            ));
-        }
-        // The element is a scalar of the manifest's type (checked by find).
-        let init: [u8; 4] = init.try_into().map_err(|_| {
+        let provider = callback.provider;
+        let signature = &callback.signature;
+        let mismatch = |what: String| {
             error(
                 HostErrorKind::Mismatch,
-                format!("an initial value of {} bytes", init.len()),
+                format!("the call at {}: {what}", call.site()),
             )
-        })?;
+        };
+        let element = signature.element().size() as usize;
+        let wanted_inputs = if provider == Provider::Transform2 {
+            2
+        } else {
+            1
+        };
+        if request.inputs.len() != wanted_inputs {
+            return Err(mismatch(format!(
+                "{} inputs for a {} kernel",
+                request.inputs.len(),
+                provider.name()
+            )));
+        }
+        let len = request.inputs[0].len();
+        if request.inputs.iter().any(|i| i.len() != len) {
+            return Err(mismatch("the inputs differ in length".into()));
+        }
+        let init = match (provider.takes_init(), request.init) {
+            (true, Some(v)) if v.len() == element => v.to_vec(),
+            (false, None) => Vec::new(),
+            (_, v) => {
+                return Err(mismatch(format!(
+                    "an initial value of {} bytes for a {} kernel of {}-byte elements",
+                    v.map_or(0, <[u8]>::len),
+                    provider.name(),
+                    element
+                )))
+            }
+        };
+        // Segment boundaries: in order and inside the data.
+        let mut offsets64: Vec<u64> = Vec::new();
+        let mut longest = 0u64;
+        if provider == Provider::SegmentedReduce {
+            let offsets = request
+                .offsets
+                .ok_or_else(|| mismatch("no segment offsets".into()))?;
+            for (i, w) in offsets.windows(2).enumerate() {
+                if w[0] > w[1] || w[1] > len {
+                    return Err(mismatch(format!(
+                        "segment {i} is {}..{}, out of order or past the {len} elements",
+                        w[0], w[1]
+                    )));
+                }
+                longest = longest.max((w[1] - w[0]) as u64);
+            }
+            if offsets.len() == 1 && offsets[0] > len {
+                return Err(mismatch(format!(
+                    "offset {} is past the {len} elements",
+                    offsets[0]
+                )));
+            }
+            offsets64 = offsets.iter().map(|&o| o as u64).collect();
+        }
+        let count = match provider {
+            Provider::SegmentedReduce => offsets64.len().saturating_sub(1) as u64,
+            Provider::Reduce => 1,
+            _ => len as u64,
+        };
+        let out_bytes = dispatch::output_bytes(provider, signature, count) as usize;
+        if out_bytes > room && provider != Provider::Select {
+            return Err(mismatch(format!(
+                "{out_bytes} bytes of output, room for {room}"
+            )));
+        }
         // The environment: the closure's captured fields, copied at their
         // offsets into zeroed bytes (padding is never read).
         let mut env = vec![0u8; callback.env.size as usize];
@@ -453,7 +566,9 @@ impl Device {
             // SAFETY: find() checked size_of::<F>() == env.size, and the
             // manifest's layout keeps every field inside it (EnvLayout::check);
             // the field is a captured scalar, initialised by the closure.
-            unsafe { std::ptr::copy_nonoverlapping(closure.add(at), env[at..].as_mut_ptr(), n) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(request.closure.add(at), env[at..].as_mut_ptr(), n)
+            };
         }
         let mut state = self.lock()?;
         let state = &mut *state;
@@ -464,60 +579,127 @@ impl Device {
                 Box::leak(Box::new(Loaded::load(gpu, build).map_err(device_error)?));
             slot.insert(loaded.resolve(&build.manifest).map_err(device_error)?);
         }
-        let resolved = state.loaded[&b].get(&kernel.name).ok_or_else(|| {
-            error(
-                HostErrorKind::Artifacts,
-                format!("kernel `{}` was not resolved", kernel.name),
-            )
-        })?;
-        if state.workspace.is_none() {
-            let kernels = registry
+        let resolved = &state.loaded[&b];
+        let kernels: Vec<&ResolvedKernel<'static>> = registry.builds[b]
+            .manifest
+            .kernels
+            .iter()
+            .filter(|k| k.registration == kernel.registration && k.variant == kernel.variant)
+            .map(|k| {
+                resolved.get(&k.name).ok_or_else(|| {
+                    error(
+                        HostErrorKind::Artifacts,
+                        format!("kernel `{}` was not resolved", k.name),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        if state.scratch.is_none() {
+            let all = registry
                 .builds
                 .iter()
-                .flat_map(|b| b.manifest.kernels.iter())
-                .filter(|k| k.provider == Provider::ReduceI32);
-            state.workspace = Some(Workspace::new(gpu, kernels, None).map_err(device_error)?);
+                .flat_map(|b| b.manifest.kernels.iter());
+            state.scratch = Some(Scratch::new(gpu, all).map_err(device_error)?);
         }
-        let (address, len) = match input {
-            Input::Device { alloc, len } => {
-                if !std::ptr::eq(alloc.device, self) {
-                    return Err(error(
-                        HostErrorKind::Mismatch,
-                        format!(
+        // Each input where the device reads it.
+        let sizes = [
+            element,
+            signature
+                .params
+                .get(1)
+                .map_or(element, |s| s.size() as usize),
+        ];
+        let mut addresses = [0u64; 2];
+        if state.staging.len() < request.inputs.len() {
+            state.staging.resize_with(request.inputs.len(), || None);
+        }
+        for (i, input) in request.inputs.iter().enumerate() {
+            addresses[i] = match *input {
+                Input::Device { alloc, start, len } => {
+                    if !std::ptr::eq(alloc.device, self) {
+                        return Err(mismatch(format!(
                             "the data lives on device {}, the call runs on device {}",
                             alloc.device.ordinal, self.ordinal
-                        ),
+                        )));
+                    }
+                    if (start + len) * sizes[i] > alloc.bytes {
+                        return Err(mismatch(format!(
+                            "elements {start}..{} of an allocation of {} bytes",
+                            start + len,
+                            alloc.bytes
+                        )));
+                    }
+                    alloc.address() + (start * sizes[i]) as u64
+                }
+                Input::Host { ptr, len } => {
+                    let bytes = len * sizes[i];
+                    let address = grown(gpu, &mut state.staging[i], bytes)?;
+                    if bytes > 0 {
+                        // SAFETY: the caller's contract: `len` elements at `ptr`.
+                        let host = unsafe { std::slice::from_raw_parts(ptr, bytes) };
+                        let staging = state.staging[i].as_ref().expect("grown above");
+                        staging.upload(0, host).map_err(device_error)?;
+                    }
+                    address
+                }
+            };
+        }
+        let mut job = Job {
+            input: addresses[0],
+            input2: addresses[1],
+            len: len as u64,
+            init,
+            env,
+            ..Job::default()
+        };
+        if provider == Provider::SegmentedReduce {
+            job.offsets = grown(gpu, &mut state.offsets, offsets64.len() * 8)?;
+            if !offsets64.is_empty() {
+                let buffer = state.offsets.as_ref().expect("grown above");
+                buffer.upload(0, &offsets64).map_err(device_error)?;
+            }
+            job.segments = count;
+            job.longest_segment = longest;
+        }
+        let out_alloc = match provider {
+            Provider::Select => dispatch::output_bytes(provider, signature, len as u64),
+            _ => out_bytes as u64,
+        };
+        job.output = grown(gpu, &mut state.output, out_alloc as usize)?;
+        let scratch = state.scratch.as_mut().expect("created above");
+        dispatch::run(scratch, signature, &kernels, &job).map_err(device_error)?;
+        let bytes = match provider {
+            Provider::Reduce => {
+                let value = scratch.read_value(element).map_err(device_error)?;
+                // SAFETY: `out` has room for one element (checked above).
+                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), out, value.len()) };
+                return Ok(value.len());
+            }
+            Provider::Select => {
+                let kept = scratch.read_count().map_err(device_error)?;
+                if kept > len as u64 {
+                    return Err(error(
+                        HostErrorKind::Device,
+                        format!("the select kernel kept {kept} of {len} elements"),
                     ));
                 }
-                (alloc.address(), len)
+                dispatch::output_bytes(provider, signature, kept) as usize
             }
-            Input::Host { ptr, len } => {
-                let bytes = len * call.element_size;
-                if state.staging.as_ref().is_none_or(|s| s.bytes() < bytes) {
-                    state.staging = None;
-                    state.staging = Some(gpu.alloc(bytes.max(1 << 20)).map_err(device_error)?);
-                }
-                let staging = state.staging.as_ref().expect("allocated above");
-                if bytes > 0 {
-                    // SAFETY: the caller's contract: `len` elements at `ptr`.
-                    let host = unsafe { std::slice::from_raw_parts(ptr, bytes) };
-                    staging.upload(0, host).map_err(device_error)?;
-                }
-                (staging.address(0), len)
-            }
+            _ => out_bytes,
         };
-        let workspace = state.workspace.as_ref().expect("created above");
-        let args = LaunchArgs {
-            input: address,
-            len: len as u64,
-            init: i32::from_le_bytes(init),
-            workspace: Some(workspace),
-            copy_output: None,
-            env: &env,
-            grid_policy: None,
-        };
-        launch(gpu, resolved, &args).map_err(device_error)?;
-        let result = workspace.read_result().map_err(device_error)?;
-        Ok(result.to_le_bytes().to_vec())
+        if bytes > room {
+            return Err(mismatch(format!(
+                "{bytes} bytes of output, room for {room}"
+            )));
+        }
+        if bytes > 0 {
+            let output = state.output.as_ref().expect("grown above");
+            // SAFETY: `out` has `room` >= `bytes` writable bytes.
+            let host = unsafe { std::slice::from_raw_parts_mut(out, bytes) };
+            output.download(0, host).map_err(device_error)?;
+        } else {
+            gpu.synchronize().map_err(device_error)?;
+        }
+        Ok(bytes)
     }
 }

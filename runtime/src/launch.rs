@@ -1,5 +1,6 @@
 //! Launching provider kernels with the manifest's parameter ABI and launch
-//! facts.
+//! facts: each parameter's bytes come from an [`Args`] by kind, in the
+//! order and at the sizes the manifest lists.
 
 use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu};
@@ -7,14 +8,17 @@ use crate::RuntimeError;
 use manifest::{GridPolicy, Kernel, ParamKind, Provider};
 
 /// Device memory a reduce launch needs besides its input: one partial per
-/// block (int2), the last-block counter (kept zero between launches by the
-/// kernel itself) and the result.
+/// block (up to 16 bytes: an 8-byte value and its flag), the last-block
+/// counter (kept zero between launches by the kernel itself) and the result.
 pub struct Workspace<'g> {
     pub partials: DeviceBuffer<'g>,
     pub counter: DeviceBuffer<'g>,
     pub output: DeviceBuffer<'g>,
     pub max_grid: u32,
 }
+
+/// Bytes of one reduce partial, the largest element's.
+const PARTIAL_BYTES: usize = 16;
 
 impl<'g> Workspace<'g> {
     /// Sized for the largest grid any of `kernels` can get under `policy`
@@ -26,7 +30,7 @@ impl<'g> Workspace<'g> {
     ) -> Result<Workspace<'g>, RuntimeError> {
         let max_grid = kernels
             .into_iter()
-            .map(|k| {
+            .filter_map(|k| {
                 policy
                     .unwrap_or(k.launch.grid)
                     .max_grid_size(gpu.multiprocessors)
@@ -34,10 +38,10 @@ impl<'g> Workspace<'g> {
             .max()
             .unwrap_or(1)
             .max(1);
-        let partials = gpu.alloc(max_grid as usize * 8)?;
+        let partials = gpu.alloc(max_grid as usize * PARTIAL_BYTES)?;
         let counter = gpu.alloc(4)?;
         counter.fill_bytes(0)?;
-        let output = gpu.alloc(4)?;
+        let output = gpu.alloc(16)?;
         Ok(Workspace {
             partials,
             counter,
@@ -46,6 +50,7 @@ impl<'g> Workspace<'g> {
         })
     }
 
+    /// The i32 result of a reduce.
     pub fn read_result(&self) -> Result<i32, RuntimeError> {
         let mut out = [0i32; 1];
         self.output.download(0, &mut out)?;
@@ -53,7 +58,136 @@ impl<'g> Workspace<'g> {
     }
 }
 
-/// The values a launch passes, by parameter kind.
+/// The values of one launch's parameters, by kind.
+#[derive(Default)]
+pub struct Args {
+    values: Vec<(ParamKind, Vec<u8>)>,
+}
+
+impl Args {
+    pub fn new() -> Args {
+        Args::default()
+    }
+
+    /// Sets (or replaces) the bytes of every parameter of `kind`.
+    pub fn set(&mut self, kind: ParamKind, bytes: impl Into<Vec<u8>>) -> &mut Args {
+        let bytes = bytes.into();
+        match self.values.iter_mut().find(|(k, _)| *k == kind) {
+            Some(slot) => slot.1 = bytes,
+            None => self.values.push((kind, bytes)),
+        }
+        self
+    }
+
+    pub fn u64(&mut self, kind: ParamKind, v: u64) -> &mut Args {
+        self.set(kind, v.to_le_bytes())
+    }
+
+    pub fn u32(&mut self, kind: ParamKind, v: u32) -> &mut Args {
+        self.set(kind, v.to_le_bytes())
+    }
+
+    /// The parameter buffer of `kernel`, checked against its sizes.
+    fn pack(&self, kernel: &Kernel) -> Result<Vec<Vec<u8>>, RuntimeError> {
+        let mut params = Vec::with_capacity(kernel.params.len());
+        for param in &kernel.params {
+            let bytes = self
+                .values
+                .iter()
+                .find(|(k, _)| *k == param.kind)
+                .map(|(_, b)| b.clone())
+                .ok_or_else(|| RuntimeError::Launch {
+                    kernel: kernel.name.clone(),
+                    what: format!("no value for its {:?} parameter", param.kind),
+                })?;
+            if bytes.len() as u64 != param.size {
+                return Err(RuntimeError::Launch {
+                    kernel: kernel.name.clone(),
+                    what: format!(
+                        "{:?} parameter is {} bytes in the manifest, {} were packed",
+                        param.kind,
+                        param.size,
+                        bytes.len()
+                    ),
+                });
+            }
+            params.push(bytes);
+        }
+        Ok(params)
+    }
+}
+
+/// The policy's cap lowered to what is resident at once, so the grid-stride
+/// loop runs in one wave (a second, partial wave would leave most
+/// multiprocessors idle while it runs).
+pub fn resident_policy(policy: GridPolicy, resident_blocks_per_sm: u32) -> GridPolicy {
+    match policy {
+        GridPolicy::TilesCappedBySms { blocks_per_sm } => GridPolicy::TilesCappedBySms {
+            blocks_per_sm: blocks_per_sm.min(resident_blocks_per_sm.max(1)),
+        },
+        other => other,
+    }
+}
+
+/// The grid for `n` elements (segments, for segmented reduce), under the
+/// kernel's policy or `policy`.
+pub fn grid_for(
+    gpu: &Gpu,
+    resolved: &ResolvedKernel<'_>,
+    n: u64,
+    policy: Option<GridPolicy>,
+) -> u32 {
+    let kernel = &resolved.kernel;
+    let policy = resident_policy(
+        policy.unwrap_or(kernel.launch.grid),
+        resolved.resident_blocks_per_sm,
+    );
+    policy.grid_size(n, &kernel.launch, gpu.multiprocessors)
+}
+
+/// Launches (asynchronously) on `grid` blocks.
+pub fn launch_grid(
+    gpu: &Gpu,
+    resolved: &ResolvedKernel<'_>,
+    grid: u32,
+    args: &Args,
+) -> Result<(), RuntimeError> {
+    launch_with(gpu, resolved, grid, args, false)
+}
+
+/// [`launch_grid`], with programmatic dependent launch allowed when
+/// `dependent` (only for kernels that wait for the grid before them:
+/// [`Gpu::launch_dependent`]).
+pub fn launch_with(
+    gpu: &Gpu,
+    resolved: &ResolvedKernel<'_>,
+    grid: u32,
+    args: &Args,
+    dependent: bool,
+) -> Result<(), RuntimeError> {
+    let kernel = &resolved.kernel;
+    let params = args.pack(kernel)?;
+    let launch = if dependent {
+        Gpu::launch_dependent
+    } else {
+        Gpu::launch
+    };
+    launch(
+        gpu,
+        &resolved.function,
+        grid.max(1),
+        kernel.launch.block_size,
+        kernel.launch.dynamic_shared_bytes,
+        &params,
+    )
+    .map_err(|e| RuntimeError::Launch {
+        kernel: kernel.name.clone(),
+        what: e.to_string(),
+    })
+}
+
+/// The values a reduce or copy launch passes (the bundle runner's and the
+/// bandwidth benchmark's kernels).
 pub struct LaunchArgs<'a> {
     pub input: u64,
     pub len: u64,
@@ -68,91 +202,54 @@ pub struct LaunchArgs<'a> {
     pub grid_policy: Option<GridPolicy>,
 }
 
-fn param_bytes(kernel: &Kernel, args: &LaunchArgs<'_>) -> Result<Vec<Vec<u8>>, RuntimeError> {
-    let fail = |what: String| RuntimeError::Launch {
-        kernel: kernel.name.clone(),
-        what,
-    };
-    let workspace = || {
-        args.workspace
-            .ok_or_else(|| fail("a reduce launch needs a workspace".into()))
-    };
-    let mut params = Vec::with_capacity(kernel.params.len());
-    for param in &kernel.params {
-        let bytes = match param.kind {
-            ParamKind::Input => args.input.to_le_bytes().to_vec(),
-            ParamKind::Len => args.len.to_le_bytes().to_vec(),
-            ParamKind::Init => args.init.to_le_bytes().to_vec(),
-            ParamKind::Partials => workspace()?.partials.address(0).to_le_bytes().to_vec(),
-            ParamKind::Counter => workspace()?.counter.address(0).to_le_bytes().to_vec(),
-            ParamKind::Output => match kernel.provider {
-                Provider::ReduceI32 => workspace()?.output.address(0).to_le_bytes().to_vec(),
-                Provider::CopyI32 => args
-                    .copy_output
-                    .ok_or_else(|| fail("a copy launch needs an output buffer".into()))?
-                    .to_le_bytes()
-                    .to_vec(),
-            },
-            ParamKind::Env => args.env.to_vec(),
-        };
-        if bytes.len() as u64 != param.size {
-            return Err(fail(format!(
-                "{:?} parameter is {} bytes in the manifest, {} were packed",
-                param.kind,
-                param.size,
-                bytes.len()
-            )));
-        }
-        params.push(bytes);
-    }
-    Ok(params)
-}
-
-/// The policy's cap lowered to what is resident at once, so the grid-stride
-/// loop runs in one wave (a second, partial wave would leave most
-/// multiprocessors idle while it runs).
-pub fn resident_policy(policy: GridPolicy, resident_blocks_per_sm: u32) -> GridPolicy {
-    match policy {
-        GridPolicy::TilesCappedBySms { blocks_per_sm } => GridPolicy::TilesCappedBySms {
-            blocks_per_sm: blocks_per_sm.min(resident_blocks_per_sm.max(1)),
-        },
-    }
-}
-
-/// Launches (asynchronously) and returns the grid size used.
+/// Launches an i32 reduce or the copy kernel (asynchronously) and returns
+/// the grid size used.
 pub fn launch(
     gpu: &Gpu,
     resolved: &ResolvedKernel<'_>,
     args: &LaunchArgs<'_>,
 ) -> Result<u32, RuntimeError> {
     let kernel = &resolved.kernel;
-    let policy = resident_policy(
-        args.grid_policy.unwrap_or(kernel.launch.grid),
-        resolved.resident_blocks_per_sm,
-    );
-    let grid = policy.grid_size(args.len, &kernel.launch, gpu.multiprocessors);
-    if let Some(ws) = args.workspace {
-        if kernel.provider == Provider::ReduceI32 && grid > ws.max_grid {
-            return Err(RuntimeError::Launch {
-                kernel: kernel.name.clone(),
-                what: format!(
+    let fail = |what: String| RuntimeError::Launch {
+        kernel: kernel.name.clone(),
+        what,
+    };
+    let grid = grid_for(gpu, resolved, args.len, args.grid_policy);
+    let mut values = Args::new();
+    values
+        .u64(ParamKind::Input, args.input)
+        .u64(ParamKind::Len, args.len)
+        .set(ParamKind::Init, args.init.to_le_bytes())
+        .set(ParamKind::Env, args.env);
+    match kernel.provider {
+        Provider::Reduce => {
+            let ws = args
+                .workspace
+                .ok_or_else(|| fail("a reduce launch needs a workspace".into()))?;
+            if grid > ws.max_grid {
+                return Err(fail(format!(
                     "grid {grid} exceeds the workspace's {} partials",
                     ws.max_grid
-                ),
-            });
+                )));
+            }
+            values
+                .u64(ParamKind::Partials, ws.partials.address(0))
+                .u64(ParamKind::Counter, ws.counter.address(0))
+                .u64(ParamKind::Output, ws.output.address(0));
+        }
+        Provider::Copy => {
+            let out = args
+                .copy_output
+                .ok_or_else(|| fail("a copy launch needs an output buffer".into()))?;
+            values.u64(ParamKind::Output, out);
+        }
+        other => {
+            return Err(fail(format!(
+                "a {} kernel is launched by `dispatch`, not as a reduce",
+                other.name()
+            )))
         }
     }
-    let params = param_bytes(kernel, args)?;
-    gpu.launch(
-        &resolved.function,
-        grid,
-        kernel.launch.block_size,
-        kernel.launch.dynamic_shared_bytes,
-        &params,
-    )
-    .map_err(|e| RuntimeError::Launch {
-        kernel: kernel.name.clone(),
-        what: e.to_string(),
-    })?;
+    launch_grid(gpu, resolved, grid, &values)?;
     Ok(grid)
 }

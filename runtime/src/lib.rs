@@ -8,6 +8,7 @@
 //! machines without a GPU. Library code does not panic on bad input.
 
 pub mod cubin;
+pub mod dispatch;
 mod error;
 pub mod gpu;
 pub mod host;
@@ -16,6 +17,7 @@ pub use error::RuntimeError;
 pub mod bench;
 pub mod build;
 pub mod launch;
+pub mod providers_bench;
 pub mod run;
 pub mod selftest;
 

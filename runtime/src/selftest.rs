@@ -17,10 +17,10 @@
 
 use crate::run::generate_parallel;
 use manifest::bundle::standard_case_inputs;
-use manifest::provider::{emit_translation_unit, KernelRequest};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
     BenchSpec, BenchVariant, Bundle, Callback, CaptureValue, Case, EnvLayout, Fingerprint,
-    InputSpec, LaunchFacts, Manifest, RegistrationId, RegistrationRun, Scalar, Variant,
+    InputSpec, Manifest, Provider, RegistrationId, RegistrationRun, Scalar, Signature, Variant,
     BUNDLE_FORMAT, GENERATOR, MANIFEST_FORMAT,
 };
 use serde_json::{json, Value};
@@ -138,7 +138,6 @@ pub struct Selftest {
 /// standard cases (and shrinks the benchmark) for quick runs.
 pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
     let regs = registrations();
-    let launch = LaunchFacts::DEFAULT;
     let mut requests = Vec::new();
     let mut callbacks = Vec::new();
     let mut thunks = String::new();
@@ -147,28 +146,33 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
         let env = EnvLayout::from_captures(&captures).map_err(|e| e.to_string())?;
         let thunk = format!("selftest_thunk_r{}", reg.id.0);
         thunks.push_str(&cpp_thunk(&thunk, &env, reg.cpp_body));
-        requests.push(KernelRequest::ReduceWithThunk {
+        let request = |op: Operation| KernelRequest::Callback {
+            provider: Provider::Reduce,
             registration: reg.id,
-            variant: Variant::RustLtoir,
-            thunk,
+            signature: Signature::fold(Scalar::I32),
+            op,
             env: env.clone(),
-        });
+        };
+        requests.push(request(Operation::Thunk {
+            symbol: thunk,
+            variant: Variant::RustLtoir,
+        }));
         if let Some(expr) = reg.cpp_expr {
-            requests.push(KernelRequest::ReduceWithCpp {
-                registration: reg.id,
+            requests.push(request(Operation::Cpp {
                 expr: expr.to_string(),
-                env: env.clone(),
-            });
+            }));
         }
         callbacks.push(Callback {
             registration: reg.id,
+            provider: Provider::Reduce,
+            signature: Signature::fold(Scalar::I32),
             origin: Some(format!("runtime/src/selftest.rs (op_r{})", reg.id.0)),
             site: None,
             env,
         });
     }
     requests.push(KernelRequest::Copy);
-    let tu = emit_translation_unit(&requests, &launch).map_err(|e| e.to_string())?;
+    let tu = emit_translation_unit(&requests).map_err(|e| e.to_string())?;
     let source = format!(
         "{}\n// ---- C++ stand-ins for compiled Rust callbacks (runtime/src/selftest.rs)\n{thunks}",
         tu.source

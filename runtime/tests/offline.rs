@@ -320,8 +320,9 @@ fn the_tamper_script_refuses_every_copy() {
 #[test]
 fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
     use manifest::embed::Record;
-    use manifest::{CallSite, Manifest, Scalar};
+    use manifest::{CallSite, Manifest};
     use runtime::host::{CallInfo, HostErrorKind, Registry};
+    const I32_FOLD: [(&str, usize); 3] = [("i32", 4), ("i32", 4), ("i32", 4)];
 
     let dir = selftest_dir();
     let mut m: Manifest =
@@ -332,7 +333,6 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         file: "sums/src/lib.rs".into(),
         line: 12,
         column: 13,
-        element: Scalar::I32,
         crate_name: Some("sums".into()),
         closure_suffix: Some("mix::{{closure}}".into()),
     });
@@ -351,8 +351,8 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         file: "sums/src/lib.rs",
         line: 12,
         column: 13,
-        element: "i32",
-        element_size: 4,
+        provider: "reduce",
+        types: &I32_FOLD,
         closure_type: "sums::keyed::mix::{{closure}}",
         closure_size: env.size as usize,
         closure_align: env.align as usize,
@@ -378,8 +378,14 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         (
             "i64 elements",
             CallInfo {
-                element: "i64",
-                element_size: 8,
+                types: &[("i64", 8), ("i64", 8), ("i64", 8)],
+                ..call
+            },
+        ),
+        (
+            "another provider",
+            CallInfo {
+                provider: "inclusive_scan",
                 ..call
             },
         ),

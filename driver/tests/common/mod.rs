@@ -15,6 +15,38 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// A tool of the project's NVIDIA wheels (`cuobjdump`, `nvdisasm`).
+pub fn tool(name: &str) -> PathBuf {
+    let p = root().join(".nvidia/nvidia/cu13/bin").join(name);
+    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
+    p
+}
+
+/// Whether any kernel of the cubin calls another function: a `CALL.ABS`
+/// (relocated, to a function of another input) or a `CALL` to a named
+/// function. A `CALL.REL` to an address inside the kernel is a subroutine
+/// ptxas made of one instruction (an IEEE division's slow path, a 64-bit
+/// remainder), not a call the source has.
+pub fn has_call(cubin: &Path) -> bool {
+    let out = std::process::Command::new(tool("cuobjdump"))
+        .arg("-sass")
+        .arg(cubin)
+        .output()
+        .expect("cuobjdump runs");
+    assert!(out.status.success(), "cuobjdump {}", cubin.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Function : "),
+        "no SASS in {}",
+        cubin.display()
+    );
+    text.lines().any(|l| {
+        let mut words = l.split_whitespace();
+        words.any(|w| w.starts_with("CALL.ABS"))
+            || (l.contains("CALL") && l.contains('`'))
+    })
+}
+
 /// Runs the driver from the repository root with the build cache off.
 pub fn driver_uncached(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_driver"))

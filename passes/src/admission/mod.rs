@@ -2,9 +2,11 @@
 //! GPU, and says why not with diagnostics. One file per rule; every rule runs
 //! and every violation is reported, not just the first.
 //!
-//! Admitted: `(i32, i32) -> i32` callbacks (closures and fn items) whose
-//! captures are immutable numeric scalars read by value, and the local
-//! helpers they reach, transitively, under the same rules.
+//! Admitted: callbacks (closures and fn items) of the type their provider
+//! takes over its element types (`(T, T) -> T` for reduce, `(T) -> bool`
+//! for select, …), whose captures are immutable numeric scalars read by
+//! value, and the local helpers they reach, transitively, under the same
+//! rules.
 
 pub mod capability;
 pub mod captures;
@@ -75,8 +77,12 @@ pub fn label(loc: Loc, text: impl Into<String>) -> Label {
 /// The admitted callback's ABI: what lowering and the provider agree on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallbackAbi {
-    /// The exported thunk: `i32 NAME(const void *env, i32, i32)`, C linkage.
+    /// The exported thunk: `R NAME(const void *env, A a[, B b])`, C linkage,
+    /// in the thunk ABI (`manifest::provider::abi_c_type`).
     pub thunk: String,
+    /// The provider and the callback's type.
+    pub provider: manifest::Provider,
+    pub signature: manifest::Signature,
     /// The callback's body symbol.
     pub body: String,
     pub env: EnvLayout,
@@ -186,6 +192,15 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
 
 fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
     let body = ctx.root.unwrap_or_default().to_string();
+    // The signature rule admitted the provider and the type.
+    let provider =
+        manifest::Provider::from_name(&ctx.reg.provider).unwrap_or(manifest::Provider::Reduce);
+    let signature = ctx
+        .facts
+        .bodies
+        .get(body.as_str())
+        .and_then(|b| signature::signature(provider, &b.params, &b.ret))
+        .unwrap_or_else(|| manifest::Signature::fold(manifest::Scalar::I32));
     // The captures rule checked that the layout is usable (E0110 otherwise);
     // a callback with no closure has no environment.
     let env = ctx
@@ -194,6 +209,8 @@ fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
         .unwrap_or_else(EnvLayout::empty);
     CallbackAbi {
         thunk: thunk_name(ctx.reg.index, &body),
+        provider,
+        signature,
         body,
         env,
     }
@@ -234,9 +251,27 @@ pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
 
 /// The readable ABI summary of an admitted callback (for people and snapshots).
 pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
+    let stdint = |s: manifest::Scalar| match manifest::provider::abi_c_type(s) {
+        "int" => "int32_t",
+        "unsigned int" => "uint32_t",
+        "long long" => "int64_t",
+        "unsigned long long" => "uint64_t",
+        other => other,
+    };
+    let params: Vec<&str> = abi.signature.params.iter().map(|s| stdint(*s)).collect();
     let mut s = format!(
-        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}`\n  thunk: int32_t {}(const void *env, int32_t, int32_t)\n  environment: size {}, align {}",
-        reg.index, reg.function, reg.caller, reg.provider, abi.body, abi.thunk, abi.env.size, abi.env.align
+        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{}`\n  thunk: {} {}(const void *env, {})\n  environment: size {}, align {}",
+        reg.index,
+        reg.function,
+        reg.caller,
+        reg.provider,
+        abi.body,
+        abi.signature,
+        stdint(abi.signature.ret),
+        abi.thunk,
+        params.join(", "),
+        abi.env.size,
+        abi.env.align
     );
     if abi.env.fields.is_empty() {
         s.push_str(", no fields (the thunk gets a valid dummy pointer)");

@@ -1,14 +1,50 @@
-//! Rule: the callback has type `(i32, i32) -> i32`.
+//! Rule: the callback has the type its provider takes (`(T, T) -> T` for a
+//! fold, `(T) -> U` for a map, …; `manifest::Shape`), over element types
+//! the providers take (`manifest::ELEMENT_TYPES`).
 
 use frontend::ty::{Scalar, Ty};
+use manifest::{Provider, Signature};
 
 use super::facts::CallbackRef;
 use super::Ctx;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 
-pub const PARAMS: [Ty; 2] = [Ty::Scalar(Scalar::I32), Ty::Scalar(Scalar::I32)];
-pub const RET: Ty = Ty::Scalar(Scalar::I32);
+/// The element types in words: `` `i8`, `i16`, …, `f64` ``.
+fn supported() -> String {
+    manifest::ELEMENT_TYPES
+        .iter()
+        .map(|s| format!("`{}`", s.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The element type a `Ty` is, when it is one the providers take.
+fn element(t: &Ty) -> Option<manifest::Scalar> {
+    let s = manifest::Scalar::from_name(t.scalar()?.name())?;
+    manifest::is_element_type(s).then_some(s)
+}
+
+/// The callback's signature when the rule admits it: its shape, over
+/// element types (and `bool` where the shape has it).
+pub fn signature(provider: Provider, params: &[Ty], ret: &Ty) -> Option<Signature> {
+    let bool_ty = Ty::Scalar(Scalar::Bool);
+    let elements = provider.shape().elements(params, ret, &bool_ty)?;
+    if !elements.iter().all(|t| element(t).is_some()) {
+        return None;
+    }
+    let scalar = |t: &Ty| {
+        if *t == bool_ty {
+            Some(manifest::Scalar::Bool)
+        } else {
+            element(t)
+        }
+    };
+    Some(Signature {
+        params: params.iter().map(scalar).collect::<Option<_>>()?,
+        ret: scalar(ret)?,
+    })
+}
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
@@ -27,7 +63,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         ctx.registration_label("a fn-pointer value is registered here"),
                     )
                     .with_note("the GPU code is compiled ahead of time from the callback's body; a pointer's target is chosen when the program runs, and a host address cannot be called on the device")
-                    .with_help("pass the `fn` item itself (`native::reduce(data, 0, add)`), or a closure"),
+                    .with_help(format!("pass the `fn` item itself (`native::{}(data, …, add)`), or a closure", ctx.reg.function)),
                 );
                 return;
             }
@@ -51,26 +87,103 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         );
         return;
     };
-    if root.params == PARAMS && root.ret == RET {
+    let Some(provider) = Provider::from_name(&ctx.reg.provider) else {
+        out.push(
+            Diagnostic::new(
+                Code::Signature,
+                format!("no GPU provider `{}`", ctx.reg.provider),
+                ctx.registration_label("registered here"),
+            )
+            .with_note("the registration table names a provider the compiler does not build")
+            .with_help("this is a bug in the compiler's tables: please report it"),
+        );
         return;
-    }
+    };
+    let shape = provider.shape();
     let params: Vec<String> = root.params.iter().map(Ty::to_string).collect();
     let found = format!("({}) -> {}", params.join(", "), root.ret);
+    let name = ctx.reg.function.as_str();
+    let bool_ty = Ty::Scalar(Scalar::Bool);
+    let Some(elements) = shape.elements(&root.params, &root.ret, &bool_ty) else {
+        out.push(
+            Diagnostic::new(
+                Code::Signature,
+                format!(
+                    "callback has type `{found}`, but provider `{}` needs `{}`",
+                    ctx.reg.provider,
+                    shape.describe()
+                ),
+                ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
+            )
+            .with_label(ctx.registration_label(format!("registered with `{name}` here")))
+            .with_note(format!(
+                "`native::{name}` is generic, so rustc accepts this; the GPU provider calls the callback as `{}`",
+                shape.describe()
+            ))
+            .with_help(format!("give `{name}` a callback of type `{}`", shape.describe())),
+        );
+        return;
+    };
+    // The first element type the providers do not take, if any.
+    let Some(at) = elements.iter().position(|t| element(t).is_none()) else {
+        return;
+    };
+    let bad = &elements[at];
+    // A map's last element type is its result's.
+    let result =
+        matches!(shape, manifest::Shape::Map | manifest::Shape::Zip) && at + 1 == elements.len();
+    let (what, help) = match bad {
+        _ if result => (
+            format!("produce elements of type `{bad}`"),
+            if *bad == bool_ty {
+                format!(
+                    "return one of {} (`(x > 0) as u8` keeps a flag in a byte)",
+                    supported()
+                )
+            } else {
+                format!("return one of {}", supported())
+            },
+        ),
+        Ty::Tuple(_) => (
+            format!("tuples as elements (`{bad}`)"),
+            "split the tuples into one slice per field (a struct of arrays), each of one of "
+                .to_string()
+                + &supported(),
+        ),
+        Ty::Ref { .. } | Ty::Ptr { .. } => (
+            format!("references as elements (`{bad}`)"),
+            format!("pass the values themselves, of one of {}", supported()),
+        ),
+        Ty::Adt { .. } => (
+            format!("structs as elements (`{bad}`)"),
+            "split the structs into one slice per field (a struct of arrays), each of one of "
+                .to_string()
+                + &supported(),
+        ),
+        _ => (
+            format!("elements of type `{bad}`"),
+            format!(
+                "convert the data to one of {} on the host first",
+                supported()
+            ),
+        ),
+    };
     out.push(
         Diagnostic::new(
             Code::Signature,
-            format!(
-                "callback has type `{found}`, but provider `{}` needs `(i32, i32) -> i32`",
-                ctx.reg.provider
-            ),
+            if result {
+                format!("provider `{}` does not {what}", ctx.reg.provider)
+            } else {
+                format!("provider `{}` does not take {what}", ctx.reg.provider)
+            },
             ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
         )
-        .with_label(ctx.registration_label(format!("registered with `{}` here", ctx.reg.function)))
+        .with_label(ctx.registration_label(format!("registered with `{name}` here")))
         .with_note(format!(
-            "`native::{}` is generic, so rustc accepts this; the GPU provider reduces 32-bit signed integers only",
-            ctx.reg.function
+            "`native::{name}` is generic, so rustc accepts this; the GPU providers take the element types {}",
+            supported()
         ))
-        .with_help("reduce `i32` data with an `(i32, i32) -> i32` callback, or convert on the host first"),
+        .with_help(help),
     );
 }
 

@@ -7,7 +7,7 @@
 //! lower-rmir-calls     local calls → func.call; core scalar methods → arith/llvm intrinsics; panics → trap
 //! lower-rmir-control   rmir.assert → cf.cond_br to a trap (optional overflow checks dropped when off)
 //! lower-rmir-memory    locals, places, loads, stores, captures → llvm.alloca/getelementptr/load/store
-//! make-thunks          `i32 THUNK(ptr env, i32, i32)`, C linkage, calling the callback body
+//! make-thunks          `R THUNK(ptr env, A[, B])` in the thunk ABI, C linkage, calling the callback body
 //! convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, reconcile-unrealized-casts
 //! ```
 //!
@@ -225,7 +225,7 @@ pub const PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "make-thunks",
-        summary: "one exported `i32 THUNK(ptr env, i32, i32)` per admitted registration, calling the callback body",
+        summary: "one exported `R THUNK(ptr env, A[, B])` (thunk ABI) per admitted registration, calling the callback body",
         lowers: &[],
         kind: PassKind::Rust(thunks::run),
     },

@@ -34,8 +34,12 @@ fn module_bodies(module: &Module<'_>) -> Vec<String> {
 pub struct Thunk {
     /// The registration's index in the module.
     pub registration: usize,
-    /// The exported symbol: `int32_t SYMBOL(const void *env, int32_t, int32_t)`.
+    /// The exported symbol: `R SYMBOL(const void *env, A a[, B b])` in the
+    /// thunk ABI (`manifest::provider::abi_c_type`).
     pub symbol: String,
+    /// The provider and the callback's type.
+    pub provider: manifest::Provider,
+    pub signature: manifest::Signature,
     /// The callback body, as prepared MIR names it (`entry::{closure#0}`).
     pub body: String,
     /// The body's symbol after lowering.
@@ -136,6 +140,8 @@ impl Plan {
             thunks.push(Thunk {
                 registration: c.registration,
                 symbol: c.abi.thunk.clone(),
+                provider: c.abi.provider,
+                signature: c.abi.signature.clone(),
                 body: c.abi.body.clone(),
                 body_symbol: symbols[&c.abi.body].clone(),
                 takes_env,

@@ -1,24 +1,33 @@
 //! `make-thunks`: for every admitted registration, the exported thunk the
-//! provider calls:
+//! provider calls, in the thunk ABI:
 //!
 //! ```c
-//! extern "C" int32_t THUNK(const void *env, int32_t a, int32_t b);
+//! extern "C" R THUNK(const void *env, A a);          // (T) -> U, (T) -> bool
+//! extern "C" R THUNK(const void *env, A a, B b);     // (T, T) -> T, (T, U) -> V, …
 //! ```
 //!
+//! One shape per callback arity, whatever the provider. Integers narrower
+//! than 32 bits and `bool` travel as 32-bit values (sign-extended for signed
+//! types, zero-extended otherwise: `manifest::provider::abi_c_type`); the
+//! thunk truncates its arguments to the body's types and widens the
+//! result, which the optimiser folds away once the provider inlines it.
+//!
 //! A closure body already takes the environment pointer first (MIR passes
-//! `&{closure}` as `_1`), so the thunk forwards all three arguments; an fn
-//! item's thunk ignores `env`. The thunk has external linkage and its plain
-//! C name; the bodies it calls are internal, so the optimiser inlines them.
+//! `&{closure}` as `_1`), so the thunk forwards it; an fn item's thunk
+//! ignores `env`. The thunk has external linkage and its plain C name; the
+//! bodies it calls are internal, so the optimiser inlines them.
 
+use manifest::Scalar;
 use melior::ir::{
     attribute::{StringAttribute, TypeAttribute},
     block::BlockLike,
     operation::OperationBuilder,
     r#type::FunctionType,
-    Block, Module, Region, RegionLike, Type,
+    Block, Module, Region, RegionLike, Type, Value,
 };
 
 use super::{
+    plan::Thunk,
     rewrite::{self, Op, Rw},
     LowerError, Plan,
 };
@@ -41,23 +50,57 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
                 )
             })?;
         let callee = rewrite::str_attr(body, "sym_name").unwrap_or_default();
-        check_signature(rw, body, thunk.takes_env)?;
-        let op = build(rw, body, &thunk.symbol, &callee, thunk.takes_env)?;
+        check_signature(rw, body, thunk)?;
+        let op = build(rw, body, thunk, &callee)?;
         module.body().append_operation(op);
     }
     Ok(())
 }
 
-fn check_signature(rw: &Rw<'_>, body: Op, takes_env: bool) -> Result<(), LowerError> {
+/// The body's own type of a scalar (`i8` for `u8`, `i1` for `bool`).
+fn body_type(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "i1",
+        Scalar::I8 | Scalar::U8 => "i8",
+        Scalar::I16 | Scalar::U16 => "i16",
+        Scalar::I32 | Scalar::U32 | Scalar::Char => "i32",
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => "i64",
+        Scalar::I128 | Scalar::U128 => "i128",
+        Scalar::F32 => "f32",
+        Scalar::F64 => "f64",
+    }
+}
+
+/// The type a scalar travels as through the thunk ABI.
+fn abi_type(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool
+        | Scalar::I8
+        | Scalar::U8
+        | Scalar::I16
+        | Scalar::U16
+        | Scalar::I32
+        | Scalar::U32
+        | Scalar::Char => "i32",
+        other => body_type(other),
+    }
+}
+
+fn check_signature(rw: &Rw<'_>, body: Op, thunk: &Thunk) -> Result<(), LowerError> {
     let ty = rewrite::attr(body, "function_type")
         .and_then(|a| TypeAttribute::try_from(a).ok())
         .map(|t| t.value().to_string())
         .unwrap_or_default();
-    let expected = if takes_env {
-        "(!llvm.ptr, i32, i32) -> i32"
-    } else {
-        "(i32, i32) -> i32"
-    };
+    let mut params: Vec<&str> = Vec::new();
+    if thunk.takes_env {
+        params.push("!llvm.ptr");
+    }
+    params.extend(thunk.signature.params.iter().map(|s| body_type(*s)));
+    let expected = format!(
+        "({}) -> {}",
+        params.join(", "),
+        body_type(thunk.signature.ret)
+    );
     if ty != expected {
         return Err(rw.error(
             body,
@@ -70,45 +113,87 @@ fn check_signature(rw: &Rw<'_>, body: Op, takes_env: bool) -> Result<(), LowerEr
 fn build<'c>(
     rw: &Rw<'c>,
     body: Op,
-    symbol: &str,
+    thunk: &Thunk,
     callee: &str,
-    takes_env: bool,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
     let loc = rewrite::location(body);
+    let sig = &thunk.signature;
     let ptr = rw.ty("!llvm.ptr", body)?;
-    let i32t = rw.ty("i32", body)?;
-    let inputs: [Type<'c>; 3] = [ptr, i32t, i32t];
+    let mut inputs: Vec<Type<'c>> = vec![ptr];
+    for p in &sig.params {
+        inputs.push(rw.ty(abi_type(*p), body)?);
+    }
+    let ret_abi = rw.ty(abi_type(sig.ret), body)?;
+    let ret_body = rw.ty(body_type(sig.ret), body)?;
     let region = Region::new();
-    let block = region.append_block(Block::new(&inputs.map(|t| (t, loc))));
-    let mut args = Vec::new();
-    for i in usize::from(!takes_env)..3 {
-        let a = block
-            .argument(i)
-            .map_err(|e| rw.error(body, format!("thunk argument {i}: {e}")))?;
-        args.push(melior::ir::Value::from(a));
+    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
+    let block = region.append_block(Block::new(&arguments));
+    let op = |name: &str, operand: Value<'c, '_>, result: Type<'c>| {
+        OperationBuilder::new(name, loc)
+            .add_operands(&[operand])
+            .add_results(&[result])
+            .build()
+            .map_err(|e| rw.error(body, format!("cannot build the thunk's `{name}`: {e}")))
+    };
+    let mut args: Vec<Value<'c, '_>> = Vec::new();
+    if thunk.takes_env {
+        let env = block
+            .argument(0)
+            .map_err(|e| rw.error(body, format!("thunk argument 0: {e}")))?;
+        args.push(env.into());
+    }
+    for (i, p) in sig.params.iter().enumerate() {
+        let a: Value<'c, '_> = block
+            .argument(i + 1)
+            .map_err(|e| rw.error(body, format!("thunk argument {}: {e}", i + 1)))?
+            .into();
+        if abi_type(*p) == body_type(*p) {
+            args.push(a);
+        } else {
+            let narrow = rw.ty(body_type(*p), body)?;
+            let t = block.append_operation(op("arith.trunci", a, narrow)?);
+            args.push(
+                t.result(0)
+                    .map_err(|e| rw.error(body, format!("the thunk's trunci: {e}")))?
+                    .into(),
+            );
+        }
     }
     let sym = rw.attr_text(&format!("@{callee}"), body)?;
     let call = OperationBuilder::new("func.call", loc)
         .add_operands(&args)
-        .add_results(&[i32t])
+        .add_results(&[ret_body])
         .add_attributes(&[(rw.ident("callee"), sym)])
         .build()
         .map_err(|e| rw.error(body, format!("cannot build the thunk's call: {e}")))?;
     let call = block.append_operation(call);
-    let r = call
+    let mut r: Value<'c, '_> = call
         .result(0)
-        .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?;
+        .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?
+        .into();
+    if abi_type(sig.ret) != body_type(sig.ret) {
+        let widen = if sig.ret.is_signed_int() {
+            "arith.extsi"
+        } else {
+            "arith.extui"
+        };
+        let w = block.append_operation(op(widen, r, ret_abi)?);
+        r = w
+            .result(0)
+            .map_err(|e| rw.error(body, format!("the thunk's {widen}: {e}")))?
+            .into();
+    }
     let ret = OperationBuilder::new("func.return", loc)
-        .add_operands(&[r.into()])
+        .add_operands(&[r])
         .build()
         .map_err(|e| rw.error(body, format!("cannot build the thunk's return: {e}")))?;
     block.append_operation(ret);
-    let fty = FunctionType::new(rw.ctx, &inputs, &[i32t]);
+    let fty = FunctionType::new(rw.ctx, &inputs, &[ret_abi]);
     OperationBuilder::new("func.func", loc)
         .add_attributes(&[
             (
                 rw.ident("sym_name"),
-                StringAttribute::new(rw.ctx, symbol).into(),
+                StringAttribute::new(rw.ctx, &thunk.symbol).into(),
             ),
             (
                 rw.ident("function_type"),
@@ -117,5 +202,10 @@ fn build<'c>(
         ])
         .add_regions([region])
         .build()
-        .map_err(|e| rw.error(body, format!("cannot build the thunk `{symbol}`: {e}")))
+        .map_err(|e| {
+            rw.error(
+                body,
+                format!("cannot build the thunk `{}`: {e}", thunk.symbol),
+            )
+        })
 }

@@ -1,0 +1,156 @@
+// The CUB anchor of the providers benchmark: CUB's device-wide algorithms
+// with the same operations as C++ functors, as a shared library that
+// `gpu-run --providers-bench` loads into its own process, so that CUB and
+// the Rust callbacks run on the same device buffers, timed by the same
+// loop with the same events (docs/perf.md).
+//
+// Built on the GPU machine, one object per algorithm in parallel:
+//   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -DRCB_ALGO=N -c providers.cu ...
+//   nvcc -shared -o libcubbench.so *.o
+// (scripts/gpu-session18-run.sh). RCB_ALGO picks the algorithm a translation
+// unit instantiates; without it, all of them (one slow compile).
+//
+// C ABI, every call asynchronous on the legacy default stream:
+//   int rcb_cub_temp_bytes(const char *algo, const char *type, unsigned long long n, size_t *bytes);
+//   int rcb_cub_run(const char *algo, const char *type, const void *in, const void *in2, void *out,
+//                   unsigned long long n, const unsigned long long *offsets, unsigned long long segments,
+//                   void *temp, size_t temp_bytes);
+// return 0, 1 for an algorithm or type this library does not have, or
+// 100 + the cudaError_t of a failed call. The operations (those of the
+// SPEC's CUB table): reduce = max from the type's lowest value, scans = +
+// (exclusive from 0), transform = 3x + 1, transform2 = a + b, select = x > 0,
+// segmented reduce = + from 0 per segment, merge sort = a < b
+// (SortKeysCopy: input to output).
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/limits>
+#include <cuda/std/tuple>
+#include <cstring>
+
+namespace {
+
+struct Max {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+struct Plus {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <class T> struct Affine {
+  __device__ __forceinline__ T operator()(T x) const { return T(3) * x + T(1); }
+};
+template <class T> struct Sum2 {
+  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <class T> struct Positive {
+  __device__ __forceinline__ bool operator()(T x) const { return x > T(0); }
+};
+struct Less {
+  template <class T> __device__ __forceinline__ bool operator()(T a, T b) const { return a < b; }
+};
+
+// 0 ok; 100 + error.
+int status(cudaError_t e) { return e == cudaSuccess ? 0 : 100 + int(e); }
+
+template <class T>
+int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long long n,
+        const unsigned long long *offsets, unsigned long long segments, void *temp, size_t &bytes) {
+  const T *in = static_cast<const T *>(in_);
+  const T *in2 = static_cast<const T *>(in2_);
+  (void)in2;
+  (void)offsets;
+  (void)segments;
+  T *out = static_cast<T *>(out_);
+  // Counts as CUB's users pass them: an int for the algorithms whose
+  // count type is a template parameter (their offsets are then 32-bit).
+  const int count = int(n);
+  (void)count;
+  switch (algo) {
+#if !defined(RCB_ALGO) || RCB_ALGO == 0
+    case 0:
+      return status(cub::DeviceReduce::Reduce(temp, bytes, in, out, count, Max{},
+                                              ::cuda::std::numeric_limits<T>::lowest()));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 1
+    case 1:
+      return status(cub::DeviceScan::InclusiveScan(temp, bytes, in, out, Plus{}, count));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 2
+    case 2:
+      return status(cub::DeviceScan::ExclusiveScan(temp, bytes, in, out, Plus{}, T(0), count));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 3
+    case 3:
+      if (temp == nullptr) { bytes = 1; return 0; }
+      return status(cub::DeviceTransform::Transform(in, out, count, Affine<T>{}));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 4
+    case 4:
+      if (temp == nullptr) { bytes = 1; return 0; }
+      return status(cub::DeviceTransform::Transform(::cuda::std::make_tuple(in, in2), out, count, Sum2<T>{}));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 5
+    case 5:
+      // The count of kept elements goes to the first word after n elements.
+      return status(cub::DeviceSelect::If(temp, bytes, in, out,
+                                          reinterpret_cast<unsigned long long *>(out + n), count, Positive<T>{}));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 6
+    case 6:
+      return status(cub::DeviceSegmentedReduce::Reduce(temp, bytes, in, out, int(segments), offsets, offsets + 1,
+                                                        Plus{}, T(0)));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 7
+    case 7:
+      return status(cub::DeviceMergeSort::SortKeysCopy(temp, bytes, in, out, count, Less{}));
+#endif
+    default:
+      return 1;
+  }
+}
+
+int algo_index(const char *algo) {
+  const char *names[] = {"reduce", "inclusive_scan", "exclusive_scan", "transform",
+                         "transform2", "select", "segmented_reduce", "sort_by"};
+  for (int i = 0; i < 8; ++i)
+    if (std::strcmp(algo, names[i]) == 0) return i;
+  return -1;
+}
+
+int dispatch(const char *algo, const char *type, const void *in, const void *in2, void *out,
+             unsigned long long n, const unsigned long long *offsets, unsigned long long segments, void *temp,
+             size_t &bytes) {
+  const int a = algo_index(algo);
+  if (a < 0) return 1;
+  if (std::strcmp(type, "i32") == 0) return run<int>(a, in, in2, out, n, offsets, segments, temp, bytes);
+  if (std::strcmp(type, "i64") == 0) return run<long long>(a, in, in2, out, n, offsets, segments, temp, bytes);
+  if (std::strcmp(type, "f32") == 0) return run<float>(a, in, in2, out, n, offsets, segments, temp, bytes);
+  if (std::strcmp(type, "f64") == 0) return run<double>(a, in, in2, out, n, offsets, segments, temp, bytes);
+  return 1;
+}
+
+}  // namespace
+
+#if !defined(RCB_ALGO)
+#  define RCB_SUFFIX(name) name
+#else
+#  define RCB_PASTE2(a, b) a##b
+#  define RCB_PASTE(a, b) RCB_PASTE2(a, b)
+#  define RCB_SUFFIX(name) RCB_PASTE(name, RCB_PASTE(_, RCB_ALGO))
+#endif
+
+extern "C" int RCB_SUFFIX(rcb_cub_temp_bytes)(const char *algo, const char *type, unsigned long long n,
+                                              size_t *bytes) {
+  *bytes = 0;
+  return dispatch(algo, type, nullptr, nullptr, nullptr, n, nullptr, n / 1024 + 1, nullptr, *bytes);
+}
+
+extern "C" int RCB_SUFFIX(rcb_cub_run)(const char *algo, const char *type, const void *in, const void *in2,
+                                       void *out, unsigned long long n, const unsigned long long *offsets,
+                                       unsigned long long segments, void *temp, size_t temp_bytes) {
+  size_t bytes = temp_bytes;
+  return dispatch(algo, type, in, in2, out, n, offsets, segments, temp, bytes);
+}

@@ -1,0 +1,133 @@
+//! The providers benchmark's callbacks: CUB's operations (benches/cub/providers.cu)
+//! written as Rust closures, one registration per provider and element type.
+//! `driver build benches/providers.rs -o DIR`, then on a GPU machine
+//! `gpu-run --providers-bench DIR --cub libcubbench.so` (docs/perf.md).
+//! Plain functions, no captures: CUB's functors are stateless too.
+
+pub fn reduce_i32(d: &[i32]) -> i32 {
+    native::reduce(d, i32::MIN, |a, b| a.max(b))
+}
+
+pub fn inclusive_scan_i32(d: &[i32]) -> Vec<i32> {
+    native::inclusive_scan(d, |a, b| a.wrapping_add(b))
+}
+
+pub fn exclusive_scan_i32(d: &[i32]) -> Vec<i32> {
+    native::exclusive_scan(d, 0, |a, b| a.wrapping_add(b))
+}
+
+pub fn transform_i32(d: &[i32]) -> Vec<i32> {
+    native::transform(d, |x| x.wrapping_mul(3).wrapping_add(1))
+}
+
+pub fn transform2_i32(a: &[i32], b: &[i32]) -> Vec<i32> {
+    native::transform2(a, b, |x, y| x.wrapping_add(y))
+}
+
+pub fn select_i32(d: &[i32]) -> Vec<i32> {
+    native::select(d, |x| x > 0)
+}
+
+pub fn segmented_reduce_i32(d: &[i32], offsets: &[usize]) -> Vec<i32> {
+    native::segmented_reduce(d, offsets, 0, |a, b| a.wrapping_add(b))
+}
+
+pub fn sort_by_i32(d: &[i32]) -> Vec<i32> {
+    native::sort_by(d, |a, b| a < b)
+}
+
+pub fn reduce_i64(d: &[i64]) -> i64 {
+    native::reduce(d, i64::MIN, |a, b| a.max(b))
+}
+
+pub fn inclusive_scan_i64(d: &[i64]) -> Vec<i64> {
+    native::inclusive_scan(d, |a, b| a.wrapping_add(b))
+}
+
+pub fn exclusive_scan_i64(d: &[i64]) -> Vec<i64> {
+    native::exclusive_scan(d, 0, |a, b| a.wrapping_add(b))
+}
+
+pub fn transform_i64(d: &[i64]) -> Vec<i64> {
+    native::transform(d, |x| x.wrapping_mul(3).wrapping_add(1))
+}
+
+pub fn transform2_i64(a: &[i64], b: &[i64]) -> Vec<i64> {
+    native::transform2(a, b, |x, y| x.wrapping_add(y))
+}
+
+pub fn select_i64(d: &[i64]) -> Vec<i64> {
+    native::select(d, |x| x > 0)
+}
+
+pub fn segmented_reduce_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
+    native::segmented_reduce(d, offsets, 0, |a, b| a.wrapping_add(b))
+}
+
+pub fn sort_by_i64(d: &[i64]) -> Vec<i64> {
+    native::sort_by(d, |a, b| a < b)
+}
+
+pub fn reduce_f32(d: &[f32]) -> f32 {
+    native::reduce(d, f32::MIN, |a, b| a.max(b))
+}
+
+pub fn inclusive_scan_f32(d: &[f32]) -> Vec<f32> {
+    native::inclusive_scan(d, |a, b| a + b)
+}
+
+pub fn exclusive_scan_f32(d: &[f32]) -> Vec<f32> {
+    native::exclusive_scan(d, 0.0, |a, b| a + b)
+}
+
+pub fn transform_f32(d: &[f32]) -> Vec<f32> {
+    native::transform(d, |x| x * 3.0 + 1.0)
+}
+
+pub fn transform2_f32(a: &[f32], b: &[f32]) -> Vec<f32> {
+    native::transform2(a, b, |x, y| x + y)
+}
+
+pub fn select_f32(d: &[f32]) -> Vec<f32> {
+    native::select(d, |x| x > 0.0)
+}
+
+pub fn segmented_reduce_f32(d: &[f32], offsets: &[usize]) -> Vec<f32> {
+    native::segmented_reduce(d, offsets, 0.0, |a, b| a + b)
+}
+
+pub fn sort_by_f32(d: &[f32]) -> Vec<f32> {
+    native::sort_by(d, |a, b| a < b)
+}
+
+pub fn reduce_f64(d: &[f64]) -> f64 {
+    native::reduce(d, f64::MIN, |a, b| a.max(b))
+}
+
+pub fn inclusive_scan_f64(d: &[f64]) -> Vec<f64> {
+    native::inclusive_scan(d, |a, b| a + b)
+}
+
+pub fn exclusive_scan_f64(d: &[f64]) -> Vec<f64> {
+    native::exclusive_scan(d, 0.0, |a, b| a + b)
+}
+
+pub fn transform_f64(d: &[f64]) -> Vec<f64> {
+    native::transform(d, |x| x * 3.0 + 1.0)
+}
+
+pub fn transform2_f64(a: &[f64], b: &[f64]) -> Vec<f64> {
+    native::transform2(a, b, |x, y| x + y)
+}
+
+pub fn select_f64(d: &[f64]) -> Vec<f64> {
+    native::select(d, |x| x > 0.0)
+}
+
+pub fn segmented_reduce_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
+    native::segmented_reduce(d, offsets, 0.0, |a, b| a + b)
+}
+
+pub fn sort_by_f64(d: &[f64]) -> Vec<f64> {
+    native::sort_by(d, |a, b| a < b)
+}

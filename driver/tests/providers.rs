@@ -1,0 +1,147 @@
+//! Every provider beyond the i32 reduce: the admitted provider cases of
+//! `tests/verdicts` (`provider_*.rs`) build by both routes with the LTO
+//! route's kernels free of `CALL` (the callback inlined into the provider)
+//! and the PTX route's calling the thunk; the validation program
+//! (`examples/gpu-providers`) is `gen_cases.py`'s output and builds with
+//! `driver cargo build`, carrying a callable kernel per case and element
+//! type. (Its run is on the GPU machine: docs/gpu.md.)
+
+mod common;
+
+use common::{has_call, root, scratch};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn admitted_provider_cases() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/verdicts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("provider_")
+                && name.ends_with(".rs")
+                && std::fs::read_to_string(p)
+                    .unwrap()
+                    .starts_with("// expect: admitted")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn provider_cases_inline_by_lto_and_call_by_ptx() {
+    let cases = admitted_provider_cases();
+    assert!(
+        cases.len() >= 7,
+        "found only {} provider cases",
+        cases.len()
+    );
+    let out = scratch("providers", "routes");
+    let mut kernels = 0;
+    for case in &cases {
+        let stem = case.file_stem().unwrap().to_string_lossy().into_owned();
+        for (route, flags) in [("lto", &[][..]), ("ptx", &["--no-lto"][..])] {
+            let dir = out.join(format!("{stem}-{route}"));
+            let mut args = vec![
+                "build",
+                case.to_str().unwrap(),
+                "--no-lint",
+                "-o",
+                dir.to_str().unwrap(),
+            ];
+            args.extend_from_slice(flags);
+            let o = common::driver_uncached(&args);
+            assert!(
+                o.status.success(),
+                "{stem} by {route}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let manifest: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                    .unwrap();
+            kernels += manifest["kernels"].as_array().unwrap().len();
+            let cubins: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "cubin"))
+                .collect();
+            assert!(!cubins.is_empty(), "{stem} by {route}: no cubin");
+            for cubin in &cubins {
+                let call = has_call(cubin);
+                match route {
+                    "lto" => assert!(!call, "{stem}: a CALL in {} (LTO route)", cubin.display()),
+                    _ => assert!(call, "{stem}: no CALL in {} (PTX route)", cubin.display()),
+                }
+            }
+        }
+    }
+    // Eight providers, the sort with three kernels, both routes.
+    assert!(kernels >= 2 * (7 + 3), "only {kernels} kernels built");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_validation_program_is_generated() {
+    let o = Command::new("python3")
+        .arg(root().join("examples/gpu-providers/gen_cases.py"))
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn the_validation_program_builds_with_every_case_callable() {
+    let target = scratch("providers", "validate");
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args([
+            "cargo",
+            "build",
+            "--manifest-path",
+            "examples/gpu-providers/Cargo.toml",
+            "--locked",
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTC_WRAPPER")
+        .current_dir(root())
+        .output()
+        .expect("driver runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let program = target.join("debug/validate");
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(["inspect", program.to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .expect("driver runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // 14 cases a type, ten types: a GPU call and a CPU reference each.
+    let callable = text.lines().filter(|l| l.contains(": called at ")).count();
+    let reference = text
+        .lines()
+        .filter(|l| l.contains("(CPU registration"))
+        .count();
+    assert_eq!((callable, reference), (140, 140), "{text}");
+    for provider in [
+        "reduce",
+        "inclusive_scan",
+        "exclusive_scan",
+        "transform",
+        "transform2",
+        "segmented_reduce",
+        "select",
+        "sort_by",
+    ] {
+        assert!(
+            text.contains(&format!(", {provider} `(")),
+            "no {provider} in\n{text}"
+        );
+    }
+    // Without a GPU it says why and fails.
+    let o = Command::new(&program).output().expect("validate runs");
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("validate: no CUDA"), "{e}");
+    let _ = std::fs::remove_dir_all(&target);
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes validate/src/cases.rs: for every element type, one GPU function
+and one CPU-reference function per case, each a registration with its own
+closure (a call site per element type: a macro would give every expansion
+the same closure span). The harness (validate/src/main.rs) is generic and
+calls these through `cases::<type>()`.
+
+    python3 examples/gpu-providers/gen_cases.py   # rewrites validate/src/cases.rs
+
+driver/tests/gpu_providers.rs checks that the committed file is this
+script's output.
+"""
+import os
+import re
+import sys
+
+INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+FLOATS = ["f32", "f64"]
+TYPES = INTS + FLOATS
+
+
+def cases(t):
+    f = t in FLOATS
+    add = "a + b" if f else "a.wrapping_add(b).wrapping_add(k)"
+    out = []
+    # (name, provider, kind, exact, gpu-closure, extra-params)
+    # kind: fold (data, init, k) -> T; scan (data, init, k) -> Vec<T>;
+    # map (data, k) -> Vec<U>; zip (a, b, k) -> Vec<V>; seg (data, offsets,
+    # init, k) -> Vec<T>; select (data, k) -> Vec<T>; sort (data) -> Vec<T>.
+    out.append(("reduce_add", "reduce", "fold", not f, f"move |a, b| {add}", t))
+    out.append(("reduce_max", "reduce", "fold", True, "|a, b| a.max(b)", t))
+    out.append(("inclusive_scan_add", "inclusive_scan", "scan", not f, f"move |a, b| {add}", t))
+    out.append(("inclusive_scan_max", "inclusive_scan", "scan", True, "|a, b| a.max(b)", t))
+    out.append(("exclusive_scan_add", "exclusive_scan", "scan", not f, f"move |a, b| {add}", t))
+    # Associative, not commutative: the order of the operands shows.
+    out.append(("exclusive_scan_right", "exclusive_scan", "scan", True, "|_a, b| b", t))
+    if f:
+        out.append(("transform_affine", "transform", "map", True, "move |x| x * 3.0 + k", t))
+        out.append(("transform2_affine", "transform2", "zip", True, "move |a, b| a * k + b", (t, t)))
+    else:
+        out.append(("transform_affine", "transform", "map", True, "move |x| x.wrapping_mul(3).wrapping_add(k)", t))
+        out.append(("transform2_affine", "transform2", "zip", True, "move |a, b| a.wrapping_mul(k).wrapping_add(b)", (t, t)))
+    out.append(("transform_to_f64", "transform", "map_f64", True, "|x| x as f64 * 0.5", "f64"))
+    out.append(("transform2_mixed", "transform2", "zip_mixed", True, "|a, b| a as f32 + b as f32", ("u8", "f32")))
+    seg = "|a, b| a.max(b)" if f else "|a, b| a.wrapping_add(b)"
+    out.append(("segmented_reduce", "segmented_reduce", "seg", True, seg, t))
+    if f:
+        out.append(("select_above", "select", "select", True, "move |x| x > k", t))
+        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a < b", t))
+        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32)", t))
+    else:
+        out.append(("select_above", "select", "select", True, "move |x| x > k", t))
+        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a < b", t))
+        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| (a >> 4) < (b >> 4)", t))
+    return out
+
+
+def signatures(kind, t, out_t, exclusive):
+    """(gpu params, host params, gpu call args, host call args, return type)."""
+    if kind == "fold":
+        return (f"d: &dyn Input<{t}>, init: {t}, k: {t}", f"d: &[{t}], init: {t}, k: {t}", "d, init", "d, init", t)
+    if kind == "scan":
+        args = "d, init" if exclusive else "d"
+        return (f"d: &dyn Input<{t}>, init: {t}, k: {t}", f"d: &[{t}], init: {t}, k: {t}", args, args, f"Vec<{t}>")
+    if kind in ("map", "select"):
+        return (f"d: &dyn Input<{t}>, k: {t}", f"d: &[{t}], k: {t}", "d", "d", f"Vec<{t}>")
+    if kind == "map_f64":
+        return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", "Vec<f64>")
+    if kind == "zip":
+        return (f"a: &dyn Input<{t}>, b: &dyn Input<{t}>, k: {t}", f"a: &[{t}], b: &[{t}], k: {t}", "a, b", "a, b", f"Vec<{t}>")
+    if kind == "zip_mixed":
+        return (f"a: &dyn Input<{t}>, b: &dyn Input<u8>", f"a: &[{t}], b: &[u8]", "a, b", "a, b", "Vec<f32>")
+    if kind == "seg":
+        return (f"d: &dyn Input<{t}>, offsets: &[usize], init: {t}", f"d: &[{t}], offsets: &[usize], init: {t}", "d, offsets, init", "d, offsets, init", f"Vec<{t}>")
+    if kind == "sort":
+        return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", f"Vec<{t}>")
+    raise ValueError(kind)
+
+
+def entry(name, provider, kind, exact, t):
+    """The table entry: an `Op` variant wrapping the two functions."""
+    g, h = f"gpu_{name}_{t}", f"cpu_{name}_{t}"
+    e = "true" if exact else "false"
+    variant = {
+        "fold": "Fold",
+        "scan": "Scan",
+        "map": "Map",
+        "select": "Map",
+        "map_f64": "MapF64",
+        "zip": "Zip",
+        "zip_mixed": "ZipMixed",
+        "seg": "Seg",
+        "sort": "Sort",
+    }[kind]
+    if provider == "inclusive_scan":
+        variant = "InclusiveScan"
+    return f'        Case {{ name: "{name}", provider: "{provider}", exact: {e}, op: Op::{variant}({g}, {h}) }},\n'
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "validate", "src", "cases.rs")
+    text = [
+        "// Generated by examples/gpu-providers/gen_cases.py. Do not edit.\n",
+        "//! One GPU function and one CPU reference per case and element type.\n\n",
+        "use crate::{Case, Op};\n",
+        "use native::gpu::{Error, Gpu, Input};\n",
+    ]
+    for t in TYPES:
+        text.append(f"\n// ---- {t}\n")
+        for (name, provider, kind, exact, closure, out_t) in cases(t):
+            gp, hp, ga, ha, ret = signatures(kind, t, out_t, provider == "exclusive_scan")
+            uses_k = re.search(r"\bk\b", closure.split("|", 2)[2]) is not None
+            if "k:" in gp and not uses_k:
+                gp = gp.replace("k: ", "_k: ")
+                hp = hp.replace("k: ", "_k: ")
+            if kind == "scan" and provider == "inclusive_scan":
+                gp = gp.replace("init: ", "_init: ")
+                hp = hp.replace("init: ", "_init: ")
+            text.append(
+                f"pub fn gpu_{name}_{t}(gpu: &Gpu, {gp}) -> Result<{ret}, Error> {{\n"
+                f"    gpu.{provider}({ga}, {closure})\n}}\n\n"
+                f"pub fn cpu_{name}_{t}({hp}) -> {ret} {{\n"
+                f"    native::{provider}({ha}, {closure})\n}}\n\n"
+            )
+        text.append(f"pub fn cases_{t}() -> Vec<Case<{t}>> {{\n    vec![\n")
+        for (name, provider, kind, exact, closure, out_t) in cases(t):
+            text.append(entry(name, provider, kind, exact, t))
+        text.append("    ]\n}\n")
+    new = "".join(text)
+    if "--check" in sys.argv:
+        old = open(path).read() if os.path.exists(path) else ""
+        if old != new:
+            print(f"{path} is not gen_cases.py's output: run python3 {os.path.relpath(__file__)}", file=sys.stderr)
+            sys.exit(1)
+        return
+    open(path, "w").write(new)
+
+
+if __name__ == "__main__":
+    main()

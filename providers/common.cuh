@@ -1,0 +1,126 @@
+// Pieces every provider shares: the element types, 16-byte vector loads,
+// warp shuffles of any element type, and the "maybe a value" fold that lets a
+// provider combine without an identity element (the callback is arbitrary:
+// it has none in general).
+//
+// Contract with callbacks, for every provider: the operation is a pure
+// function. It is called under divergence, so it must not use
+// warp-collective operations, and it is never called on a value that is not
+// an element, an initial value or a result of earlier calls (a callback whose
+// arithmetic traps on overflow must not trap on padding).
+//
+// No includes: NVRTC compiles this with no include path.
+
+#ifndef RCB_PROVIDERS_COMMON_CUH
+#define RCB_PROVIDERS_COMMON_CUH
+
+namespace rcb {
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+// Handed to thunks of callbacks with no captures: a valid, non-null pointer
+// to one byte that the thunk never reads.
+static __device__ const unsigned char empty_env[1] = {0};
+
+// 16 bytes read as elements of T.
+template <class T>
+union Vec16 {
+    uint4 raw;
+    T v[16 / sizeof(T)];
+};
+
+template <class T>
+struct VecWidth {
+    static constexpr int N = 16 / sizeof(T);
+};
+
+template <class T>
+__device__ __forceinline__ Vec16<T> load16(const T *p) {
+    Vec16<T> r;
+    r.raw = __ldg(reinterpret_cast<const uint4 *>(p));
+    return r;
+}
+
+template <class T>
+__device__ __forceinline__ void store16(T *p, const Vec16<T> &v) {
+    *reinterpret_cast<uint4 *>(p) = v.raw;
+}
+
+// Whether `p` sits on a 16-byte boundary.
+template <class T>
+__device__ __forceinline__ bool aligned16(const T *p) {
+    return (reinterpret_cast<u64>(p) & 15ull) == 0;
+}
+
+// Elements before the first 16-byte boundary of `p` (at most n).
+template <class T>
+__device__ __forceinline__ u64 head_elements(const T *p, u64 n) {
+    const u64 address = reinterpret_cast<u64>(p);
+    const u64 head = ((16ull - (address & 15ull)) & 15ull) / sizeof(T);
+    return head < n ? head : n;
+}
+
+// Warp shuffles of every element type (the intrinsics take 32- and 64-bit
+// values; narrower ones travel widened).
+__device__ __forceinline__ signed char shfl(signed char v, int src) { return (signed char)__shfl_sync(0xffffffffu, (int)v, src); }
+__device__ __forceinline__ unsigned char shfl(unsigned char v, int src) { return (unsigned char)__shfl_sync(0xffffffffu, (unsigned)v, src); }
+__device__ __forceinline__ short shfl(short v, int src) { return (short)__shfl_sync(0xffffffffu, (int)v, src); }
+__device__ __forceinline__ unsigned short shfl(unsigned short v, int src) { return (unsigned short)__shfl_sync(0xffffffffu, (unsigned)v, src); }
+__device__ __forceinline__ int shfl(int v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ unsigned shfl(unsigned v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ long long shfl(long long v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ unsigned long long shfl(unsigned long long v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ float shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ double shfl(double v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+
+template <class T>
+__device__ __forceinline__ T shfl_down(T v, unsigned delta) {
+    return shfl(v, (int)(((threadIdx.x & 31u) + delta) & 31u));
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, unsigned delta) {
+    return shfl(v, (int)(((threadIdx.x & 31u) - delta) & 31u));
+}
+
+// acc := has ? op(acc, x) : x.
+template <class T, class Op>
+__device__ __forceinline__ void fold_into(T &acc, bool &has, T x, const Op &op) {
+    acc = has ? op(acc, x) : x;
+    has = true;
+}
+
+// Pairwise tree over the elements of one vector: ((v0 v1) (v2 v3)) ...
+template <class T, class Op>
+__device__ __forceinline__ T fold_vector(const Vec16<T> &v, const Op &op) {
+    constexpr int N = VecWidth<T>::N;
+    T t[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) t[i] = v.v[i];
+#pragma unroll
+    for (int width = 1; width < N; width *= 2) {
+#pragma unroll
+        for (int i = 0; i + width < N; i += 2 * width) t[i] = op(t[i], t[i + width]);
+    }
+    return t[0];
+}
+
+// Kogge-Stone inclusive scan across a warp: after it, lane l holds the
+// combination of lanes 0..l in a shape that depends only on l. Lanes at or
+// beyond `present` (the values there are not elements) are neither combined
+// nor read by a lane below `present`.
+template <class T, class Op>
+__device__ __forceinline__ T warp_inclusive_scan(T v, unsigned present, const Op &op) {
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+        const T other = shfl_up(v, d);
+        if (lane >= d && lane < present) v = op(other, v);
+    }
+    return v;
+}
+
+}  // namespace rcb
+
+#endif  // RCB_PROVIDERS_COMMON_CUH

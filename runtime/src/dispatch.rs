@@ -1,0 +1,373 @@
+//! Running a registration's provider on device buffers: its kernels in
+//! stage order, the grids, and the device memory each needs besides its
+//! inputs and output ([`Scratch`]). What `native::gpu` runs
+//! (`host.rs`), and what the benchmarks and the validation time and check.
+//!
+//! The look-back state of the scans and of select is never cleared between
+//! launches: every launch gets a new epoch, and a slot is valid only with
+//! its launch's epoch (providers/lookback.cuh). State of 8-byte and 16-byte
+//! descriptors lives in two buffers, so that a slot is always read at the
+//! size it was written (a value word of a wide descriptor could otherwise
+//! pass for a later launch's epoch).
+
+use crate::build::ResolvedKernel;
+use crate::gpu::{DeviceBuffer, Gpu};
+use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
+use crate::RuntimeError;
+use manifest::{Kernel, ParamKind, Provider, Scalar, Signature, Stage};
+
+/// The longest segment a warp reduces (longer ones get a block each).
+pub const WARP_SEGMENT_LIMIT: u64 = 8192;
+
+/// Device memory the providers need besides inputs and outputs, grown as
+/// needed and kept between calls.
+pub struct Scratch<'g> {
+    gpu: &'g Gpu,
+    pub workspace: Workspace<'g>,
+    /// Look-back state of 8-byte and of 16-byte descriptors.
+    narrow_state: Option<DeviceBuffer<'g>>,
+    wide_state: Option<DeviceBuffer<'g>>,
+    /// The last launch's epoch (0: none yet).
+    epoch: u32,
+    /// Select's count of kept elements.
+    pub count: DeviceBuffer<'g>,
+    sort_buffer: Option<DeviceBuffer<'g>>,
+    partitions: Option<DeviceBuffer<'g>>,
+}
+
+/// What one provider call reads and writes: device addresses and values.
+#[derive(Clone, Debug, Default)]
+pub struct Job {
+    pub input: u64,
+    /// transform2's second input.
+    pub input2: u64,
+    /// Elements of the input(s).
+    pub len: u64,
+    /// Segmented reduce: `segments + 1` u64 offsets on the device, and the
+    /// longest segment (which picks the kernel's shape).
+    pub offsets: u64,
+    pub segments: u64,
+    pub longest_segment: u64,
+    /// The initial value's bytes (providers that take one).
+    pub init: Vec<u8>,
+    /// The output array (the result of a reduce goes to the workspace).
+    pub output: u64,
+    /// The callback environment's bytes (empty for none).
+    pub env: Vec<u8>,
+    /// Replaces the grid policy of a grid-stride kernel (benchmark sweeps).
+    pub grid: Option<manifest::GridPolicy>,
+}
+
+/// The grids of one call's launches, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launched {
+    pub grids: Vec<u32>,
+}
+
+fn grow<'g>(
+    gpu: &'g Gpu,
+    slot: &mut Option<DeviceBuffer<'g>>,
+    bytes: usize,
+    zeroed: bool,
+) -> Result<u64, RuntimeError> {
+    if slot.as_ref().is_none_or(|b| b.bytes() < bytes) {
+        *slot = None;
+        let buffer = gpu.alloc(bytes.max(256))?;
+        if zeroed {
+            buffer.fill_bytes(0)?;
+        }
+        *slot = Some(buffer);
+    }
+    Ok(slot.as_ref().map_or(0, |b| b.address(0)))
+}
+
+/// Bytes of look-back state for `tiles` tiles of `desc`-byte descriptors
+/// (`lookback_bytes` of providers/scan.cuh).
+pub fn lookback_bytes(tiles: u64, desc: u64) -> u64 {
+    (tiles + tiles.div_ceil(32) + tiles.div_ceil(1024)) * desc
+}
+
+impl<'g> Scratch<'g> {
+    /// A workspace for reduces of the largest grid any of `kernels` gets.
+    pub fn new<'k>(
+        gpu: &'g Gpu,
+        kernels: impl IntoIterator<Item = &'k Kernel>,
+    ) -> Result<Scratch<'g>, RuntimeError> {
+        let workspace = Workspace::new(
+            gpu,
+            kernels
+                .into_iter()
+                .filter(|k| matches!(k.provider, Provider::Reduce)),
+            None,
+        )?;
+        let count = gpu.alloc(8)?;
+        Ok(Scratch {
+            gpu,
+            workspace,
+            narrow_state: None,
+            wide_state: None,
+            epoch: 0,
+            count,
+            sort_buffer: None,
+            partitions: None,
+        })
+    }
+
+    /// Look-back state of `bytes` for a launch, and the launch's epoch.
+    fn state(&mut self, bytes: u64, wide: bool) -> Result<(u64, u32), RuntimeError> {
+        let gpu = self.gpu;
+        if self.epoch == u32::MAX {
+            // The epochs wrap: clear every slot so that no old one matches.
+            for b in [&self.narrow_state, &self.wide_state].into_iter().flatten() {
+                b.fill_bytes(0)?;
+            }
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        let slot = if wide {
+            &mut self.wide_state
+        } else {
+            &mut self.narrow_state
+        };
+        let address = grow(gpu, slot, bytes as usize, true)?;
+        Ok((address, self.epoch))
+    }
+
+    /// The result of the last reduce: `size` bytes.
+    pub fn read_value(&self, size: usize) -> Result<Vec<u8>, RuntimeError> {
+        let mut out = vec![0u8; size];
+        self.workspace.output.download(0, &mut out)?;
+        Ok(out)
+    }
+
+    /// How many elements the last select kept.
+    pub fn read_count(&self) -> Result<u64, RuntimeError> {
+        let mut out = [0u64; 1];
+        self.count.download(0, &mut out)?;
+        Ok(out[0])
+    }
+}
+
+fn fail(kernel: &Kernel, what: String) -> RuntimeError {
+    RuntimeError::Launch {
+        kernel: kernel.name.clone(),
+        what,
+    }
+}
+
+/// The kernel of `stage` among a registration's.
+fn stage<'a, 'm>(
+    kernels: &[&'a ResolvedKernel<'m>],
+    stage: Stage,
+) -> Result<&'a ResolvedKernel<'m>, RuntimeError> {
+    kernels
+        .iter()
+        .copied()
+        .find(|k| k.kernel.stage == stage)
+        .ok_or_else(|| {
+            RuntimeError::Usage(format!(
+                "the registration has no `{}` kernel (it has {})",
+                stage.name(),
+                kernels
+                    .iter()
+                    .map(|k| k.kernel.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
+/// Runs the provider of `kernels` (one registration's, every stage) on
+/// `job`, asynchronously, on the default stream. A reduce leaves its
+/// result in the workspace, a select its count in [`Scratch::count`].
+pub fn run(
+    scratch: &mut Scratch<'_>,
+    signature: &Signature,
+    kernels: &[&ResolvedKernel<'_>],
+    job: &Job,
+) -> Result<Launched, RuntimeError> {
+    let gpu = scratch.gpu;
+    let main = kernels
+        .first()
+        .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
+    let provider = main.kernel.provider;
+    let element = signature.element();
+    let mut args = Args::new();
+    args.set(ParamKind::Env, job.env.clone())
+        .set(ParamKind::Init, job.init.clone())
+        .u64(ParamKind::Input, job.input)
+        .u64(ParamKind::Input2, job.input2)
+        .u64(ParamKind::Output, job.output);
+    let mut launched = Launched::default();
+    match provider {
+        Provider::Reduce => {
+            let k = stage(kernels, Stage::Main)?;
+            let grid = grid_for(gpu, k, job.len, override_policy(job));
+            let ws = &scratch.workspace;
+            if grid > ws.max_grid {
+                return Err(fail(
+                    &k.kernel,
+                    format!(
+                        "grid {grid} exceeds the workspace's {} partials",
+                        ws.max_grid
+                    ),
+                ));
+            }
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::Partials, ws.partials.address(0))
+                .u64(ParamKind::Counter, ws.counter.address(0))
+                .u64(ParamKind::Output, ws.output.address(0));
+            launch_grid(gpu, k, grid, &args)?;
+            launched.grids.push(grid);
+        }
+        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
+            let k = stage(kernels, Stage::Main)?;
+            if job.len == 0 {
+                if provider == Provider::Select {
+                    scratch.count.upload(0, &[0u64])?;
+                }
+                return Ok(launched);
+            }
+            let tiles = job.len.div_ceil(k.kernel.launch.tile().max(1));
+            let grid = u32::try_from(tiles)
+                .map_err(|_| fail(&k.kernel, format!("{tiles} tiles do not fit one grid")))?;
+            // Select's counts are 64-bit; a scan's values are T.
+            let wide = provider == Provider::Select || element.size() == 8;
+            let desc = if wide { 16 } else { 8 };
+            let (state, epoch) = scratch.state(lookback_bytes(tiles, desc), wide)?;
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::State, state)
+                .u32(ParamKind::Epoch, epoch)
+                .u64(ParamKind::Count, scratch.count.address(0));
+            launch_grid(gpu, k, grid, &args)?;
+            launched.grids.push(grid);
+        }
+        Provider::Transform | Provider::Transform2 => {
+            let k = stage(kernels, Stage::Main)?;
+            if job.len == 0 {
+                return Ok(launched);
+            }
+            let grid = grid_for(gpu, k, job.len, override_policy(job));
+            args.u64(ParamKind::Len, job.len);
+            launch_grid(gpu, k, grid, &args)?;
+            launched.grids.push(grid);
+        }
+        Provider::SegmentedReduce => {
+            let k = stage(kernels, Stage::Main)?;
+            if job.segments == 0 {
+                return Ok(launched);
+            }
+            let per_block = job.longest_segment > WARP_SEGMENT_LIMIT;
+            let launch = &k.kernel.launch;
+            let policy = override_policy(job).unwrap_or(launch.grid);
+            let cap = match resident_policy(policy, k.resident_blocks_per_sm) {
+                manifest::GridPolicy::TilesCappedBySms { blocks_per_sm } => {
+                    u64::from(gpu.multiprocessors) * u64::from(blocks_per_sm)
+                }
+                _ => u64::from(u32::MAX),
+            };
+            let wanted = if per_block {
+                job.segments
+            } else {
+                job.segments
+                    .div_ceil(u64::from(launch.block_size / 32).max(1))
+            };
+            let grid = wanted.clamp(1, cap.max(1)) as u32;
+            args.u64(ParamKind::Offsets, job.offsets)
+                .u64(ParamKind::Segments, job.segments)
+                .u32(ParamKind::PerBlock, u32::from(per_block));
+            launch_grid(gpu, k, grid, &args)?;
+            launched.grids.push(grid);
+        }
+        Provider::SortBy => {
+            let block_sort = stage(kernels, Stage::BlockSort)?;
+            let partition = stage(kernels, Stage::Partition)?;
+            let merge = stage(kernels, Stage::Merge)?;
+            if job.len == 0 {
+                return Ok(launched);
+            }
+            let n = u32::try_from(job.len).map_err(|_| {
+                fail(
+                    &block_sort.kernel,
+                    format!(
+                        "{} elements: the merge sort takes at most 2^32 - 1 (32-bit offsets, as CUB's)",
+                        job.len
+                    ),
+                )
+            })?;
+            // CUB's DispatchMergeSort: a block sort, then ceil(log2(tiles))
+            // merge passes, ping-ponging so that the last one writes the
+            // output.
+            let tile = block_sort.kernel.launch.tile();
+            let tiles = job.len.div_ceil(tile);
+            let passes = tiles.next_power_of_two().trailing_zeros();
+            let mut ping = passes % 2 == 0;
+            let buffer = grow(
+                gpu,
+                &mut scratch.sort_buffer,
+                (job.len * element.size()) as usize,
+                false,
+            )?;
+            let partitions = grow(
+                gpu,
+                &mut scratch.partitions,
+                ((tiles + 1) * 4) as usize,
+                false,
+            )?;
+            let grid = u32::try_from(tiles)
+                .map_err(|_| fail(&block_sort.kernel, format!("{tiles} tiles")))?;
+            args.u32(ParamKind::Len, n)
+                .u64(ParamKind::Buffer, buffer)
+                .u64(ParamKind::Partitions, partitions)
+                .u32(ParamKind::NumPartitions, grid + 1)
+                .set(ParamKind::ItemsPerTile, (tile as i32).to_le_bytes())
+                .set(ParamKind::Ping, [u8::from(ping)]);
+            launch_grid(gpu, block_sort, grid, &args)?;
+            launched.grids.push(grid);
+            let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
+            let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
+            for pass in 0..passes {
+                args.set(ParamKind::Ping, [u8::from(ping)])
+                    .u32(ParamKind::Target, 2u32 << pass);
+                // CUB's agents wait for the grid before them
+                // (griddepcontrol.wait) before they read: each launch may
+                // start while the one before it drains, as CUB launches them.
+                launch_with(gpu, partition, partition_grid, &args, true)?;
+                launch_with(gpu, merge, grid, &args, true)?;
+                launched.grids.extend([partition_grid, grid]);
+                ping = !ping;
+            }
+        }
+        Provider::Copy => {
+            let k = stage(kernels, Stage::Main)?;
+            let grid = grid_for(gpu, k, job.len, None);
+            args.u64(ParamKind::Len, job.len);
+            launch_grid(gpu, k, grid, &args)?;
+            launched.grids.push(grid);
+        }
+    }
+    Ok(launched)
+}
+
+fn override_policy(job: &Job) -> Option<manifest::GridPolicy> {
+    job.grid
+}
+
+/// Bytes of the output a call writes for `n` elements (segments for
+/// segmented reduce, the kept elements for select): what to copy back.
+pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
+    let out = match provider {
+        Provider::Transform | Provider::Transform2 => signature.ret,
+        Provider::Reduce => return signature.element().size(),
+        _ => signature.element(),
+    };
+    n * out.size()
+}
+
+/// The element types of the callback, in the order a call states them:
+/// the parameters, then the result.
+pub fn signature_types(signature: &Signature) -> Vec<Scalar> {
+    let mut v = signature.params.clone();
+    v.push(signature.ret);
+    v
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Step 2 of scripts/gpu-session18.sh, on the GPU machine, from the
+# repository root with target/gpu/s18 carried. Logs go to $OUT (or /tmp);
+# exits non-zero if any step fails.
+#   MODE=smoke   validation up to 10^6 + 3, memcheck, a short benchmark
+#   MODE=full    validation at every size, the four sanitizers, the benchmark
+#   VALIDATE=0   skip the validation and the sanitizers
+#   BENCH=0      skip the benchmark (and CUB's build)
+#   SWEEP=1      the benchmark also times other grid policies (gpu-bench --sweep)
+set -uo pipefail
+s=target/gpu/s18
+out=${OUT:-/tmp}
+fail=0
+mode=${MODE:-smoke}
+. scripts/gpu-step.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+if [ "$mode" = full ]; then
+  max=""; sizes=10,16,20,24,28; repeats=30
+else
+  max="--max-size 1000003"; sizes=10,20,24,28; repeats=10
+fi
+if [ "${VALIDATE:-1}" = 1 ]; then
+  step validate "$s/validate" $max
+  grep -E "passed|FAIL" "$out/validate.log" | tail -n 25
+  # The sanitizers: every provider, one element type, sizes up to 100,003
+  # (the scans' and select's look-back across tens of tiles, the sort's
+  # merge passes, segmented reduce's both shapes).
+  for tool in memcheck racecheck initcheck synccheck; do
+    if [ "$mode" = smoke ] && [ "$tool" != memcheck ]; then continue; fi
+    step "sanitizer-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$s/validate" --max-size 100003 --type i32
+  done
+fi
+if [ "${BENCH:-1}" = 1 ]; then
+  # CUB, built here by nvcc: one object per algorithm, in parallel.
+  cub=$out/cub && mkdir -p "$cub"
+  build_cub() {
+    for a in 0 1 2 3 4 5 6 7; do
+      nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -DRCB_ALGO=$a -c benches/cub/providers.cu -o "$cub/a$a.o" &
+    done
+    wait
+    nvcc -shared -arch=sm_90 -o "$cub/libcubbench.so" "$cub"/a*.o
+  }
+  step cub-build build_cub
+  sweep=""
+  [ "${SWEEP:-0}" = 1 ] && sweep=--sweep
+  variants=""
+  for v in "$s"/tuned*; do [ -d "$v" ] && variants="$variants --variant $v"; done
+  step bench "$s/gpu-bench" "$s/bench" --cub "$cub/libcubbench.so" --sizes "$sizes" \
+    --repeats "$repeats" --tsv "$out/bench.tsv" $sweep $variants
+  grep -v "^[a-z_0-9]* [a-z0-9]* 2^[0-9]*: ours" "$out/bench.log" | tail -n 60
+  rm -rf "$cub"
+fi
+(cd "$out" && tar czf logs.tgz ./*.log && rm -f ./*.log)
+exit $fail

@@ -1,0 +1,14 @@
+# Sourced by the scripts that run on the GPU machine: `step NAME CMD...`
+# runs CMD with its output in $out/NAME.log and prints one line, `ok` with
+# the log's last line or `FAIL` with its last three; a failure sets fail=1.
+# The caller sets `out` (where logs go) and `fail=0`.
+step() {
+  local name=$1
+  shift
+  if "$@" > "$out/$name.log" 2>&1; then
+    echo "ok   $name: $(tail -n 1 "$out/$name.log")"
+  else
+    echo "FAIL $name (exit $?): $(tail -n 3 "$out/$name.log" | tr '\n' ' ')"
+    fail=1
+  fi
+}

@@ -1,0 +1,36 @@
+// expect: rejected E0105
+// Element types the providers do not take: 128-bit integers, pointer-sized
+// ones, tuples, references, structs, and `bool` as a map's result.
+pub fn wide(data: &[i128]) -> i128 {
+    native::reduce(data, 0, |a, b| a.wrapping_add(b))
+}
+
+pub fn wide_scan(data: &[u128]) -> Vec<u128> {
+    native::inclusive_scan(data, |a, b| a | b)
+}
+
+pub fn sized(data: &[usize]) -> Vec<usize> {
+    native::sort_by(data, |a, b| a < b)
+}
+
+pub fn pairs(data: &[(i32, i32)]) -> Vec<(i32, i32)> {
+    native::sort_by(data, |a, b| a.0 < b.0)
+}
+
+pub fn refs<'a>(data: &[&'a i32]) -> Vec<&'a i32> {
+    native::select(data, |x| *x > 0)
+}
+
+#[derive(Clone, Copy)]
+pub struct Point {
+    pub x: f32,
+    pub y: f32,
+}
+
+pub fn norms(data: &[Point]) -> Vec<f32> {
+    native::transform(data, |p| p.x * p.x + p.y * p.y)
+}
+
+pub fn flags(data: &[i32]) -> Vec<bool> {
+    native::transform(data, |x| x > 0)
+}
