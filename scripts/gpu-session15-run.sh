@@ -6,16 +6,7 @@ set -uo pipefail
 s=target/gpu/s15
 out=${OUT:-/tmp}
 fail=0
-step() {
-  local name=$1
-  shift
-  if "$@" > "$out/$name.log" 2>&1; then
-    echo "ok   $name: $(tail -n 1 "$out/$name.log")"
-  else
-    echo "FAIL $name (exit $?): $(tail -n 3 "$out/$name.log" | tr '\n' ' ')"
-    fail=1
-  fi
-}
+. scripts/gpu-step.sh
 expect_fail() {
   local name=$1
   shift

@@ -6,16 +6,7 @@ set -uo pipefail
 s=target/gpu/s17
 out=${OUT:-/tmp}
 fail=0
-step() {
-  local name=$1
-  shift
-  if "$@" > "$out/$name.log" 2>&1; then
-    echo "ok   $name: $(tail -n 1 "$out/$name.log")"
-  else
-    echo "FAIL $name (exit $?): $(tail -n 3 "$out/$name.log" | tr '\n' ' ')"
-    fail=1
-  fi
-}
+. scripts/gpu-step.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for b in ffi-lto ffi-ptx case01-lto; do
   step "$b" "$s/gpu-run" "$s/$b"

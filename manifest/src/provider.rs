@@ -128,7 +128,6 @@ pub fn copy_kernel_name() -> String {
 /// [`LaunchFacts`]). `RMIR_TUNING` may override it ([`Tuning`]).
 pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> LaunchFacts {
     let t = signature.element().size().max(1) as u32;
-    let widest_vector = |sizes: &[u32]| sizes.iter().map(|s| 16 / s.max(&1)).max().unwrap_or(4);
     let capped = |items: u32, blocks_per_sm: u32| LaunchFacts {
         block_size: 256,
         items_per_thread: items,
@@ -155,9 +154,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
         // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x.
         Provider::Transform | Provider::Transform2 => {
-            let mut sizes = vec![signature.ret.size() as u32];
-            sizes.extend(signature.params.iter().map(|p| p.size() as u32));
-            let chunk = widest_vector(&sizes);
+            let chunk = map_chunk(signature);
             // Up to 64 bytes of every input in flight per thread.
             let unroll = (16 / chunk).clamp(1, 4);
             tiled(256, unroll * chunk, 0)
@@ -196,10 +193,9 @@ pub fn check_launch(
 ) -> Result<(), String> {
     launch.check()?;
     let items = launch.items_per_thread;
-    let vectors = |s: Scalar| 16 / s.size().max(1) as u32;
     match provider {
         Provider::Reduce | Provider::SegmentedReduce | Provider::Copy => {
-            let n = vectors(signature.element());
+            let n = vector_width(signature.element());
             if !items.is_multiple_of(n) {
                 return Err(format!(
                     "items_per_thread {items} is not a whole number of 16-byte vectors of {} ({n} elements)",
@@ -208,13 +204,7 @@ pub fn check_launch(
             }
         }
         Provider::Transform | Provider::Transform2 => {
-            let chunk = signature
-                .params
-                .iter()
-                .chain([&signature.ret])
-                .map(|s| vectors(*s))
-                .max()
-                .unwrap_or(4);
+            let chunk = map_chunk(signature);
             if !items.is_multiple_of(chunk) {
                 return Err(format!(
                     "items_per_thread {items} is not a whole number of chunks of {chunk} elements"
@@ -972,6 +962,18 @@ fn vector_width(s: Scalar) -> u32 {
     (16 / s.size().max(1)) as u32
 }
 
+/// A map's chunk: the elements of the widest 16-byte vector among its
+/// types (4 for i32 -> i32, 16 for u8 -> f64), `transform.cuh`'s C.
+fn map_chunk(signature: &Signature) -> u32 {
+    signature
+        .params
+        .iter()
+        .chain([&signature.ret])
+        .map(|s| vector_width(*s))
+        .max()
+        .unwrap_or(4)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn emit_kernel(
     out: &mut String,
@@ -1031,13 +1033,7 @@ fn emit_kernel(
         ),
         (Provider::Transform, _) => {
             let u = signature.ret.c_type();
-            let chunk = signature
-                .params
-                .iter()
-                .chain([&signature.ret])
-                .map(|s| vector_width(*s))
-                .max()
-                .unwrap_or(4);
+            let chunk = map_chunk(signature);
             (
                 format!(
                     "const {t} *__restrict__ input, unsigned long long len, {u} *__restrict__ output"
@@ -1051,13 +1047,7 @@ fn emit_kernel(
         (Provider::Transform2, _) => {
             let u = signature.params[1].c_type();
             let v = signature.ret.c_type();
-            let chunk = signature
-                .params
-                .iter()
-                .chain([&signature.ret])
-                .map(|s| vector_width(*s))
-                .max()
-                .unwrap_or(4);
+            let chunk = map_chunk(signature);
             (
                 format!(
                     "const {t} *__restrict__ a, const {u} *__restrict__ b, unsigned long long len,\n\

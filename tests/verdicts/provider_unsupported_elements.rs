@@ -1,6 +1,7 @@
 // expect: rejected E0105
-// Element types the providers do not take: 128-bit integers, pointer-sized
-// ones, tuples, references, structs, and `bool` as a map's result.
+// Element types the providers do not take, one case or more per provider:
+// 128-bit and pointer-sized integers, tuples, references, structs, and
+// `bool` as a map's result.
 pub fn wide(data: &[i128]) -> i128 {
     native::reduce(data, 0, |a, b| a.wrapping_add(b))
 }
@@ -33,4 +34,16 @@ pub fn norms(data: &[Point]) -> Vec<f32> {
 
 pub fn flags(data: &[i32]) -> Vec<bool> {
     native::transform(data, |x| x > 0)
+}
+
+pub fn wide_offsets(data: &[i128], init: i128) -> Vec<i128> {
+    native::exclusive_scan(data, init, |a, b| a.wrapping_add(b))
+}
+
+pub fn paired(a: &[(u8, u8)], b: &[u8]) -> Vec<u8> {
+    native::transform2(a, b, |p, x| p.0 ^ p.1 ^ x)
+}
+
+pub fn segment_sizes(data: &[isize], offsets: &[usize]) -> Vec<isize> {
+    native::segmented_reduce(data, offsets, 0, |a, b| a.wrapping_add(b))
 }

@@ -42,8 +42,7 @@ pub fn has_call(cubin: &Path) -> bool {
     );
     text.lines().any(|l| {
         let mut words = l.split_whitespace();
-        words.any(|w| w.starts_with("CALL.ABS"))
-            || (l.contains("CALL") && l.contains('`'))
+        words.any(|w| w.starts_with("CALL.ABS")) || (l.contains("CALL") && l.contains('`'))
     })
 }
 

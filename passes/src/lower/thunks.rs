@@ -57,18 +57,12 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
     Ok(())
 }
 
-/// The body's own type of a scalar (`i8` for `u8`, `i1` for `bool`).
+/// The body's own type of a scalar (`i8` for `u8`, `i1` for `bool`): the
+/// lowering's (`types::scalar_type`).
 fn body_type(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "i1",
-        Scalar::I8 | Scalar::U8 => "i8",
-        Scalar::I16 | Scalar::U16 => "i16",
-        Scalar::I32 | Scalar::U32 | Scalar::Char => "i32",
-        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => "i64",
-        Scalar::I128 | Scalar::U128 => "i128",
-        Scalar::F32 => "f32",
-        Scalar::F64 => "f64",
-    }
+    frontend::ty::Scalar::from_name(s.name())
+        .and_then(super::types::scalar_type)
+        .unwrap_or("i32")
 }
 
 /// The type a scalar travels as through the thunk ABI.
