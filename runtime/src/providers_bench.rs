@@ -503,7 +503,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             cub_run(0, &cub_out)?;
             gpu.synchronize()?;
             let (check, kept) = compare(
-                &gpu, provider, element, n, segments, &scratch, &ours_out, &cub_out,
+                provider, element, n, segments, &scratch, &ours_out, &cub_out,
             )?;
             let main = kernels.first().copied();
             let bytes = ideal_bytes(provider, size, n, segments, kept);
@@ -603,9 +603,7 @@ fn copy_ceiling(gpu: &Gpu, options: &Options) -> Result<f64, RuntimeError> {
 
 /// Compares the two outputs; returns the verdict and the number of kept
 /// elements (select).
-#[allow(clippy::too_many_arguments)]
 fn compare(
-    gpu: &Gpu,
     provider: Provider,
     element: Scalar,
     n: u64,
@@ -614,7 +612,6 @@ fn compare(
     ours: &DeviceBuffer<'_>,
     cub: &DeviceBuffer<'_>,
 ) -> Result<(String, u64), RuntimeError> {
-    let _ = gpu;
     let size = element.size() as usize;
     let (count, ours_bytes, cub_bytes, kept) = match provider {
         Provider::Reduce => {
