@@ -23,8 +23,10 @@
 // 31 tile aggregates, 31 super-tile aggregates and one hyper-tile prefix,
 // all of older tiles, in three rounds (publishing SA_s after the first, so
 // that no super-tile waits on the one before it); the only chain is one
-// step per 1024 tiles. Tiles are blocks, taken in block order (as CUB does), so every
-// value a tile waits for comes from a block that was scheduled before it.
+// step per 1024 tiles. Tiles are taken in order by running blocks (from
+// scan.cuh's ticket counter, or as blocks in block order for select, as CUB
+// does), so every value a tile waits for comes from a block that is
+// running or has finished.
 //
 // Descriptors carry the launch's epoch instead of a status flag: a slot is
 // valid when its epoch is the launch's, so the state needs no clearing
@@ -33,6 +35,17 @@
 
 #ifndef RCB_PROVIDERS_LOOKBACK_CUH
 #define RCB_PROVIDERS_LOOKBACK_CUH
+
+// The polling of `wait_for`: nanoseconds asleep before the first re-read,
+// doubling up to the cap (experiments compile other values with -D). 16 and
+// 64 beat 32 and 512 by 0.5-2% on every scan and select of the H200 run
+// that compared them (docs/gpu-runs/2026-12-02-s19, run 3).
+#ifndef RCB_LOOKBACK_FIRST_SLEEP
+#define RCB_LOOKBACK_FIRST_SLEEP 16
+#endif
+#ifndef RCB_LOOKBACK_MAX_SLEEP
+#define RCB_LOOKBACK_MAX_SLEEP 64
+#endif
 
 namespace rcb {
 
@@ -108,11 +121,13 @@ struct Desc<V, true> {
     }
 };
 
-// Where a launch's descriptors live: `tiles` entries for tiles, then one per
-// 32 tiles, then one per 1024 tiles, in one buffer of
-// `lookback_bytes(num_tiles)` (the host computes the same sum).
+// Where a launch's state lives, in one buffer of `lookback_bytes(num_tiles)`
+// (scan.cuh; the host computes the same sum): the tile ticket counter (16
+// bytes, so that it sits at the same place for every launch), then `tiles`
+// descriptors for tiles, one per 32 tiles, and one per 1024 tiles.
 template <class V>
 struct LookbackState {
+    u64 *tickets;
     Desc<V> *tiles;
     Desc<V> *supers;
     Desc<V> *hypers;
@@ -120,7 +135,8 @@ struct LookbackState {
 
     __device__ __forceinline__ LookbackState(void *buffer, u64 num_tiles, u32 launch_epoch) {
         const u64 supers_count = (num_tiles + 31) / 32;
-        tiles = reinterpret_cast<Desc<V> *>(buffer);
+        tickets = reinterpret_cast<u64 *>(buffer);
+        tiles = reinterpret_cast<Desc<V> *>(reinterpret_cast<unsigned char *>(buffer) + 16);
         supers = tiles + num_tiles;
         hypers = supers + supers_count;
         epoch = launch_epoch;
@@ -145,10 +161,10 @@ __device__ __forceinline__ Desc<V> first_read(const Desc<V> *slot, bool wanted) 
 template <class V>
 __device__ __forceinline__ V wait_for(const Desc<V> *slot, bool wanted, Desc<V> d, u32 epoch) {
     bool ready = !wanted || d.epoch() == epoch;
-    unsigned backoff = 32;
+    unsigned backoff = RCB_LOOKBACK_FIRST_SLEEP;
     while (!__all_sync(0xffffffffu, ready)) {
         __nanosleep(backoff);
-        if (backoff < 512) backoff *= 2;
+        if (backoff < RCB_LOOKBACK_MAX_SLEEP) backoff *= 2;
         if (!ready) {
             d = Desc<V>::load(slot);
             ready = d.epoch() == epoch;

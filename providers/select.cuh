@@ -1,12 +1,18 @@
 // Native provider: stream compaction (the elements for which a predicate
 // holds, in order) for sm_90, one pass over the data, parameterised by a
 // functor `Pred` with `__device__ bool operator()(T x) const`. Needs
-// common.cuh, lookback.cuh and scan.cuh (the tile storage).
+// common.cuh, lookback.cuh and scan.cuh (the tile loads).
 //
 // Each tile counts its selected elements; the count before the tile comes
 // from the look-back over counts (an exact integer sum); the selected
 // elements are compacted in shared memory and stored contiguously. The last
 // tile writes the total count. The predicate is called once per element.
+//
+// One block per tile, in block order, rather than scan.cuh's tile stream:
+// select has little to do after its look-back for a next tile's loads to
+// overlap, and a block per tile fits four blocks a multiprocessor instead
+// of three (2^28 i32 on the H200: 573 us against 596 for the stream; f64:
+// 1130 against 1180, benches/experiments/scan_stream.cu).
 
 #ifndef RCB_PROVIDERS_SELECT_CUH
 #define RCB_PROVIDERS_SELECT_CUH
@@ -25,7 +31,7 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / 32;
     if (blockDim.x != (unsigned)BLOCK) __trap();
-    __shared__ TileStorage<BLOCK, ITEMS, T> smem;
+    __shared__ TileBuffer<TILE, T> smem;
     __shared__ u32 warp_count[WARPS];
     __shared__ u64 tile_prefix;
     __shared__ u32 tile_count;
@@ -38,11 +44,12 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
     const unsigned warp = threadIdx.x >> 5;
     LookbackState<u64> st(state, num_tiles, epoch);
 
-    load_tile<BLOCK, ITEMS>(input + base, valid, smem);
+    start_tile_load<BLOCK, TILE>(input + base, valid, smem);
+    cp_async_wait_all();
     __syncthreads();
 
     const u64 first = (u64)threadIdx.x * ITEMS;
-    const int mine = first >= valid ? 0 : (valid - first >= (u64)ITEMS ? ITEMS : (int)(valid - first));
+    const int mine = items_of_thread<ITEMS>(first, valid);
     T x[ITEMS];
     u32 flags = 0;  // bit j: element j is selected
 #pragma unroll

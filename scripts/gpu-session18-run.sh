@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Step 2 of scripts/gpu-session18.sh, on the GPU machine, from the
-# repository root with target/gpu/s18 carried. Logs go to $OUT (or /tmp);
+# repository root with target/gpu/s18 (GPU_DIR=dir: that one) carried. Logs go to $OUT (or /tmp);
 # exits non-zero if any step fails.
 #   MODE=smoke   validation up to 10^6 + 3, memcheck, a short benchmark
 #   MODE=full    validation at every size, the four sanitizers, the benchmark
@@ -8,7 +8,7 @@
 #   BENCH=0      skip the benchmark (and CUB's build)
 #   SWEEP=1      the benchmark also times other grid policies (gpu-bench --sweep)
 set -uo pipefail
-s=target/gpu/s18
+s=${GPU_DIR:-target/gpu/s18}
 out=${OUT:-/tmp}
 fail=0
 mode=${MODE:-smoke}

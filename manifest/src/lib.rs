@@ -304,6 +304,19 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// A callback type of this shape over `t`, with `u` where the shape has
+    /// a second type (a map's result, a zip's second operand).
+    pub fn signature(self, t: Scalar, u: Scalar) -> Signature {
+        let (params, ret) = match self {
+            Shape::Fold => (vec![t, t], t),
+            Shape::Map => (vec![t], u),
+            Shape::Zip => (vec![t, u], t),
+            Shape::Predicate => (vec![t], Scalar::Bool),
+            Shape::Compare => (vec![t, t], Scalar::Bool),
+        };
+        Signature { params, ret }
+    }
+
     /// `(T, T) -> T`, for messages.
     pub fn describe(self) -> &'static str {
         match self {
@@ -518,6 +531,12 @@ pub enum GridPolicy {
     OneBlockPerTile,
     /// One thread per merge-path split of the sort's tiles.
     ThreadPerPartition,
+    /// As many blocks as are resident at once, at most one per tile: the
+    /// blocks take tiles in order from a ticket counter (the scans' and
+    /// select's tile stream, providers/scan.cuh). The runtime sizes it
+    /// from the occupancy it measures; without one it assumes
+    /// `min_blocks_per_sm` (at least 1).
+    ResidentTiles,
 }
 
 impl GridPolicy {
@@ -532,6 +551,10 @@ impl GridPolicy {
             }
             GridPolicy::OneBlockPerTile => tiles.clamp(1, u64::from(u32::MAX)) as u32,
             GridPolicy::ThreadPerPartition => tiles.clamp(1, u64::from(u32::MAX)) as u32,
+            GridPolicy::ResidentTiles => {
+                let cap = u64::from(sms.max(1)) * u64::from(launch.min_blocks_per_sm.max(1));
+                tiles.clamp(1, cap) as u32
+            }
         }
     }
 
@@ -542,7 +565,9 @@ impl GridPolicy {
             GridPolicy::TilesCappedBySms { blocks_per_sm } => {
                 Some(sms.max(1).saturating_mul(blocks_per_sm.max(1)))
             }
-            GridPolicy::OneBlockPerTile | GridPolicy::ThreadPerPartition => None,
+            GridPolicy::OneBlockPerTile
+            | GridPolicy::ThreadPerPartition
+            | GridPolicy::ResidentTiles => None,
         }
     }
 }
@@ -558,6 +583,9 @@ pub struct LaunchFacts {
     /// Elements each thread handles per tile (per loop iteration for the
     /// grid-stride providers: the loads it has in flight).
     pub items_per_thread: u32,
+    /// Dynamic shared memory a block is launched with (the scans' and
+    /// select's tile buffers, `stream_shared_bytes` of providers/scan.cuh);
+    /// at most [`MAX_DYNAMIC_SHARED_BYTES`].
     pub dynamic_shared_bytes: u32,
     pub grid: GridPolicy,
     /// Blocks per multiprocessor the kernel is compiled to fit (the second
@@ -566,6 +594,10 @@ pub struct LaunchFacts {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub min_blocks_per_sm: u32,
 }
+
+/// The most shared memory one block may have on sm_90 (227 KB), which a
+/// kernel must opt into above 48 KB.
+pub const MAX_DYNAMIC_SHARED_BYTES: u32 = 232_448;
 
 fn is_zero(v: &u32) -> bool {
     *v == 0
@@ -602,9 +634,9 @@ impl LaunchFacts {
                 self.items_per_thread
             ));
         }
-        if self.dynamic_shared_bytes != 0 {
+        if self.dynamic_shared_bytes > MAX_DYNAMIC_SHARED_BYTES {
             return Err(format!(
-                "dynamic_shared_bytes {}: the providers use static shared memory only",
+                "dynamic_shared_bytes {} exceeds sm_90's {MAX_DYNAMIC_SHARED_BYTES} a block",
                 self.dynamic_shared_bytes
             ));
         }

@@ -156,25 +156,7 @@ fn every_provider() -> Vec<KernelRequest> {
         for (i, &t) in ELEMENT_TYPES.iter().enumerate() {
             // A second element type for the maps: the next one round.
             let u = ELEMENT_TYPES[(i + 3) % ELEMENT_TYPES.len()];
-            let signature = match provider.shape() {
-                Shape::Fold => Signature::fold(t),
-                Shape::Map => Signature {
-                    params: vec![t],
-                    ret: u,
-                },
-                Shape::Zip => Signature {
-                    params: vec![t, u],
-                    ret: t,
-                },
-                Shape::Predicate => Signature {
-                    params: vec![t],
-                    ret: Scalar::Bool,
-                },
-                Shape::Compare => Signature {
-                    params: vec![t, t],
-                    ret: Scalar::Bool,
-                },
-            };
+            let signature = provider.shape().signature(t, u);
             let env = if i % 2 == 0 {
                 captures.clone()
             } else {

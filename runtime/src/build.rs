@@ -218,6 +218,9 @@ impl<'g> Loaded<'g> {
                     kernel.launch.block_size, resources.max_threads_per_block
                 )));
             }
+            if kernel.launch.dynamic_shared_bytes > 48 * 1024 {
+                function.allow_dynamic_shared(kernel.launch.dynamic_shared_bytes)?;
+            }
             let resident_blocks_per_sm = function.resident_blocks_per_sm(
                 kernel.launch.block_size,
                 kernel.launch.dynamic_shared_bytes,

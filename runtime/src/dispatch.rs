@@ -8,7 +8,8 @@
 //! its launch's epoch (providers/lookback.cuh). State of 8-byte and 16-byte
 //! descriptors lives in two buffers, so that a slot is always read at the
 //! size it was written (a value word of a wide descriptor could otherwise
-//! pass for a later launch's epoch).
+//! pass for a later launch's epoch). Each buffer starts with the tile
+//! ticket counter of the tile streams, which every launch leaves at zero.
 
 use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu};
@@ -81,10 +82,11 @@ fn grow<'g>(
     Ok(slot.as_ref().map_or(0, |b| b.address(0)))
 }
 
-/// Bytes of look-back state for `tiles` tiles of `desc`-byte descriptors
-/// (`lookback_bytes` of providers/scan.cuh).
+/// Bytes of look-back state for `tiles` tiles of `desc`-byte descriptors:
+/// the 16-byte tile ticket counter, then the descriptors (`lookback_bytes`
+/// of providers/scan.cuh).
 pub fn lookback_bytes(tiles: u64, desc: u64) -> u64 {
-    (tiles + tiles.div_ceil(32) + tiles.div_ceil(1024)) * desc
+    16 + (tiles + tiles.div_ceil(32) + tiles.div_ceil(1024)) * desc
 }
 
 impl<'g> Scratch<'g> {
@@ -229,8 +231,7 @@ pub fn run(
                 return Ok(launched);
             }
             let tiles = job.len.div_ceil(k.kernel.launch.tile().max(1));
-            let grid = u32::try_from(tiles)
-                .map_err(|_| fail(&k.kernel, format!("{tiles} tiles do not fit one grid")))?;
+            let grid = grid_for(gpu, k, job.len, override_policy(job));
             // Select's counts are 64-bit; a scan's values are T.
             let wide = provider == Provider::Select || element.size() == 8;
             let desc = if wide { 16 } else { 8 };

@@ -322,6 +322,20 @@ impl Function<'_> {
         Ok(blocks.max(0) as u32)
     }
 
+    /// Lets the kernel be launched with up to `bytes` of dynamic shared
+    /// memory (above 48 KB a kernel must opt in).
+    pub fn allow_dynamic_shared(&self, bytes: u32) -> Result<(), RuntimeError> {
+        use sys::CUfunction_attribute_enum as F;
+        // SAFETY: valid function handle.
+        check("cuFuncSetAttribute", unsafe {
+            result::function::set_function_attribute(
+                self.raw,
+                F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        })
+    }
+
     /// `(offset, size)` of the first `expected` parameters, from
     /// `cuFuncGetParamInfo` (CUDA 12.4+); fewer when the kernel has fewer;
     /// `None` when the driver lacks the call.

@@ -119,11 +119,15 @@ impl Args {
 
 /// The policy's cap lowered to what is resident at once, so the grid-stride
 /// loop runs in one wave (a second, partial wave would leave most
-/// multiprocessors idle while it runs).
+/// multiprocessors idle while it runs); a tile stream gets every resident
+/// block.
 pub fn resident_policy(policy: GridPolicy, resident_blocks_per_sm: u32) -> GridPolicy {
     match policy {
         GridPolicy::TilesCappedBySms { blocks_per_sm } => GridPolicy::TilesCappedBySms {
             blocks_per_sm: blocks_per_sm.min(resident_blocks_per_sm.max(1)),
+        },
+        GridPolicy::ResidentTiles => GridPolicy::TilesCappedBySms {
+            blocks_per_sm: resident_blocks_per_sm.max(1),
         },
         other => other,
     }

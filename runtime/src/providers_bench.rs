@@ -560,6 +560,11 @@ fn sweep_policies(provider: Provider) -> Vec<GridPolicy> {
         Provider::Transform | Provider::Transform2 | Provider::SegmentedReduce => {
             vec![capped(4), capped(6), GridPolicy::OneBlockPerTile]
         }
+        // Fewer resident blocks, and a block per tile (each still draws
+        // tickets: the old one-tile-per-block shape with the prefetch).
+        Provider::InclusiveScan | Provider::ExclusiveScan => {
+            vec![capped(2), GridPolicy::OneBlockPerTile]
+        }
         _ => Vec::new(),
     }
 }
@@ -569,6 +574,7 @@ fn describe_policy(p: GridPolicy) -> String {
         GridPolicy::TilesCappedBySms { blocks_per_sm } => format!("{blocks_per_sm}/SM"),
         GridPolicy::OneBlockPerTile => "tiles".into(),
         GridPolicy::ThreadPerPartition => "partitions".into(),
+        GridPolicy::ResidentTiles => "resident".into(),
     }
 }
 
