@@ -138,6 +138,23 @@ fn the_validation_program_builds_with_every_case_callable() {
             "no {provider} in\n{text}"
         );
     }
+    // The host's model of the scans' combining order (what float scans are
+    // compared with bit for bit) agrees with the sequential scan wherever
+    // the operation is associative; it needs no GPU.
+    let o = Command::new(&program)
+        .arg("--check-order")
+        .output()
+        .expect("validate runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains("the GPU-order model: 216 scans equal the sequential ones"),
+        "{out}"
+    );
     // Without a GPU it says why and fails.
     let o = Command::new(&program).output().expect("validate runs");
     assert_eq!(o.status.code(), Some(1));

@@ -94,7 +94,14 @@ def entry(name, provider, kind, exact, t):
     }[kind]
     if provider == "inclusive_scan":
         variant = "InclusiveScan"
-    return f'        Case {{ name: "{name}", provider: "{provider}", exact: {e}, op: Op::{variant}({g}, {h}) }},\n'
+    order = f"Some(ord_{name}_{t})" if has_order(kind, exact) else "None"
+    return f'        Case {{ name: "{name}", provider: "{provider}", exact: {e}, op: Op::{variant}({g}, {h}), order: {order} }},\n'
+
+
+def has_order(kind, exact):
+    """Float sums of the scans are also checked bit for bit against the GPU's
+    combining order (validate/src/order.rs)."""
+    return kind == "scan" and not exact
 
 
 def main():
@@ -123,6 +130,13 @@ def main():
                 f"pub fn cpu_{name}_{t}({hp}) -> {ret} {{\n"
                 f"    native::{provider}({ha}, {closure})\n}}\n\n"
             )
+            if has_order(kind, exact):
+                size = {"f32": 4, "f64": 8}[t] if t in FLOATS else int(re.sub(r"\D", "", t)) // 8
+                text.append(
+                    f"pub fn ord_{name}_{t}({hp}) -> {ret} {{\n"
+                    f"    let (block, items) = crate::order::tile({size});\n"
+                    f"    crate::order::{provider}({ha}, block, items, {closure})\n}}\n\n"
+                )
         text.append(f"pub fn cases_{t}() -> Vec<Case<{t}>> {{\n    vec![\n")
         for (name, provider, kind, exact, closure, out_t) in cases(t):
             text.append(entry(name, provider, kind, exact, t))

@@ -119,20 +119,20 @@ pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
 
 pub fn cases_i8() -> Vec<Case<i8>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i8, cpu_reduce_add_i8) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i8, cpu_reduce_max_i8) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i8, cpu_inclusive_scan_add_i8) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i8, cpu_inclusive_scan_max_i8) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i8, cpu_exclusive_scan_add_i8) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i8, cpu_exclusive_scan_right_i8) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i8, cpu_transform_affine_i8) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i8, cpu_transform2_affine_i8) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i8, cpu_transform_to_f64_i8) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i8, cpu_transform2_mixed_i8) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i8, cpu_segmented_reduce_i8) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i8, cpu_select_above_i8) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i8, cpu_reduce_add_i8), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i8, cpu_reduce_max_i8), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i8, cpu_inclusive_scan_add_i8), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i8, cpu_inclusive_scan_max_i8), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i8, cpu_exclusive_scan_add_i8), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i8, cpu_exclusive_scan_right_i8), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i8, cpu_transform_affine_i8), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i8, cpu_transform2_affine_i8), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i8, cpu_transform_to_f64_i8), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i8, cpu_transform2_mixed_i8), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i8, cpu_segmented_reduce_i8), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i8, cpu_select_above_i8), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
     ]
 }
 
@@ -251,20 +251,20 @@ pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
 
 pub fn cases_i16() -> Vec<Case<i16>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i16, cpu_reduce_add_i16) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i16, cpu_reduce_max_i16) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i16, cpu_inclusive_scan_add_i16) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i16, cpu_inclusive_scan_max_i16) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i16, cpu_exclusive_scan_add_i16) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i16, cpu_exclusive_scan_right_i16) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i16, cpu_transform_affine_i16) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i16, cpu_transform2_affine_i16) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i16, cpu_transform_to_f64_i16) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i16, cpu_transform2_mixed_i16) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i16, cpu_segmented_reduce_i16) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i16, cpu_select_above_i16) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i16, cpu_reduce_add_i16), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i16, cpu_reduce_max_i16), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i16, cpu_inclusive_scan_add_i16), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i16, cpu_inclusive_scan_max_i16), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i16, cpu_exclusive_scan_add_i16), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i16, cpu_exclusive_scan_right_i16), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i16, cpu_transform_affine_i16), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i16, cpu_transform2_affine_i16), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i16, cpu_transform_to_f64_i16), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i16, cpu_transform2_mixed_i16), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i16, cpu_segmented_reduce_i16), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i16, cpu_select_above_i16), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
     ]
 }
 
@@ -383,20 +383,20 @@ pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
 
 pub fn cases_i32() -> Vec<Case<i32>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i32, cpu_reduce_add_i32) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i32, cpu_reduce_max_i32) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i32, cpu_inclusive_scan_add_i32) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i32, cpu_inclusive_scan_max_i32) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i32, cpu_exclusive_scan_add_i32) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i32, cpu_exclusive_scan_right_i32) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i32, cpu_transform_affine_i32) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i32, cpu_transform2_affine_i32) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i32, cpu_transform_to_f64_i32) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i32, cpu_transform2_mixed_i32) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i32, cpu_segmented_reduce_i32) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i32, cpu_select_above_i32) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i32, cpu_reduce_add_i32), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i32, cpu_reduce_max_i32), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i32, cpu_inclusive_scan_add_i32), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i32, cpu_inclusive_scan_max_i32), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i32, cpu_exclusive_scan_add_i32), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i32, cpu_exclusive_scan_right_i32), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i32, cpu_transform_affine_i32), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i32, cpu_transform2_affine_i32), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i32, cpu_transform_to_f64_i32), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i32, cpu_transform2_mixed_i32), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i32, cpu_segmented_reduce_i32), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i32, cpu_select_above_i32), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
     ]
 }
 
@@ -515,20 +515,20 @@ pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
 
 pub fn cases_i64() -> Vec<Case<i64>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i64, cpu_reduce_add_i64) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i64, cpu_reduce_max_i64) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i64, cpu_inclusive_scan_add_i64) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i64, cpu_inclusive_scan_max_i64) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i64, cpu_exclusive_scan_add_i64) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i64, cpu_exclusive_scan_right_i64) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i64, cpu_transform_affine_i64) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i64, cpu_transform2_affine_i64) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i64, cpu_transform_to_f64_i64) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i64, cpu_transform2_mixed_i64) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i64, cpu_segmented_reduce_i64) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i64, cpu_select_above_i64) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i64, cpu_reduce_add_i64), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_i64, cpu_reduce_max_i64), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_i64, cpu_inclusive_scan_add_i64), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_i64, cpu_inclusive_scan_max_i64), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_i64, cpu_exclusive_scan_add_i64), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_i64, cpu_exclusive_scan_right_i64), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_i64, cpu_transform_affine_i64), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_i64, cpu_transform2_affine_i64), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_i64, cpu_transform_to_f64_i64), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i64, cpu_transform2_mixed_i64), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i64, cpu_segmented_reduce_i64), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i64, cpu_select_above_i64), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
     ]
 }
 
@@ -647,20 +647,20 @@ pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
 
 pub fn cases_u8() -> Vec<Case<u8>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u8, cpu_reduce_add_u8) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u8, cpu_reduce_max_u8) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u8, cpu_inclusive_scan_add_u8) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u8, cpu_inclusive_scan_max_u8) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u8, cpu_exclusive_scan_add_u8) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u8, cpu_exclusive_scan_right_u8) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u8, cpu_transform_affine_u8) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u8, cpu_transform2_affine_u8) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u8, cpu_transform_to_f64_u8) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u8, cpu_transform2_mixed_u8) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u8, cpu_segmented_reduce_u8) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u8, cpu_select_above_u8) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u8, cpu_reduce_add_u8), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u8, cpu_reduce_max_u8), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u8, cpu_inclusive_scan_add_u8), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u8, cpu_inclusive_scan_max_u8), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u8, cpu_exclusive_scan_add_u8), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u8, cpu_exclusive_scan_right_u8), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u8, cpu_transform_affine_u8), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u8, cpu_transform2_affine_u8), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u8, cpu_transform_to_f64_u8), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u8, cpu_transform2_mixed_u8), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u8, cpu_segmented_reduce_u8), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u8, cpu_select_above_u8), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
     ]
 }
 
@@ -779,20 +779,20 @@ pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
 
 pub fn cases_u16() -> Vec<Case<u16>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u16, cpu_reduce_add_u16) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u16, cpu_reduce_max_u16) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u16, cpu_inclusive_scan_add_u16) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u16, cpu_inclusive_scan_max_u16) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u16, cpu_exclusive_scan_add_u16) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u16, cpu_exclusive_scan_right_u16) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u16, cpu_transform_affine_u16) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u16, cpu_transform2_affine_u16) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u16, cpu_transform_to_f64_u16) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u16, cpu_transform2_mixed_u16) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u16, cpu_segmented_reduce_u16) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u16, cpu_select_above_u16) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u16, cpu_reduce_add_u16), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u16, cpu_reduce_max_u16), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u16, cpu_inclusive_scan_add_u16), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u16, cpu_inclusive_scan_max_u16), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u16, cpu_exclusive_scan_add_u16), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u16, cpu_exclusive_scan_right_u16), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u16, cpu_transform_affine_u16), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u16, cpu_transform2_affine_u16), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u16, cpu_transform_to_f64_u16), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u16, cpu_transform2_mixed_u16), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u16, cpu_segmented_reduce_u16), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u16, cpu_select_above_u16), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
     ]
 }
 
@@ -911,20 +911,20 @@ pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
 
 pub fn cases_u32() -> Vec<Case<u32>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u32, cpu_reduce_add_u32) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u32, cpu_reduce_max_u32) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u32, cpu_inclusive_scan_add_u32) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u32, cpu_inclusive_scan_max_u32) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u32, cpu_exclusive_scan_add_u32) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u32, cpu_exclusive_scan_right_u32) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u32, cpu_transform_affine_u32) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u32, cpu_transform2_affine_u32) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u32, cpu_transform_to_f64_u32) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u32, cpu_transform2_mixed_u32) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u32, cpu_segmented_reduce_u32) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u32, cpu_select_above_u32) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u32, cpu_reduce_add_u32), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u32, cpu_reduce_max_u32), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u32, cpu_inclusive_scan_add_u32), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u32, cpu_inclusive_scan_max_u32), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u32, cpu_exclusive_scan_add_u32), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u32, cpu_exclusive_scan_right_u32), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u32, cpu_transform_affine_u32), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u32, cpu_transform2_affine_u32), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u32, cpu_transform_to_f64_u32), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u32, cpu_transform2_mixed_u32), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u32, cpu_segmented_reduce_u32), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u32, cpu_select_above_u32), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
     ]
 }
 
@@ -1043,20 +1043,20 @@ pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
 
 pub fn cases_u64() -> Vec<Case<u64>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u64, cpu_reduce_add_u64) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u64, cpu_reduce_max_u64) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u64, cpu_inclusive_scan_add_u64) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u64, cpu_inclusive_scan_max_u64) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u64, cpu_exclusive_scan_add_u64) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u64, cpu_exclusive_scan_right_u64) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u64, cpu_transform_affine_u64) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u64, cpu_transform2_affine_u64) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u64, cpu_transform_to_f64_u64) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u64, cpu_transform2_mixed_u64) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u64, cpu_segmented_reduce_u64) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u64, cpu_select_above_u64) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64) },
+        Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u64, cpu_reduce_add_u64), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_u64, cpu_reduce_max_u64), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_add_u64, cpu_inclusive_scan_add_u64), order: None },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_u64, cpu_inclusive_scan_max_u64), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_add_u64, cpu_exclusive_scan_add_u64), order: None },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_u64, cpu_exclusive_scan_right_u64), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_u64, cpu_transform_affine_u64), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_u64, cpu_transform2_affine_u64), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_u64, cpu_transform_to_f64_u64), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u64, cpu_transform2_mixed_u64), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u64, cpu_segmented_reduce_u64), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u64, cpu_select_above_u64), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
     ]
 }
 
@@ -1085,6 +1085,11 @@ pub fn cpu_inclusive_scan_add_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
     native::inclusive_scan(d, move |a, b| a + b)
 }
 
+pub fn ord_inclusive_scan_add_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
+    let (block, items) = crate::order::tile(4);
+    crate::order::inclusive_scan(d, block, items, move |a, b| a + b)
+}
+
 pub fn gpu_inclusive_scan_max_f32(gpu: &Gpu, d: &dyn Input<f32>, _init: f32, _k: f32) -> Result<Vec<f32>, Error> {
     gpu.inclusive_scan(d, |a, b| a.max(b))
 }
@@ -1099,6 +1104,11 @@ pub fn gpu_exclusive_scan_add_f32(gpu: &Gpu, d: &dyn Input<f32>, init: f32, _k: 
 
 pub fn cpu_exclusive_scan_add_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
     native::exclusive_scan(d, init, move |a, b| a + b)
+}
+
+pub fn ord_exclusive_scan_add_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
+    let (block, items) = crate::order::tile(4);
+    crate::order::exclusive_scan(d, init, block, items, move |a, b| a + b)
 }
 
 pub fn gpu_exclusive_scan_right_f32(gpu: &Gpu, d: &dyn Input<f32>, init: f32, _k: f32) -> Result<Vec<f32>, Error> {
@@ -1175,20 +1185,20 @@ pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
 
 pub fn cases_f32() -> Vec<Case<f32>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f32, cpu_reduce_add_f32) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_f32, cpu_reduce_max_f32) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: false, op: Op::InclusiveScan(gpu_inclusive_scan_add_f32, cpu_inclusive_scan_add_f32) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_f32, cpu_inclusive_scan_max_f32) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: false, op: Op::Scan(gpu_exclusive_scan_add_f32, cpu_exclusive_scan_add_f32) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_f32, cpu_exclusive_scan_right_f32) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_f32, cpu_transform_affine_f32) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_f32, cpu_transform2_affine_f32) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_f32, cpu_transform_to_f64_f32) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_f32, cpu_transform2_mixed_f32) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f32, cpu_segmented_reduce_f32) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f32, cpu_select_above_f32) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32) },
+        Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f32, cpu_reduce_add_f32), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_f32, cpu_reduce_max_f32), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: false, op: Op::InclusiveScan(gpu_inclusive_scan_add_f32, cpu_inclusive_scan_add_f32), order: Some(ord_inclusive_scan_add_f32) },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_f32, cpu_inclusive_scan_max_f32), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: false, op: Op::Scan(gpu_exclusive_scan_add_f32, cpu_exclusive_scan_add_f32), order: Some(ord_exclusive_scan_add_f32) },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_f32, cpu_exclusive_scan_right_f32), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_f32, cpu_transform_affine_f32), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_f32, cpu_transform2_affine_f32), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_f32, cpu_transform_to_f64_f32), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_f32, cpu_transform2_mixed_f32), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f32, cpu_segmented_reduce_f32), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f32, cpu_select_above_f32), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
     ]
 }
 
@@ -1217,6 +1227,11 @@ pub fn cpu_inclusive_scan_add_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
     native::inclusive_scan(d, move |a, b| a + b)
 }
 
+pub fn ord_inclusive_scan_add_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
+    let (block, items) = crate::order::tile(8);
+    crate::order::inclusive_scan(d, block, items, move |a, b| a + b)
+}
+
 pub fn gpu_inclusive_scan_max_f64(gpu: &Gpu, d: &dyn Input<f64>, _init: f64, _k: f64) -> Result<Vec<f64>, Error> {
     gpu.inclusive_scan(d, |a, b| a.max(b))
 }
@@ -1231,6 +1246,11 @@ pub fn gpu_exclusive_scan_add_f64(gpu: &Gpu, d: &dyn Input<f64>, init: f64, _k: 
 
 pub fn cpu_exclusive_scan_add_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
     native::exclusive_scan(d, init, move |a, b| a + b)
+}
+
+pub fn ord_exclusive_scan_add_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
+    let (block, items) = crate::order::tile(8);
+    crate::order::exclusive_scan(d, init, block, items, move |a, b| a + b)
 }
 
 pub fn gpu_exclusive_scan_right_f64(gpu: &Gpu, d: &dyn Input<f64>, init: f64, _k: f64) -> Result<Vec<f64>, Error> {
@@ -1307,19 +1327,19 @@ pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {
 
 pub fn cases_f64() -> Vec<Case<f64>> {
     vec![
-        Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f64, cpu_reduce_add_f64) },
-        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_f64, cpu_reduce_max_f64) },
-        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: false, op: Op::InclusiveScan(gpu_inclusive_scan_add_f64, cpu_inclusive_scan_add_f64) },
-        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_f64, cpu_inclusive_scan_max_f64) },
-        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: false, op: Op::Scan(gpu_exclusive_scan_add_f64, cpu_exclusive_scan_add_f64) },
-        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_f64, cpu_exclusive_scan_right_f64) },
-        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_f64, cpu_transform_affine_f64) },
-        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_f64, cpu_transform2_affine_f64) },
-        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_f64, cpu_transform_to_f64_f64) },
-        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_f64, cpu_transform2_mixed_f64) },
-        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f64, cpu_segmented_reduce_f64) },
-        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f64, cpu_select_above_f64) },
-        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64) },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64) },
+        Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f64, cpu_reduce_add_f64), order: None },
+        Case { name: "reduce_max", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_max_f64, cpu_reduce_max_f64), order: None },
+        Case { name: "inclusive_scan_add", provider: "inclusive_scan", exact: false, op: Op::InclusiveScan(gpu_inclusive_scan_add_f64, cpu_inclusive_scan_add_f64), order: Some(ord_inclusive_scan_add_f64) },
+        Case { name: "inclusive_scan_max", provider: "inclusive_scan", exact: true, op: Op::InclusiveScan(gpu_inclusive_scan_max_f64, cpu_inclusive_scan_max_f64), order: None },
+        Case { name: "exclusive_scan_add", provider: "exclusive_scan", exact: false, op: Op::Scan(gpu_exclusive_scan_add_f64, cpu_exclusive_scan_add_f64), order: Some(ord_exclusive_scan_add_f64) },
+        Case { name: "exclusive_scan_right", provider: "exclusive_scan", exact: true, op: Op::Scan(gpu_exclusive_scan_right_f64, cpu_exclusive_scan_right_f64), order: None },
+        Case { name: "transform_affine", provider: "transform", exact: true, op: Op::Map(gpu_transform_affine_f64, cpu_transform_affine_f64), order: None },
+        Case { name: "transform2_affine", provider: "transform2", exact: true, op: Op::Zip(gpu_transform2_affine_f64, cpu_transform2_affine_f64), order: None },
+        Case { name: "transform_to_f64", provider: "transform", exact: true, op: Op::MapF64(gpu_transform_to_f64_f64, cpu_transform_to_f64_f64), order: None },
+        Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_f64, cpu_transform2_mixed_f64), order: None },
+        Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f64, cpu_segmented_reduce_f64), order: None },
+        Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f64, cpu_select_above_f64), order: None },
+        Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
     ]
 }

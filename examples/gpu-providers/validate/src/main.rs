@@ -9,9 +9,15 @@
 //! sum is checked twice: two runs must give the same bits (the providers
 //! combine in a fixed order), and the difference from the sequential fold
 //! must stay within the a-priori bound of any summation order,
-//! 2 (n + 1) eps sum |x|. A run in which no case ran fails.
+//! 2 (n + 1) eps sum |x|, and a float scan must equal, bit for bit, the
+//! host's model of the GPU's combining order (order.rs). A run in which no
+//! case ran fails.
+//!
+//! `validate --check-order` needs no GPU: it checks the model against the
+//! sequential scan for associative operations.
 
 mod cases;
+mod order;
 
 use native::gpu::{Error, Gpu, Input};
 use std::collections::BTreeMap;
@@ -76,6 +82,9 @@ pub struct Case<T: 'static> {
     /// Whether the result must equal the reference bit for bit.
     pub exact: bool,
     pub op: Op<T>,
+    /// A float sum's scan in the GPU's combining order (order.rs): the
+    /// result must equal it bit for bit too.
+    pub order: Option<fn(&[T], T, T) -> Vec<T>>,
 }
 
 struct Rng(u64);
@@ -386,7 +395,10 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                     .iter()
                     .map(|job| {
                         let patterns = &patterns;
-                        scope.spawn(move || reference(job, data, data_b, data_u8, patterns))
+                        scope.spawn(move || {
+                            let model = job.case.order.map(|m| m(data, T::init(), T::k()));
+                            (reference(job, data, data_b, data_u8, patterns), model)
+                        })
                     })
                     .collect();
                 for (job, handle) in jobs.iter().zip(handles) {
@@ -396,7 +408,7 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                     } else {
                         Some(gpu_run(gpu, job, ia, ib, iu, &patterns)?)
                     };
-                    let want = handle.join().expect("the reference does not panic");
+                    let (want, model) = handle.join().expect("the reference does not panic");
                     let mut outcome = if job.case.exact {
                         compare(&got, &want, None)
                     } else {
@@ -404,6 +416,21 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                         let bound = |i: usize| sum_bound::<T>(i, prefix.get(i).copied().unwrap_or(0.0));
                         compare(&got, &want, Some(&bound))
                     };
+                    if let (Ok(()), Some(model), Output::Same(got)) = (&outcome, &model, &got) {
+                        let size = std::mem::size_of::<T>();
+                        let differs = bytes_of(got)
+                            .chunks(size)
+                            .zip(bytes_of(model).chunks(size))
+                            .position(|(a, b)| a != b);
+                        if let Some(i) = differs {
+                            outcome = Err(format!(
+                                "element {i}: {:?}, the GPU-order model {:?} (not the same bits)",
+                                got[i], model[i]
+                            ));
+                        } else if got.len() != model.len() {
+                            outcome = Err(format!("{} elements, the GPU-order model {}", got.len(), model.len()));
+                        }
+                    }
                     if let Some(again) = again {
                         if again.bytes() != got.bytes() {
                             outcome = Err("two runs on the same input differ".into());
@@ -556,8 +583,24 @@ fn main() -> ExitCode {
             },
             ("--only", Some(v)) => only = Some(v),
             ("--type", Some(v)) => only_type = Some(v),
+            ("--check-order", _) => {
+                return match order::self_check() {
+                    Ok(n) if n > 0 => {
+                        println!("the GPU-order model: {n} scans equal the sequential ones");
+                        ExitCode::SUCCESS
+                    }
+                    Ok(_) => {
+                        eprintln!("validate: the order check compared nothing");
+                        ExitCode::from(1)
+                    }
+                    Err(e) => {
+                        eprintln!("validate: the GPU-order model differs: {e}");
+                        ExitCode::from(1)
+                    }
+                };
+            }
             (other, _) => {
-                eprintln!("validate: unknown argument `{other}` (--max-size N, --only PROVIDER, --type T)");
+                eprintln!("validate: unknown argument `{other}` (--max-size N, --only PROVIDER, --type T, --check-order)");
                 return ExitCode::from(2);
             }
         }
