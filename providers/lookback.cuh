@@ -121,8 +121,9 @@ struct Desc<V, true> {
     }
 };
 
-// Where a launch's state lives, in one buffer of `lookback_bytes(num_tiles)`
-// (scan.cuh; the host computes the same sum): the tile ticket counter (16
+// Where a launch's state lives, in one buffer of the host's
+// `runtime::dispatch::lookback_bytes(num_tiles, sizeof(Desc<V>))`: the tile
+// ticket counter (16
 // bytes, so that it sits at the same place for every launch), then `tiles`
 // descriptors for tiles, one per 32 tiles, and one per 1024 tiles.
 template <class V>

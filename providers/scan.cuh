@@ -15,9 +15,10 @@
 // Kernel shape: one launch of resident blocks that take tiles of BLOCK *
 // ITEMS elements in order from a ticket counter (`TileStream`). A block
 // loads its next tile (cp.async, into a second buffer) while it writes the
-// current one's outputs. The look-back state is sized by the host (`lookback_bytes`) and
-// never cleared between launches (epochs); the ticket counter is reset by
-// the block that takes the launch's last ticket.
+// current one's outputs. The look-back state is sized by the host
+// (`runtime::dispatch::lookback_bytes`) and never cleared between launches
+// (epochs); the ticket counter is reset by the block that takes the
+// launch's last ticket.
 //
 // Within a tile: each thread takes ITEMS consecutive elements of the tile in
 // shared memory and scans them serially (l_j), a Kogge-Stone warp scan
@@ -42,15 +43,10 @@ union TileBuffer {
     uint4 vectors[(TILE * sizeof(T) + 15) / 16];
 };
 
-// Bytes of dynamic shared memory a streaming kernel's storage takes at most:
-// two tile buffers and a few values per warp (the host's
-// `stream_shared_bytes` is the same sum; the generated kernels assert it).
-__host__ __device__ constexpr u64 stream_shared_bytes(u64 tile, u64 size, u64 warps) {
-    return 2 * ((tile * size + 15) / 16 * 16) + warps * (size + 4) + 64;
-}
-
 // The block's storage, in dynamic shared memory (two tiles exceed the 48 KB
-// a kernel may declare statically). Traps when the launch gave less.
+// a kernel may declare statically): the host launches with
+// `manifest::provider::stream_shared_bytes`, which the generated kernels
+// assert is enough. Traps when the launch gave less.
 template <class S>
 __device__ __forceinline__ S &dynamic_storage() {
     extern __shared__ uint4 rcb_dynamic_shared[];
@@ -205,13 +201,6 @@ struct TileStream {
     }
 };
 
-// Bytes of look-back state for `num_tiles` tiles of values V: the ticket
-// counter (16 bytes), then the descriptors (lookback.cuh).
-template <class V>
-__host__ __device__ constexpr u64 lookback_bytes(u64 num_tiles) {
-    return 16 + (num_tiles + (num_tiles + 31) / 32 + (num_tiles + 1023) / 1024) * sizeof(Desc<V>);
-}
-
 template <int BLOCK, int ITEMS, class T>
 struct ScanStorage {
     static constexpr int TILE = BLOCK * ITEMS;
@@ -225,7 +214,7 @@ struct ScanStorage {
     u64 next;
 };
 
-// The scan, run by every block of the launch. `state` holds
+// The scan, run by every block of the launch. `state` holds the host's
 // lookback_bytes(tiles); the kernel has dynamic shared memory for a
 // ScanStorage.
 template <int BLOCK, int ITEMS, bool EXCLUSIVE, class T, class Op>

@@ -89,8 +89,7 @@ static void setup(F f, size_t smem, int &resident) {
 
 template <int ITEMS, int MINB, bool EX, class T>
 static Runner new_scan(const char *name) {
-  Runner r{name, ITEMS, MINB, 0, true, nullptr, rcb::stream_shared_bytes(256 * ITEMS, sizeof(T), 8)};
-  if (sizeof(rcb::ScanStorage<256, ITEMS, T>) > r.smem) { fprintf(stderr, "storage bound\n"); exit(2); }
+  Runner r{name, ITEMS, MINB, 0, true, nullptr, sizeof(rcb::ScanStorage<256, ITEMS, T>)};
   setup(k_new_scan<ITEMS, MINB, EX, T>, r.smem, r.resident);
   r.launch = [](const void *in, unsigned long long n, void *out, int grid, size_t smem) {
     k_new_scan<ITEMS, MINB, EX, T><<<grid, 256, smem>>>((const T *)in, n, T(0), (T *)out, state, ++epoch_counter);

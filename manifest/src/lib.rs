@@ -755,6 +755,13 @@ impl Manifest {
             .find(|k| k.registration == Some(registration))
     }
 
+    /// Every kernel built for `registration`: each stage, each variant.
+    pub fn kernels_of(&self, registration: RegistrationId) -> impl Iterator<Item = &Kernel> {
+        self.kernels
+            .iter()
+            .filter(move |k| k.registration == Some(registration))
+    }
+
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }

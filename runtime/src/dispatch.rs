@@ -204,7 +204,7 @@ pub fn run(
     match provider {
         Provider::Reduce => {
             let k = stage(kernels, Stage::Main)?;
-            let grid = grid_for(gpu, k, job.len, override_policy(job));
+            let grid = grid_for(gpu, k, job.len, job.grid);
             let ws = &scratch.workspace;
             if grid > ws.max_grid {
                 return Err(fail(
@@ -231,7 +231,14 @@ pub fn run(
                 return Ok(launched);
             }
             let tiles = job.len.div_ceil(k.kernel.launch.tile().max(1));
-            let grid = grid_for(gpu, k, job.len, override_policy(job));
+            // A scan's tile stream takes any grid; select takes one block
+            // per tile (`check_launch`), whatever a sweep asks.
+            let policy = if provider == Provider::Select {
+                None
+            } else {
+                job.grid
+            };
+            let grid = grid_for(gpu, k, job.len, policy);
             // Select's counts are 64-bit; a scan's values are T.
             let wide = provider == Provider::Select || element.size() == 8;
             let desc = if wide { 16 } else { 8 };
@@ -248,7 +255,7 @@ pub fn run(
             if job.len == 0 {
                 return Ok(launched);
             }
-            let grid = grid_for(gpu, k, job.len, override_policy(job));
+            let grid = grid_for(gpu, k, job.len, job.grid);
             args.u64(ParamKind::Len, job.len);
             launch_grid(gpu, k, grid, &args)?;
             launched.grids.push(grid);
@@ -260,7 +267,7 @@ pub fn run(
             }
             let per_block = job.longest_segment > WARP_SEGMENT_LIMIT;
             let launch = &k.kernel.launch;
-            let policy = override_policy(job).unwrap_or(launch.grid);
+            let policy = job.grid.unwrap_or(launch.grid);
             let cap = match resident_policy(policy, k.resident_blocks_per_sm) {
                 manifest::GridPolicy::TilesCappedBySms { blocks_per_sm } => {
                     u64::from(gpu.multiprocessors) * u64::from(blocks_per_sm)
@@ -348,10 +355,6 @@ pub fn run(
         }
     }
     Ok(launched)
-}
-
-fn override_policy(job: &Job) -> Option<manifest::GridPolicy> {
-    job.grid
 }
 
 /// Bytes of the output a call writes for `n` elements (segments for

@@ -338,9 +338,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
         }
         let kernels: Vec<&ResolvedKernel<'_>> = build
             .manifest
-            .kernels
-            .iter()
-            .filter(|k| k.registration == Some(callback.registration))
+            .kernels_of(callback.registration)
             .filter_map(|k| resolved.get(&k.name))
             .collect();
         // The same registration (provider and type) in each variant build.
@@ -355,9 +353,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                     .find(|c| c.provider == provider && c.signature == *signature)?;
                 let ks: Vec<&ResolvedKernel<'_>> = b
                     .manifest
-                    .kernels
-                    .iter()
-                    .filter(|k| k.registration == Some(c.registration))
+                    .kernels_of(c.registration)
                     .filter_map(|k| r.get(&k.name))
                     .collect();
                 Some((label.as_str(), ks))
