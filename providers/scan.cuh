@@ -13,12 +13,37 @@
 // out).
 //
 // Kernel shape: one launch of resident blocks that take tiles of BLOCK *
-// ITEMS elements in order from a ticket counter (`TileStream`). A block
-// loads its next tile (cp.async, into a second buffer) while it writes the
-// current one's outputs. The look-back state is sized by the host
+// ITEMS elements in order from a ticket counter, with BLOCK worker threads
+// and one more warp, the look-back warp, so a block is launched with BLOCK
+// + 32 threads (`LaunchFacts::threads`). The workers load tiles (cp.async),
+// reduce them and write their outputs; the look-back warp runs each tile's
+// look-back and draws the block's tickets. Iteration k of a block, with
+// t_k its k-th ticket and three tile slots (k % 3):
+//
+//   look-back warp   look-back of t_k (its aggregate published at k - 1),
+//                    then draw t_k+2
+//   workers          start loading t_k+1 (drawn at k - 1), write t_k-1's
+//                    outputs, wait for t_k+1, reduce it, publish its
+//                    aggregate
+//   barrier (the whole block)
+//
+// so a tile's look-back overlaps the loads, the reduction and the outputs
+// of the tiles around it. A drawn tile's aggregate never waits for a
+// look-back: it is drawn after its block's look-back of t_k and loaded and
+// reduced in iteration k + 1, which has no block barrier before its end.
+// (Tiles that waited on look-backs before their aggregate convoyed, 1.4x
+// slower on the H200; the one-warp look-back made 2^28 i32 scans 1.29x
+// CUB, 79% of the copy ceiling: docs/gpu-runs/2026-12-02-s20.)
+//
+// Every tile waits only for tiles of smaller index, which were taken
+// earlier by blocks that are running, so the launch cannot deadlock
+// whatever the grid and however many of its blocks are resident. Each block
+// draws exactly one ticket past the last tile, so the launch draws
+// num_tiles + gridDim.x tickets, and the block that draws the last one
+// resets the counter for the next launch (no other block draws after it).
+// The look-back state is sized by the host
 // (`runtime::dispatch::lookback_bytes`) and never cleared between launches
-// (epochs); the ticket counter is reset by the block that takes the
-// launch's last ticket.
+// (epochs).
 //
 // Within a tile: each thread takes ITEMS consecutive elements of the tile in
 // shared memory and scans them serially (l_j), a Kogge-Stone warp scan
@@ -43,8 +68,8 @@ union TileBuffer {
     uint4 vectors[(TILE * sizeof(T) + 15) / 16];
 };
 
-// The block's storage, in dynamic shared memory (two tiles exceed the 48 KB
-// a kernel may declare statically): the host launches with
+// A block's storage, in dynamic shared memory (a scan's three tiles exceed
+// the 48 KB a kernel may declare statically): the host launches with
 // `manifest::provider::stream_shared_bytes`, which the generated kernels
 // assert is enough. Traps when the launch gave less.
 template <class S>
@@ -129,183 +154,165 @@ __device__ __forceinline__ int items_of_thread(u64 first, u64 valid) {
     return first >= valid ? 0 : (valid - first >= (u64)ITEMS ? ITEMS : (int)(valid - first));
 }
 
-// The tiles of `n` elements that one block takes, in the order of the
-// tickets it draws from `tickets` (the look-back state's counter), and the
-// loads of its next tile. `run(body)` calls `body(tile, valid, stream)` for
-// each; on entry `in` holds the tile. Once the tile's look-back is done,
-// `body` calls `draw()` in thread 0 and then, after a barrier, `prefetch()`
-// in every thread, which starts loading the block's next tile into `in`
-// (every thread must have read its elements by then) while `body` writes
-// the tile's outputs.
-//
-// The next ticket is drawn only after the look-back: a tile that a block
-// holds but has not begun delays every later tile that waits for its
-// aggregate, and a block waiting in a look-back would hold one (drawing at
-// the start of a tile made scans of 2^28 elements 1.4x slower on the H200:
-// 1226 us against 801 for i32).
-//
-// Every tile waits only for tiles of smaller index, which were taken
-// earlier by blocks that are running, so the launch cannot deadlock
-// whatever the grid and however many of its blocks are resident. Each block
-// draws exactly one ticket past the last tile, so the launch draws
-// num_tiles + gridDim.x tickets, and the block that draws the last one
-// resets the counter for the next launch (no other block draws after it).
-template <int BLOCK, int TILE, class T>
-struct TileStream {
-    const T *__restrict__ input;
-    u64 n;
-    u64 num_tiles;
-    u64 *tickets;
-    TileBuffer<TILE, T> &in;
-    u64 &next_slot;  // in shared memory: thread 0's draw, for the block
-    u64 last_ticket;  // thread 0's
-    u64 next;
+// A barrier of the BLOCK worker threads alone (named barrier 1; the whole
+// block's is barrier 0, __syncthreads), which the look-back warp never joins.
+template <int BLOCK>
+__device__ __forceinline__ void workers_sync() {
+    asm volatile("bar.sync 1, %0;" ::"n"(BLOCK) : "memory");
+}
 
-    __device__ __forceinline__ TileStream(const T *__restrict__ input_, u64 n_, u64 *tickets_,
-                                          TileBuffer<TILE, T> &in_, u64 &next_slot_)
-        : input(input_), n(n_), num_tiles((n_ + TILE - 1) / TILE), tickets(tickets_), in(in_),
-          next_slot(next_slot_), last_ticket(0), next(0) {}
-
-    __device__ __forceinline__ u64 valid_of(u64 t) const { return n - t * TILE < (u64)TILE ? n - t * TILE : (u64)TILE; }
-
-    __device__ __forceinline__ void start(u64 t) {
-        if (t < num_tiles) start_tile_load<BLOCK, TILE>(input + t * TILE, valid_of(t), in);
-    }
-
-    // Thread 0, before a barrier.
-    __device__ __forceinline__ void draw() {
-        last_ticket = atomicAdd(tickets, 1ull);
-        next_slot = last_ticket;
-    }
-
-    // Every thread, after that barrier.
-    __device__ __forceinline__ void prefetch() {
-        next = next_slot;
-        start(next);
-    }
-
-    template <class Body>
-    __device__ __forceinline__ void run(const Body &body) {
-        if (threadIdx.x == 0) draw();
-        __syncthreads();
-        prefetch();
-        u64 tile = next;
-        while (tile < num_tiles) {
-            cp_async_wait_all();
-            __syncthreads();
-            next = num_tiles;
-            body(tile, valid_of(tile), *this);
-            tile = next;
-        }
-        if (threadIdx.x == 0 && last_ticket == num_tiles + gridDim.x - 1) atomicExch(tickets, 0ull);
-    }
-};
-
+// A scan block's storage. Slot k % 3 holds t_k from its load to its
+// outputs (written in place); tp, agg the same tile's thread prefixes and
+// aggregate; prefix and drawn pass the look-back warp's results of
+// iteration k (k % 2) to the iteration after.
 template <int BLOCK, int ITEMS, class T>
 struct ScanStorage {
     static constexpr int TILE = BLOCK * ITEMS;
     static constexpr int WARPS = BLOCK / 32;
-    TileBuffer<TILE, T> in;   // the tile, then the next one arriving
-    TileBuffer<TILE, T> out;  // the tile's outputs, leaving
+    TileBuffer<TILE, T> buf[3];
+    T tp[3][BLOCK];  // each thread's prefix within its tile (none for thread 0)
     T warp_total[WARPS];
     int warp_has[WARPS];
-    T prefix;
-    int has_prefix;
-    u64 next;
+    T agg[3];
+    T prefix[2];
+    int has_prefix[2];
+    u64 drawn[2];
 };
 
-// The scan, run by every block of the launch. `state` holds the host's
-// lookback_bytes(tiles); the kernel has dynamic shared memory for a
-// ScanStorage.
+// The scan, run by every block of the launch, BLOCK + 32 threads each.
+// `state` holds the host's lookback_bytes(tiles); the kernel has dynamic
+// shared memory for a ScanStorage.
 template <int BLOCK, int ITEMS, bool EXCLUSIVE, class T, class Op>
-__device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init, T *__restrict__ output, void *state,
-                                     u32 epoch, const Op &op) {
-    static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024, "block size");
+__device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init, T *__restrict__ output,
+                                           void *state, u32 epoch, const Op &op) {
+    static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / 32;
-    if (blockDim.x != (unsigned)BLOCK) __trap();
+    if (blockDim.x != (unsigned)(BLOCK + 32)) __trap();
     typedef ScanStorage<BLOCK, ITEMS, T> Storage;
     Storage &smem = dynamic_storage<Storage>();
     const u64 num_tiles = (n + TILE - 1) / TILE;
+    const u64 end = num_tiles;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
+    const bool looker = warp == (unsigned)WARPS;
     const LookbackState<T> st(state, num_tiles, epoch);
+    u64 last_ticket = 0;  // the look-back warp's lane 0
 
-    typedef TileStream<BLOCK, TILE, T> Stream;
-    Stream stream(input, n, st.tickets, smem.in, smem.next);
-    stream.run([&](u64 tile, u64 valid, Stream &s) {
-        const TileBuffer<TILE, T> &in = s.in;
-        const u64 base = tile * TILE;
-        // This thread's ITEMS consecutive elements, scanned serially.
+    auto valid_of = [&](u64 t) { return n - t * TILE < (u64)TILE ? n - t * TILE : (u64)TILE; };
+
+    // Workers: tile t has landed in slot s; its thread prefixes into tp[s],
+    // its aggregate into agg[s] and, where later tiles read it, published.
+    auto reduce = [&](u64 t, int s) {
+        cp_async_wait_all();
+        workers_sync<BLOCK>();
+        const u64 valid = valid_of(t);
         const u64 first = (u64)threadIdx.x * ITEMS;
         const int mine = items_of_thread<ITEMS>(first, valid);
-        T l[ITEMS];
         T total = T();
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             if (j < mine) {
-                const T x = in.items[first + j];
-                l[j] = j == 0 ? x : op(l[j - 1], x);
-                total = l[j];
+                const T x = smem.buf[s].items[first + j];
+                total = j == 0 ? x : op(total, x);
             }
         }
-        const bool present = mine > 0;
-
-        // Threads' totals across the warp; present lanes are a prefix of it.
         const unsigned lanes_present = lanes_with_items<ITEMS>(warp, valid);
         const T incl = warp_inclusive_scan(total, lanes_present, op);
         const T lane_before = shfl_up(incl, 1);
         if (lanes_present > 0 && lane == lanes_present - 1) smem.warp_total[warp] = incl;
         if (lane == 0) smem.warp_has[warp] = lanes_present > 0 ? 1 : 0;
-        __syncthreads();
-
-        // Warp prefix (serial over the warps before) and the tile's aggregate.
+        workers_sync<BLOCK>();
         T tp = T();
         bool has_tp = false;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) {
             if (w < (int)warp) combine_maybe(tp, has_tp, smem.warp_total[w], smem.warp_has[w] != 0, op);
         }
-        combine_maybe(tp, has_tp, lane_before, lane > 0 && present, op);
-
-        if (warp == 0) {
+        combine_maybe(tp, has_tp, lane_before, lane > 0 && mine > 0, op);
+        smem.tp[s][threadIdx.x] = tp;
+        if (threadIdx.x == 0) {
             T agg = T();
             bool has_agg = false;
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) combine_maybe(agg, has_agg, smem.warp_total[w], smem.warp_has[w] != 0, op);
-            // A tile that is not the last of its super-tile is read by later ones.
-            if (lane == 0 && tile + 1 < num_tiles && (tile & 31u) != 31u) publish_aggregate(st, tile, agg);
-            T prefix;
-            bool has_prefix;
-            lookback(st, tile, agg, EXCLUSIVE, init, prefix, has_prefix, op);
-            if (lane == 0) {
-                smem.prefix = prefix;
-                smem.has_prefix = has_prefix ? 1 : 0;
-                s.draw();
-            }
+            if (t + 1 < num_tiles && (t & 31u) != 31u) publish_aggregate(st, t, agg);
+            smem.agg[s] = agg;
         }
-        __syncthreads();
-        // Every thread has read its elements: the next tile may arrive.
-        s.prefetch();
+    };
 
-        T fp = smem.prefix;
-        bool has_fp = smem.has_prefix != 0;
-        combine_maybe(fp, has_fp, tp, has_tp, op);
+    // Workers: tile t's outputs, in place in slot s, then to global memory.
+    auto write = [&](u64 t, int s, int p) {
+        const u64 valid = valid_of(t);
+        const u64 first = (u64)threadIdx.x * ITEMS;
+        const int mine = items_of_thread<ITEMS>(first, valid);
+        T fp = smem.prefix[p];
+        bool has_fp = smem.has_prefix[p] != 0;
+        combine_maybe(fp, has_fp, smem.tp[s][threadIdx.x], threadIdx.x > 0 && mine > 0, op);
+        T l = T();
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             if (j < mine) {
+                const T x = smem.buf[s].items[first + j];
+                const T lj = j == 0 ? x : op(l, x);
                 T y;
                 if (EXCLUSIVE) {
-                    y = j == 0 ? fp : op(fp, l[j - 1]);
+                    y = j == 0 ? fp : op(fp, l);
                 } else {
-                    y = has_fp ? op(fp, l[j]) : l[j];
+                    y = has_fp ? op(fp, lj) : lj;
                 }
-                smem.out.items[first + j] = y;
+                l = lj;
+                smem.buf[s].items[first + j] = y;
             }
         }
+        workers_sync<BLOCK>();
+        store_tile<BLOCK, TILE>(output + t * TILE, valid, smem.buf[s]);
+    };
+
+    auto draw = [&]() {
+        last_ticket = atomicAdd(st.tickets, 1ull);
+        return last_ticket;
+    };
+
+    // Prologue: the first two tickets; the first tile loaded and reduced.
+    if (looker && lane == 0) {
+        const u64 a = draw();
+        smem.drawn[0] = a;
+        smem.drawn[1] = a < end ? draw() : end;
+    }
+    __syncthreads();
+    u64 t_prev = end, t_cur = smem.drawn[0], t_next = smem.drawn[1];
+    if (!looker && t_cur < end) {
+        start_tile_load<BLOCK, TILE>(input + t_cur * TILE, valid_of(t_cur), smem.buf[0]);
+        reduce(t_cur, 0);
+    }
+    __syncthreads();
+
+    for (u32 k = 0;; ++k) {
+        if (t_cur >= end && t_prev >= end) break;
+        const int s_cur = (int)(k % 3u), s_next = (int)((k + 1) % 3u), s_prev = (int)((k + 2) % 3u);
+        if (looker) {
+            if (t_cur < end) {
+                T prefix;
+                bool has_prefix;
+                lookback(st, t_cur, smem.agg[s_cur], EXCLUSIVE, init, prefix, has_prefix, op);
+                if (lane == 0) {
+                    smem.prefix[k & 1u] = prefix;
+                    smem.has_prefix[k & 1u] = has_prefix ? 1 : 0;
+                }
+            }
+            if (lane == 0) smem.drawn[k & 1u] = t_next < end ? draw() : end;
+        } else {
+            if (t_next < end) start_tile_load<BLOCK, TILE>(input + t_next * TILE, valid_of(t_next), smem.buf[s_next]);
+            if (t_prev < end) write(t_prev, s_prev, (int)((k + 1) & 1u));
+            if (t_next < end) reduce(t_next, s_next);
+        }
         __syncthreads();
-        store_tile<BLOCK, TILE>(output + base, valid, smem.out);
-    });
+        t_prev = t_cur;
+        t_cur = t_next;
+        t_next = smem.drawn[k & 1u];
+    }
+    if (looker && lane == 0 && last_ticket == num_tiles + gridDim.x - 1) atomicExch(st.tickets, 0ull);
 }
 
 }  // namespace rcb

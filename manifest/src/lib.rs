@@ -532,8 +532,8 @@ pub enum GridPolicy {
     /// One thread per merge-path split of the sort's tiles.
     ThreadPerPartition,
     /// As many blocks as are resident at once, at most one per tile: the
-    /// blocks take tiles in order from a ticket counter (the scans' and
-    /// select's tile stream, providers/scan.cuh). The runtime sizes it
+    /// blocks take tiles in order from a ticket counter (the scans' tile
+    /// stream, providers/scan.cuh). The runtime sizes it
     /// from the occupancy it measures; without one it assumes
     /// `min_blocks_per_sm` (at least 1).
     ResidentTiles,
@@ -574,17 +574,18 @@ impl GridPolicy {
 
 /// How a kernel is launched. The generated source bakes `block_size` and
 /// `items_per_thread` in as template arguments; the runtime launches with
-/// the same numbers.
+/// the same numbers ([`LaunchFacts::threads`] threads a block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchFacts {
-    /// Threads per block (a multiple of 32, at most 1024).
+    /// Threads per block that take elements (a multiple of 32): the tile
+    /// is `block_size * items_per_thread`.
     pub block_size: u32,
     /// Elements each thread handles per tile (per loop iteration for the
     /// grid-stride providers: the loads it has in flight).
     pub items_per_thread: u32,
-    /// Dynamic shared memory a block is launched with (the scans' and
-    /// select's tile buffers, `stream_shared_bytes` of providers/scan.cuh);
+    /// Dynamic shared memory a block is launched with (the scans' tile
+    /// buffers, `provider::stream_shared_bytes`);
     /// at most [`MAX_DYNAMIC_SHARED_BYTES`].
     pub dynamic_shared_bytes: u32,
     pub grid: GridPolicy,
@@ -593,6 +594,10 @@ pub struct LaunchFacts {
     /// asked for.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub min_blocks_per_sm: u32,
+    /// Warps a block runs beyond `block_size`, which take no elements: the
+    /// scans' look-back warp (providers/scan.cuh), 0 elsewhere.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub extra_warps: u32,
 }
 
 /// The most shared memory one block may have on sm_90 (227 KB), which a
@@ -614,6 +619,7 @@ impl LaunchFacts {
         dynamic_shared_bytes: 0,
         grid: GridPolicy::TilesCappedBySms { blocks_per_sm: 8 },
         min_blocks_per_sm: 0,
+        extra_warps: 0,
     };
 
     /// Elements one block covers: `block_size * items_per_thread`.
@@ -621,11 +627,23 @@ impl LaunchFacts {
         u64::from(self.block_size) * u64::from(self.items_per_thread)
     }
 
+    /// Threads a block is launched with: `block_size` and the extra warps.
+    pub fn threads(&self) -> u32 {
+        self.block_size
+            .saturating_add(self.extra_warps.saturating_mul(32))
+    }
+
     pub fn check(&self) -> Result<(), String> {
         if self.block_size == 0 || self.block_size & 31 != 0 || self.block_size > 1024 {
             return Err(format!(
                 "block_size {} is not a multiple of 32 in 32..=1024",
                 self.block_size
+            ));
+        }
+        if self.threads() > 1024 {
+            return Err(format!(
+                "block_size {} and {} extra warps exceed 1024 threads a block",
+                self.block_size, self.extra_warps
             ));
         }
         if self.items_per_thread == 0 || self.items_per_thread > 64 {

@@ -134,6 +134,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         dynamic_shared_bytes: 0,
         grid: GridPolicy::TilesCappedBySms { blocks_per_sm },
         min_blocks_per_sm: 0,
+        extra_warps: 0,
     };
     let tiled = |block: u32, items: u32, min_blocks: u32| LaunchFacts {
         block_size: block,
@@ -141,6 +142,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         dynamic_shared_bytes: 0,
         grid: GridPolicy::OneBlockPerTile,
         min_blocks_per_sm: min_blocks,
+        extra_warps: 0,
     };
     // Measured on the H200 against CUB (docs/perf.md, "Tuning"): every
     // choice below is the best of the variants timed side by side.
@@ -167,9 +169,12 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // 2^28 i32: 850 us at 31 items, 1081 at 15 with four a
         // multiprocessor).
         Provider::Select => tiled(256, scan_items(t), if t >= 4 { 3 } else { 0 }),
-        // The tile stream (providers/scan.cuh): resident blocks that load
-        // a next tile while they write the current one (2^28 i32: 801 us
-        // against 846 for a block per tile, 0.98x CUB -> 1.04x).
+        // The tile stream with a look-back warp (providers/scan.cuh):
+        // resident blocks, two a multiprocessor for 4- and 8-byte elements
+        // (three tiles of shared memory each). 2^28 i32: 646 us, 1.29x CUB,
+        // where a block without the look-back warp took 793 and a block
+        // per tile 846; 23 items at three a multiprocessor: 650 us; for
+        // 8-byte elements 15 items beat 11 at three and 7 at four.
         Provider::InclusiveScan | Provider::ExclusiveScan => {
             let items = scan_items(t);
             LaunchFacts {
@@ -177,7 +182,8 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 items_per_thread: items,
                 dynamic_shared_bytes: stream_shared_bytes(256, items, t),
                 grid: GridPolicy::ResidentTiles,
-                min_blocks_per_sm: if t >= 4 { 3 } else { 0 },
+                min_blocks_per_sm: if t >= 4 { 2 } else { 0 },
+                extra_warps: 1,
             }
         }
         // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
@@ -188,6 +194,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 dynamic_shared_bytes: 0,
                 grid: GridPolicy::ThreadPerPartition,
                 min_blocks_per_sm: 0,
+                extra_warps: 0,
             },
             _ => tiled(256, (17 * 4 / t).clamp(1, 17), 0),
         },
@@ -204,6 +211,19 @@ pub fn check_launch(
 ) -> Result<(), String> {
     launch.check()?;
     let items = launch.items_per_thread;
+    let scan = matches!(provider, Provider::InclusiveScan | Provider::ExclusiveScan);
+    let wanted_warps = u32::from(scan);
+    if launch.extra_warps != wanted_warps {
+        return Err(format!(
+            "extra_warps {}: {} (a scan's look-back warp)",
+            launch.extra_warps,
+            if scan {
+                "a scan runs exactly one"
+            } else {
+                "only a scan runs any"
+            }
+        ));
+    }
     match provider {
         Provider::Reduce | Provider::SegmentedReduce | Provider::Copy => {
             let n = vector_width(signature.element());
@@ -237,7 +257,7 @@ pub fn check_launch(
                 stream_shared_bytes(launch.block_size, items, signature.element().size() as u32);
             if launch.dynamic_shared_bytes < wanted {
                 return Err(format!(
-                    "dynamic_shared_bytes {}: a scan's tile stream needs {wanted} (two tiles)",
+                    "dynamic_shared_bytes {}: a scan's tile stream needs {wanted} (three tiles)",
                     launch.dynamic_shared_bytes
                 ));
             }
@@ -351,13 +371,13 @@ impl Tuning {
     }
 }
 
-/// Dynamic shared memory of a scan or select block: two tiles of `size`-byte
-/// elements and a few values per warp (`stream_shared_bytes` of
-/// providers/scan.cuh, whose storage structs the generated kernels assert
-/// fit).
+/// Dynamic shared memory of a scan block: three tiles of `size`-byte
+/// elements, a prefix per thread for each, a few values per warp and per
+/// slot (`ScanStorage` of providers/scan.cuh, which the generated kernels
+/// assert fits).
 pub fn stream_shared_bytes(block: u32, items: u32, size: u32) -> u32 {
     let tile = block * items * size;
-    2 * tile.div_ceil(16) * 16 + (block / 32) * (size + 4) + 64
+    3 * tile.div_ceil(16) * 16 + 3 * block * size + (block / 32) * (size + 4) + 64
 }
 
 /// Items per thread of a scan or select tile, by element size.
@@ -1158,9 +1178,10 @@ fn emit_kernel(
         ),
         (Provider::Copy, _) => unreachable!("the copy kernel is emitted by emit_copy"),
     };
+    let threads = launch.threads();
     let bounds = match launch.min_blocks_per_sm {
-        0 => block.to_string(),
-        m => format!("{block}, {m}"),
+        0 => threads.to_string(),
+        m => format!("{threads}, {m}"),
     };
     let _ = write!(
         out,

@@ -32,27 +32,34 @@ fn every_provider_and_type_has_launch_facts_that_check() {
 }
 
 #[test]
-fn scans_are_tile_streams_with_two_tiles_of_shared_memory() {
+fn scans_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
     for provider in [Provider::InclusiveScan, Provider::ExclusiveScan] {
         for t in ELEMENT_TYPES {
             let sig = Signature::fold(t);
             let facts = launch_facts(provider, Stage::Main, &sig);
             assert_eq!(facts.grid, GridPolicy::ResidentTiles);
             let tile_bytes = facts.tile() as u32 * t.size() as u32;
-            assert!(facts.dynamic_shared_bytes >= 2 * tile_bytes, "{t:?}");
+            assert!(facts.dynamic_shared_bytes >= 3 * tile_bytes, "{t:?}");
+            assert_eq!(facts.extra_warps, 1, "{t:?}");
+            assert_eq!(facts.threads(), facts.block_size + 32, "{t:?}");
             assert_eq!(
                 facts.dynamic_shared_bytes,
                 stream_shared_bytes(facts.block_size, facts.items_per_thread, t.size() as u32)
             );
         }
     }
-    // 256 threads x 31 i32: two 31,744-byte buffers and the warps' values.
+    // 256 threads x 31 i32: three 31,744-byte buffers, three prefixes per
+    // thread, the warps' values and the slots'.
     let i32_scan = launch_facts(
         Provider::InclusiveScan,
         Stage::Main,
         &Signature::fold(Scalar::I32),
     );
-    assert_eq!(i32_scan.dynamic_shared_bytes, 2 * 31_744 + 8 * 8 + 64);
+    assert_eq!(
+        i32_scan.dynamic_shared_bytes,
+        3 * 31_744 + 3 * 256 * 4 + 8 * 8 + 64
+    );
+    assert_eq!(i32_scan.threads(), 288);
     // Select stays one tile per block, in static shared memory.
     let select = launch_facts(
         Provider::Select,
@@ -61,6 +68,16 @@ fn scans_are_tile_streams_with_two_tiles_of_shared_memory() {
     );
     assert_eq!(select.grid, GridPolicy::OneBlockPerTile);
     assert_eq!(select.dynamic_shared_bytes, 0);
+    assert_eq!(select.threads(), select.block_size);
+    let mut odd = select;
+    odd.extra_warps = 1;
+    assert!(check_launch(
+        Provider::Select,
+        &signature(Provider::Select, Scalar::I32),
+        &odd
+    )
+    .unwrap_err()
+    .contains("only a scan runs any"));
 }
 
 #[test]
@@ -108,7 +125,7 @@ fn launch_facts_that_would_break_a_kernel_are_refused() {
     assert_eq!(
         check_launch(Provider::InclusiveScan, &fold, &scan).unwrap_err(),
         format!(
-            "dynamic_shared_bytes {}: a scan's tile stream needs {} (two tiles)",
+            "dynamic_shared_bytes {}: a scan's tile stream needs {} (three tiles)",
             scan.dynamic_shared_bytes,
             scan.dynamic_shared_bytes + 1
         )

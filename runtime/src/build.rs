@@ -212,23 +212,22 @@ impl<'g> Loaded<'g> {
                 }
             }
             let resources = function.resources()?;
-            if (resources.max_threads_per_block as i64) < i64::from(kernel.launch.block_size) {
+            let threads = kernel.launch.threads();
+            if (resources.max_threads_per_block as i64) < i64::from(threads) {
                 return Err(mismatch(format!(
-                    "the manifest launches {} threads per block, the kernel allows at most {}",
-                    kernel.launch.block_size, resources.max_threads_per_block
+                    "the manifest launches {threads} threads per block, the kernel allows at most {}",
+                    resources.max_threads_per_block
                 )));
             }
             if kernel.launch.dynamic_shared_bytes > 48 * 1024 {
                 function.allow_dynamic_shared(kernel.launch.dynamic_shared_bytes)?;
             }
-            let resident_blocks_per_sm = function.resident_blocks_per_sm(
-                kernel.launch.block_size,
-                kernel.launch.dynamic_shared_bytes,
-            )?;
+            let resident_blocks_per_sm =
+                function.resident_blocks_per_sm(threads, kernel.launch.dynamic_shared_bytes)?;
             if resident_blocks_per_sm == 0 {
                 return Err(mismatch(format!(
-                    "no block of {} threads fits on a multiprocessor ({} registers per thread)",
-                    kernel.launch.block_size, resources.registers
+                    "no block of {threads} threads fits on a multiprocessor ({} registers per thread)",
+                    resources.registers
                 )));
             }
             kernels.insert(

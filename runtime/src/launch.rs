@@ -180,7 +180,7 @@ pub fn launch_with(
         gpu,
         &resolved.function,
         grid.max(1),
-        kernel.launch.block_size,
+        kernel.launch.threads(),
         kernel.launch.dynamic_shared_bytes,
         &params,
     )

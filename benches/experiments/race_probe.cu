@@ -1,0 +1,44 @@
+// Experiment (session 20): does compute-sanitizer's racecheck report
+// hazards in a race-free hand-off between a warp that never joins the
+// workers' named barrier and the workers? V0: no named barrier; V1: the
+// workers sync on barrier 1 between their writes; V2: V1 plus the lone
+// warp's lane 0 drawing from a global counter before the block barrier.
+#include <cstdio>
+template <int V>
+__global__ void k(int *out, unsigned long long *counter, int iters) {
+  __shared__ int agg[3];
+  __shared__ int x[256];
+  __shared__ unsigned long long drawn[2];
+  if (threadIdx.x == 0) agg[0] = 1;
+  __syncthreads();
+  int acc = 0;
+  for (int i = 0; i < iters; ++i) {
+    if (threadIdx.x >= 256) {
+      acc += agg[i % 3];
+      if (V == 2 && (threadIdx.x & 31) == 0) drawn[i & 1] = atomicAdd(counter, 1ull);
+    } else {
+      x[threadIdx.x] = i;
+      if (V >= 1) asm volatile("bar.sync 1, 256;" ::: "memory");
+      if (threadIdx.x == 0) agg[(i + 1) % 3] = x[0] + i;  // its own write: no race
+    }
+    __syncthreads();
+    if (V == 2) acc += (int)drawn[i & 1];
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+int main() {
+  int *out;
+  unsigned long long *c;
+  cudaMalloc(&out, 64 * 288 * sizeof(int));
+  cudaMalloc(&c, 8);
+  k<0><<<64, 288>>>(out, c, 50);
+  cudaDeviceSynchronize();
+  printf("v0 done\n");
+  k<1><<<64, 288>>>(out, c, 50);
+  cudaDeviceSynchronize();
+  printf("v1 done\n");
+  k<2><<<64, 288>>>(out, c, 50);
+  cudaDeviceSynchronize();
+  printf("v2 done: %s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}
