@@ -24,9 +24,9 @@
 // all of older tiles, in three rounds (publishing SA_s after the first, so
 // that no super-tile waits on the one before it); the only chain is one
 // step per 1024 tiles. Tiles are taken in order by running blocks (from
-// scan.cuh's ticket counter, or as blocks in block order for select, as CUB
-// does), so every value a tile waits for comes from a block that is
-// running or has finished.
+// the ticket counter of scan.cuh's tile stream, which select.cuh runs too),
+// so every value a tile waits for comes from a block that is running or
+// has finished.
 //
 // Descriptors carry the launch's epoch instead of a status flag: a slot is
 // valid when its epoch is the launch's, so the state needs no clearing
@@ -184,12 +184,20 @@ __device__ __forceinline__ void combine_maybe(V &x, bool &has_x, V y, bool has_y
 }
 
 // Run by all 32 lanes of one warp of tile `i`, after the tile's aggregate
-// `agg` is known (and, for a tile not at lane 31, published with
-// `publish_aggregate`). Returns the tile's exclusive prefix P_i (`has` false:
-// none, for tile 0 of a scan without a seed) in every lane, and publishes
-// SA / HI where this tile owes them.
+// was published with `publish_aggregate` by a thread of the same block and a
+// block barrier followed. Returns the tile's exclusive prefix P_i (`has`
+// false: none, for tile 0 of a scan without a seed) in every lane, and
+// publishes SA / HI where this tile owes them.
+//
+// The tile's own aggregate is read back from its descriptor (global memory),
+// not handed over in shared memory: the look-back warp of scan.cuh and
+// select.cuh never joins the workers' named barrier, and compute-sanitizer's
+// racecheck reports a race-free shared-memory hand-off from a thread that
+// passed a named barrier to one that did not as a hazard
+// (benches/experiments/race_probe.cu). The read is issued with the other
+// first reads, so it adds no round trip.
 template <class V, class Op>
-__device__ __forceinline__ void lookback(const LookbackState<V> &st, u64 i, V agg, bool has_seed, V seed, V &prefix,
+__device__ __forceinline__ void lookback(const LookbackState<V> &st, u64 i, bool has_seed, V seed, V &prefix,
                                          bool &has_prefix, const Op &op) {
     const unsigned lane = threadIdx.x & 31u;
     const u64 s = i >> 5;
@@ -207,11 +215,16 @@ __device__ __forceinline__ void lookback(const LookbackState<V> &st, u64 i, V ag
     const Desc<V> *b_slot = st.supers + ((h << 5) + lane);
     const Desc<V> *h_slot = st.hypers + (h - 1);
     const bool want_h = lane == 0 && h > 0;
+    const Desc<V> own = first_read(st.tiles + i, lane == r);
     const Desc<V> a_first = first_read(a_slot, lane < r);
     const Desc<V> b_first = first_read(b_slot, lane < q);
     const Desc<V> h_first = first_read(h_slot, want_h);
     V a = wait_for(a_slot, lane < r, a_first, st.epoch);
-    if (lane == r) a = agg;
+    if (lane == r) {
+        // Published before the block barrier that preceded this call.
+        if (own.epoch() != st.epoch) __trap();
+        a = own.value();
+    }
     a = warp_inclusive_scan(a, r + 1, op);
     const V q_i = shfl(a, (int)((r + 31u) & 31u));  // lane r-1, unused for r = 0
     const V sa = shfl(a, 31);
@@ -247,6 +260,9 @@ __device__ __forceinline__ void lookback(const LookbackState<V> &st, u64 i, V ag
     combine_maybe(prefix, has_prefix, q_i, r > 0, op);
 }
 
+// Publishes tile `i`'s aggregate: every tile's, the last of a super-tile
+// and of the launch included (later tiles never read those, the tile's own
+// look-back does).
 template <class V>
 __device__ __forceinline__ void publish_aggregate(const LookbackState<V> &st, u64 i, V agg) {
     Desc<V>::store(st.tiles + i, Desc<V>::make(st.epoch, agg));

@@ -31,10 +31,28 @@ namespace rcb {
 // One block's partial: its fold and whether it has one. 8 bytes for
 // elements of up to 4 bytes, 16 for 8-byte elements.
 template <class T>
-struct Partial {
+struct alignas(sizeof(T) == 8 ? 16 : 8) Partial {
     T value;
     u32 has;
 };
+
+// A partial written by another block, read whole from L2 (L1 is not
+// coherent): one 8- or 16-byte access.
+template <class T>
+__device__ __forceinline__ Partial<T> load_partial(const Partial<T> *p) {
+    static_assert(sizeof(Partial<T>) == 8 || sizeof(Partial<T>) == 16, "a partial is 8 or 16 bytes");
+    union {
+        Partial<T> partial;
+        uint2 u2;
+        uint4 u4;
+    } bits;
+    if (sizeof(Partial<T>) == 8) {
+        bits.u2 = __ldcg(reinterpret_cast<const uint2 *>(p));
+    } else {
+        bits.u4 = __ldcg(reinterpret_cast<const uint4 *>(p));
+    }
+    return bits.partial;
+}
 
 // Warp tree reduction with validity flags; lane 0 ends with the warp's fold.
 template <class T, class Op>
@@ -147,11 +165,26 @@ __device__ __forceinline__ void reduce(const T *__restrict__ input, u64 n, T ini
     if (!is_last_block) return;
 
     // Fixed order: thread t folds partials t, t + BLOCK, ..., then the same
-    // tree as above, so the result depends only on the grid size.
+    // tree as above, so the result depends only on the grid size. The
+    // first PARTIAL_LOADS of a thread's partials are loaded before any is
+    // folded, so the last block waits for one round trip to L2, not one a
+    // partial (it is the launch's tail: every other block has finished).
     has = false;
-    const volatile Partial<T> *shared_partials = partials;  // L2: L1 is not coherent
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) {
-        if (shared_partials[b].has != 0u) fold_into(acc, has, (T)shared_partials[b].value, op);
+    constexpr int PARTIAL_LOADS = 4;
+    Partial<T> p[PARTIAL_LOADS];
+#pragma unroll
+    for (int u = 0; u < PARTIAL_LOADS; ++u) {
+        const unsigned b = threadIdx.x + (unsigned)u * BLOCK;
+        if (b < gridDim.x) p[u] = load_partial(partials + b);
+    }
+#pragma unroll
+    for (int u = 0; u < PARTIAL_LOADS; ++u) {
+        const unsigned b = threadIdx.x + (unsigned)u * BLOCK;
+        if (b < gridDim.x && p[u].has != 0u) fold_into(acc, has, p[u].value, op);
+    }
+    for (unsigned b = threadIdx.x + PARTIAL_LOADS * BLOCK; b < gridDim.x; b += BLOCK) {
+        const Partial<T> q = load_partial(partials + b);
+        if (q.has != 0u) fold_into(acc, has, q.value, op);
     }
     block_reduce<BLOCK>(acc, has, op);
     if (threadIdx.x == 0) {

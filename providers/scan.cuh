@@ -12,7 +12,8 @@
 // it in a shape that depends only on its index (`docs/providers.md` spells it
 // out).
 //
-// Kernel shape: one launch of resident blocks that take tiles of BLOCK *
+// Kernel shape (`tile_stream`, which select.cuh runs too): one launch of
+// resident blocks that take tiles of BLOCK *
 // ITEMS elements in order from a ticket counter, with BLOCK worker threads
 // and one more warp, the look-back warp, so a block is launched with BLOCK
 // + 32 threads (`LaunchFacts::threads`). The workers load tiles (cp.async),
@@ -161,9 +162,65 @@ __device__ __forceinline__ void workers_sync() {
     asm volatile("bar.sync 1, %0;" ::"n"(BLOCK) : "memory");
 }
 
+// The schedule of a tile stream (the comment at the top of this file), run
+// by every thread of a block of BLOCK workers and one look-back warp
+// (`looker`): tickets from `tickets` (the look-back state's counter), tile
+// slots k % 3, the look-back's results in slot k % 2. The steps, each run
+// by the threads named:
+//   load(t, s)       workers: start loading tile t into slot s
+//   reduce(t, s)     workers: wait for slot s, reduce tile t, publish its
+//                    aggregate
+//   look(t, p)       the look-back warp: tile t's prefix into slot p
+//   write(t, s, p)   workers: tile t's outputs from slot s and prefix p
+// `drawn` is two u64 of the block's shared memory.
+template <class Load, class Reduce, class Write, class Look>
+__device__ __forceinline__ void tile_stream(u64 num_tiles, u64 *tickets, u64 *drawn, bool looker, const Load &load,
+                                            const Reduce &reduce, const Write &write, const Look &look) {
+    const u64 end = num_tiles;
+    const unsigned lane = threadIdx.x & 31u;
+    u64 last_ticket = 0;  // the look-back warp's lane 0
+    auto draw = [&]() {
+        last_ticket = atomicAdd(tickets, 1ull);
+        return last_ticket;
+    };
+
+    // Prologue: the first two tickets; the first tile loaded and reduced.
+    if (looker && lane == 0) {
+        const u64 a = draw();
+        drawn[0] = a;
+        drawn[1] = a < end ? draw() : end;
+    }
+    __syncthreads();
+    u64 t_prev = end, t_cur = drawn[0], t_next = drawn[1];
+    if (!looker && t_cur < end) {
+        load(t_cur, 0);
+        reduce(t_cur, 0);
+    }
+    __syncthreads();
+
+    for (u32 k = 0;; ++k) {
+        if (t_cur >= end && t_prev >= end) break;
+        const int s_next = (int)((k + 1) % 3u), s_prev = (int)((k + 2) % 3u);  // t_k sits in k % 3
+        if (looker) {
+            if (t_cur < end) look(t_cur, (int)(k & 1u));
+            if (lane == 0) drawn[k & 1u] = t_next < end ? draw() : end;
+        } else {
+            if (t_next < end) load(t_next, s_next);
+            if (t_prev < end) write(t_prev, s_prev, (int)((k + 1) & 1u));
+            if (t_next < end) reduce(t_next, s_next);
+        }
+        __syncthreads();
+        t_prev = t_cur;
+        t_cur = t_next;
+        t_next = drawn[k & 1u];
+    }
+    if (looker && lane == 0 && last_ticket == num_tiles + gridDim.x - 1) atomicExch(tickets, 0ull);
+}
+
 // A scan block's storage. Slot k % 3 holds t_k from its load to its
-// outputs (written in place); tp, agg the same tile's thread prefixes and
-// aggregate; prefix and drawn pass the look-back warp's results of
+// outputs (written in place); tp the same tile's thread prefixes (its
+// aggregate goes to the look-back warp through its descriptor: lookback.cuh
+// says why); prefix and drawn pass the look-back warp's results of
 // iteration k (k % 2) to the iteration after.
 template <int BLOCK, int ITEMS, class T>
 struct ScanStorage {
@@ -173,7 +230,6 @@ struct ScanStorage {
     T tp[3][BLOCK];  // each thread's prefix within its tile (none for thread 0)
     T warp_total[WARPS];
     int warp_has[WARPS];
-    T agg[3];
     T prefix[2];
     int has_prefix[2];
     u64 drawn[2];
@@ -192,17 +248,15 @@ __device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init,
     typedef ScanStorage<BLOCK, ITEMS, T> Storage;
     Storage &smem = dynamic_storage<Storage>();
     const u64 num_tiles = (n + TILE - 1) / TILE;
-    const u64 end = num_tiles;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
     const bool looker = warp == (unsigned)WARPS;
     const LookbackState<T> st(state, num_tiles, epoch);
-    u64 last_ticket = 0;  // the look-back warp's lane 0
 
     auto valid_of = [&](u64 t) { return n - t * TILE < (u64)TILE ? n - t * TILE : (u64)TILE; };
 
     // Workers: tile t has landed in slot s; its thread prefixes into tp[s],
-    // its aggregate into agg[s] and, where later tiles read it, published.
+    // its aggregate published (the look-back warp reads it back).
     auto reduce = [&](u64 t, int s) {
         cp_async_wait_all();
         workers_sync<BLOCK>();
@@ -236,8 +290,7 @@ __device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init,
             bool has_agg = false;
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) combine_maybe(agg, has_agg, smem.warp_total[w], smem.warp_has[w] != 0, op);
-            if (t + 1 < num_tiles && (t & 31u) != 31u) publish_aggregate(st, t, agg);
-            smem.agg[s] = agg;
+            publish_aggregate(st, t, agg);
         }
     };
 
@@ -269,50 +322,19 @@ __device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init,
         store_tile<BLOCK, TILE>(output + t * TILE, valid, smem.buf[s]);
     };
 
-    auto draw = [&]() {
-        last_ticket = atomicAdd(st.tickets, 1ull);
-        return last_ticket;
-    };
-
-    // Prologue: the first two tickets; the first tile loaded and reduced.
-    if (looker && lane == 0) {
-        const u64 a = draw();
-        smem.drawn[0] = a;
-        smem.drawn[1] = a < end ? draw() : end;
-    }
-    __syncthreads();
-    u64 t_prev = end, t_cur = smem.drawn[0], t_next = smem.drawn[1];
-    if (!looker && t_cur < end) {
-        start_tile_load<BLOCK, TILE>(input + t_cur * TILE, valid_of(t_cur), smem.buf[0]);
-        reduce(t_cur, 0);
-    }
-    __syncthreads();
-
-    for (u32 k = 0;; ++k) {
-        if (t_cur >= end && t_prev >= end) break;
-        const int s_cur = (int)(k % 3u), s_next = (int)((k + 1) % 3u), s_prev = (int)((k + 2) % 3u);
-        if (looker) {
-            if (t_cur < end) {
-                T prefix;
-                bool has_prefix;
-                lookback(st, t_cur, smem.agg[s_cur], EXCLUSIVE, init, prefix, has_prefix, op);
-                if (lane == 0) {
-                    smem.prefix[k & 1u] = prefix;
-                    smem.has_prefix[k & 1u] = has_prefix ? 1 : 0;
-                }
-            }
-            if (lane == 0) smem.drawn[k & 1u] = t_next < end ? draw() : end;
-        } else {
-            if (t_next < end) start_tile_load<BLOCK, TILE>(input + t_next * TILE, valid_of(t_next), smem.buf[s_next]);
-            if (t_prev < end) write(t_prev, s_prev, (int)((k + 1) & 1u));
-            if (t_next < end) reduce(t_next, s_next);
+    // The look-back warp: t's prefix, for the outputs of the iteration after.
+    auto look = [&](u64 t, int p) {
+        T prefix;
+        bool has_prefix;
+        lookback(st, t, EXCLUSIVE, init, prefix, has_prefix, op);
+        if (lane == 0) {
+            smem.prefix[p] = prefix;
+            smem.has_prefix[p] = has_prefix ? 1 : 0;
         }
-        __syncthreads();
-        t_prev = t_cur;
-        t_cur = t_next;
-        t_next = smem.drawn[k & 1u];
-    }
-    if (looker && lane == 0 && last_ticket == num_tiles + gridDim.x - 1) atomicExch(st.tickets, 0ull);
+    };
+    auto load = [&](u64 t, int s) { start_tile_load<BLOCK, TILE>(input + t * TILE, valid_of(t), smem.buf[s]); };
+
+    tile_stream(num_tiles, st.tickets, smem.drawn, looker, load, reduce, write, look);
 }
 
 }  // namespace rcb

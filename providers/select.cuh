@@ -1,18 +1,21 @@
 // Native provider: stream compaction (the elements for which a predicate
 // holds, in order) for sm_90, one pass over the data, parameterised by a
 // functor `Pred` with `__device__ bool operator()(T x) const`. Needs
-// common.cuh, lookback.cuh and scan.cuh (the tile loads).
+// common.cuh, lookback.cuh and scan.cuh (the tile loads and the tile
+// stream's schedule).
 //
-// Each tile counts its selected elements; the count before the tile comes
-// from the look-back over counts (an exact integer sum); the selected
-// elements are compacted in shared memory and stored contiguously. The last
-// tile writes the total count. The predicate is called once per element.
+// A tile stream like the scans' (scan.cuh), with its look-back warp: the
+// workers load a tile (cp.async), call the predicate once per element and
+// keep the flags and each thread's position in shared memory, publish the
+// tile's count; the look-back warp finds the count before the tile (an
+// exact integer sum over the tiles before it); an iteration later the
+// workers compact the tile's kept elements in place in shared memory and
+// store them contiguously. The tile holding the last element writes the
+// total count.
 //
-// One block per tile, in block order, rather than scan.cuh's tile stream:
-// select has little to do after its look-back for a next tile's loads to
-// overlap, and a block per tile fits four blocks a multiprocessor instead
-// of three (2^28 i32 on the H200: 573 us against 596 for the stream; f64:
-// 1130 against 1180, benches/experiments/scan_stream.cu).
+// Before this, select ran a block per tile, with warp 0's look-back on
+// every tile's critical path: 0.92x CUB for 8-byte elements at 2^28 on the
+// H200, 70% of the copy ceiling (docs/perf.md).
 
 #ifndef RCB_PROVIDERS_SELECT_CUH
 #define RCB_PROVIDERS_SELECT_CUH
@@ -23,83 +26,118 @@ struct CountSum {
     __device__ __forceinline__ u64 operator()(u64 a, u64 b) const { return a + b; }
 };
 
+// A select block's storage, in dynamic shared memory (the host launches with
+// `manifest::provider::stream_shared_bytes`, which the generated kernels
+// assert is enough). Slot k % 3 holds t_k from its load to its stored
+// output; flags, before and kept are that tile's; prefix and drawn pass the
+// look-back warp's results of iteration k (k % 2) to the iteration after.
+template <int BLOCK, int ITEMS, class T>
+struct SelectStorage {
+    static constexpr int TILE = BLOCK * ITEMS;
+    static constexpr int WARPS = BLOCK / 32;
+    TileBuffer<TILE, T> buf[3];
+    u32 flags[3][BLOCK];   // bit j: the thread's element j is kept
+    u32 before[3][BLOCK];  // kept elements of the tile before the thread's
+    u32 kept[3];           // kept elements of the tile
+    u32 warp_count[WARPS];
+    u64 prefix[2];  // kept elements of the tiles before
+    u64 drawn[2];
+};
+
+// The compaction, run by every block of the launch, BLOCK + 32 threads each.
+// `state` holds the host's lookback_bytes(tiles) of 16-byte descriptors;
+// `count` receives the number of kept elements.
 template <int BLOCK, int ITEMS, class T, class Pred>
 __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__restrict__ output, u64 *count,
                                        void *state, u32 epoch, const Pred &pred) {
-    static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024, "block size");
+    static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     static_assert(ITEMS <= 32, "one flag bit per item");
     constexpr int TILE = BLOCK * ITEMS;
     constexpr int WARPS = BLOCK / 32;
-    if (blockDim.x != (unsigned)BLOCK) __trap();
-    __shared__ TileBuffer<TILE, T> smem;
-    __shared__ u32 warp_count[WARPS];
-    __shared__ u64 tile_prefix;
-    __shared__ u32 tile_count;
-    const u64 tile = blockIdx.x;
+    if (blockDim.x != (unsigned)(BLOCK + 32)) __trap();
+    typedef SelectStorage<BLOCK, ITEMS, T> Storage;
+    Storage &smem = dynamic_storage<Storage>();
     const u64 num_tiles = (n + TILE - 1) / TILE;
-    const u64 base = tile * TILE;
-    if (base >= n) return;
-    const u64 valid = n - base < (u64)TILE ? n - base : (u64)TILE;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
-    LookbackState<u64> st(state, num_tiles, epoch);
+    const bool looker = warp == (unsigned)WARPS;
+    const LookbackState<u64> st(state, num_tiles, epoch);
 
-    start_tile_load<BLOCK, TILE>(input + base, valid, smem);
-    cp_async_wait_all();
-    __syncthreads();
+    auto valid_of = [&](u64 t) { return n - t * TILE < (u64)TILE ? n - t * TILE : (u64)TILE; };
 
-    const u64 first = (u64)threadIdx.x * ITEMS;
-    const int mine = items_of_thread<ITEMS>(first, valid);
-    T x[ITEMS];
-    u32 flags = 0;  // bit j: element j is selected
+    auto load = [&](u64 t, int s) { start_tile_load<BLOCK, TILE>(input + t * TILE, valid_of(t), smem.buf[s]); };
+
+    // Workers: tile t has landed in slot s; each thread's flags and position
+    // into the slot's, the tile's count into kept[s] and published.
+    auto reduce = [&](u64 t, int s) {
+        cp_async_wait_all();
+        workers_sync<BLOCK>();
+        const u64 valid = valid_of(t);
+        const u64 first = (u64)threadIdx.x * ITEMS;
+        const int mine = items_of_thread<ITEMS>(first, valid);
+        u32 flags = 0;
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        if (j < mine) {
-            x[j] = smem.items[first + j];
-            if (pred(x[j])) flags |= 1u << j;
+        for (int j = 0; j < ITEMS; ++j) {
+            if (j < mine && pred(smem.buf[s].items[first + j])) flags |= 1u << j;
         }
-    }
-    const u32 selected = __popc(flags);
+        const u32 selected = __popc(flags);
+        u32 incl = selected;
+#pragma unroll
+        for (unsigned d = 1; d < 32; d *= 2) {
+            const u32 other = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= d) incl += other;
+        }
+        if (lane == 31) smem.warp_count[warp] = incl;
+        workers_sync<BLOCK>();
+        u32 before = incl - selected;
+        u32 total = 0;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) {
+            const u32 c = smem.warp_count[w];
+            if (w < (int)warp) before += c;
+            total += c;
+        }
+        smem.flags[s][threadIdx.x] = flags;
+        smem.before[s][threadIdx.x] = before;
+        if (threadIdx.x == 0) {
+            publish_aggregate(st, t, (u64)total);
+            smem.kept[s] = total;
+        }
+    };
 
-    // Exclusive count of the lanes before, and the warp's count.
-    u32 incl = selected;
-#pragma unroll
-    for (unsigned d = 1; d < 32; d *= 2) {
-        const u32 other = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= d) incl += other;
-    }
-    if (lane == 31) warp_count[warp] = incl;
-    __syncthreads();
-    u32 before = incl - selected;
-    u32 total = 0;
-#pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-        const u32 c = warp_count[w];
-        if (w < (int)warp) before += c;
-        total += c;
-    }
-    if (warp == 0) {
-        if (lane == 0 && tile + 1 < num_tiles && (tile & 31u) != 31u) publish_aggregate(st, tile, (u64)total);
+    // The look-back warp: the count before tile t.
+    auto look = [&](u64 t, int p) {
         u64 prefix;
         bool has_prefix;
-        lookback(st, tile, (u64)total, true, (u64)0, prefix, has_prefix, CountSum());
-        if (lane == 0) {
-            tile_prefix = prefix;
-            tile_count = total;
-            if (tile + 1 == num_tiles) *count = prefix + total;
-        }
-    }
-    // Every thread has read its elements: the storage takes the compacted ones.
-    __syncthreads();
-    u32 at = before;
+        lookback(st, t, true, (u64)0, prefix, has_prefix, CountSum());
+        if (lane == 0) smem.prefix[p] = prefix;
+    };
+
+    // Workers: tile t's kept elements compacted in place in slot s, then
+    // stored after the p-th prefix's count.
+    auto write = [&](u64 t, int s, int p) {
+        const u64 first = (u64)threadIdx.x * ITEMS;
+        const u32 flags = smem.flags[s][threadIdx.x];
+        T x[ITEMS];
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        if (flags & (1u << j)) smem.items[at++] = x[j];
-    }
-    __syncthreads();
-    const u64 out_base = tile_prefix;
-    const u32 kept = tile_count;
-    for (u32 k = threadIdx.x; k < kept; k += BLOCK) output[out_base + k] = smem.items[k];
+        for (int j = 0; j < ITEMS; ++j) {
+            if (flags & (1u << j)) x[j] = smem.buf[s].items[first + j];
+        }
+        // Every thread holds its kept elements: the slot takes them compacted.
+        workers_sync<BLOCK>();
+        u32 at = smem.before[s][threadIdx.x];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            if (flags & (1u << j)) smem.buf[s].items[at++] = x[j];
+        }
+        workers_sync<BLOCK>();
+        const u64 out_base = smem.prefix[p];
+        const u32 kept = smem.kept[s];
+        for (u32 k = threadIdx.x; k < kept; k += BLOCK) output[out_base + k] = smem.buf[s].items[k];
+        if (threadIdx.x == 0 && t + 1 == num_tiles) *count = out_base + kept;
+    };
+
+    tile_stream(num_tiles, st.tickets, smem.drawn, looker, load, reduce, write, look);
 }
 
 }  // namespace rcb

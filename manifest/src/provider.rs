@@ -161,26 +161,25 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
             let unroll = (16 / chunk).clamp(1, 4);
             tiled(256, unroll * chunk, 0)
         }
-        // Odd counts: a thread's elements in shared memory start in
-        // different banks. Tiles of 4- and 8-byte elements are compiled
-        // for three a multiprocessor (85 registers a thread at most): larger
-        // tiles beat more of them (select of 2^28 f64: 1163 us at 15 items,
-        // 1342 at 11, 1303 at 11 with eight tiles of 128 threads; scan of
-        // 2^28 i32: 850 us at 31 items, 1081 at 15 with four a
-        // multiprocessor).
-        Provider::Select => tiled(256, scan_items(t), if t >= 4 { 3 } else { 0 }),
-        // The tile stream with a look-back warp (providers/scan.cuh):
-        // resident blocks, two a multiprocessor for 4- and 8-byte elements
-        // (three tiles of shared memory each). 2^28 i32: 646 us, 1.29x CUB,
-        // where a block without the look-back warp took 793 and a block
-        // per tile 846; 23 items at three a multiprocessor: 650 us; for
-        // 8-byte elements 15 items beat 11 at three and 7 at four.
-        Provider::InclusiveScan | Provider::ExclusiveScan => {
-            let items = scan_items(t);
+        // The tile stream with a look-back warp (providers/scan.cuh),
+        // for the scans and select: resident blocks, two a multiprocessor
+        // for 4- and 8-byte elements (three tiles of shared memory each).
+        // Scan of 2^28 i32: 646 us, 1.29x CUB, where a block without the
+        // look-back warp took 793 and a block per tile 846; 23 items at
+        // three a multiprocessor: 650 us; for 8-byte elements 15 items
+        // beat 11 at three and 7 at four. Select of 8-byte elements takes
+        // 17 (2^28 i64: 990 us against 1029 at 15 and 1051 at 11 with three
+        // a multiprocessor; CUB 1000). Odd counts: a thread's elements in
+        // shared memory start in different banks.
+        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
+            let items = match (provider, t) {
+                (Provider::Select, 8) => 17,
+                _ => scan_items(t),
+            };
             LaunchFacts {
                 block_size: 256,
                 items_per_thread: items,
-                dynamic_shared_bytes: stream_shared_bytes(256, items, t),
+                dynamic_shared_bytes: stream_shared_bytes(provider, 256, items, t),
                 grid: GridPolicy::ResidentTiles,
                 min_blocks_per_sm: if t >= 4 { 2 } else { 0 },
                 extra_warps: 1,
@@ -211,16 +210,16 @@ pub fn check_launch(
 ) -> Result<(), String> {
     launch.check()?;
     let items = launch.items_per_thread;
-    let scan = matches!(provider, Provider::InclusiveScan | Provider::ExclusiveScan);
-    let wanted_warps = u32::from(scan);
+    let stream = is_tile_stream(provider);
+    let wanted_warps = u32::from(stream);
     if launch.extra_warps != wanted_warps {
         return Err(format!(
-            "extra_warps {}: {} (a scan's look-back warp)",
+            "extra_warps {}: {} (the look-back warp of a tile stream)",
             launch.extra_warps,
-            if scan {
-                "a scan runs exactly one"
+            if stream {
+                "a scan or select runs exactly one"
             } else {
-                "only a scan runs any"
+                "only a scan or select runs any"
             }
         ));
     }
@@ -242,27 +241,23 @@ pub fn check_launch(
                 ));
             }
         }
-        Provider::Select => {
-            if items > 32 {
-                return Err(format!(
-                    "items_per_thread {items}: select keeps one flag bit per item, at most 32"
-                ));
-            }
-            if launch.grid != GridPolicy::OneBlockPerTile {
-                return Err("select takes one block per tile (grid one_block_per_tile)".into());
-            }
-        }
-        Provider::InclusiveScan | Provider::ExclusiveScan => {
-            let wanted =
-                stream_shared_bytes(launch.block_size, items, signature.element().size() as u32);
-            if launch.dynamic_shared_bytes < wanted {
-                return Err(format!(
-                    "dynamic_shared_bytes {}: a scan's tile stream needs {wanted} (three tiles)",
-                    launch.dynamic_shared_bytes
-                ));
-            }
+        Provider::Select if items > 32 => {
+            return Err(format!(
+                "items_per_thread {items}: select keeps one flag bit per item, at most 32"
+            ));
         }
         _ => {}
+    }
+    if stream {
+        let size = signature.element().size() as u32;
+        let wanted = stream_shared_bytes(provider, launch.block_size, items, size);
+        if launch.dynamic_shared_bytes < wanted {
+            return Err(format!(
+                "dynamic_shared_bytes {}: the tile stream of {} needs {wanted} (three tiles)",
+                launch.dynamic_shared_bytes,
+                provider.name()
+            ));
+        }
     }
     Ok(())
 }
@@ -362,25 +357,44 @@ impl Tuning {
                 }
             }
         }
-        if family == "scan" {
+        if is_tile_stream(provider) {
             // The tile buffers follow the tile.
-            facts.dynamic_shared_bytes =
-                stream_shared_bytes(facts.block_size, facts.items_per_thread, size as u32);
+            facts.dynamic_shared_bytes = stream_shared_bytes(
+                provider,
+                facts.block_size,
+                facts.items_per_thread,
+                size as u32,
+            );
         }
         facts
     }
 }
 
-/// Dynamic shared memory of a scan block: three tiles of `size`-byte
-/// elements, a prefix per thread for each, a few values per warp and per
-/// slot (`ScanStorage` of providers/scan.cuh, which the generated kernels
-/// assert fits).
-pub fn stream_shared_bytes(block: u32, items: u32, size: u32) -> u32 {
-    let tile = block * items * size;
-    3 * tile.div_ceil(16) * 16 + 3 * block * size + (block / 32) * (size + 4) + 64
+/// Whether the provider's kernel is a tile stream with a look-back warp
+/// (providers/scan.cuh's `tile_stream`): resident blocks of
+/// `block_size + 32` threads with three tiles of dynamic shared memory.
+pub fn is_tile_stream(provider: Provider) -> bool {
+    matches!(
+        provider,
+        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select
+    )
 }
 
-/// Items per thread of a scan or select tile, by element size.
+/// Dynamic shared memory of a tile stream's block: three tiles of
+/// `size`-byte elements and, for each, a scan's prefix per thread (the
+/// `ScanStorage` of providers/scan.cuh) or select's flags and position per
+/// thread (`SelectStorage`, select.cuh), plus a few values per warp and per
+/// slot. The generated kernels assert it fits.
+pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32) -> u32 {
+    let tiles = 3 * (block * items * size).div_ceil(16) * 16;
+    match provider {
+        Provider::Select => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
+        _ => tiles + 3 * block * size + (block / 32) * (size + 4) + 64,
+    }
+}
+
+/// Items per thread of a scan tile (and of select's but for 8-byte
+/// elements), by element size.
 fn scan_items(size: u32) -> u32 {
     match size {
         1 => 23,
@@ -1146,7 +1160,8 @@ fn emit_kernel(
                  \x20   unsigned long long *count, void *state, unsigned int epoch"
             ),
             format!(
-                "rcb::select<{block}, {items}>(input, len, output, count, state, epoch, {functor});"
+                "{}rcb::select<{block}, {items}>(input, len, output, count, state, epoch, {functor});",
+                storage_fits("SelectStorage", launch, t)
             ),
         ),
         (Provider::SortBy, Stage::Partition) => (

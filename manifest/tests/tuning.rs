@@ -1,6 +1,7 @@
 //! The tuning table and its overrides: every provider's launch facts pass
-//! `check_launch` for every element type, a scan's dynamic shared memory
-//! follows its tile, and overrides that would break a kernel are refused.
+//! `check_launch` for every element type, a tile stream's dynamic shared
+//! memory follows its tile, and overrides that would break a kernel are
+//! refused.
 
 use manifest::provider::{check_launch, launch_facts, stream_shared_bytes, Tuning};
 use manifest::{GridPolicy, Provider, Scalar, Signature, Stage, ELEMENT_TYPES};
@@ -32,10 +33,14 @@ fn every_provider_and_type_has_launch_facts_that_check() {
 }
 
 #[test]
-fn scans_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
-    for provider in [Provider::InclusiveScan, Provider::ExclusiveScan] {
+fn scans_and_select_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
+    for provider in [
+        Provider::InclusiveScan,
+        Provider::ExclusiveScan,
+        Provider::Select,
+    ] {
         for t in ELEMENT_TYPES {
-            let sig = Signature::fold(t);
+            let sig = signature(provider, t);
             let facts = launch_facts(provider, Stage::Main, &sig);
             assert_eq!(facts.grid, GridPolicy::ResidentTiles);
             let tile_bytes = facts.tile() as u32 * t.size() as u32;
@@ -44,7 +49,12 @@ fn scans_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
             assert_eq!(facts.threads(), facts.block_size + 32, "{t:?}");
             assert_eq!(
                 facts.dynamic_shared_bytes,
-                stream_shared_bytes(facts.block_size, facts.items_per_thread, t.size() as u32)
+                stream_shared_bytes(
+                    provider,
+                    facts.block_size,
+                    facts.items_per_thread,
+                    t.size() as u32
+                )
             );
         }
     }
@@ -60,24 +70,33 @@ fn scans_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
         3 * 31_744 + 3 * 256 * 4 + 8 * 8 + 64
     );
     assert_eq!(i32_scan.threads(), 288);
-    // Select stays one tile per block, in static shared memory.
-    let select = launch_facts(
+    // Select's tiles of 17 f64: three 34,816-byte buffers, flags and a
+    // position per thread for each, the warps' counts and the slots'.
+    let f64_select = launch_facts(
         Provider::Select,
         Stage::Main,
-        &signature(Provider::Select, Scalar::I32),
+        &signature(Provider::Select, Scalar::F64),
     );
-    assert_eq!(select.grid, GridPolicy::OneBlockPerTile);
-    assert_eq!(select.dynamic_shared_bytes, 0);
-    assert_eq!(select.threads(), select.block_size);
-    let mut odd = select;
+    assert_eq!(
+        f64_select.dynamic_shared_bytes,
+        3 * 34_816 + 3 * 256 * 8 + 8 * 4 + 64
+    );
+    // Any other provider runs no look-back warp, and a stream needs its one.
+    let sum = Signature::fold(Scalar::I32);
+    let mut odd = launch_facts(Provider::Reduce, Stage::Main, &sum);
     odd.extra_warps = 1;
+    assert!(check_launch(Provider::Reduce, &sum, &odd)
+        .unwrap_err()
+        .contains("only a scan or select runs any"));
+    let mut lone = f64_select;
+    lone.extra_warps = 0;
     assert!(check_launch(
         Provider::Select,
-        &signature(Provider::Select, Scalar::I32),
-        &odd
+        &signature(Provider::Select, Scalar::F64),
+        &lone
     )
     .unwrap_err()
-    .contains("only a scan runs any"));
+    .contains("a scan or select runs exactly one"));
 }
 
 #[test]
@@ -89,7 +108,22 @@ fn a_tuned_scan_tile_takes_its_shared_memory_along() {
         .apply(base, Provider::ExclusiveScan, &sig);
     assert_eq!(tuned.items_per_thread, 23);
     assert_eq!(tuned.min_blocks_per_sm, 2);
-    assert_eq!(tuned.dynamic_shared_bytes, stream_shared_bytes(256, 23, 8));
+    assert_eq!(
+        tuned.dynamic_shared_bytes,
+        stream_shared_bytes(Provider::ExclusiveScan, 256, 23, 8)
+    );
+    // Select's buffers follow its tile too, by its own storage.
+    let pred = signature(Provider::Select, Scalar::F64);
+    let select = Tuning::parse("select@8.items=11").unwrap().apply(
+        launch_facts(Provider::Select, Stage::Main, &pred),
+        Provider::Select,
+        &pred,
+    );
+    assert_eq!(
+        select.dynamic_shared_bytes,
+        stream_shared_bytes(Provider::Select, 256, 11, 8)
+    );
+    check_launch(Provider::Select, &pred, &select).unwrap();
     check_launch(Provider::ExclusiveScan, &sig, &tuned).unwrap();
     // Another size's entry leaves it alone.
     let other =
@@ -103,14 +137,20 @@ fn a_tuned_scan_tile_takes_its_shared_memory_along() {
 fn launch_facts_that_would_break_a_kernel_are_refused() {
     let pred = signature(Provider::Select, Scalar::I64);
     let select = launch_facts(Provider::Select, Stage::Main, &pred);
-    // A capped grid would leave select's tiles past the grid undone.
+    // A stream takes any grid: its blocks draw the tiles.
     let capped =
-        Tuning::parse("select.blocks_per_sm=4")
+        Tuning::parse("select.blocks_per_sm=1")
             .unwrap()
             .apply(select, Provider::Select, &pred);
+    check_launch(Provider::Select, &pred, &capped).unwrap();
+    let mut short = select;
+    short.dynamic_shared_bytes -= 1;
     assert_eq!(
-        check_launch(Provider::Select, &pred, &capped).unwrap_err(),
-        "select takes one block per tile (grid one_block_per_tile)"
+        check_launch(Provider::Select, &pred, &short).unwrap_err(),
+        format!(
+            "dynamic_shared_bytes {}: the tile stream of select needs {} (three tiles)",
+            short.dynamic_shared_bytes, select.dynamic_shared_bytes
+        )
     );
     let wide = Tuning::parse("select.items=33")
         .unwrap()
@@ -125,7 +165,7 @@ fn launch_facts_that_would_break_a_kernel_are_refused() {
     assert_eq!(
         check_launch(Provider::InclusiveScan, &fold, &scan).unwrap_err(),
         format!(
-            "dynamic_shared_bytes {}: a scan's tile stream needs {} (three tiles)",
+            "dynamic_shared_bytes {}: the tile stream of inclusive_scan needs {} (three tiles)",
             scan.dynamic_shared_bytes,
             scan.dynamic_shared_bytes + 1
         )

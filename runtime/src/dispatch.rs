@@ -231,14 +231,8 @@ pub fn run(
                 return Ok(launched);
             }
             let tiles = job.len.div_ceil(k.kernel.launch.tile().max(1));
-            // A scan's tile stream takes any grid; select takes one block
-            // per tile (`check_launch`), whatever a sweep asks.
-            let policy = if provider == Provider::Select {
-                None
-            } else {
-                job.grid
-            };
-            let grid = grid_for(gpu, k, job.len, policy);
+            // A tile stream takes any grid: its blocks draw tiles.
+            let grid = grid_for(gpu, k, job.len, job.grid);
             // Select's counts are 64-bit; a scan's values are T.
             let wide = provider == Provider::Select || element.size() == 8;
             let desc = if wide { 16 } else { 8 };
