@@ -5,9 +5,11 @@
 //
 // Each thread maps chunks of C consecutive elements, C the widest 16-byte
 // vector of the element types (4 for i32 -> i32, 16 for u8 -> f64), with
-// UNROLL chunks in flight, in a grid-stride loop over a grid capped at a few
-// resident blocks per multiprocessor. Inputs and output not on 16-byte
-// boundaries take a scalar loop. The callback is called once per element.
+// UNROLL chunks in flight, in a grid-stride loop; the host launches one
+// block per tile (`manifest::provider::launch_facts`: one chunk a thread
+// for transform, up to 64 bytes of each input for transform2), so the loop
+// runs once. Inputs and output not on 16-byte boundaries take a scalar
+// loop. The callback is called once per element.
 
 #ifndef RCB_PROVIDERS_TRANSFORM_CUH
 #define RCB_PROVIDERS_TRANSFORM_CUH

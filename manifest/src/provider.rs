@@ -154,10 +154,14 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         Provider::Reduce => capped(4 * (16 / t), 6),
         Provider::SegmentedReduce | Provider::Copy => capped(4 * (16 / t), 8),
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
-        // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x.
-        Provider::Transform | Provider::Transform2 => {
+        // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x. A transform
+        // takes one chunk a thread (more, shorter blocks, as CUB sizes its
+        // sm_90 tiles): 3x + 1 over 2^24 i64 at 0.998x CUB where four
+        // chunks gave 0.983 (benches/experiments/transform_shape.cu).
+        Provider::Transform => tiled(256, map_chunk(signature), 0),
+        // Up to 64 bytes of every input in flight per thread.
+        Provider::Transform2 => {
             let chunk = map_chunk(signature);
-            // Up to 64 bytes of every input in flight per thread.
             let unroll = (16 / chunk).clamp(1, 4);
             tiled(256, unroll * chunk, 0)
         }
