@@ -119,14 +119,26 @@ impl std::error::Error for ParseError {}
 
 /// Parses (and, as MLIR's parser does, verifies) module text.
 pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseError> {
+    // Not `Module::parse`: it copies the text into a C string and panics
+    // on a NUL byte (found by fuzz/ mlir_parse). MLIR's parser takes a
+    // length, but its lexer still finds the end by the NUL byte that
+    // llvm::MemoryBuffer promises after it, and `mlirModuleCreateParse`
+    // hands it the bytes as they are: an unterminated string literal read
+    // on past the caller's text (found by fuzz/ mlir_parse too, a crash in
+    // `Lexer::lexString`). So the text is parsed from a copy with a NUL
+    // after its last byte; a NUL inside it stays part of the text.
+    let mut terminated = Vec::with_capacity(text.len() + 1);
+    terminated.extend_from_slice(text.as_bytes());
+    terminated.push(0);
     let (module, diagnostics) = diag::capture_diagnostics(context, || {
-        // Not `Module::parse`: it copies the text into a C string and
-        // panics on a NUL byte (found by fuzz/ mlir_parse). MLIR's parser
-        // takes a length, as `parse_file` gives it.
-        let text = melior::StringRef::new(text);
-        // SAFETY: a live context and a string that outlives the call; MLIR
-        // returns a null module when parsing fails.
-        let raw = unsafe { mlir_sys::mlirModuleCreateParse(context.to_raw(), text.to_raw()) };
+        let text = mlir_sys::MlirStringRef {
+            data: terminated.as_ptr().cast(),
+            length: text.len(),
+        };
+        // SAFETY: a live context, and `text.length` bytes followed by a NUL
+        // that outlive the call; MLIR returns a null module when parsing
+        // fails.
+        let raw = unsafe { mlir_sys::mlirModuleCreateParse(context.to_raw(), text) };
         unsafe { Module::from_option_raw(raw) }
     });
     match module {

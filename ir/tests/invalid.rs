@@ -59,3 +59,32 @@ fn invalid_modules_are_rejected_with_located_diagnostics() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The parser reads the text it is given and nothing after it. The input
+/// fuzz/ mlir_parse crashed on ends inside a string literal; followed in
+/// memory by 16 MiB of `(`, MLIR's lexer, which finds the end of its
+/// buffer by a NUL after it, read on past the text until the stack
+/// overflowed (before `ir::parse` parsed a NUL-terminated copy). Now it is
+/// an unterminated string at the text's last line.
+#[test]
+fn the_parser_stops_at_the_end_of_its_text() {
+    let context = ir::context().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/regressions/unterminated_string_then_parens.mlir");
+    let input = std::fs::read(&path).unwrap();
+    let mut memory = input.clone();
+    memory.extend(std::iter::repeat_n(b'(', 16 << 20));
+    let text = std::str::from_utf8(&memory[..input.len()]).unwrap();
+    let error = match ir::parse(&context, text) {
+        Ok(_) => panic!("{}: parsed, but should not", path.display()),
+        Err(e) => e,
+    };
+    assert!(
+        error
+            .diagnostics
+            .iter()
+            .any(|d| d.location.contains(":3:8690")
+                && d.message.contains("expected '\"' in string literal")),
+        "{error}"
+    );
+}
