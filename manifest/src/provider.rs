@@ -136,12 +136,12 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         min_blocks_per_sm: 0,
         extra_warps: 0,
     };
-    let tiled = |block: u32, items: u32, min_blocks: u32| LaunchFacts {
+    let tiled = |block: u32, items: u32| LaunchFacts {
         block_size: block,
         items_per_thread: items,
         dynamic_shared_bytes: 0,
         grid: GridPolicy::OneBlockPerTile,
-        min_blocks_per_sm: min_blocks,
+        min_blocks_per_sm: 0,
         extra_warps: 0,
     };
     // Measured on the H200 against CUB (docs/perf.md, "Tuning"): every
@@ -158,12 +158,12 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // takes one chunk a thread (more, shorter blocks, as CUB sizes its
         // sm_90 tiles): 3x + 1 over 2^24 i64 at 0.998x CUB where four
         // chunks gave 0.983 (benches/experiments/transform_shape.cu).
-        Provider::Transform => tiled(256, map_chunk(signature), 0),
+        Provider::Transform => tiled(256, map_chunk(signature)),
         // Up to 64 bytes of every input in flight per thread.
         Provider::Transform2 => {
             let chunk = map_chunk(signature);
             let unroll = (16 / chunk).clamp(1, 4);
-            tiled(256, unroll * chunk, 0)
+            tiled(256, unroll * chunk)
         }
         // The tile stream with a look-back warp (providers/scan.cuh),
         // for the scans and select: resident blocks, two a multiprocessor
@@ -199,7 +199,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 min_blocks_per_sm: 0,
                 extra_warps: 0,
             },
-            _ => tiled(256, (17 * 4 / t).clamp(1, 17), 0),
+            _ => tiled(256, (17 * 4 / t).clamp(1, 17)),
         },
     }
 }
