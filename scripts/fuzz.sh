@@ -68,11 +68,22 @@ for t in "${targets[@]}"; do
     echo "== fuzz $t (${seconds}s)"
     # shellcheck disable=SC2086 # flags are words
     if ! cargo +nightly fuzz run $flags "$t" "$scratch/$t" "${seeds[@]}" \
-        -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096; then
+        -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+        2>&1 | tee "$scratch/$t.log"; then
         failed+=("$t")
     fi
 done
 if [ "${#failed[@]}" -ne 0 ]; then
+    # CI shows the end of the output: each crash's report goes last, without
+    # libFuzzer's progress lines.
+    for t in "${failed[@]}"; do
+        echo "== fuzz.sh: $t crashed; its report:" >&2
+        grep -Ev '^#[0-9]+|^\s+NEW_FUNC|Uses: [0-9]+$' "$scratch/$t.log" | tail -n 40 >&2
+        if ! grep -q 'Test unit written to' "$scratch/$t.log"; then
+            echo "fuzz.sh: $t died without saving its input (a signal libFuzzer could" \
+                "not handle, such as a stack overflow): run it again to find one" >&2
+        fi
+    done
     echo "fuzz.sh: crashes in: ${failed[*]} (inputs under fuzz/artifacts/)" >&2
     exit 1
 fi

@@ -163,6 +163,15 @@ fn opt_reports_malformed_modules_and_unknown_passes() {
     std::fs::write(dir.join("garbage.mlir"), "module { this is not mlir }\n").unwrap();
     let garbage = driver(&["opt", "garbage.mlir"], &dir);
     assert_eq!(garbage.status.code(), Some(1));
+    // Nested far past what MLIR's parser can recurse on the main thread's
+    // 8 MiB stack (about 2,000 regions): refused before it recurses.
+    let deep = format!(
+        "module {{\n{}",
+        "  \"builtin.module\"() ({\n".repeat(20_000)
+    );
+    std::fs::write(dir.join("deep.mlir"), deep).unwrap();
+    let deep = driver(&["opt", "deep.mlir"], &dir);
+    assert_eq!(deep.status.code(), Some(1));
     let unknown = driver(
         &[
             "opt",
@@ -180,7 +189,10 @@ fn opt_reports_malformed_modules_and_unknown_passes() {
         err.contains("frobnicate") && err.contains("select-admitted"),
         "{err}"
     );
-    snapshot("opt_errors", format!("{}\n{}", text(&bad), text(&garbage)));
+    snapshot(
+        "opt_errors",
+        format!("{}\n{}\n{}", text(&bad), text(&garbage), text(&deep)),
+    );
 }
 
 #[test]

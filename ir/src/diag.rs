@@ -42,6 +42,18 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// An error of this project's own, located as MLIR locates its errors.
+    pub fn error_at(location: melior::ir::Location<'_>, message: String) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            location: location.to_string(),
+            loc: Loc::decode(location),
+            message,
+        }
+    }
+}
+
 /// `loc("x.mlir":3:5)` → `x.mlir:3:5`, as compilers print positions; any
 /// other location is left as MLIR prints it.
 fn plain_location(location: &str) -> String {

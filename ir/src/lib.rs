@@ -21,6 +21,7 @@ pub mod facts;
 pub mod import;
 pub mod loc;
 mod mirtext;
+pub mod nesting;
 pub mod types;
 pub mod verify;
 
@@ -119,6 +120,7 @@ impl std::error::Error for ParseError {}
 
 /// Parses (and, as MLIR's parser does, verifies) module text.
 pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseError> {
+    check_nesting(context, text.as_bytes(), "-")?;
     // Not `Module::parse`: it copies the text into a C string and panics
     // on a NUL byte (found by fuzz/ mlir_parse). MLIR's parser takes a
     // length, but its lexer still finds the end by the NUL byte that
@@ -150,6 +152,10 @@ pub fn parse<'c>(context: &'c Context, text: &str) -> Result<Module<'c>, ParseEr
 /// Parses (and verifies) a module file; diagnostics name the file, as
 /// `mlir-opt` does (`bad.mlir:4:12`), where [`parse`] says `-`.
 pub fn parse_file<'c>(context: &'c Context, path: &str) -> Result<Module<'c>, ParseError> {
+    // A file that cannot be read is left to MLIR, which says why.
+    if let Ok(bytes) = std::fs::read(path) {
+        check_nesting(context, &bytes, path)?;
+    }
     let (module, diagnostics) = diag::capture_diagnostics(context, || {
         let path = melior::StringRef::new(path);
         // SAFETY: a live context and a string that outlives the call; MLIR
@@ -162,4 +168,20 @@ pub fn parse_file<'c>(context: &'c Context, path: &str) -> Result<Module<'c>, Pa
         Some(m) => Ok(m),
         None => Err(ParseError { diagnostics }),
     }
+}
+
+/// Refuses a text nested deeper than MLIR's parser can recurse (see
+/// [`nesting`]), with the diagnostic MLIR would give: at the opener, in
+/// `file`.
+fn check_nesting(context: &Context, text: &[u8], file: &str) -> Result<(), ParseError> {
+    nesting::check(text).map_err(|at| ParseError {
+        diagnostics: vec![Diagnostic::error_at(
+            melior::ir::Location::new(context, file, at.line as usize, at.col as usize),
+            format!(
+                "brackets nested deeper than {} levels: MLIR's parser recurses once a level, \
+                 with no limit of its own, and would overflow its stack",
+                nesting::MAX_NESTING
+            ),
+        )],
+    })
 }

@@ -88,3 +88,81 @@ fn the_parser_stops_at_the_end_of_its_text() {
         "{error}"
     );
 }
+
+/// A kind of nesting: its name, and a module nested `n` levels.
+type Nest = (&'static str, fn(usize) -> String);
+
+/// MLIR's parser recurses once a nesting level, with no limit of its own:
+/// `ir::parse` refuses text nested deeper than `ir::nesting::MAX_NESTING`
+/// (fuzz/ mlir_parse: a silent SIGSEGV, the stack overflowing on a few
+/// thousand levels). Each construct that costs the parser the most stack a
+/// level is read, verified, printed and read back at the limit on a thread
+/// with 2 MiB of stack, as rayon's; 20,000 levels of it are refused there.
+#[test]
+fn nesting_is_bounded_below_what_the_stack_holds() {
+    const MAX: usize = ir::nesting::MAX_NESTING;
+    let nests: [Nest; 5] = [
+        ("modules", |n| {
+            format!("{}{}", "module {\n".repeat(n), "}\n".repeat(n))
+        }),
+        ("generic regions", |n| {
+            // A region holds a block: the innermost is a `module {}`.
+            let n = n / 2 - 1;
+            format!(
+                "{}module {{}}\n{}",
+                "\"builtin.module\"() ({\n".repeat(n),
+                "}) : () -> ()\n".repeat(n)
+            )
+        }),
+        ("arrays", |n| {
+            let n = n - 1;
+            format!(
+                "module attributes {{t.a = {}{}}} {{}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        }),
+        ("dictionaries", |n| {
+            let n = n - 1;
+            format!(
+                "module attributes {{t.a = {}1{}}} {{}}",
+                "{b = ".repeat(n),
+                "}".repeat(n)
+            )
+        }),
+        ("dense arrays", |n| {
+            let n = n - 3;
+            let shape = "1x".repeat(n);
+            format!(
+                "module attributes {{t.a = dense<{}1{}> : tensor<{shape}i32>}} {{}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        }),
+    ];
+    for (name, nest) in nests {
+        let at_limit = nest(MAX);
+        let too_deep = nest(20_000);
+        let outcome = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || -> Result<(), String> {
+                let context = ir::context().map_err(|e| e.to_string())?;
+                let module = ir::parse(&context, &at_limit).map_err(|e| e.to_string())?;
+                ir::verify(&module).map_err(|e| e.to_string())?;
+                let printed = ir::print(&module);
+                ir::parse(&context, &printed).map_err(|e| format!("read back: {e}"))?;
+                let refused = match ir::parse(&context, &too_deep) {
+                    Ok(_) => Err("20,000 levels parsed".into()),
+                    Err(e) if e.to_string().contains("nested deeper than") => Ok(()),
+                    Err(e) => Err(format!("20,000 levels: {e}")),
+                };
+                refused
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        if let Err(e) = outcome {
+            panic!("{name}: {e}");
+        }
+    }
+}
