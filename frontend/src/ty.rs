@@ -181,20 +181,39 @@ impl Ty {
         t
     }
 
-    /// Parses a MIR type. Never fails: what it cannot break down is `Other`.
+    /// Parses a MIR type. Never fails: what it cannot break down is `Other`,
+    /// and so is a type nested deeper than [`MAX_TY_DEPTH`].
     pub fn parse(text: &str) -> Ty {
-        let text = text.trim();
-        let mut p = TyParser { s: text, pos: 0 };
-        match p.ty() {
-            Some(t) if p.pos == text.len() => t,
-            _ => Ty::Other(text.to_string()),
-        }
+        parse_at(text, 0)
+    }
+}
+
+/// The deepest type [`Ty::parse`] breaks down. The parser, `Display` and
+/// every later walk over a `Ty` (its MLIR spelling, MLIR's own type parser)
+/// recurse once a level: without a bound, 1,000 nested `&` in a MIR text or
+/// a `.pmir.json` overflowed a 2 MiB thread stack. Rust code nests types a
+/// few dozen levels at most (iterator adaptors over closures); rustc's own
+/// recursion limit is 128 by default.
+pub const MAX_TY_DEPTH: usize = 128;
+
+fn parse_at(text: &str, depth: usize) -> Ty {
+    let text = text.trim();
+    let mut p = TyParser {
+        s: text,
+        pos: 0,
+        depth,
+    };
+    match p.ty() {
+        Some(t) if p.pos == text.len() => t,
+        _ => Ty::Other(text.to_string()),
     }
 }
 
 struct TyParser<'a> {
     s: &'a str,
     pos: usize,
+    /// How many types enclose the one being parsed.
+    depth: usize,
 }
 
 impl<'a> TyParser<'a> {
@@ -237,6 +256,16 @@ impl<'a> TyParser<'a> {
     }
 
     fn ty(&mut self) -> Option<Ty> {
+        if self.depth >= MAX_TY_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let ty = self.ty_here();
+        self.depth -= 1;
+        ty
+    }
+
+    fn ty_here(&mut self) -> Option<Ty> {
         self.ws();
         if self.eat("&raw ") {
             return None;
@@ -275,7 +304,7 @@ impl<'a> TyParser<'a> {
                 if part.is_empty() {
                     continue;
                 }
-                tys.push(sub(part)?);
+                tys.push(self.sub(part)?);
             }
             // `(T)` without a trailing comma would be a parenthesised type.
             if tys.len() == 1 && !inner.trim_end().ends_with(',') {
@@ -287,8 +316,8 @@ impl<'a> TyParser<'a> {
             let inner = self.balanced('[', ']')?;
             let parts = split_top(inner, ';');
             return match parts.as_slice() {
-                [elem] => Some(Ty::Slice(Box::new(sub(elem)?))),
-                [elem, len] => Some(Ty::Array(Box::new(sub(elem)?), len.trim().to_string())),
+                [elem] => Some(Ty::Slice(Box::new(self.sub(elem)?))),
+                [elem, len] => Some(Ty::Array(Box::new(self.sub(elem)?), len.trim().to_string())),
                 _ => None,
             };
         }
@@ -348,6 +377,14 @@ impl<'a> TyParser<'a> {
         Some(Ty::FnPtr(sig))
     }
 
+    /// A type inside the one being parsed, one level deeper.
+    fn sub(&self, text: &str) -> Option<Ty> {
+        match parse_at(text, self.depth) {
+            Ty::Other(_) => None,
+            t => Some(t),
+        }
+    }
+
     fn path_ty(&mut self) -> Option<Ty> {
         let start = self.pos;
         let rest = self.rest();
@@ -368,7 +405,7 @@ impl<'a> TyParser<'a> {
             let inner = self.balanced('<', '>')?;
             let mut args = Vec::new();
             for part in split_top(inner, ',') {
-                args.push(sub(part.trim())?);
+                args.push(self.sub(part.trim())?);
             }
             Some(args)
         } else {
@@ -386,13 +423,6 @@ impl<'a> TyParser<'a> {
             path: path.to_string(),
             args: args.unwrap_or_default(),
         })
-    }
-}
-
-fn sub(text: &str) -> Option<Ty> {
-    match Ty::parse(text) {
-        Ty::Other(_) => None,
-        t => Some(t),
     }
 }
 
@@ -593,6 +623,52 @@ mod tests {
             "&{closure@src/a b.rs:1:2: 3:4}",
             "Ref { mutable: false, inner: Closure { file: \"src/a b.rs\", span: Span { lo_line: 1, lo_col: 2, hi_line: 3, hi_col: 4, file: 0 } } }",
         );
+    }
+
+    /// A kind of nesting: its name, and the type nested `n` levels.
+    type Nest = (&'static str, fn(usize) -> String);
+
+    /// Types of [`MAX_TY_DEPTH`] levels break down, deeper ones are `Other`;
+    /// each kind of nesting, 10,000 deep, is `Other` on a thread with a
+    /// 2 MiB stack, as rayon's (before the bound: a stack overflow at 1,000).
+    #[test]
+    fn nesting_is_bounded() {
+        let nests: [Nest; 5] = [
+            ("refs", |n| format!("{}i32", "&".repeat(n))),
+            ("pointers", |n| format!("{}i32", "*mut ".repeat(n))),
+            ("tuples", |n| {
+                format!("{}i32{}", "(".repeat(n), ",)".repeat(n))
+            }),
+            ("slices", |n| {
+                format!("{}i32{}", "[".repeat(n), "]".repeat(n))
+            }),
+            ("generics", |n| {
+                format!("{}i32{}", "Vec<".repeat(n), ">".repeat(n))
+            }),
+        ];
+        for (name, nest) in nests {
+            let outcome = std::thread::Builder::new()
+                .stack_size(2 << 20)
+                .spawn(move || {
+                    let at_limit = Ty::parse(&nest(MAX_TY_DEPTH - 1));
+                    let past = Ty::parse(&nest(MAX_TY_DEPTH));
+                    let far = Ty::parse(&nest(10_000));
+                    (
+                        !matches!(at_limit, Ty::Other(_))
+                            && at_limit.to_string() == nest(MAX_TY_DEPTH - 1),
+                        matches!(past, Ty::Other(_)),
+                        matches!(far, Ty::Other(_)),
+                    )
+                })
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(
+                outcome,
+                (true, true, true),
+                "{name}: at, past and far past the limit"
+            );
+        }
     }
 }
 
