@@ -36,6 +36,12 @@ pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_r
 /// `providers/sort.cuh`: CUB's merge sort agents.
 pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
 
+/// The longest segment a segmented reduce folds with a warp: a launch whose
+/// longest segment is longer gives every segment a block (the kernel's
+/// `per_block`). The runtime decides by it, and a host model of the
+/// combining order needs it.
+pub const WARP_SEGMENT_LIMIT: u64 = 8192;
+
 /// The provider headers, in the order a translation unit embeds them.
 const HEADERS: [(&str, &str); 8] = [
     ("common.cuh", COMMON_CUH),

@@ -213,6 +213,18 @@ impl<T: Copy> DeviceVec<T> {
     }
 }
 
+/// What a call launched: its kernels in launch order, and where the
+/// device read its first input ([`Gpu::last_launch`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// `(kernel, grid, threads a block)` for each launch, in order; empty
+    /// for a call that launched nothing (an empty input).
+    pub kernels: Vec<(String, u32, u32)>,
+    /// The device address of the first input's first element (a host
+    /// input's is that of the device copy the call made).
+    pub input_address: u64,
+}
+
 /// One CUDA device, opened once per process (later opens share it).
 pub struct Gpu {
     device: backend::Device,
@@ -234,6 +246,14 @@ impl Gpu {
     /// The device's name, as the driver reports it.
     pub fn name(&self) -> &str {
         backend::name(&self.device)
+    }
+
+    /// What the last call on this thread that ran launched, where a host
+    /// model of a provider's combining order needs it: a reduce's tree
+    /// depends on its grid and on its input's alignment
+    /// (docs/providers.md). `None` before any call ran.
+    pub fn last_launch(&self) -> Option<Launch> {
+        backend::last_launch()
     }
 
     /// Copies `data` to the device, for calls that read it there.
@@ -589,6 +609,13 @@ mod backend {
         a.download(out).map_err(convert)
     }
 
+    pub fn last_launch() -> Option<super::Launch> {
+        host::last_launch().map(|r| super::Launch {
+            kernels: r.kernels,
+            input_address: r.input_address,
+        })
+    }
+
     /// # Safety
     ///
     /// As `runtime::host::Device::run`.
@@ -656,6 +683,10 @@ mod backend {
 
     pub fn open(_: usize) -> Result<Device, Error> {
         Err(unavailable())
+    }
+
+    pub fn last_launch() -> Option<super::Launch> {
+        None
     }
 
     pub fn name(_: &Device) -> &str {

@@ -17,8 +17,7 @@ use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, W
 use crate::RuntimeError;
 use manifest::{Kernel, ParamKind, Provider, Scalar, Signature, Stage};
 
-/// The longest segment a warp reduces (longer ones get a block each).
-pub const WARP_SEGMENT_LIMIT: u64 = 8192;
+pub use manifest::provider::WARP_SEGMENT_LIMIT;
 
 /// Device memory the providers need besides inputs and outputs, grown as
 /// needed and kept between calls.
@@ -59,10 +58,17 @@ pub struct Job {
     pub grid: Option<manifest::GridPolicy>,
 }
 
-/// The grids of one call's launches, in order.
+/// One call's launches, in order: `(kernel, grid, threads a block)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Launched {
-    pub grids: Vec<u32>,
+    pub launches: Vec<(String, u32, u32)>,
+}
+
+impl Launched {
+    fn push(&mut self, k: &ResolvedKernel<'_>, grid: u32) {
+        self.launches
+            .push((k.kernel.name.clone(), grid, k.kernel.launch.threads()));
+    }
 }
 
 fn grow<'g>(
@@ -220,7 +226,7 @@ pub fn run(
                 .u64(ParamKind::Counter, ws.counter.address(0))
                 .u64(ParamKind::Output, ws.output.address(0));
             launch_grid(gpu, k, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(k, grid);
         }
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
             let k = stage(kernels, Stage::Main)?;
@@ -242,7 +248,7 @@ pub fn run(
                 .u32(ParamKind::Epoch, epoch)
                 .u64(ParamKind::Count, scratch.count.address(0));
             launch_grid(gpu, k, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(k, grid);
         }
         Provider::Transform | Provider::Transform2 => {
             let k = stage(kernels, Stage::Main)?;
@@ -252,7 +258,7 @@ pub fn run(
             let grid = grid_for(gpu, k, job.len, job.grid);
             args.u64(ParamKind::Len, job.len);
             launch_grid(gpu, k, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(k, grid);
         }
         Provider::SegmentedReduce => {
             let k = stage(kernels, Stage::Main)?;
@@ -279,7 +285,7 @@ pub fn run(
                 .u64(ParamKind::Segments, job.segments)
                 .u32(ParamKind::PerBlock, u32::from(per_block));
             launch_grid(gpu, k, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(k, grid);
         }
         Provider::SortBy => {
             let block_sort = stage(kernels, Stage::BlockSort)?;
@@ -325,7 +331,7 @@ pub fn run(
                 .set(ParamKind::ItemsPerTile, (tile as i32).to_le_bytes())
                 .set(ParamKind::Ping, [u8::from(ping)]);
             launch_grid(gpu, block_sort, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(block_sort, grid);
             let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
             let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
             for pass in 0..passes {
@@ -336,7 +342,8 @@ pub fn run(
                 // start while the one before it drains, as CUB launches them.
                 launch_with(gpu, partition, partition_grid, &args, true)?;
                 launch_with(gpu, merge, grid, &args, true)?;
-                launched.grids.extend([partition_grid, grid]);
+                launched.push(partition, partition_grid);
+                launched.push(merge, grid);
                 ping = !ping;
             }
         }
@@ -345,7 +352,7 @@ pub fn run(
             let grid = grid_for(gpu, k, job.len, None);
             args.u64(ParamKind::Len, job.len);
             launch_grid(gpu, k, grid, &args)?;
-            launched.grids.push(grid);
+            launched.push(k, grid);
         }
     }
     Ok(launched)

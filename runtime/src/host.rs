@@ -408,6 +408,31 @@ pub struct Request<'a> {
     pub closure: *const u8,
 }
 
+/// What the last call on this thread launched: its kernels in launch
+/// order, each with its grid and block, and where the device read the
+/// first input. A call's combining order depends on these (a reduce's on
+/// its grid and the input's alignment), so a host model of that order
+/// reads them here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchReport {
+    /// `(kernel, grid, threads a block)`, in launch order; none for a call
+    /// that launched nothing (an empty input).
+    pub kernels: Vec<(String, u32, u32)>,
+    /// The device address of the first input's first element.
+    pub input_address: u64,
+}
+
+thread_local! {
+    static LAST_LAUNCH: std::cell::RefCell<Option<LaunchReport>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The [`LaunchReport`] of the last call on this thread that ran (`None`
+/// before any did).
+pub fn last_launch() -> Option<LaunchReport> {
+    LAST_LAUNCH.with(|l| l.borrow().clone())
+}
+
 /// A buffer of at least `bytes`, kept in `slot`.
 fn grown(
     gpu: &'static Gpu,
@@ -667,7 +692,12 @@ impl Device {
         };
         job.output = grown(gpu, &mut state.output, out_alloc as usize)?;
         let scratch = state.scratch.as_mut().expect("created above");
-        dispatch::run(scratch, signature, &kernels, &job).map_err(device_error)?;
+        let launched = dispatch::run(scratch, signature, &kernels, &job).map_err(device_error)?;
+        let report = LaunchReport {
+            kernels: launched.launches,
+            input_address: job.input,
+        };
+        LAST_LAUNCH.with(|l| *l.borrow_mut() = Some(report));
         let bytes = match provider {
             Provider::Reduce => {
                 let value = scratch.read_value(element).map_err(device_error)?;

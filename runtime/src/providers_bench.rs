@@ -428,7 +428,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                                 grid: Option<GridPolicy>|
              -> Result<(), RuntimeError> {
                 let l = dispatch::run(&mut scratch, signature, ks, &job(b, grid))?;
-                launches = l.grids.len();
+                launches = l.launches.len();
                 Ok(())
             };
             let cub_run = |b: usize, out: &DeviceBuffer<'_>| -> Result<(), RuntimeError> {

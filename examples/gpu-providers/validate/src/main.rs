@@ -9,12 +9,13 @@
 //! sum is checked twice: two runs must give the same bits (the providers
 //! combine in a fixed order), and the difference from the sequential fold
 //! must stay within the a-priori bound of any summation order,
-//! 2 (n + 1) eps sum |x|, and a float scan must equal, bit for bit, the
-//! host's model of the GPU's combining order (order.rs). A run in which no
-//! case ran fails.
+//! 2 (n + 1) eps sum |x|, and a float scan or reduce must equal, bit for
+//! bit, the host's model of the GPU's combining order (order.rs; a reduce's
+//! depends on the grid and the input's alignment, which the call reports in
+//! `Gpu::last_launch`). A run in which no case ran fails.
 //!
-//! `validate --check-order` needs no GPU: it checks the model against the
-//! sequential scan for associative operations.
+//! `validate --check-order` needs no GPU: it checks the models against the
+//! sequential scan and fold for associative operations.
 
 mod cases;
 mod order;
@@ -82,9 +83,21 @@ pub struct Case<T: 'static> {
     /// Whether the result must equal the reference bit for bit.
     pub exact: bool,
     pub op: Op<T>,
-    /// A float sum's scan in the GPU's combining order (order.rs): the
-    /// result must equal it bit for bit too.
-    pub order: Option<fn(&[T], T, T) -> Vec<T>>,
+    /// A float sum in the GPU's combining order (order.rs): the result
+    /// must equal it bit for bit too.
+    pub order: Option<Order<T>>,
+}
+
+/// The host's model of a provider's combining order for one case.
+pub enum Order<T: 'static> {
+    /// A scan's outputs, from the data, init and k alone.
+    Scan(fn(&[T], T, T) -> Vec<T>),
+    /// A reduce's result, which also depends on the grid the call ran on
+    /// and on its input's alignment (`Gpu::last_launch`).
+    Fold(fn(&[T], T, T, order::FoldShape) -> T),
+    /// A segmented reduce's results, from the data, the offsets and init,
+    /// the block and the input's alignment.
+    Segments(fn(&[T], &[usize], T, order::FoldShape) -> Vec<T>),
 }
 
 struct Rng(u64);
@@ -325,10 +338,12 @@ fn compare<T: Elem>(
     Ok(())
 }
 
-/// The bound of element `i` of a float sum whose prefix magnitudes are
-/// `prefix` (|init| + sum_{j <= i} |x_j|): 2 (i + 2) eps prefix(i).
-fn sum_bound<T: Elem>(i: usize, prefix: f64) -> f64 {
-    2.0 * (i as f64 + 2.0) * T::EPS * prefix
+/// The bound of a float sum of `terms` values whose magnitudes add up to
+/// `magnitude`: any two orders of summing differ by at most
+/// 2 terms eps magnitude (each within (terms - 1) eps magnitude of the
+/// exact sum, to first order).
+fn sum_bound<T: Elem>(terms: usize, magnitude: f64) -> f64 {
+    2.0 * terms as f64 * T::EPS * magnitude
 }
 
 struct Job<'a, T: 'static> {
@@ -396,24 +411,47 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                     .map(|job| {
                         let patterns = &patterns;
                         scope.spawn(move || {
-                            let model = job.case.order.map(|m| m(data, T::init(), T::k()));
+                            let model = match job.case.order {
+                                Some(Order::Scan(m)) => Some(m(data, T::init(), T::k())),
+                                _ => None,
+                            };
                             (reference(job, data, data_b, data_u8, patterns), model)
                         })
                     })
                     .collect();
                 for (job, handle) in jobs.iter().zip(handles) {
                     let got = gpu_run(gpu, job, ia, ib, iu, &patterns)?;
+                    let shape = fold_shape(gpu);
                     let again = if job.case.exact {
                         None
                     } else {
                         Some(gpu_run(gpu, job, ia, ib, iu, &patterns)?)
                     };
-                    let (want, model) = handle.join().expect("the reference does not panic");
+                    let (want, mut model) = handle.join().expect("the reference does not panic");
+                    if let Some(order @ (Order::Fold(_) | Order::Segments(_))) = &job.case.order {
+                        let segments = &patterns[job.pattern];
+                        model = match (order, shape) {
+                            (Order::Fold(m), Some(shape)) => Some(vec![m(data, T::init(), T::k(), shape)]),
+                            (Order::Segments(m), Some(shape)) => Some(m(data, segments, T::init(), shape)),
+                            // No segments: nothing launched, every output is init.
+                            (Order::Segments(m), None) if segments.len() < 2 => {
+                                Some(m(data, segments, T::init(), order::FoldShape { grid: 0, block: 32, misalignment: 0 }))
+                            }
+                            _ => {
+                                tally.record(
+                                    job.case.provider,
+                                    T::NAME,
+                                    Err(format!("{} {} n={n}: the call reported no launch", job.case.name, T::NAME)),
+                                );
+                                continue;
+                            }
+                        };
+                    }
                     let mut outcome = if job.case.exact {
                         compare(&got, &want, None)
                     } else {
-                        let prefix = prefix_magnitudes(job, data);
-                        let bound = |i: usize| sum_bound::<T>(i, prefix.get(i).copied().unwrap_or(0.0));
+                        let limits = sum_limits(job, data, &patterns[job.pattern]);
+                        let bound = |i: usize| limits.get(i).copied().unwrap_or(0.0);
                         compare(&got, &want, Some(&bound))
                     };
                     if let (Ok(()), Some(model), Output::Same(got)) = (&outcome, &model, &got) {
@@ -461,6 +499,20 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The shape of the reduce that just ran on this thread: its one launch's
+/// grid and block, and its input's alignment.
+fn fold_shape(gpu: &Gpu) -> Option<order::FoldShape> {
+    let launch = gpu.last_launch()?;
+    let &[(_, grid, block)] = launch.kernels.as_slice() else {
+        return None;
+    };
+    Some(order::FoldShape {
+        grid: grid as usize,
+        block: block as usize,
+        misalignment: (launch.input_address % 16) as usize,
+    })
 }
 
 fn placement_id(p: Placement) -> u64 {
@@ -515,28 +567,37 @@ fn reference<T: Elem>(
     }
 }
 
-/// The magnitudes a float sum's element `i` adds up, for its bound: for a
-/// reduce of everything and init; for an inclusive scan the elements up to
-/// `i`; for an exclusive scan init and the elements before `i`.
-fn prefix_magnitudes<T: Elem>(job: &Job<'_, T>, a: &[T]) -> Vec<f64> {
+/// Each output's bound ([`sum_bound`]) for a float sum: a reduce sums
+/// init and every element; an inclusive scan's output `i` elements `0..=i`
+/// (an extra term of slack, as before init was counted); an exclusive
+/// scan's init and the elements before `i`; a segmented reduce's output
+/// `s` init and segment `s`.
+fn sum_limits<T: Elem>(job: &Job<'_, T>, a: &[T], offsets: &[usize]) -> Vec<f64> {
     let init = T::init().as_f64().abs();
+    let magnitude = |xs: &[T]| xs.iter().map(|x| x.as_f64().abs()).sum::<f64>();
     let mut s = 0.0;
     match &job.case.op {
-        Op::Fold(..) => vec![init + a.iter().map(|x| x.as_f64().abs()).sum::<f64>()],
+        Op::Fold(..) => vec![sum_bound::<T>(a.len() + 1, init + magnitude(a))],
         Op::InclusiveScan(..) => a
             .iter()
-            .map(|x| {
+            .enumerate()
+            .map(|(i, x)| {
                 s += x.as_f64().abs();
-                s
+                sum_bound::<T>(i + 2, s)
             })
             .collect(),
         Op::Scan(..) => a
             .iter()
-            .map(|x| {
+            .enumerate()
+            .map(|(i, x)| {
                 let before = init + s;
                 s += x.as_f64().abs();
-                before
+                sum_bound::<T>(i + 2, before)
             })
+            .collect(),
+        Op::Seg(..) => offsets
+            .windows(2)
+            .map(|w| sum_bound::<T>(w[1] - w[0] + 1, init + magnitude(&a[w[0]..w[1]])))
             .collect(),
         _ => Vec::new(),
     }
@@ -586,7 +647,7 @@ fn main() -> ExitCode {
             ("--check-order", _) => {
                 return match order::self_check() {
                     Ok(n) if n > 0 => {
-                        println!("the GPU-order model: {n} scans equal the sequential ones");
+                        println!("the GPU-order models: {n} scans and reduces equal the sequential ones");
                         ExitCode::SUCCESS
                     }
                     Ok(_) => {

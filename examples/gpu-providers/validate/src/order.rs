@@ -174,19 +174,197 @@ fn scan<T: Copy>(
     out
 }
 
-/// The scans' tile for `size`-byte elements, as the build's tuning table
-/// has it (`manifest::provider::launch_facts`): (threads, items a thread).
-pub fn tile(size: u32) -> (usize, usize) {
-    let signature = manifest::Signature::fold(match size {
+/// Where and how a reduce ran: what its combining order depends on
+/// besides the length (providers/reduce.cuh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldShape {
+    /// Blocks in the grid.
+    pub grid: usize,
+    /// Threads a block.
+    pub block: usize,
+    /// The input's device address modulo 16: the elements before the
+    /// first 16-byte boundary are read one by one.
+    pub misalignment: usize,
+}
+
+/// The GPU's reduce of `data` from `init` (providers/reduce.cuh): thread
+/// `t` of the grid folds the 16-byte vectors `t`, `t + threads`, … in
+/// order (each a pairwise tree), then at most one scalar of the unaligned
+/// head or the tail; warps combine by a shuffle tree, warp totals by the
+/// same tree in warp 0; each block's total is a partial, and thread `t` of
+/// the last block folds partials `t`, `t + block`, … before the same block
+/// tree; `init` comes once, first.
+pub fn reduce<T: Copy>(data: &[T], init: T, shape: FoldShape, op: impl Fn(T, T) -> T) -> T {
+    let op = &op;
+    let size = std::mem::size_of::<T>();
+    let width = 16 / size;
+    let n = data.len();
+    let head = ((16 - shape.misalignment % 16) % 16 / size).min(n);
+    let nvec = (n - head) / width;
+    let tail_start = head + nvec * width;
+    let nscalar = head + (n - tail_start);
+    let threads = shape.grid * shape.block;
+    let thread_fold = |t: usize| -> Option<T> {
+        let mut acc = None;
+        let mut i = t;
+        while i < nvec {
+            let at = head + i * width;
+            acc = combine(acc, Some(fold_vector(&data[at..at + width], op)), op);
+            i += threads;
+        }
+        if t < nscalar {
+            let j = if t < head { t } else { tail_start + (t - head) };
+            acc = combine(acc, Some(data[j]), op);
+        }
+        acc
+    };
+    let partials: Vec<Option<T>> = (0..shape.grid)
+        .map(|b| {
+            let lanes: Vec<Option<T>> = (0..shape.block)
+                .map(|t| thread_fold(b * shape.block + t))
+                .collect();
+            block_reduce(&lanes, op)
+        })
+        .collect();
+    let total = if shape.grid == 1 {
+        partials[0]
+    } else {
+        let lanes: Vec<Option<T>> = (0..shape.block)
+            .map(|t| {
+                partials
+                    .iter()
+                    .skip(t)
+                    .step_by(shape.block)
+                    .fold(None, |acc, p| combine(acc, *p, op))
+            })
+            .collect();
+        block_reduce(&lanes, op)
+    };
+    combine(Some(init), total, op).expect("init is present")
+}
+
+/// The GPU's segmented reduce (providers/segmented_reduce.cuh): segment
+/// `s` is `data[offsets[s]..offsets[s + 1]]`, folded as [`reduce`] folds
+/// one block's share, by a warp (every segment, when none is longer than
+/// `WARP_SEGMENT_LIMIT`) or by a block of `block` threads, its vectors
+/// aligned from the segment's own address; `init` comes once, first.
+pub fn segmented_reduce<T: Copy>(
+    data: &[T],
+    offsets: &[usize],
+    init: T,
+    block: usize,
+    misalignment: usize,
+    op: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let op = &op;
+    let size = std::mem::size_of::<T>();
+    let width = 16 / size;
+    let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    let per_block = longest as u64 > manifest::provider::WARP_SEGMENT_LIMIT;
+    let lanes = if per_block { block } else { 32 };
+    offsets
+        .windows(2)
+        .map(|w| {
+            let segment = &data[w[0]..w[1]];
+            let n = segment.len();
+            let address = misalignment + w[0] * size;
+            let head = ((16 - address % 16) % 16 / size).min(n);
+            let nvec = (n - head) / width;
+            let tail_start = head + nvec * width;
+            let nscalar = head + (n - tail_start);
+            let folds: Vec<Option<T>> = (0..lanes)
+                .map(|rank| {
+                    let mut acc = None;
+                    let mut i = rank;
+                    while i < nvec {
+                        let at = head + i * width;
+                        acc = combine(acc, Some(fold_vector(&segment[at..at + width], op)), op);
+                        i += lanes;
+                    }
+                    let mut k = rank;
+                    while k < nscalar {
+                        let j = if k < head { k } else { tail_start + (k - head) };
+                        acc = combine(acc, Some(segment[j]), op);
+                        k += lanes;
+                    }
+                    acc
+                })
+                .collect();
+            let total = if per_block {
+                block_reduce(&folds, op)
+            } else {
+                warp_reduce(&folds, op)
+            };
+            combine(Some(init), total, op).expect("init is present")
+        })
+        .collect()
+}
+
+/// common.cuh's `fold_vector`: `((v0 v1) (v2 v3)) …`.
+fn fold_vector<T: Copy>(v: &[T], op: &impl Fn(T, T) -> T) -> T {
+    let mut t = v.to_vec();
+    let mut width = 1;
+    while width < t.len() {
+        let mut i = 0;
+        while i + width < t.len() {
+            t[i] = op(t[i], t[i + width]);
+            i += 2 * width;
+        }
+        width *= 2;
+    }
+    t[0]
+}
+
+/// reduce.cuh's `warp_reduce` over 32 lanes (absent ones skipped): lane 0's
+/// value after the shuffle tree.
+fn warp_reduce<T: Copy>(lanes: &[Option<T>], op: &impl Fn(T, T) -> T) -> Option<T> {
+    let mut v: Vec<Option<T>> = lanes.to_vec();
+    v.resize(32, None);
+    for offset in [16, 8, 4, 2, 1] {
+        let before = v.clone();
+        for lane in 0..32 - offset {
+            if before[lane + offset].is_some() {
+                v[lane] = combine(v[lane], before[lane + offset], op);
+            }
+        }
+    }
+    v[0]
+}
+
+/// reduce.cuh's `block_reduce`: each warp's tree, then the warps' totals
+/// by the same tree in warp 0.
+fn block_reduce<T: Copy>(lanes: &[Option<T>], op: &impl Fn(T, T) -> T) -> Option<T> {
+    let warps: Vec<Option<T>> = lanes.chunks(32).map(|w| warp_reduce(w, op)).collect();
+    warp_reduce(&warps, op)
+}
+
+/// The reduce's block size for `size`-byte elements, as the build's
+/// tuning table has it.
+pub fn reduce_block(size: u32) -> usize {
+    let facts = manifest::provider::launch_facts(
+        manifest::Provider::Reduce,
+        manifest::Stage::Main,
+        &signature(size),
+    );
+    facts.block_size as usize
+}
+
+fn signature(size: u32) -> manifest::Signature {
+    manifest::Signature::fold(match size {
         1 => manifest::Scalar::U8,
         2 => manifest::Scalar::U16,
         4 => manifest::Scalar::U32,
         _ => manifest::Scalar::U64,
-    });
+    })
+}
+
+/// The scans' tile for `size`-byte elements, as the build's tuning table
+/// has it (`manifest::provider::launch_facts`): (threads, items a thread).
+pub fn tile(size: u32) -> (usize, usize) {
     let facts = manifest::provider::launch_facts(
         manifest::Provider::InclusiveScan,
         manifest::Stage::Main,
-        &signature,
+        &signature(size),
     );
     (facts.block_size as usize, facts.items_per_thread as usize)
 }
@@ -278,6 +456,83 @@ pub fn self_check() -> Result<usize, String> {
                     ));
                 }
                 checked += 1;
+            }
+        }
+    }
+    checked += fold_self_check()?;
+    checked += segments_self_check()?;
+    Ok(checked)
+}
+
+/// The segmented reduce model against each segment's sequential fold, for
+/// the wrapping sum with a constant: segments of a warp and of a block
+/// (one longer than `WARP_SEGMENT_LIMIT`), empty ones, every misalignment.
+fn segments_self_check() -> Result<usize, String> {
+    let mut checked = 0;
+    let add = |a: u32, b: u32| a.wrapping_add(b).wrapping_add(3);
+    let limit = manifest::provider::WARP_SEGMENT_LIMIT as usize;
+    let short = [0, 1, 0, 3, 5, 33, 64, 100, 1000, 2, 0];
+    let long = [7, limit + 1, 0, 31, 3 * limit + 5, 4];
+    for block in [reduce_block(4), 64] {
+        for misalignment in [0, 4, 8, 12] {
+            for lengths in [&short[..], &long[..]] {
+                let mut offsets = vec![0];
+                for len in lengths {
+                    offsets.push(offsets.last().unwrap() + len);
+                }
+                let n = *offsets.last().unwrap();
+                let data: Vec<u32> = (0..n as u32)
+                    .map(|i| i.wrapping_mul(2_654_435_761) >> 5)
+                    .collect();
+                let want: Vec<u32> = offsets
+                    .windows(2)
+                    .map(|w| data[w[0]..w[1]].iter().fold(11u32, |acc, &x| add(acc, x)))
+                    .collect();
+                let got = segmented_reduce(&data, &offsets, 11, block, misalignment, add);
+                if got != want {
+                    return Err(format!(
+                        "segmented reduce, block {block}, misalignment {misalignment}, \
+                         segments {lengths:?}: {got:?}, the sequential folds {want:?}"
+                    ));
+                }
+                checked += 1;
+            }
+        }
+    }
+    Ok(checked)
+}
+
+/// The reduce model against the sequential fold for a wrapping sum with a
+/// constant (associative and commutative, and each element combined
+/// exactly once, `init` too), over grids of one block and of many (partials
+/// folded by the last block, more partials than its threads too), the
+/// tuning's block and small ones, every misalignment of 4-byte elements,
+/// and sizes across the head, the vectors and the tail.
+fn fold_self_check() -> Result<usize, String> {
+    let mut checked = 0;
+    let add = |a: u32, b: u32| a.wrapping_add(b).wrapping_add(3);
+    for block in [reduce_block(4), 32, 64] {
+        for grid in [1, 2, 7, block + 3, 3 * block] {
+            for misalignment in [0, 4, 8, 12] {
+                let threads = grid * block;
+                for n in [0, 1, 2, 3, 5, 31, 33, 4 * threads - 1, 4 * threads + 5, 9 * threads + 2] {
+                    let data: Vec<u32> = (0..n as u32)
+                        .map(|i| i.wrapping_mul(2_654_435_761) >> 5)
+                        .collect();
+                    let want = data.iter().fold(11u32, |acc, &x| add(acc, x));
+                    let shape = FoldShape {
+                        grid,
+                        block,
+                        misalignment,
+                    };
+                    let got = reduce(&data, 11, shape, add);
+                    if got != want {
+                        return Err(format!(
+                            "reduce, {shape:?}, n = {n}: {got}, the sequential fold {want}"
+                        ));
+                    }
+                    checked += 1;
+                }
             }
         }
     }
