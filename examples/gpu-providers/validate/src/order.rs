@@ -196,28 +196,8 @@ pub struct FoldShape {
 /// tree; `init` comes once, first.
 pub fn reduce<T: Copy>(data: &[T], init: T, shape: FoldShape, op: impl Fn(T, T) -> T) -> T {
     let op = &op;
-    let size = std::mem::size_of::<T>();
-    let width = 16 / size;
-    let n = data.len();
-    let head = ((16 - shape.misalignment % 16) % 16 / size).min(n);
-    let nvec = (n - head) / width;
-    let tail_start = head + nvec * width;
-    let nscalar = head + (n - tail_start);
     let threads = shape.grid * shape.block;
-    let thread_fold = |t: usize| -> Option<T> {
-        let mut acc = None;
-        let mut i = t;
-        while i < nvec {
-            let at = head + i * width;
-            acc = combine(acc, Some(fold_vector(&data[at..at + width], op)), op);
-            i += threads;
-        }
-        if t < nscalar {
-            let j = if t < head { t } else { tail_start + (t - head) };
-            acc = combine(acc, Some(data[j]), op);
-        }
-        acc
-    };
+    let thread_fold = |t: usize| fold_share(data, shape.misalignment, t, threads, op);
     let partials: Vec<Option<T>> = (0..shape.grid)
         .map(|b| {
             let lanes: Vec<Option<T>> = (0..shape.block)
@@ -258,37 +238,15 @@ pub fn segmented_reduce<T: Copy>(
 ) -> Vec<T> {
     let op = &op;
     let size = std::mem::size_of::<T>();
-    let width = 16 / size;
     let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     let per_block = longest as u64 > manifest::provider::WARP_SEGMENT_LIMIT;
     let lanes = if per_block { block } else { 32 };
     offsets
         .windows(2)
         .map(|w| {
-            let segment = &data[w[0]..w[1]];
-            let n = segment.len();
             let address = misalignment + w[0] * size;
-            let head = ((16 - address % 16) % 16 / size).min(n);
-            let nvec = (n - head) / width;
-            let tail_start = head + nvec * width;
-            let nscalar = head + (n - tail_start);
             let folds: Vec<Option<T>> = (0..lanes)
-                .map(|rank| {
-                    let mut acc = None;
-                    let mut i = rank;
-                    while i < nvec {
-                        let at = head + i * width;
-                        acc = combine(acc, Some(fold_vector(&segment[at..at + width], op)), op);
-                        i += lanes;
-                    }
-                    let mut k = rank;
-                    while k < nscalar {
-                        let j = if k < head { k } else { tail_start + (k - head) };
-                        acc = combine(acc, Some(segment[j]), op);
-                        k += lanes;
-                    }
-                    acc
-                })
+                .map(|rank| fold_share(&data[w[0]..w[1]], address, rank, lanes, op))
                 .collect();
             let total = if per_block {
                 block_reduce(&folds, op)
@@ -298,6 +256,38 @@ pub fn segmented_reduce<T: Copy>(
             combine(Some(init), total, op).expect("init is present")
         })
         .collect()
+}
+
+/// What thread `rank` of `lanes` folds of `data`, which starts at an
+/// address `misalignment` past a 16-byte boundary (segmented_reduce.cuh's
+/// `fold_range`; reduce.cuh's loop is the same with one scalar a thread at
+/// most, and no thread has more): the 16-byte vectors `rank`,
+/// `rank + lanes`, … in order, each a pairwise tree, then the unaligned
+/// head's and the tail's scalars `rank`, `rank + lanes`, ….
+fn fold_share<T: Copy>(
+    data: &[T],
+    misalignment: usize,
+    rank: usize,
+    lanes: usize,
+    op: &impl Fn(T, T) -> T,
+) -> Option<T> {
+    let size = std::mem::size_of::<T>();
+    let width = 16 / size;
+    let n = data.len();
+    let head = ((16 - misalignment % 16) % 16 / size).min(n);
+    let nvec = (n - head) / width;
+    let tail_start = head + nvec * width;
+    let nscalar = head + (n - tail_start);
+    let mut acc = None;
+    for i in (rank..nvec).step_by(lanes) {
+        let at = head + i * width;
+        acc = combine(acc, Some(fold_vector(&data[at..at + width], op)), op);
+    }
+    for k in (rank..nscalar).step_by(lanes) {
+        let j = if k < head { k } else { tail_start + (k - head) };
+        acc = combine(acc, Some(data[j]), op);
+    }
+    acc
 }
 
 /// common.cuh's `fold_vector`: `((v0 v1) (v2 v3)) …`.
@@ -515,7 +505,18 @@ fn fold_self_check() -> Result<usize, String> {
         for grid in [1, 2, 7, block + 3, 3 * block] {
             for misalignment in [0, 4, 8, 12] {
                 let threads = grid * block;
-                for n in [0, 1, 2, 3, 5, 31, 33, 4 * threads - 1, 4 * threads + 5, 9 * threads + 2] {
+                for n in [
+                    0,
+                    1,
+                    2,
+                    3,
+                    5,
+                    31,
+                    33,
+                    4 * threads - 1,
+                    4 * threads + 5,
+                    9 * threads + 2,
+                ] {
                     let data: Vec<u32> = (0..n as u32)
                         .map(|i| i.wrapping_mul(2_654_435_761) >> 5)
                         .collect();
