@@ -75,10 +75,11 @@ for t in "${targets[@]}"; do
 done
 if [ "${#failed[@]}" -ne 0 ]; then
     # CI shows the end of the output: each crash's report goes last, without
-    # libFuzzer's progress lines.
+    # libFuzzer's progress lines or cargo-fuzz's own backtrace.
     for t in "${failed[@]}"; do
         echo "== fuzz.sh: $t crashed; its report:" >&2
-        grep -Ev '^#[0-9]+|^\s+NEW_FUNC|Uses: [0-9]+$' "$scratch/$t.log" | tail -n 40 >&2
+        { grep -Ev '^#[0-9]+|^\s+NEW_FUNC|Uses: [0-9]+$' "$scratch/$t.log" || true; } |
+            sed '/^Stack backtrace:/,$d' | tail -n 40 >&2
         if ! grep -q 'Test unit written to' "$scratch/$t.log"; then
             echo "fuzz.sh: $t died without saving its input (a signal libFuzzer could" \
                 "not handle, such as a stack overflow): run it again to find one" >&2
