@@ -1197,7 +1197,24 @@ fn unescape_char(s: &str) -> Option<char> {
 }
 
 /// Places: `_1`, `(*_1)`, `((*_1).0: i32)`, `(_1 as Some)`, `_2[_3]`, `_2[1 of 4]`.
+/// The most projections a place may nest: rustc's MIR splits a deeper
+/// chain of derefs into temporaries, and [`parse_place`] recurses once a
+/// projection (20,000 nested `(*…)` overflowed a thread's stack).
+const MAX_PLACE_DEPTH: usize = 128;
+
 fn parse_place(src: Src<'_>, s: &str) -> PResult<Place> {
+    parse_place_at(src, s, 0)
+}
+
+fn parse_place_at(src: Src<'_>, s: &str, depth: usize) -> PResult<Place> {
+    if depth > MAX_PLACE_DEPTH {
+        return Err(err_at(
+            src,
+            s,
+            format!("place: projections nested deeper than {MAX_PLACE_DEPTH}"),
+        ));
+    }
+    let parse_place = |src, s| parse_place_at(src, s, depth + 1);
     let s = s.trim();
     // Trailing index projections.
     if s.ends_with(']') {
