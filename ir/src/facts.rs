@@ -16,7 +16,7 @@ use frontend::{
     ty::{Scalar, Ty},
 };
 use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     Attribute, Module, OperationRef, RegionLike,
@@ -320,12 +320,7 @@ fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>, files: &[String]) -> Reader<
     Reader {
         loc: Loc::of(&at, files),
         op,
-        name: op
-            .name()
-            .as_string_ref()
-            .as_str()
-            .unwrap_or("?")
-            .to_string(),
+        name: crate::text_of(op.name().as_string_ref()),
         at,
     }
 }
@@ -497,11 +492,7 @@ fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<Ty>, String> {
 /// The module's source files: `rmir.source_file`, then `rmir.source_modules`.
 fn source_files(module: &Module) -> Vec<String> {
     let op = module.as_operation();
-    let string = |a: Attribute| {
-        StringAttribute::try_from(a)
-            .ok()
-            .map(|s| s.value().to_string())
-    };
+    let string = crate::string_attr;
     let mut files: Vec<String> = op
         .attribute("rmir.source_file")
         .ok()

@@ -80,6 +80,17 @@ pub fn symbol_attr(attribute: melior::ir::Attribute<'_>) -> Option<String> {
     }
 }
 
+/// The text of a string MLIR returned through melior (an op's or an
+/// attribute's name, a location's name or file), lossily as UTF-8. Not
+/// `melior::StringRef::as_str`, which builds a slice from the null pointer
+/// MLIR returns for the empty string: undefined behaviour, and a panic in
+/// debug builds (fuzz/ mlir_parse: `loc(""("f":1:1))` on an op that fails
+/// to verify).
+pub fn text_of(s: melior::StringRef<'_>) -> String {
+    // SAFETY: a string reference melior just returned for a live object.
+    unsafe { owned_string(s.to_raw()) }
+}
+
 /// Copies a string MLIR returned (it points into the context's storage);
 /// the empty string may come as a null pointer.
 ///

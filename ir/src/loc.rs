@@ -60,7 +60,7 @@ impl Loc {
         } else if location.is_name() {
             let name = location.name_value();
             let child = location.name_child_location();
-            if name.as_string_ref().as_str() == Ok(MIR_TAG) && child.is_file_line_col_range() {
+            if crate::text_of(name.as_string_ref()) == MIR_TAG && child.is_file_line_col_range() {
                 self.mir.get_or_insert(MirPos {
                     file: filename(child),
                     line: child.file_line_col_range_start_line() as u32,
@@ -124,10 +124,5 @@ impl Loc {
 }
 
 fn filename(location: Location<'_>) -> String {
-    location
-        .file_line_col_range_filename()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or("<non-UTF-8 file name>")
-        .to_string()
+    crate::text_of(location.file_line_col_range_filename().as_string_ref())
 }

@@ -80,13 +80,13 @@ fn error(op: OperationRef<'_, '_>, message: String) -> Diagnostic {
         loc: Loc::decode(location),
         message: format!(
             "'{}' op {message}",
-            op.name().as_string_ref().as_str().unwrap_or("?")
+            crate::text_of(op.name().as_string_ref())
         ),
     }
 }
 
 fn op_name(op: &OperationRef<'_, '_>) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+    crate::text_of(op.name().as_string_ref())
 }
 
 fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {

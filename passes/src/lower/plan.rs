@@ -19,7 +19,7 @@ fn module_bodies(module: &Module<'_>) -> Vec<String> {
     let mut out = Vec::new();
     let mut op = module.body().first_operation();
     while let Some(o) = op {
-        if o.name().as_string_ref().as_str() == Ok("func.func") {
+        if ir::text_of(o.name().as_string_ref()) == "func.func" {
             if let Some(n) = o.attribute("sym_name").ok().and_then(ir::string_attr) {
                 out.push(n);
             }

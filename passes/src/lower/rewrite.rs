@@ -58,12 +58,7 @@ fn op_ref<'c, 'a>(op: Op) -> OperationRef<'c, 'a> {
 }
 
 pub fn name(op: Op) -> String {
-    op_ref(op)
-        .name()
-        .as_string_ref()
-        .as_str()
-        .unwrap_or("")
-        .to_string()
+    ir::text_of(op_ref(op).name().as_string_ref())
 }
 
 pub fn location<'c>(op: Op) -> Location<'c> {
@@ -151,13 +146,10 @@ pub fn enclosing_function(op: Op) -> Option<Op> {
 pub fn collect(root: Op, names: &[&str]) -> Vec<Op> {
     let mut out = Vec::new();
     op_ref(root).walk(WalkOrder::PreOrder, |op| {
-        if op.to_raw().ptr != root.ptr {
-            let n = op.name();
-            if let Ok(s) = n.as_string_ref().as_str() {
-                if names.contains(&s) {
-                    out.push(op.to_raw());
-                }
-            }
+        if op.to_raw().ptr != root.ptr
+            && names.contains(&ir::text_of(op.name().as_string_ref()).as_str())
+        {
+            out.push(op.to_raw());
         }
         WalkResult::Advance
     });
@@ -211,7 +203,7 @@ pub fn remove_attr(op: Op, name: &str) {
 pub fn attr_names(op: Op) -> Vec<String> {
     op_ref(op)
         .attributes()
-        .filter_map(|(n, _)| n.as_string_ref().as_str().ok().map(str::to_string))
+        .map(|(n, _)| ir::text_of(n.as_string_ref()))
         .collect()
 }
 

@@ -1,0 +1,2 @@
+// expect: 2:1: is expected but not provided
+"rmir.registration"() : () -> () loc(""("f":2:1))
