@@ -56,6 +56,7 @@ flags_of() {
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+touch "$scratch/started"
 failed=()
 for t in "${targets[@]}"; do
     flags="$(flags_of "$t")"
@@ -74,12 +75,20 @@ for t in "${targets[@]}"; do
     fi
 done
 if [ "${#failed[@]}" -ne 0 ]; then
-    # CI shows the end of the output: each crash's report goes last, without
-    # libFuzzer's progress lines or cargo-fuzz's own backtrace.
+    # CI shows the end of the output: each crash's report goes last, its
+    # telling lines (a panic's message, the sanitizer's or libFuzzer's
+    # verdict, where the input went) with a few lines after each, long
+    # lines cut.
+    report='panicked at|==[0-9]+==ERROR|ERROR: libFuzzer|SUMMARY:|has overflowed|Test unit written|Error: Fuzz target'
     for t in "${failed[@]}"; do
         echo "== fuzz.sh: $t crashed; its report:" >&2
-        { grep -Ev '^#[0-9]+|^\s+NEW_FUNC|Uses: [0-9]+$' "$scratch/$t.log" || true; } |
-            sed '/^Stack backtrace:/,$d' | tail -n 40 >&2
+        { grep -E -A3 "$report" "$scratch/$t.log" || true; } |
+            cut -c1-300 | head -n 60 >&2
+        # The input itself, where it is small: CI keeps no artifacts.
+        { find "fuzz/artifacts/$t" -type f -newer "$scratch/started" -size -16k 2>/dev/null || true; } |
+            while read -r input; do
+                echo "fuzz.sh: $input, base64: $(base64 -w0 "$input")" >&2
+            done
         if ! grep -q 'Test unit written to' "$scratch/$t.log"; then
             echo "fuzz.sh: $t died without saving its input (a signal libFuzzer could" \
                 "not handle, such as a stack overflow): run it again to find one" >&2
