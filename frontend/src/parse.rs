@@ -1196,12 +1196,12 @@ fn unescape_char(s: &str) -> Option<char> {
     })
 }
 
-/// Places: `_1`, `(*_1)`, `((*_1).0: i32)`, `(_1 as Some)`, `_2[_3]`, `_2[1 of 4]`.
 /// The most projections a place may nest: rustc's MIR splits a deeper
 /// chain of derefs into temporaries, and [`parse_place`] recurses once a
-/// projection (20,000 nested `(*…)` overflowed a thread's stack).
+/// projection (6,000 nested `(*…)` overflowed a thread's stack).
 const MAX_PLACE_DEPTH: usize = 128;
 
+/// Places: `_1`, `(*_1)`, `((*_1).0: i32)`, `(_1 as Some)`, `_2[_3]`, `_2[1 of 4]`.
 fn parse_place(src: Src<'_>, s: &str) -> PResult<Place> {
     parse_place_at(src, s, 0)
 }

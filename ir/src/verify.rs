@@ -73,16 +73,7 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
 }
 
 fn error(op: OperationRef<'_, '_>, message: String) -> Diagnostic {
-    let location = op.location();
-    Diagnostic {
-        severity: Severity::Error,
-        location: location.to_string(),
-        loc: Loc::decode(location),
-        message: format!(
-            "'{}' op {message}",
-            crate::text_of(op.name().as_string_ref())
-        ),
-    }
+    Diagnostic::error_at(op.location(), format!("'{}' op {message}", op_name(&op)))
 }
 
 fn op_name(op: &OperationRef<'_, '_>) -> String {

@@ -433,10 +433,8 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                         model = match (order, shape) {
                             (Order::Fold(m), Some(shape)) => Some(vec![m(data, T::init(), T::k(), shape)]),
                             (Order::Segments(m), Some(shape)) => Some(m(data, segments, T::init(), shape)),
-                            // No segments: nothing launched, every output is init.
-                            (Order::Segments(m), None) if segments.len() < 2 => {
-                                Some(m(data, segments, T::init(), order::FoldShape { grid: 0, block: 32, misalignment: 0 }))
-                            }
+                            // No segments: nothing launched, and no output.
+                            (Order::Segments(_), None) if segments.len() < 2 => Some(Vec::new()),
                             _ => {
                                 tally.record(
                                     job.case.provider,
