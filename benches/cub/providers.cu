@@ -7,7 +7,7 @@
 // Built on the GPU machine, one object per algorithm in parallel:
 //   nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -DRCB_ALGO=N -c providers.cu ...
 //   nvcc -shared -o libcubbench.so *.o
-// (scripts/gpu-session18-run.sh). RCB_ALGO picks the algorithm a translation
+// (scripts/gpu/providers-run.sh). RCB_ALGO picks the algorithm a translation
 // unit instantiates; without it, all of them (one slow compile).
 //
 // C ABI, every call asynchronous on the legacy default stream:

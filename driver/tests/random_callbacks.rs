@@ -6,7 +6,7 @@
 //! callbacks that fail alone, with their source.
 //!
 //! The GPU half (results against the rustc-built host reference, bit for
-//! bit) is `scripts/gpu-random.sh` + `scripts/gpu-random-run.sh`.
+//! bit) is `scripts/gpu/random.sh` + `scripts/gpu/random-run.sh`.
 
 mod common;
 

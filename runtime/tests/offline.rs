@@ -285,11 +285,11 @@ fn gpu_run_check_refuses_before_launch() {
     }
 }
 
-/// `scripts/gpu-tamper.sh` (what the GPU machine runs) on the selftest
+/// `scripts/gpu/tamper.sh` (what the GPU machine runs) on the selftest
 /// bundle: every tampered copy is refused, and the count is not zero.
 #[test]
 fn the_tamper_script_refuses_every_copy() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gpu-tamper.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gpu/tamper.sh");
     let out = Command::new("bash")
         .arg(script)
         .arg(selftest_dir())

@@ -1,6 +1,6 @@
 //! `gpu-make-selftest OUT_DIR [--max-size N]` writes a selftest bundle
 //! (selftest.cu, manifest.json, bundle.json); compile selftest.cu to
-//! OUT_DIR/selftest.cubin with `nvcc -arch=sm_90 -cubin` (scripts/gpu-selftest.sh
+//! OUT_DIR/selftest.cubin with `nvcc -arch=sm_90 -cubin` (scripts/gpu/selftest.sh
 //! does all of it), then `gpu-run OUT_DIR` on the GPU machine.
 
 use std::path::PathBuf;

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Step 2 of scripts/gpu-session16.sh, on the GPU machine, from the
-# repository root with target/gpu/s16 carried. Logs go to $OUT (or /tmp).
+# Step 2 of scripts/gpu/debug.sh, on the GPU machine, from the repository
+# root with target/gpu/debug carried. Logs go to $OUT (or /tmp).
 # Every bundle must pass (debug builds compute the same results); then
 # cuda-gdb stops inside the Rust callbacks of the `-g` builds.
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/debug-run.sh
 set -uo pipefail
-s=target/gpu/s16
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/debug-run.sh   (from the repository root; needs target/gpu/debug from scripts/gpu/debug.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+s=target/gpu/debug
 out=${OUT:-/tmp}
 fail=0
 for b in "$s"/*-g "$s"/*-lineinfo "$s"/*-plain; do

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Step 2 of scripts/gpu-session15.sh, on the GPU machine, from the
-# repository root with target/gpu/s15 carried. Logs go to $OUT (or /tmp).
+# Step 2 of scripts/gpu/programs.sh, on the GPU machine, from the
+# repository root with target/gpu/programs carried: the example app's
+# checks in four profiles, its cdylib from C, the plain-cargo build refused,
+# the four sanitizers, a bundle, and Gpu::reduce against CUB's sum (two
+# interleaved rounds). Logs go to $OUT (or /tmp), packed as logs.tgz.
 # Exits non-zero if any check fails; prints a summary line per step.
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/programs-run.sh
 set -uo pipefail
-s=target/gpu/s15
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/programs-run.sh   (from the repository root; needs target/gpu/programs from scripts/gpu/programs.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+s=target/gpu/programs
 out=${OUT:-/tmp}
 fail=0
-. scripts/gpu-step.sh
+. "$(dirname "$0")/step.sh"
 expect_fail() {
   local name=$1
   shift

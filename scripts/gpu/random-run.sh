@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Differential testing on the GPU, step 2 (on the GPU machine, after
-# scripts/gpu-random.sh here): unpacks and runs every random-callback build
+# scripts/gpu/random.sh here): unpacks and runs every random-callback build
 # with gpu-run, each against the rustc-built host results in its bundle.
 # Fails on any mismatch or error, and when fewer cases ran than callbacks
 # were admitted. Logs go to $OUT (or target/gpu/logs).
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/random-run.sh   (carry target/gpu/random)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/random-run.sh   (needs target/gpu/random from scripts/gpu/random.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 r=target/gpu/random
 logs=${OUT:-target/gpu/logs}

@@ -4,13 +4,18 @@
 # expected results come from the rustc-built host code, plus the benchmark
 # build, and the GPU runner. Everything lands in target/gpu/validate (a few
 # MiB), which the GPU machine receives.
-# Step 2, on the GPU machine: scripts/gpu-validate-run.sh
-# Options: MAX_SIZE=N (default 2^28) limits case sizes.
+# Step 2, on the GPU machine: scripts/gpu/validate-run.sh
+#   usage: bash scripts/gpu/validate.sh      (MAX_SIZE=N, default 2^28, limits case sizes)
 # Every build must succeed and bundle every callback (a callback the host
 # reference cannot check fails the build): any failure stops this script
 # with a non-zero exit, and each build's full log is kept in $out/logs.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/validate.sh   (env: MAX_SIZE=N, default 268435456)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=target/gpu/validate
 max=${MAX_SIZE:-268435456}
@@ -61,4 +66,4 @@ fi
 rm -rf "$out"
 mv "$out.tmp" "$out"
 du -sh "$out"
-echo "gpu-validate: ready in $out; on the GPU machine run scripts/gpu-validate-run.sh"
+echo "gpu-validate: ready in $out; on the GPU machine run scripts/gpu/validate-run.sh"

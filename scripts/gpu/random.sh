@@ -12,11 +12,17 @@
 #
 # Each build is packed as a .tar.gz (a build is ~1.2 MiB of cubins, ~0.15
 # MiB packed) so that everything fits the 64 MiB the GPU machine receives:
-# target/gpu/random. Step 2, on the GPU machine: scripts/gpu-random-run.sh
-# Options: FILES=N (default 56: about 2,200 admitted callbacks, as
-# rejections at -O leave some 28 of 50), SEED_BASE=S (default 1000).
+# target/gpu/random. Step 2, on the GPU machine: scripts/gpu/random-run.sh
+#   usage: bash scripts/gpu/random.sh   (env: FILES, SEED_BASE, DRIVER, GEN)
+# FILES=N (default 56: about 2,200 admitted callbacks, as rejections at -O
+# leave some 28 of 50), SEED_BASE=S (default 1000).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/random.sh   (env: FILES=N default 56, SEED_BASE=S default 1000, DRIVER=path, GEN=path)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=target/gpu/random
 files=${FILES:-56}
@@ -70,4 +76,4 @@ rm -rf "$out"
 mv "$out.tmp" "$out"
 du -sh "$out"
 echo "gpu-random: $admitted admitted callback builds (both routes) ready in $out;" \
-  "on the GPU machine run scripts/gpu-random-run.sh"
+  "on the GPU machine run scripts/gpu/random-run.sh"

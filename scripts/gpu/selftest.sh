@@ -7,9 +7,17 @@
 #   target/gpu/selftest/gpu-run target/gpu/selftest
 #   target/gpu/selftest/gpu-run --bench target/gpu/selftest
 #   compute-sanitizer --tool memcheck target/gpu/selftest/gpu-run --max-size 3333333 target/gpu/selftest
-# Options: --max-size N limits case sizes and the benchmark size (quick runs).
+#   usage: bash scripts/gpu/selftest.sh [--max-size N]
+# --max-size N limits case sizes and the benchmark size (quick runs).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/selftest.sh [--max-size N]"
+case $# in
+  0) ;;
+  1) case $1 in -h | --help) echo "$usage"; exit 0 ;; *) echo "$usage" >&2; exit 2 ;; esac ;;
+  2) [ "$1" = --max-size ] || { echo "$usage" >&2; exit 2; } ;;
+  *) echo "$usage" >&2; exit 2 ;;
+esac
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out="$root/target/gpu/selftest"
 export CARGO_TARGET_DIR="$root/target/gpu"
 nvcc="$root/.nvidia/nvidia/cu13/bin/nvcc"

@@ -2,7 +2,7 @@
 # Tampered bundles are refused before any launch.
 #
 # From one built bundle folder (default: target/gpu/validate/0many.lto, made
-# by scripts/gpu-validate.sh), makes tampered copies — each breaks one thing
+# by scripts/gpu/validate.sh), makes tampered copies — each breaks one thing
 # the runtime must check — and runs gpu-run on each. Every copy must be
 # refused with `gpu-run: refused before launch:` and exit 1; the untampered
 # folder must pass `gpu-run --check` first, so a broken gpu-run cannot make
@@ -10,10 +10,13 @@
 # bundle that got through would launch); without a GPU the refusals are
 # the same, since they happen before the GPU is touched.
 #
-#   bash scripts/gpu-tamper.sh [BUNDLE_DIR] [GPU_RUN]
+#   usage: bash scripts/gpu/tamper.sh [BUNDLE_DIR] [GPU_RUN]
 # Needs python3. Exit 0 only when every tampering was refused.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/tamper.sh [BUNDLE_DIR] [GPU_RUN]   (default: target/gpu/validate/0many.lto and its gpu-run)"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; -*) echo "$usage" >&2; exit 2 ;; esac
+[ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
 src=${1:-$root/target/gpu/validate/0many.lto}
 run=${2:-$root/target/gpu/validate/gpu-run}
 [ -f "$src/bundle.json" ] || { echo "gpu-tamper: $src/bundle.json missing: build it first" >&2; exit 1; }

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Step 2 of scripts/gpu-session17.sh, on the GPU machine, from the
-# repository root with target/gpu/s17 carried. Logs go to $OUT (or /tmp).
+# Step 2 of scripts/gpu/device-libraries.sh, on the GPU machine, from the
+# repository root with target/gpu/device-libraries carried: every bundle,
+# the CALLs in each route's SASS (none on the LTO route), the four
+# sanitizers. Logs go to $OUT (or /tmp).
 # Exits non-zero if any check fails; prints a summary line per step.
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/device-libraries-run.sh
 set -uo pipefail
-s=target/gpu/s17
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/device-libraries-run.sh   (from the repository root; needs target/gpu/device-libraries)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+s=target/gpu/device-libraries
 out=${OUT:-/tmp}
 fail=0
-. scripts/gpu-step.sh
+. "$(dirname "$0")/step.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for b in ffi-lto ffi-ptx case01-lto; do
   step "$b" "$s/gpu-run" "$s/$b"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device validation, step 2 (on the GPU machine, after scripts/gpu-validate.sh
+# Device validation, step 2 (on the GPU machine, after scripts/gpu/validate.sh
 # here): runs every bundle, compute-sanitizer's four tools over the provider
 # kernels, the bandwidth benchmark and CuPy's sum, and prints a short table
 # last. Logs go to $OUT (or target/gpu/logs).
@@ -7,8 +7,14 @@
 # Exits non-zero, with the reasons last, when anything did not pass: a failed
 # or erroring bundle, fewer cases passed than the bundles hold, no bundle at
 # all, a sanitizer finding or error, or a failed benchmark check.
+#   usage: OUT=DIR bash scripts/gpu/validate-run.sh   (carry target/gpu/validate)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/validate-run.sh   (needs target/gpu/validate from scripts/gpu/validate.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 v=target/gpu/validate
 logs=${OUT:-target/gpu/logs}
@@ -40,7 +46,7 @@ for dir in "$v"/0*; do
   fi
   table+=("$(printf '%-40s %s' "$name" "${line:-ERROR (exit $status, see $logs/$name.log)}")")
 done
-[ "$bundles" -gt 0 ] || problems+=("no bundle found under $v/0*: run scripts/gpu-validate.sh first")
+[ "$bundles" -gt 0 ] || problems+=("no bundle found under $v/0*: run scripts/gpu/validate.sh first")
 [ "$total_pass" -gt 0 ] || problems+=("no case passed")
 san=()
 for build in 07_core_scalar_methods.lto 03_wrapping_capture.ptx-g; do
@@ -56,7 +62,7 @@ for build in 07_core_scalar_methods.lto 03_wrapping_capture.ptx-g; do
   done
 done
 "$run" --bench "$v/bench" > "$logs/bench.log" 2>&1 || problems+=("gpu-run --bench exited $? (see $logs/bench.log)")
-bash scripts/gpu-cupy-sum.sh > "$logs/cupy.log" 2>&1 || problems+=("gpu-cupy-sum.sh failed (see $logs/cupy.log)")
+bash scripts/gpu/cupy-sum.sh > "$logs/cupy.log" 2>&1 || problems+=("cupy-sum.sh failed (see $logs/cupy.log)")
 echo "== bundles (gpu-run, expected values from the rustc-built host code)"
 printf '%s\n' "${table[@]}"
 echo "total: $total_pass passed, $total_fail failed, of $total_cases cases in $bundles bundles"

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Device validation of this round's admission work, step 1 (here, no GPU):
-# every case the new rules or the trial lowering changed (tests/verdicts,
-# the corpus cases that failed the LTO route before: lookup tables and
-# 128-bit overflow checks) plus admission cases 01-08, built by both routes
-# at -O0 and -O, each with a run bundle of the rustc-built host results;
-# one 100-callback build as the tamper base; the release gpu-run.
-# Step 2, on the GPU machine: scripts/gpu-session13-run.sh
+# Device validation of what admission admits, step 1 (here, no GPU): every
+# admitted verdict case (tests/verdicts), the corpus cases that need the
+# LTO route's care (lookup tables, 128-bit arithmetic, a local closure
+# call) and admission cases 01-08, built by both routes at -O0 and -O, each
+# with a run bundle of the rustc-built host results; one 100-callback build
+# as the tamper base; the release gpu-run. Into target/gpu/admission.
+# Step 2, on the GPU machine: scripts/gpu/admission-run.sh
+#   usage: bash scripts/gpu/admission.sh   (env: DRIVER=path, MAX_SIZE=N)
 # DRIVER=path (default target/debug/driver), MAX_SIZE=N (default 2^24).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/admission.sh   (env: DRIVER=path default target/debug/driver, MAX_SIZE=N default 16777216)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-out=target/gpu/s13
+out=target/gpu/admission
 max=${MAX_SIZE:-16777216}
 driver=${DRIVER:-target/debug/driver}
-[ -x "$driver" ] || { echo "gpu-session13: no driver at $driver" >&2; exit 1; }
+[ -x "$driver" ] || { echo "gpu-admission: no driver at $driver" >&2; exit 1; }
 [ -x target/release/gpu-run ] || cargo build --release --locked -p runtime --bins
 # Resumable: a build already in $out.tmp (it has its bundle) is kept.
 mkdir -p "$out.tmp/logs"
@@ -31,7 +37,7 @@ build() {
   [ -f "$out.tmp/$name/bundle.json" ] && { built=$((built + 1)); return; }
   if ! "$driver" build "$@" --bundle --max-size "$size" -o "$out.tmp/$name" > "$out.tmp/logs/$name.log" 2>&1; then
     cat "$out.tmp/logs/$name.log" >&2
-    echo "gpu-session13: build $name failed" >&2
+    echo "gpu-admission: build $name failed" >&2
     exit 1
   fi
   built=$((built + 1))
@@ -65,4 +71,4 @@ done
 rm -rf "$out"
 mv "$out.tmp" "$out"
 du -sh "$out"
-echo "gpu-session13: $built builds ready in $out"
+echo "gpu-admission: $built builds ready in $out; on the GPU machine run scripts/gpu/admission-run.sh"

@@ -3,8 +3,15 @@
 # times the providers: same element count, 4 rotated buffers of non-zero
 # values in [-1000, 1000], warm-up, CUDA events around each launch, median
 # per pass, two passes. For the target "Rust callback >= 1.0x CuPy/CUB sum".
-# Runs on the GPU machine (its python3 has CuPy): scripts/gpu-cupy-sum.sh [N]
+# Runs on the GPU machine (its python3 has CuPy); scripts/gpu/validate-run.sh
+# calls it.
+#   usage: bash scripts/gpu/cupy-sum.sh [N]   (N elements, default 2^28)
 set -euo pipefail
+usage="usage: bash scripts/gpu/cupy-sum.sh [N]   (N elements, default 268435456)"
+case ${1:-} in -h | --help) echo "$usage"; exit 0 ;; esac
+if [ $# -gt 1 ] || { [ $# -eq 1 ] && ! [[ $1 =~ ^[0-9]+$ ]]; }; then
+  echo "$usage" >&2; exit 2
+fi
 export N="${1:-268435456}"
 PYTHONUNBUFFERED=1 CUPY_ACCELERATORS="${CUPY_ACCELERATORS:-cub}" python3 - <<'PY'
 import os, statistics

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Step 2 of scripts/gpu-session18.sh, on the GPU machine, from the
-# repository root with target/gpu/s18 (GPU_DIR=dir: that one) carried. Logs go to $OUT (or /tmp);
-# exits non-zero if any step fails.
+# Step 2 of scripts/gpu/providers.sh, on the GPU machine, from the
+# repository root with target/gpu/providers (GPU_DIR=dir: that one) carried:
+# the validation program, compute-sanitizer, and gpu-bench against CUB (built
+# here by nvcc from benches/cub/providers.cu). Logs go to $OUT (or /tmp),
+# packed as logs.tgz; exits non-zero if any step fails.
+#   usage: [OUT=LOG_DIR] [GPU_DIR=dir] [MODE=smoke|full] ... bash scripts/gpu/providers-run.sh
 #   MODE=smoke   validation up to 10^6 + 3, memcheck, a short benchmark
 #   MODE=full    validation at every size, the four sanitizers, the benchmark
 #   VALIDATE=0   skip the validation and the sanitizers
@@ -13,11 +16,17 @@
 #   PROBE=1      first build benches/experiments/race_probe.cu and run it under racecheck
 #   EXPERIMENT=benches/experiments/X.cu  last, build it with nvcc (-I providers) and run it
 set -uo pipefail
-s=${GPU_DIR:-target/gpu/s18}
+usage="usage: [OUT=LOG_DIR] [GPU_DIR=dir] [MODE=smoke|full] [VALIDATE=0] [BENCH=0] [SWEEP=1] [TOOLS=...] [VARIANT_ONLY=PROVIDER] [PROBE=1] [EXPERIMENT=benches/experiments/X.cu] bash scripts/gpu/providers-run.sh"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+s=${GPU_DIR:-target/gpu/providers}
 out=${OUT:-/tmp}
 fail=0
 mode=${MODE:-smoke}
-. scripts/gpu-step.sh
+case $mode in smoke | full) ;; *) echo "$usage" >&2; exit 2 ;; esac
+. "$(dirname "$0")/step.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 if [ "$mode" = full ]; then
   max=""; sizes=10,16,20,24,28; repeats=30
@@ -26,7 +35,8 @@ else
 fi
 if [ "${PROBE:-0}" = 1 ]; then
   step probe-build nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/race_probe benches/experiments/race_probe.cu
-  # racecheck's summary per kernel, one line each (V3 must show none).
+  # racecheck's summary per kernel, one line each (V3, the product's
+  # hand-off, must show none).
   compute-sanitizer --tool racecheck /tmp/race_probe > "$out/race-probe.log" 2>&1
   grep -E "done|SUMMARY|Error: Race" "$out/race-probe.log" | sed -E 's/\+0x[0-9a-f]+//' | sort | uniq -c
 fi

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Device validation of the host API (issue: real Rust programs), step 1
-# (here, no GPU): the example workspace built by `driver cargo build` in four
+# Device validation of real programs and the host API, step 1 (here, no
+# GPU): the example workspace built by `driver cargo build` in four
 # profiles, its cdylib with a C caller, the same app built by plain cargo
 # (no callbacks compiled: must refuse to run them), the CUB baseline source,
-# and an admission bundle whose captures rustc reorders (gpu-run).
-# Step 2, on the GPU machine: scripts/gpu-session15-run.sh
-# DRIVER=path (default target/debug/driver).
+# and an admission bundle whose captures rustc reorders (gpu-run); into
+# target/gpu/programs. Step 2, on the GPU machine: scripts/gpu/programs-run.sh
+#   usage: bash scripts/gpu/programs.sh   (env: DRIVER=path, default target/debug/driver)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: bash scripts/gpu/programs.sh   (env: DRIVER=path, default target/debug/driver)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 driver=${DRIVER:-target/debug/driver}
-[ -x "$driver" ] || { echo "gpu-session15: no driver at $driver" >&2; exit 1; }
+[ -x "$driver" ] || { echo "gpu-programs: no driver at $driver" >&2; exit 1; }
 ws=examples/gpu-workspace
-out=target/gpu/s15
+out=target/gpu/programs
 rm -rf "$out" && mkdir -p "$out"
 cargo build --release --locked -p runtime --bins
 for p in release fat thin cgu1; do

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Step 2 of scripts/gpu-session13.sh, on the GPU machine: runs every bundle
+# Step 2 of scripts/gpu/admission.sh, on the GPU machine: runs every bundle
 # (each must pass every case it holds), the tamper cases (each refused
 # before launch), and compute-sanitizer memcheck and racecheck on two
 # builds. Exits non-zero with the reasons when anything did not pass.
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/admission-run.sh   (carry target/gpu/admission)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/admission-run.sh   (needs target/gpu/admission from scripts/gpu/admission.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-v=target/gpu/s13
-logs=${OUT:-target/gpu/s13-logs}
+v=target/gpu/admission
+logs=${OUT:-target/gpu/admission-logs}
 mkdir -p "$logs"
 run=$v/gpu-run
 problems=()
@@ -29,7 +35,7 @@ for dir in "$v"/*/; do
 done
 [ "$bundles" -gt 0 ] || problems+=("no bundle")
 echo "== tamper"
-bash scripts/gpu-tamper.sh "$v/0many.lto" "$run" > "$logs/tamper.log" 2>&1 || problems+=("gpu-tamper.sh failed")
+bash scripts/gpu/tamper.sh "$v/0many.lto" "$run" > "$logs/tamper.log" 2>&1 || problems+=("tamper.sh failed")
 tail -3 "$logs/tamper.log"
 echo "== compute-sanitizer"
 for b in core_fn_items.O3.lto u128_shift.O0.lto; do
