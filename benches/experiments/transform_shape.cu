@@ -1,7 +1,6 @@
-// Experiment (session 21): why does CUB's DeviceTransform beat our
-// transform by 2-4% at 2^24 8-byte elements (and 1.5% at 2^28)? The
-// product's kernel (rcb::transform, one block per tile, each thread's
-// UNROLL chunks a whole grid apart) against variants of the access shape
+// Experiment: the transform's access shape. The product's kernel
+// (rcb::transform, one block per tile, each thread's UNROLL chunks a whole
+// grid apart) at several unrolls against variants of the access shape
 // and cache hints, all computing 3x + 1, beside CUB, in one process on the
 // same rotated buffers (median of 30 launches, best of 2 passes).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I providers benches/experiments/transform_shape.cu -o /tmp/ts && /tmp/ts
