@@ -38,8 +38,8 @@
 
 // The polling of `wait_for`: nanoseconds asleep before the first re-read,
 // doubling up to the cap (experiments compile other values with -D). 16 and
-// 64 beat 32 and 512 by 0.5-2% on every scan and select of the H200 run
-// that compared them (docs/gpu-runs/2026-12-02-s19, run 3).
+// 64 beat 32 and 512 by 0.5-2% on every scan and select of the H200
+// (measured 2026-12-02).
 #ifndef RCB_LOOKBACK_FIRST_SLEEP
 #define RCB_LOOKBACK_FIRST_SLEEP 16
 #endif

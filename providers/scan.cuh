@@ -33,8 +33,8 @@
 // look-back: it is drawn after its block's look-back of t_k and loaded and
 // reduced in iteration k + 1, which has no block barrier before its end.
 // (Tiles that waited on look-backs before their aggregate convoyed, 1.4x
-// slower on the H200; the one-warp look-back made 2^28 i32 scans 1.29x
-// CUB, 79% of the copy ceiling: docs/gpu-runs/2026-12-02-s20.)
+// slower on the H200; with the look-back warp 2^28 i32 scans run at 1.27x
+// CUB, 76% of the copy ceiling: docs/perf.md.)
 //
 // Every tile waits only for tiles of smaller index, which were taken
 // earlier by blocks that are running, so the launch cannot deadlock

@@ -1,13 +1,8 @@
-// Experiment: does compute-sanitizer's racecheck report hazards in a
-// race-free hand-off between a warp that never joins the workers' named
-// barrier and the workers? V0: no named barrier; V1: the workers sync on
-// barrier 1 between their writes; V2: V1 plus the lone warp's lane 0
-// drawing from a global counter before the block barrier; V3: V1 with the
-// value handed over through global memory, as providers/lookback.cuh reads
-// a tile's own aggregate back from its descriptor (racecheck reports nothing).
-//   nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/race_probe benches/experiments/race_probe.cu
-//   compute-sanitizer --tool racecheck /tmp/race_probe
-// (PROBE=1 bash scripts/gpu/providers-run.sh runs both.)
+// Experiment: does compute-sanitizer's racecheck report hazards in a race-free hand-off between a
+// warp that never joins the workers' named barrier and the workers? V0: no named barrier; V1: the
+// workers sync on barrier 1 between their writes; V2: V1 plus the lone warp's lane 0 drawing from a
+// global counter; V3: V1 through global memory, as providers/lookback.cuh reads a tile's own aggregate
+// (racecheck: none). nvcc -O3 -arch=sm_90 -lineinfo, then racecheck: PROBE=1 scripts/gpu/providers-run.sh
 #include <cstdio>
 template <int V>
 __global__ void k(int *out, unsigned long long *counter, int iters, volatile int *handoff) {

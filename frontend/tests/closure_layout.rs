@@ -91,7 +91,7 @@ fn the_probe_struct_agrees_with_real_closures() {
         layout.validate().unwrap();
     }
 
-    // SPEC, round 2: rustc 1.95 at -O, found by dumping a real closure.
+    // The SPEC's measured closure: rustc 1.95 at -O, found by dumping a real closure.
     let spec = &measured.layouts[0];
     assert_eq!(spec.offsets(), [24, 20, 16, 0, 25, 8, 22]);
     assert_eq!((spec.size, spec.align), (32, 8));
