@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo test --workspace --all-targets --locked
+# Doc tests (`--all-targets` leaves them out): among them the compile-fail
+# tests that keep the host API's element bound sound.
+cargo test -p native -p vocab --doc --locked
 bash scripts/valgrind-link.sh
 # cargo-fuzz needs a nightly toolchain; fuzz.sh installs cargo-fuzz itself
 # when it is missing. Without a nightly the step says so, loudly.

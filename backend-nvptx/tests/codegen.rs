@@ -272,7 +272,7 @@ fn link_reduce(thunk: &Thunk, variant: Variant, thunk_input: LinkInput) -> (Vec<
         .unwrap_or_else(|e| panic!("{e}"));
     let kernel = kernel_name(
         Provider::Reduce,
-        manifest::Scalar::I32,
+        &manifest::Scalar::I32.into(),
         Some(RegistrationId(thunk.registration as u32)),
         variant,
         manifest::Stage::Main,

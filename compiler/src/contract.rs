@@ -8,6 +8,7 @@
 //! an error. The result is cached by every byte that reaches it.
 
 use frontend::pmir::PreparedMir;
+use manifest::Provider;
 use passes::admission::{self, Outcome, Verdict};
 use passes::codes::Code;
 use passes::diagnostic::Diagnostic;
@@ -28,20 +29,20 @@ pub struct Contract {
     pub what: &'static str,
 }
 
-/// The contract of a provider's operation, by provider name; `None` for
-/// a provider without one (the maps and select).
-pub fn laws(provider: &str) -> Option<Contract> {
+/// The contract of a provider's operation; `None` for a provider without
+/// one (the maps and select).
+pub fn laws(provider: Provider) -> Option<Contract> {
     const FOLD_HELP: &str = "use an associative and commutative operation (a wrapping sum, `min`, \
                              `max`, `&`, `|`, `^`, or a selection by a total order)";
     match provider {
-        "reduce" | "segmented_reduce" => Some(Contract {
+        Provider::Reduce | Provider::SegmentedReduce => Some(Contract {
             how: "combines elements in a tree whose shape the GPU chooses",
             consequence: "the GPU's result can differ from the sequential host fold, and change \
                           with the input size",
             help: FOLD_HELP,
             what: "operation",
         }),
-        "inclusive_scan" | "exclusive_scan" => Some(Contract {
+        Provider::InclusiveScan | Provider::ExclusiveScan => Some(Contract {
             how: "combines each prefix in a tree of tiles, in index order",
             consequence: "the GPU's prefixes can differ from the sequential host scan, and \
                           change with the input size",
@@ -49,7 +50,7 @@ pub fn laws(provider: &str) -> Option<Contract> {
                    commutativity is not needed)",
             what: "operation",
         }),
-        "sort_by" => Some(Contract {
+        Provider::SortBy => Some(Contract {
             how: "orders elements by a merge sort",
             consequence: "the order the GPU's merge sort gives then depends on the algorithm \
                           and the input size, and need not be the host's",
@@ -57,7 +58,7 @@ pub fn laws(provider: &str) -> Option<Contract> {
                    never `<=`",
             what: "comparator",
         }),
-        _ => None,
+        Provider::Transform | Provider::Transform2 | Provider::Select | Provider::Copy => None,
     }
 }
 
@@ -81,7 +82,7 @@ pub fn lint(
     let mut unchecked = Vec::new();
     for o in outcomes {
         let reg = &o.registration;
-        if !matches!(o.verdict, Verdict::Admitted(_)) || laws(&reg.provider).is_none() {
+        if !matches!(o.verdict, Verdict::Admitted(_)) || laws(reg.provider).is_none() {
             continue;
         }
         let Some(caller) = doc.body(&reg.caller) else {
@@ -167,7 +168,7 @@ pub fn lint(
 
 fn warning(o: &Outcome, f: &ContractFinding) -> Diagnostic {
     let reg = &o.registration;
-    let contract = laws(&reg.provider).unwrap_or(Contract {
+    let contract = laws(reg.provider).unwrap_or(Contract {
         how: "combines elements",
         consequence: "",
         help: "",

@@ -87,14 +87,16 @@ fn crates_depend_downward_only() {
     // The documented layering: each crate and the workspace crates it may use.
     let allowed: &[(&str, &[&str])] = &[
         // The GPU host API's backend, behind the `gpu` feature.
-        ("native", &["runtime"]),
-        ("manifest", &[]),
+        ("native", &["runtime", "vocab"]),
+        // The domain's vocabulary: a leaf every crate may use.
+        ("vocab", &[]),
+        ("manifest", &["vocab"]),
         ("cache", &[]),
-        ("frontend", &["cache"]),
-        ("ir", &["frontend"]),
-        ("passes", &["ir", "frontend", "manifest"]),
-        ("backend-nvptx", &["passes", "ir", "frontend"]),
-        ("runtime", &["manifest"]),
+        ("frontend", &["cache", "vocab"]),
+        ("ir", &["frontend", "vocab"]),
+        ("passes", &["ir", "frontend", "manifest", "vocab"]),
+        ("backend-nvptx", &["passes", "ir", "frontend", "vocab"]),
+        ("runtime", &["manifest", "vocab"]),
         (
             "compiler",
             &[
@@ -104,6 +106,7 @@ fn crates_depend_downward_only() {
                 "frontend",
                 "manifest",
                 "cache",
+                "vocab",
             ],
         ),
         // A thin CLI over `compiler`.
@@ -117,6 +120,7 @@ fn crates_depend_downward_only() {
                 "frontend",
                 "manifest",
                 "cache",
+                "vocab",
             ],
         ),
     ];
@@ -139,7 +143,7 @@ fn crates_depend_downward_only() {
 fn llvm_and_mlir_stay_where_they_belong() {
     let g = graph();
     const COMPILER_LIBS: &[&str] = &["melior", "mlir-sys", "inkwell", "llvm-sys"];
-    for krate in ["frontend", "manifest", "runtime", "native"] {
+    for krate in ["vocab", "frontend", "manifest", "runtime", "native"] {
         for lib in COMPILER_LIBS {
             assert!(!g.all[krate].contains(*lib), "`{krate}` links `{lib}`");
         }
@@ -159,4 +163,25 @@ fn llvm_and_mlir_stay_where_they_belong() {
     ] {
         assert!(!g.all[krate].contains("cudarc"), "`{krate}` links cudarc");
     }
+}
+
+#[test]
+fn the_vocabulary_is_a_leaf_with_no_dependency_of_its_own() {
+    let g = graph();
+    // Without features `vocab` depends on nothing, so the bridge could
+    // compile it with plain rustc; serde only comes with its feature.
+    assert!(g.direct["vocab"].is_empty(), "{:?}", g.direct["vocab"]);
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "-p", "vocab", "-e", "normal", "--prefix", "none"])
+        .args(["--no-default-features", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(
+        out.status.success() && lines.len() == 1 && lines[0].starts_with("vocab "),
+        "vocab without features: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

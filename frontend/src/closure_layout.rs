@@ -635,11 +635,11 @@ fn read_report(
         r.word(t.name())?;
         let (size, align) = (r.number()?, r.number()?);
         r.end()?;
-        if size != u64::from(t.size()) {
+        if size != t.size() {
             return Err(ClosureLayoutError::ScalarSize {
                 scalar: t,
                 rustc: size,
-                frontend: u64::from(t.size()),
+                frontend: t.size(),
             });
         }
         scalars.insert(t, (size, align));
@@ -881,7 +881,7 @@ fn trivial(captures: &[Scalar]) -> Option<ClosureLayout> {
 /// A scalar's size and alignment (equal for every scalar, on x86-64 and
 /// nvptx64 alike).
 fn natural(s: Scalar) -> (u64, u64) {
-    let size = u64::from(s.size());
+    let size = s.size();
     (size, size)
 }
 
@@ -1084,7 +1084,7 @@ mod tests {
     }
 
     fn field(scalar: Scalar, offset: u64) -> CaptureField {
-        let size = u64::from(scalar.size());
+        let size = scalar.size();
         CaptureField {
             scalar,
             offset,

@@ -10,6 +10,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ty::Ty;
+use vocab::Provider;
+
+/// A registration's provider, read by name: one a registration can name
+/// (an unknown name, or the benchmarks' copy kernel, is an error listing
+/// the valid ones).
+fn callback_provider<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provider, D::Error> {
+    let name = String::deserialize(d)?;
+    Provider::parse_callback(&name).map_err(serde::de::Error::custom)
+}
 
 /// The format tag written into every document and required on read.
 pub const FORMAT: &str = "pmir/1";
@@ -584,7 +593,11 @@ pub enum Resolution {
     /// A body in this document.
     Local { body: String },
     /// A registration function of the provider API crate.
-    Registration { function: String, provider: String },
+    Registration {
+        function: String,
+        #[serde(deserialize_with = "callback_provider")]
+        provider: Provider,
+    },
     /// An allowlisted pure `core` scalar method (`wrapping_add`, `min`, …).
     CoreScalar { method: String, ty: String },
     /// A panic entry point (`core::panicking::panic`, `std::rt::panic_fmt`)
@@ -717,7 +730,8 @@ pub struct Registration {
     pub span: Option<Span>,
     /// The provider API function (`reduce`) and the provider it maps to.
     pub function: String,
-    pub provider: String,
+    #[serde(deserialize_with = "callback_provider")]
+    pub provider: Provider,
     pub callback: Callback,
     /// The call's generic arguments, `[i32, {closure@…}]`.
     #[serde(with = "crate::ty::vec_as_string")]

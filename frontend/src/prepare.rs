@@ -413,7 +413,7 @@ fn resolve(
     if let Some(r) = registry::registration(path) {
         return Resolution::Registration {
             function: r.display_name(),
-            provider: r.provider.to_string(),
+            provider: r.provider,
         };
     }
     if let Some((method, ty)) = registry::core_scalar(path) {
@@ -686,7 +686,7 @@ fn registrations(
                 mir_line: block.terminator.mir_line,
                 span,
                 function: function.clone(),
-                provider: provider.clone(),
+                provider: *provider,
                 callback,
                 generics: callee.generics.clone(),
                 arg_types,

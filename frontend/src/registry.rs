@@ -3,6 +3,7 @@
 //! GPU side may call. Everything about names lives here, nowhere else.
 
 use crate::ty::Scalar;
+use vocab::Provider;
 
 /// A registration function of the provider API and the native provider that
 /// implements it on the GPU.
@@ -11,7 +12,7 @@ pub struct RegistrationFn {
     /// Function name in the `native` crate.
     pub function: &'static str,
     /// The provider (a CUDA C++ template under `providers/`).
-    pub provider: &'static str,
+    pub provider: Provider,
     /// Index of the callback among the call's arguments (`self` counts).
     pub callback_arg: usize,
     /// For a method of the host API, its type (`Gpu` for `gpu.reduce(…)`,
@@ -47,107 +48,107 @@ pub const API_CRATE: &str = "native";
 
 /// Every registration function: the free functions of `native` (the CPU
 /// reference) and the methods of `native::gpu::Gpu` (the run-time host
-/// API), which take `self` first. Provider names are `manifest::Provider`'s.
+/// API), which take `self` first.
 pub const REGISTRATIONS: &[RegistrationFn] = &[
     RegistrationFn {
         function: "reduce",
-        provider: "reduce",
+        provider: Provider::Reduce,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "reduce_mut",
-        provider: "reduce",
+        provider: Provider::Reduce,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "inclusive_scan",
-        provider: "inclusive_scan",
+        provider: Provider::InclusiveScan,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "exclusive_scan",
-        provider: "exclusive_scan",
+        provider: Provider::ExclusiveScan,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "transform",
-        provider: "transform",
+        provider: Provider::Transform,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "transform2",
-        provider: "transform2",
+        provider: Provider::Transform2,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "segmented_reduce",
-        provider: "segmented_reduce",
+        provider: Provider::SegmentedReduce,
         callback_arg: 3,
         receiver: None,
     },
     RegistrationFn {
         function: "select",
-        provider: "select",
+        provider: Provider::Select,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "sort_by",
-        provider: "sort_by",
+        provider: Provider::SortBy,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "reduce",
-        provider: "reduce",
+        provider: Provider::Reduce,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "inclusive_scan",
-        provider: "inclusive_scan",
+        provider: Provider::InclusiveScan,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "exclusive_scan",
-        provider: "exclusive_scan",
+        provider: Provider::ExclusiveScan,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform",
-        provider: "transform",
+        provider: Provider::Transform,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform2",
-        provider: "transform2",
+        provider: Provider::Transform2,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "segmented_reduce",
-        provider: "segmented_reduce",
+        provider: Provider::SegmentedReduce,
         callback_arg: 4,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "select",
-        provider: "select",
+        provider: Provider::Select,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "sort_by",
-        provider: "sort_by",
+        provider: Provider::SortBy,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },

@@ -82,7 +82,7 @@ fn the_probe_struct_agrees_with_real_closures() {
     let captures: usize = mixes.iter().map(Vec::len).sum();
     assert_eq!(measured.checked.captures, captures);
     assert!(captures >= 1500, "{captures}");
-    let bytes: u64 = mixes.iter().flatten().map(|s| u64::from(s.size())).sum();
+    let bytes: u64 = mixes.iter().flatten().map(|s| s.size()).sum();
     assert_eq!(measured.checked.bytes as u64, bytes);
 
     for (mix, layout) in mixes.iter().zip(&measured.layouts) {

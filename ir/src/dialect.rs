@@ -14,6 +14,7 @@ use melior::{
 };
 
 use crate::diag::{capture_diagnostics, Diagnostic};
+use vocab::{CallKind, Provider};
 
 /// A type constraint on one operand or result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,16 +70,27 @@ pub struct OpSpec {
     pub summary: &'static str,
 }
 
-/// Call kinds, in the order the frontend resolves callees.
-pub const CALL_KINDS: &[&str] = &[
-    "local",
-    "registration",
-    "core",
-    "panic",
-    "indirect",
-    "foreign",
-    "extern",
-];
+/// Call kinds, in the order the frontend resolves callees: the names of
+/// `vocab::CallKind`.
+pub const CALL_KINDS: &[&str] = &{
+    let mut names = [""; CallKind::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = CallKind::ALL[i].name();
+        i += 1;
+    }
+    names
+};
+/// The providers a registration can name: `vocab::Provider::CALLBACKS`.
+pub const PROVIDERS: &[&str] = &{
+    let mut names = [""; Provider::CALLBACKS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Provider::CALLBACKS[i].name();
+        i += 1;
+    }
+    names
+};
 pub const CLOSURE_KINDS: &[&str] = &["fn", "fn_mut", "fn_once"];
 pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
 pub const CALLBACK_KINDS: &[&str] = &["closure", "fn_item", "other"];
@@ -112,7 +124,7 @@ pub const OPS: &[OpSpec] = &[
             ("caller", Str),
             ("block", Int),
             ("function", Str),
-            ("provider", Str),
+            ("provider", Enum(PROVIDERS)),
             ("callback_kind", Enum(CALLBACK_KINDS)),
             ("callback", SymbolOrType),
             ("generics", TypeArray),

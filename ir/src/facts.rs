@@ -24,6 +24,7 @@ use melior::ir::{
 
 use crate::loc::Loc as IrLoc;
 use crate::types::rust_type_of_attr;
+use vocab::Provider;
 
 /// Where a fact came from: a source span when known, and the MIR line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -69,7 +70,7 @@ pub struct RegistrationFact {
     pub index: usize,
     pub caller: String,
     pub function: String,
-    pub provider: String,
+    pub provider: Provider,
     pub callback: CallbackRef,
     pub generics: Vec<Ty>,
     pub arg_types: Vec<Ty>,
@@ -123,18 +124,7 @@ pub struct LayoutFact {
     pub offsets: Vec<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
-    Local,
-    Registration,
-    Core,
-    Panic,
-    Indirect,
-    Foreign,
-    /// A function an `extern "C"` block of the crate declares: `callee` is
-    /// the symbol it links to, `signature` its declared types.
-    Extern,
-}
+pub use vocab::CallKind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallFact {
@@ -313,6 +303,17 @@ impl<'c> Reader<'_, 'c, '_> {
             .map(|(_, t)| *t)
             .ok_or_else(|| self.err(&format!("has an unknown {name} `{v}`")))
     }
+
+    /// A string attribute read by a vocabulary type's `parse`: an unknown
+    /// name is an error that lists the valid ones.
+    fn parsed<T>(
+        &self,
+        name: &str,
+        parse: impl FnOnce(&str) -> Result<T, vocab::UnknownName>,
+    ) -> Result<T, String> {
+        let v = self.str(name)?;
+        parse(&v).map_err(|e| self.err(&format!("attribute `{name}`: {e}")))
+    }
 }
 
 fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>, files: &[String]) -> Reader<'o, 'c, 'a> {
@@ -324,16 +325,6 @@ fn reader<'o, 'c, 'a>(op: &'o OperationRef<'c, 'a>, files: &[String]) -> Reader<
         at,
     }
 }
-
-const CALL_KINDS: &[(&str, CallKind)] = &[
-    ("local", CallKind::Local),
-    ("registration", CallKind::Registration),
-    ("core", CallKind::Core),
-    ("panic", CallKind::Panic),
-    ("indirect", CallKind::Indirect),
-    ("foreign", CallKind::Foreign),
-    ("extern", CallKind::Extern),
-];
 
 /// The facts of a module built by [`crate::import`] (or parsed back).
 pub fn read(module: &Module) -> Result<ModuleFacts, String> {
@@ -361,7 +352,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                     index: f.registrations.len(),
                     caller: r.str("caller")?,
                     function: r.str("function")?,
-                    provider: r.str("provider")?,
+                    provider: r.parsed("provider", Provider::parse_callback)?,
                     callback,
                     generics: r.tys("generics")?,
                     arg_types: r.tys("arg_types")?,
@@ -568,7 +559,7 @@ fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result
     let loc = r.loc;
     match r.name.as_str() {
         "rmir.call" => {
-            let kind = r.one_of("kind", CALL_KINDS)?;
+            let kind = r.parsed("kind", CallKind::parse)?;
             let callee = if kind == CallKind::Local {
                 r.symbol("callee")?
             } else {

@@ -17,6 +17,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use vocab::CallKind;
+
 use frontend::{
     pmir::{
         AggregateKind, BinOp, Block as MirBlock, Body, BodyKind, Callback, CaptureMode, Closure,
@@ -350,7 +352,7 @@ impl<'c, 'p> Importer<'c, 'p> {
                 ("caller", self.str(&r.caller)),
                 ("block", self.int(r.block.0 as i64)),
                 ("function", self.str(&r.function)),
-                ("provider", self.str(&r.provider)),
+                ("provider", self.str(r.provider.name())),
                 ("callback_kind", self.str(kind)),
                 ("callback", callback),
                 ("generics", self.tys(&r.generics)),
@@ -701,7 +703,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             &[
                 ("callee", self.m.str(function)),
                 ("text", self.m.str(function)),
-                ("kind", self.m.str("panic")),
+                ("kind", self.m.str(CallKind::Panic.name())),
                 ("receiver", self.m.ty(&Ty::Tuple(Vec::new()))),
                 ("unwind", self.m.str("unreachable")),
             ],
@@ -1534,13 +1536,13 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     packed.push(self.value("rmir.arg", &[v], arg_ty, &[])?);
                 }
                 let (kind, name) = match &callee.resolution {
-                    Resolution::Local { body } => ("local", body.as_str()),
+                    Resolution::Local { body } => (CallKind::Local, body.as_str()),
                     Resolution::Registration { function, .. } => {
-                        ("registration", function.as_str())
+                        (CallKind::Registration, function.as_str())
                     }
-                    Resolution::CoreScalar { method, .. } => ("core", method.as_str()),
-                    Resolution::Panic { function } => ("panic", function.as_str()),
-                    Resolution::Indirect => ("indirect", callee.path.as_str()),
+                    Resolution::CoreScalar { method, .. } => (CallKind::Core, method.as_str()),
+                    Resolution::Panic { function } => (CallKind::Panic, function.as_str()),
+                    Resolution::Indirect => (CallKind::Indirect, callee.path.as_str()),
                     // An `extern "C"` function is called by the symbol it
                     // links to; a renamed extern is judged by that symbol.
                     Resolution::Foreign {
@@ -1549,19 +1551,19 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     } => {
                         let symbol = link_name.as_deref();
                         match (extern_c, symbol) {
-                            (true, Some(l)) => ("extern", l),
+                            (true, Some(l)) => (CallKind::Extern, l),
                             (true, None) => (
-                                "extern",
+                                CallKind::Extern,
                                 callee.path.rsplit("::").next().unwrap_or(&callee.path),
                             ),
-                            (false, Some(l)) => ("foreign", l),
-                            (false, None) => ("foreign", callee.path.as_str()),
+                            (false, Some(l)) => (CallKind::Foreign, l),
+                            (false, None) => (CallKind::Foreign, callee.path.as_str()),
                         }
                     }
                 };
                 // A local callee is a symbol (of a `func.func`: verified);
                 // any other is a path, for diagnostics and the tables.
-                let callee_attr = if kind == "local" {
+                let callee_attr = if kind == CallKind::Local {
                     self.m.symbol(name)
                 } else {
                     self.m.str(name)
@@ -1576,7 +1578,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                             .map(Ty::Scalar)
                             .unwrap_or(Ty::Tuple(Vec::new()))
                     }
-                    _ if kind == "extern" => {
+                    _ if kind == CallKind::Extern => {
                         let params = args
                             .iter()
                             .map(|a| {
@@ -1601,7 +1603,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                         ("receiver", self.m.ty(&receiver)),
                         ("callee", callee_attr),
                         ("text", self.m.str(&callee.text)),
-                        ("kind", self.m.str(kind)),
+                        ("kind", self.m.str(kind.name())),
                         ("unwind", self.m.str(&unwind_text(*unwind))),
                     ],
                 )?;

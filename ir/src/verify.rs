@@ -182,7 +182,7 @@ fn module_rules(module: &Module, errors: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        let local = str_attr(&op, "kind").as_deref() == Some("local");
+        let local = str_attr(&op, "kind").as_deref() == Some(vocab::CallKind::Local.name());
         if name == "rmir.call" && !local && sym_attr(&op, "callee").is_some() {
             errors.push(error(
                 op,

@@ -9,14 +9,10 @@ use manifest::{EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Va
 fn main() {
     let only = std::env::args().nth(1);
     let providers: Vec<Provider> = match &only {
-        Some(name) => match Provider::from_name(name) {
-            Some(p) => vec![p],
-            None => {
-                let names: Vec<&str> = Provider::CALLBACKS.iter().map(|p| p.name()).collect();
-                eprintln!(
-                    "emit_sample: no provider `{name}` (the providers: {})",
-                    names.join(", ")
-                );
+        Some(name) => match Provider::parse_callback(name) {
+            Ok(p) => vec![p],
+            Err(e) => {
+                eprintln!("emit_sample: {e}");
                 std::process::exit(2);
             }
         },
@@ -34,34 +30,10 @@ fn main() {
         let t = Scalar::I32;
         let (signature, expr) = match provider.shape() {
             Shape::Fold => (Signature::fold(t), "a + b"),
-            Shape::Map => (
-                Signature {
-                    params: vec![t],
-                    ret: t,
-                },
-                "3 * a + 1",
-            ),
-            Shape::Zip => (
-                Signature {
-                    params: vec![t, t],
-                    ret: t,
-                },
-                "a * env.k + b",
-            ),
-            Shape::Predicate => (
-                Signature {
-                    params: vec![t],
-                    ret: Scalar::Bool,
-                },
-                "a > env.k",
-            ),
-            Shape::Compare => (
-                Signature {
-                    params: vec![t, t],
-                    ret: Scalar::Bool,
-                },
-                "a < b",
-            ),
+            Shape::Map => (Signature::scalars(&[t], t), "3 * a + 1"),
+            Shape::Zip => (Signature::scalars(&[t, t], t), "a * env.k + b"),
+            Shape::Predicate => (Signature::scalars(&[t], Scalar::Bool), "a > env.k"),
+            Shape::Compare => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
         };
         let registration = RegistrationId(i as u32);
         for op in [

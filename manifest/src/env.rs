@@ -189,6 +189,12 @@ impl EnvLayout {
             if f.name.is_empty() {
                 return Err(LayoutError::EmptyName { index });
             }
+            if !f.scalar.is_capturable() {
+                return bad(format!(
+                    "field `{}` is a `{}`, which no environment holds",
+                    f.name, f.scalar
+                ));
+            }
             if let Some(first) = self.fields[..index].iter().position(|g| g.name == f.name) {
                 return Err(LayoutError::DuplicateName {
                     name: f.name.clone(),
@@ -324,6 +330,7 @@ fn encode(field: &EnvField, value: &Value) -> Result<Vec<u8>, PackError> {
             let v = value.as_f64().ok_or_else(|| bad("expected a number"))?;
             Ok(v.to_le_bytes().to_vec())
         }
+        Scalar::F16 | Scalar::F128 => Err(bad("no environment holds this type")),
         Scalar::Bool => {
             let v = value
                 .as_bool()
@@ -369,7 +376,7 @@ fn encode_int(
         _ => return Err(bad("expected a number or a decimal string")),
     };
     let size = scalar.size() as u32;
-    let (min, max): (i128, i128) = if scalar.is_signed_int() {
+    let (min, max): (i128, i128) = if scalar.is_signed() {
         if size == 16 {
             (i128::MIN, i128::MAX)
         } else {

@@ -13,7 +13,6 @@ pub mod fingerprint;
 mod generator;
 pub mod inputs;
 pub mod provider;
-pub mod scalar;
 
 pub use bundle::{
     BenchSpec, BenchVariant, Bundle, BundleError, CaptureValue, Case, RegistrationRun,
@@ -24,7 +23,9 @@ pub use fingerprint::Fingerprint;
 pub use inputs::{
     fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, GENERATOR_SOURCE, INPUT_BOUND,
 };
-pub use scalar::Scalar;
+pub use vocab::{
+    Element, Field, Layout, Provider, Scalar, Shape, Signature, UnknownName, ELEMENT_SCALARS,
+};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -180,218 +181,11 @@ pub struct CallSite {
     pub closure_suffix: Option<String>,
 }
 
-/// A native provider: the CUDA C++ code a kernel instantiates
-/// (`providers/*.cuh`), named as the registration functions of `native` are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Provider {
-    /// `reduce.cuh`: `op`-fold of the elements plus `init`.
-    Reduce,
-    /// `scan.cuh`: every prefix, `op`-folded.
-    InclusiveScan,
-    /// `scan.cuh`: every prefix before an element, from `init`.
-    ExclusiveScan,
-    /// `transform.cuh`: `op` of each element.
-    Transform,
-    /// `transform.cuh`: `op` of each pair of elements of two inputs.
-    Transform2,
-    /// `segmented_reduce.cuh`: one fold from `init` per segment.
-    SegmentedReduce,
-    /// `select.cuh`: the elements a predicate keeps, in order.
-    Select,
-    /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
-    SortBy,
-    /// Device-to-device copy of 32-bit words (the bandwidth ceiling).
-    Copy,
-}
-
-impl Provider {
-    /// Every provider a registration can name (the copy kernel is not one).
-    pub const CALLBACKS: [Provider; 8] = [
-        Provider::Reduce,
-        Provider::InclusiveScan,
-        Provider::ExclusiveScan,
-        Provider::Transform,
-        Provider::Transform2,
-        Provider::SegmentedReduce,
-        Provider::Select,
-        Provider::SortBy,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Reduce => "reduce",
-            Provider::InclusiveScan => "inclusive_scan",
-            Provider::ExclusiveScan => "exclusive_scan",
-            Provider::Transform => "transform",
-            Provider::Transform2 => "transform2",
-            Provider::SegmentedReduce => "segmented_reduce",
-            Provider::Select => "select",
-            Provider::SortBy => "sort_by",
-            Provider::Copy => "copy",
-        }
-    }
-
-    /// The provider a registration names (`frontend::registry`), by name.
-    pub fn from_name(name: &str) -> Option<Provider> {
-        Provider::CALLBACKS.into_iter().find(|p| p.name() == name)
-    }
-
-    /// The type its callback has, in terms of the element types.
-    pub fn shape(self) -> Shape {
-        match self {
-            Provider::Reduce
-            | Provider::InclusiveScan
-            | Provider::ExclusiveScan
-            | Provider::SegmentedReduce => Shape::Fold,
-            Provider::Transform | Provider::Copy => Shape::Map,
-            Provider::Transform2 => Shape::Zip,
-            Provider::Select => Shape::Predicate,
-            Provider::SortBy => Shape::Compare,
-        }
-    }
-
-    /// The kernels one registration of this provider has, in launch order.
-    pub fn stages(self) -> &'static [Stage] {
-        match self {
-            Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
-            _ => &[Stage::Main],
-        }
-    }
-
-    /// Whether the provider takes an initial value (`init`).
-    pub fn takes_init(self) -> bool {
-        matches!(
-            self,
-            Provider::Reduce | Provider::ExclusiveScan | Provider::SegmentedReduce
-        )
-    }
-}
-
-/// The element types every provider takes: the types of CUB's device-wide
-/// algorithms' benchmarks and more, all with a plain C++ equivalent.
-pub const ELEMENT_TYPES: [Scalar; 10] = [
-    Scalar::I8,
-    Scalar::I16,
-    Scalar::I32,
-    Scalar::I64,
-    Scalar::U8,
-    Scalar::U16,
-    Scalar::U32,
-    Scalar::U64,
-    Scalar::F32,
-    Scalar::F64,
-];
-
-/// Whether `s` is an element type the providers take.
-pub fn is_element_type(s: Scalar) -> bool {
-    ELEMENT_TYPES.contains(&s)
-}
-
-/// The type of a provider's callback, with `T`, `U`, `V` element types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    /// `(T, T) -> T`: reduce, the scans, segmented reduce.
-    Fold,
-    /// `(T) -> U`: transform.
-    Map,
-    /// `(T, U) -> V`: transform2.
-    Zip,
-    /// `(T) -> bool`: select.
-    Predicate,
-    /// `(T, T) -> bool`: sort_by's "less than".
-    Compare,
-}
-
-impl Shape {
-    /// A callback type of this shape over `t`, with `u` where the shape has
-    /// a second type (a map's result, a zip's second operand).
-    pub fn signature(self, t: Scalar, u: Scalar) -> Signature {
-        let (params, ret) = match self {
-            Shape::Fold => (vec![t, t], t),
-            Shape::Map => (vec![t], u),
-            Shape::Zip => (vec![t, u], t),
-            Shape::Predicate => (vec![t], Scalar::Bool),
-            Shape::Compare => (vec![t, t], Scalar::Bool),
-        };
-        Signature { params, ret }
-    }
-
-    /// `(T, T) -> T`, for messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Shape::Fold => "(T, T) -> T",
-            Shape::Map => "(T) -> U",
-            Shape::Zip => "(T, U) -> V",
-            Shape::Predicate => "(T) -> bool",
-            Shape::Compare => "(T, T) -> bool",
-        }
-    }
-
-    pub fn arity(self) -> usize {
-        match self {
-            Shape::Map | Shape::Predicate => 1,
-            Shape::Fold | Shape::Zip | Shape::Compare => 2,
-        }
-    }
-
-    /// The element types (`T`, `U`, `V`) of a callback type of this shape,
-    /// or `None` when its parameters and result do not have the shape
-    /// (`(i32, i64) -> i32` for a fold). Whether the element types are
-    /// ones the providers take is another question ([`is_element_type`]).
-    pub fn elements<X: Clone + PartialEq>(
-        self,
-        params: &[X],
-        ret: &X,
-        boolean: &X,
-    ) -> Option<Vec<X>> {
-        match (self, params) {
-            (Shape::Fold, [a, b]) if a == b && a == ret => Some(vec![a.clone()]),
-            (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
-            (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
-            (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
-            (Shape::Compare, [a, b]) if a == b && ret == boolean => Some(vec![a.clone()]),
-            _ => None,
-        }
-    }
-}
-
-/// A callback's type: `(params...) -> ret`, scalars only.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Signature {
-    pub params: Vec<Scalar>,
-    pub ret: Scalar,
-}
-
-impl Signature {
-    /// `(T, T) -> T`.
-    pub fn fold(t: Scalar) -> Signature {
-        Signature {
-            params: vec![t, t],
-            ret: t,
-        }
-    }
-
-    /// The element type the data has (the first parameter's).
-    pub fn element(&self) -> Scalar {
-        self.params.first().copied().unwrap_or(self.ret)
-    }
-
-    /// Whether this is a callback type `provider` takes: its shape, over
-    /// element types the providers take.
-    pub fn fits(&self, provider: Provider) -> bool {
-        provider
-            .shape()
-            .elements(&self.params, &self.ret, &Scalar::Bool)
-            .is_some_and(|e| e.iter().all(|s| is_element_type(*s)))
-    }
-}
-
-impl std::fmt::Display for Signature {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let params: Vec<&str> = self.params.iter().map(|s| s.name()).collect();
-        write!(f, "({}) -> {}", params.join(", "), self.ret.name())
+/// The kernels one registration of a provider has, in launch order.
+pub fn stages(provider: Provider) -> &'static [Stage] {
+    match provider {
+        Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
+        _ => &[Stage::Main],
     }
 }
 
@@ -848,7 +642,7 @@ impl Manifest {
             if self.kernels[..i].iter().any(|k| k.name == kernel.name) {
                 return Err(fail("appears twice".into()));
             }
-            if !kernel.provider.stages().contains(&kernel.stage) {
+            if !stages(kernel.provider).contains(&kernel.stage) {
                 return Err(fail(format!(
                     "provider {} has no stage `{}`",
                     kernel.provider.name(),

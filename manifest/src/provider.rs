@@ -14,8 +14,8 @@
 //! [`EnvLayout`]: a disagreement is a compile error, not a wrong answer.
 
 use crate::{
-    is_c_identifier, EnvLayout, GridPolicy, Kernel, LaunchFacts, Param, ParamKind, Provider,
-    RegistrationId, Scalar, Signature, Stage, Variant,
+    is_c_identifier, Element, EnvLayout, GridPolicy, Kernel, LaunchFacts, Param, ParamKind,
+    Provider, RegistrationId, Scalar, Signature, Stage, Variant,
 };
 use std::fmt::Write as _;
 
@@ -77,7 +77,12 @@ pub fn headers() -> &'static [(&'static str, &'static str)] {
 /// zero-extended otherwise), everything else as itself. Both sides of a
 /// call agree on 32- and 64-bit values without relying on either
 /// compiler's rules for narrow ones.
-pub fn abi_c_type(s: Scalar) -> &'static str {
+///
+/// The emitter runs on signatures that [`Signature::fits`] its provider, so
+/// on scalar elements only; a composite has no C type yet and is `void`,
+/// which NVRTC refuses.
+pub fn abi_c_type(e: &Element) -> &'static str {
+    let Some(s) = e.scalar() else { return "void" };
     match s {
         Scalar::I8 | Scalar::I16 | Scalar::I32 => "int",
         Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::Bool | Scalar::Char => "unsigned int",
@@ -87,7 +92,14 @@ pub fn abi_c_type(s: Scalar) -> &'static str {
         Scalar::U128 => "unsigned __int128",
         Scalar::F32 => "float",
         Scalar::F64 => "double",
+        // Neither half nor quad floats are element types.
+        Scalar::F16 | Scalar::F128 => "void",
     }
+}
+
+/// The C++ type of an element, as [`abi_c_type`] says, unwidened.
+fn c_type(e: &Element) -> &'static str {
+    e.c_type().unwrap_or("void")
 }
 
 /// The stable kernel name for a provider, element type, registration,
@@ -95,7 +107,7 @@ pub fn abi_c_type(s: Scalar) -> &'static str {
 /// `rcb_sort_by_f64_r0_rust_ptx_merge`; the copy kernel is `rcb_copy_i32`.
 pub fn kernel_name(
     provider: Provider,
-    element: Scalar,
+    element: &Element,
     registration: Option<RegistrationId>,
     variant: Variant,
     stage: Stage,
@@ -122,7 +134,7 @@ pub fn kernel_name(
 pub fn copy_kernel_name() -> String {
     kernel_name(
         Provider::Copy,
-        Scalar::I32,
+        &Element::Scalar(Scalar::I32),
         None,
         Variant::Plain,
         Stage::Main,
@@ -622,23 +634,19 @@ pub enum EmitError {
         second: String,
         c_name: String,
     },
-    #[error("registration {registration}: a {provider} callback cannot have the type `{signature}` (it needs `{}` over {})", provider_shape(.provider), element_list())]
+    #[error("registration {registration}: a {provider} callback cannot have the type `{signature}` (it needs `{}` over {})", .provider.shape().describe(), element_list())]
     Signature {
         registration: RegistrationId,
-        provider: String,
+        provider: Provider,
         signature: Signature,
     },
     #[error("kernel `{0}` is requested twice")]
     DuplicateKernel(String),
 }
 
-fn provider_shape(name: &str) -> &'static str {
-    Provider::from_name(name).map_or("?", |p| p.shape().describe())
-}
-
 /// `i8, i16, …, f64`: the element types, for messages.
 pub fn element_list() -> String {
-    crate::ELEMENT_TYPES
+    crate::ELEMENT_SCALARS
         .iter()
         .map(|s| s.name())
         .collect::<Vec<_>>()
@@ -835,7 +843,7 @@ fn emit_request(
     if !signature.fits(provider) {
         return Err(EmitError::Signature {
             registration,
-            provider: provider.name().to_string(),
+            provider,
             signature: signature.clone(),
         });
     }
@@ -879,18 +887,18 @@ fn emit_request(
             .params
             .iter()
             .zip(["a", "b"])
-            .map(|(s, n)| format!("{} {n}", abi_c_type(*s)))
+            .map(|(s, n)| format!("{} {n}", abi_c_type(s)))
             .collect();
         let _ = writeln!(
             out,
             "extern \"C\" __device__ {} {symbol}(const void *env, {});",
-            abi_c_type(signature.ret),
+            abi_c_type(&signature.ret),
             params.join(", ")
         );
     }
     let functor = emit_functor(out, &base, signature, op, env_type.as_deref());
     let mut kernels = Vec::new();
-    for &stage in provider.stages() {
+    for &stage in crate::stages(provider) {
         let launch = tuning.apply(
             launch_facts(provider, stage, signature),
             provider,
@@ -975,12 +983,12 @@ fn emit_functor(
     env_type: Option<&str>,
 ) -> String {
     let ty = format!("{base}_op");
-    let ret = signature.ret.c_type();
+    let ret = c_type(&signature.ret);
     let params: Vec<String> = signature
         .params
         .iter()
         .zip(["a", "b"])
-        .map(|(s, n)| format!("{} {n}", s.c_type()))
+        .map(|(s, n)| format!("{} {n}", c_type(s)))
         .collect();
     let head = format!(
         "    __device__ __forceinline__ {ret} operator()({}) const",
@@ -994,8 +1002,8 @@ fn emit_functor(
                 .params
                 .iter()
                 .zip(["a", "b"])
-                .map(|(s, n)| match abi_c_type(*s) {
-                    abi if abi == s.c_type() => n.to_string(),
+                .map(|(s, n)| match abi_c_type(s) {
+                    abi if abi == c_type(s) => n.to_string(),
                     abi => format!("({abi}){n}"),
                 })
                 .collect();
@@ -1005,9 +1013,9 @@ fn emit_functor(
                 "rcb::empty_env"
             };
             let call = format!("{symbol}({env_arg}, {})", args.join(", "));
-            let value = if signature.ret == Scalar::Bool {
+            let value = if signature.ret == Element::Scalar(Scalar::Bool) {
                 format!("{call} != 0u")
-            } else if abi_c_type(signature.ret) == ret {
+            } else if abi_c_type(&signature.ret) == ret {
                 call
             } else {
                 format!("({ret}){call}")
@@ -1042,7 +1050,7 @@ fn emit_functor(
 }
 
 /// Elements of T in one 16-byte vector.
-fn vector_width(s: Scalar) -> u32 {
+fn vector_width(s: &Element) -> u32 {
     (16 / s.size().max(1)) as u32
 }
 
@@ -1053,7 +1061,7 @@ fn map_chunk(signature: &Signature) -> u32 {
         .params
         .iter()
         .chain([&signature.ret])
-        .map(|s| vector_width(*s))
+        .map(vector_width)
         .max()
         .unwrap_or(4)
 }
@@ -1080,12 +1088,12 @@ fn emit_kernel(
 ) -> Result<(), EmitError> {
     let block = launch.block_size;
     let items = launch.items_per_thread;
-    let t = signature.element().c_type();
+    let t = c_type(signature.element());
     let env_param = match env_type {
         Some(ty) => format!(",\n    const __grid_constant__ {ty} env"),
         None => String::new(),
     };
-    let per_vector = |s: Scalar, what: &str| -> Result<u32, EmitError> {
+    let per_vector = |s: &Element, what: &str| -> Result<u32, EmitError> {
         let n = vector_width(s);
         if !items.is_multiple_of(n) {
             return Err(EmitError::Launch(format!(
@@ -1127,7 +1135,7 @@ fn emit_kernel(
             ),
         ),
         (Provider::Transform, _) => {
-            let u = signature.ret.c_type();
+            let u = c_type(&signature.ret);
             let chunk = map_chunk(signature);
             (
                 format!(
@@ -1140,8 +1148,8 @@ fn emit_kernel(
             )
         }
         (Provider::Transform2, _) => {
-            let u = signature.params[1].c_type();
-            let v = signature.ret.c_type();
+            let u = c_type(&signature.params[1]);
+            let v = c_type(&signature.ret);
             let chunk = map_chunk(signature);
             (
                 format!(
@@ -1297,7 +1305,7 @@ fn emit_env_struct(
         let _ = writeln!(
             out,
             "    {} {c_name};  // capture `{}`: {}, offset {}",
-            field.scalar.c_type(),
+            field.scalar.c_type().unwrap_or("void"),
             field.name,
             field.scalar,
             field.offset

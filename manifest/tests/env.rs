@@ -129,8 +129,28 @@ fn scalar_names_round_trip() {
         assert_eq!(json, format!("\"{}\"", s.name()));
         assert_eq!(s.align(), s.size());
     }
-    assert_eq!(Scalar::from_name("f16"), None);
     assert_eq!(Scalar::from_name("String"), None);
+    let unknown = serde_json::from_str::<Scalar>("\"String\"").unwrap_err();
+    assert!(
+        unknown
+            .to_string()
+            .contains("unknown scalar type `String`; valid: `i8`"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn half_and_quad_floats_are_no_environment_fields() {
+    for s in [Scalar::F16, Scalar::F128] {
+        assert!(!s.is_capturable());
+        let text = format!(
+            r#"{{"size": 16, "align": 16, "fields": [{{"name": "h", "scalar": "{s}", "offset": 0, "size": {n}, "align": {n}}}]}}"#,
+            n = s.size()
+        );
+        let layout: EnvLayout = serde_json::from_str(&text).unwrap();
+        let err = layout.check().unwrap_err().to_string();
+        assert!(err.contains("no environment holds"), "{err}");
+    }
 }
 
 #[test]

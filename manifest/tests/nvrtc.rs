@@ -3,7 +3,7 @@
 
 use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
-    EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Variant, ELEMENT_TYPES,
+    EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Variant, ELEMENT_SCALARS,
 };
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
@@ -153,9 +153,9 @@ fn every_provider() -> Vec<KernelRequest> {
     let mut registration = 0;
     let captures = EnvLayout::from_captures(&[("k", Scalar::I64), ("m", Scalar::U8)]).unwrap();
     for provider in Provider::CALLBACKS {
-        for (i, &t) in ELEMENT_TYPES.iter().enumerate() {
+        for (i, &t) in ELEMENT_SCALARS.iter().enumerate() {
             // A second element type for the maps: the next one round.
-            let u = ELEMENT_TYPES[(i + 3) % ELEMENT_TYPES.len()];
+            let u = ELEMENT_SCALARS[(i + 3) % ELEMENT_SCALARS.len()];
             let signature = provider.shape().signature(t, u);
             let env = if i % 2 == 0 {
                 captures.clone()

@@ -78,10 +78,7 @@ fn sample_instantiation_text() {
 #[test]
 fn every_provider_instantiation_text() {
     let k = env(&[("k", Scalar::U8)]);
-    let sig = |params: &[Scalar], ret| Signature {
-        params: params.to_vec(),
-        ret,
-    };
+    let sig = Signature::scalars;
     use Scalar::*;
     let shapes = [
         (Provider::Reduce, sig(&[U8, U8], U8), k.clone()),
@@ -204,10 +201,7 @@ fn emit_errors() {
             vec![KernelRequest::Callback {
                 provider: Provider::Select,
                 registration: RegistrationId(3),
-                signature: Signature {
-                    params: vec![Scalar::I32],
-                    ret: Scalar::I32,
-                },
+                signature: Signature::scalars(&[Scalar::I32], Scalar::I32),
                 op: Operation::Cpp { expr: "a".into() },
                 env: e.clone(),
             }],

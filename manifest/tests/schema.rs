@@ -130,10 +130,7 @@ fn manifest_validation_errors() {
         ("stage_of_reduce", |m| m.kernels[0].stage = Stage::Merge),
         ("select_returning_i32", |m| {
             m.callbacks[0].provider = Provider::Select;
-            m.callbacks[0].signature = Signature {
-                params: vec![Scalar::I32],
-                ret: Scalar::I32,
-            }
+            m.callbacks[0].signature = Signature::scalars(&[Scalar::I32], Scalar::I32)
         }),
         ("reduce_of_i128", |m| {
             m.callbacks[0].signature = Signature::fold(Scalar::I128)

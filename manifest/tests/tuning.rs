@@ -4,7 +4,7 @@
 //! refused.
 
 use manifest::provider::{check_launch, launch_facts, stream_shared_bytes, Tuning};
-use manifest::{GridPolicy, Provider, Scalar, Signature, Stage, ELEMENT_TYPES};
+use manifest::{GridPolicy, Provider, Scalar, Signature, Stage, ELEMENT_SCALARS};
 
 fn signature(provider: Provider, t: Scalar) -> Signature {
     provider.shape().signature(t, t)
@@ -14,7 +14,7 @@ fn signature(provider: Provider, t: Scalar) -> Signature {
 fn every_provider_and_type_has_launch_facts_that_check() {
     let mut checked = 0;
     for provider in Provider::CALLBACKS {
-        for t in ELEMENT_TYPES {
+        for t in ELEMENT_SCALARS {
             let sig = signature(provider, t);
             let stages: &[Stage] = if provider == Provider::SortBy {
                 &[Stage::BlockSort, Stage::Partition, Stage::Merge]
@@ -39,7 +39,7 @@ fn scans_and_select_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
         Provider::ExclusiveScan,
         Provider::Select,
     ] {
-        for t in ELEMENT_TYPES {
+        for t in ELEMENT_SCALARS {
             let sig = signature(provider, t);
             let facts = launch_facts(provider, Stage::Main, &sig);
             assert_eq!(facts.grid, GridPolicy::ResidentTiles);

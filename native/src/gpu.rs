@@ -160,7 +160,7 @@ impl<T> DeviceSlice<'_, T> {
     }
 }
 
-impl<T: Copy> DeviceVec<T> {
+impl<T: DeviceElement> DeviceVec<T> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -230,10 +230,93 @@ pub struct Gpu {
     device: backend::Device,
 }
 
-/// `(type_name::<T>(), size_of::<T>())`.
-fn ty<T>() -> (&'static str, usize) {
-    (core::any::type_name::<T>(), size_of::<T>())
+/// The element types the providers take: `i8`, `i16`, `i32`, `i64`, `u8`,
+/// `u16`, `u32`, `u64`, `f32` and `f64`.
+///
+/// Sealed: implemented for exactly these types, which have no padding and
+/// for which every bit pattern is a value, so their bytes may be copied to
+/// the device and back:
+///
+/// ```no_run
+/// # fn f(gpu: &native::gpu::Gpu) -> Result<(), native::gpu::Error> {
+/// let d = gpu.upload(&[1.5f32, 2.0, 4.0])?;
+/// let back: Vec<f32> = d.to_vec()?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// A type outside it is refused at compile time:
+///
+/// ```compile_fail
+/// # fn f(gpu: &native::gpu::Gpu) {
+/// // `(u8, u32)` has three bytes of padding, which no call may read.
+/// let _ = gpu.upload(&[(1u8, 2u32)]);
+/// # }
+/// ```
+///
+/// ```compile_fail
+/// # fn f(gpu: &native::gpu::Gpu) {
+/// // A `bool` written by the device could be neither 0 nor 1.
+/// let _ = gpu.upload(&[true]);
+/// # }
+/// ```
+pub trait DeviceElement: Copy + Send + Sync + 'static + sealed::Sealed {
+    /// The element type as the compiled kernels know it.
+    #[doc(hidden)]
+    const ELEMENT: ElementId;
 }
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How the host API names an element type or a provider to its backend:
+/// the compiler's own vocabulary with the `gpu` feature, nothing without
+/// (the bridge builds this crate with plain rustc and no dependencies).
+#[cfg(feature = "gpu")]
+#[doc(hidden)]
+pub type ElementId = runtime::host::Scalar;
+#[cfg(not(feature = "gpu"))]
+#[doc(hidden)]
+pub type ElementId = ();
+#[cfg(feature = "gpu")]
+type ProviderId = runtime::host::Provider;
+#[cfg(not(feature = "gpu"))]
+type ProviderId = ();
+
+#[cfg(feature = "gpu")]
+macro_rules! id {
+    (element $v:ident) => {
+        runtime::host::Scalar::$v
+    };
+    (provider $v:ident) => {
+        runtime::host::Provider::$v
+    };
+}
+#[cfg(not(feature = "gpu"))]
+macro_rules! id {
+    ($kind:ident $v:ident) => {
+        ()
+    };
+}
+
+macro_rules! device_elements {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl DeviceElement for $t {
+            const ELEMENT: ElementId = id!(element $v);
+        }
+    )*};
+}
+
+device_elements! {
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f32 => F32, f64 => F64,
+}
+
+/// A predicate's or a comparator's result type.
+const BOOL: ElementId = id!(element Bool);
 
 impl Gpu {
     /// Opens device `ordinal`. A clear [`Error`] without a driver or device.
@@ -257,9 +340,9 @@ impl Gpu {
     }
 
     /// Copies `data` to the device, for calls that read it there.
-    pub fn upload<T: Copy>(&self, data: &[T]) -> Result<DeviceVec<T>, Error> {
-        // SAFETY: T is Copy; its bytes are read as they are (elements are
-        // scalars, which have no padding).
+    pub fn upload<T: DeviceElement>(&self, data: &[T]) -> Result<DeviceVec<T>, Error> {
+        // SAFETY: a `DeviceElement` has no padding: every byte of `data` is
+        // initialised.
         let bytes =
             unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) };
         Ok(DeviceVec {
@@ -277,15 +360,15 @@ impl Gpu {
     #[inline(never)]
     pub fn reduce<T, D, F>(&self, data: &D, init: T, op: F) -> Result<T, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
         let out: Vec<T> = self.run(
             site,
-            "reduce",
-            &[ty::<T>(), ty::<T>(), ty::<T>()],
+            id!(provider Reduce),
+            &[T::ELEMENT, T::ELEMENT, T::ELEMENT],
             &[data.source()],
             None,
             Some(&init),
@@ -304,17 +387,17 @@ impl Gpu {
     #[inline(never)]
     pub fn inclusive_scan<T, D, F>(&self, data: &D, op: F) -> Result<Vec<T>, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
         let source = data.source();
         let n = source.len();
-        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
         self.run::<T, T, F>(
             site,
-            "inclusive_scan",
+            id!(provider InclusiveScan),
             &types,
             &[source],
             None,
@@ -329,17 +412,17 @@ impl Gpu {
     #[inline(never)]
     pub fn exclusive_scan<T, D, F>(&self, data: &D, init: T, op: F) -> Result<Vec<T>, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
         let source = data.source();
         let n = source.len();
-        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
         self.run(
             site,
-            "exclusive_scan",
+            id!(provider ExclusiveScan),
             &types,
             &[source],
             None,
@@ -354,8 +437,8 @@ impl Gpu {
     #[inline(never)]
     pub fn transform<T, U, D, F>(&self, data: &D, op: F) -> Result<Vec<U>, Error>
     where
-        T: Copy + 'static,
-        U: Copy + 'static,
+        T: DeviceElement,
+        U: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T) -> U,
     {
@@ -364,8 +447,8 @@ impl Gpu {
         let n = source.len();
         self.run::<T, U, F>(
             site,
-            "transform",
-            &[ty::<T>(), ty::<U>()],
+            id!(provider Transform),
+            &[T::ELEMENT, U::ELEMENT],
             &[source],
             None,
             None,
@@ -380,9 +463,9 @@ impl Gpu {
     #[inline(never)]
     pub fn transform2<T, U, V, DA, DB, F>(&self, a: &DA, b: &DB, op: F) -> Result<Vec<V>, Error>
     where
-        T: Copy + 'static,
-        U: Copy + 'static,
-        V: Copy + 'static,
+        T: DeviceElement,
+        U: DeviceElement,
+        V: DeviceElement,
         DA: Input<T> + ?Sized,
         DB: Input<U> + ?Sized,
         F: Fn(T, U) -> V,
@@ -400,11 +483,20 @@ impl Gpu {
             });
         }
         let n = sa.len();
-        let types = [ty::<T>(), ty::<U>(), ty::<V>()];
+        let types = [T::ELEMENT, U::ELEMENT, V::ELEMENT];
         // SAFETY of the erasure: the backend reads the second input with
         // the size checked against the compiled type.
         let sb = erase(sb);
-        self.run::<T, V, F>(site, "transform2", &types, &[sa, sb], None, None, &op, n)
+        self.run::<T, V, F>(
+            site,
+            id!(provider Transform2),
+            &types,
+            &[sa, sb],
+            None,
+            None,
+            &op,
+            n,
+        )
     }
 
     /// One fold from `init` per segment ([`crate::segmented_reduce`]):
@@ -420,16 +512,16 @@ impl Gpu {
         op: F,
     ) -> Result<Vec<T>, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
         let segments = offsets.len().saturating_sub(1);
-        let types = [ty::<T>(), ty::<T>(), ty::<T>()];
+        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
         self.run(
             site,
-            "segmented_reduce",
+            id!(provider SegmentedReduce),
             &types,
             &[data.source()],
             Some(offsets),
@@ -444,7 +536,7 @@ impl Gpu {
     #[inline(never)]
     pub fn select<T, D, P>(&self, data: &D, pred: P) -> Result<Vec<T>, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         P: Fn(T) -> bool,
     {
@@ -453,8 +545,8 @@ impl Gpu {
         let n = source.len();
         self.run::<T, T, P>(
             site,
-            "select",
-            &[ty::<T>(), ty::<bool>()],
+            id!(provider Select),
+            &[T::ELEMENT, BOOL],
             &[source],
             None,
             None,
@@ -469,15 +561,24 @@ impl Gpu {
     #[inline(never)]
     pub fn sort_by<T, D, C>(&self, data: &D, less: C) -> Result<Vec<T>, Error>
     where
-        T: Copy + 'static,
+        T: DeviceElement,
         D: Input<T> + ?Sized,
         C: Fn(T, T) -> bool,
     {
         let site = core::panic::Location::caller();
         let source = data.source();
         let n = source.len();
-        let types = [ty::<T>(), ty::<T>(), ty::<bool>()];
-        self.run::<T, T, C>(site, "sort_by", &types, &[source], None, None, &less, n)
+        let types = [T::ELEMENT, T::ELEMENT, BOOL];
+        self.run::<T, T, C>(
+            site,
+            id!(provider SortBy),
+            &types,
+            &[source],
+            None,
+            None,
+            &less,
+            n,
+        )
     }
 
     /// Runs `provider` for the call at `site` and returns up to `capacity`
@@ -486,8 +587,8 @@ impl Gpu {
     fn run<T, O, F>(
         &self,
         site: &core::panic::Location<'_>,
-        provider: &'static str,
-        types: &[(&'static str, usize)],
+        provider: ProviderId,
+        types: &[ElementId],
         inputs: &[Source<'_, T>],
         offsets: Option<&[usize]>,
         init: Option<&T>,
@@ -563,9 +664,9 @@ struct Call<'a> {
     file: &'a str,
     line: u32,
     column: u32,
-    provider: &'static str,
+    provider: ProviderId,
     /// The callback's parameter and result types, in order.
-    types: &'a [(&'static str, usize)],
+    types: &'a [ElementId],
     closure_type: &'a str,
     closure_size: usize,
     closure_align: usize,

@@ -233,19 +233,23 @@ pub fn bench_prepared(
 
     let run_once = |target: &Target<'_, '_>, buffer: usize| -> Result<Option<u32>, RuntimeError> {
         match target {
-            Target::Kernel { resolved, init, .. } => launch(
-                &gpu,
-                resolved,
-                &LaunchArgs {
-                    input: inputs[buffer].address(0),
-                    len: spec.size,
-                    init: *init,
-                    workspace: Some(&workspace),
-                    copy_output: Some(copy_output.address(0)),
-                    env: prepared.env(resolved.kernel.registration),
-                    grid_policy: policy,
-                },
-            )
+            // SAFETY: every input buffer and the copy's output hold
+            // `spec.size` words, and live until the benchmark's end.
+            Target::Kernel { resolved, init, .. } => unsafe {
+                launch(
+                    &gpu,
+                    resolved,
+                    &LaunchArgs {
+                        input: inputs[buffer].address(0),
+                        len: spec.size,
+                        init: *init,
+                        workspace: Some(&workspace),
+                        copy_output: Some(copy_output.address(0)),
+                        env: prepared.env(resolved.kernel.registration),
+                        grid_policy: policy,
+                    },
+                )
+            }
             .map(Some),
             Target::Memcpy => gpu
                 .copy_device(&copy_output, &inputs[buffer], bytes)

@@ -15,7 +15,7 @@ use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
-use manifest::{Kernel, ParamKind, Provider, Scalar, Signature, Stage};
+use manifest::{Element, Kernel, ParamKind, Provider, Signature, Stage};
 
 pub use manifest::provider::WARP_SEGMENT_LIMIT;
 
@@ -188,7 +188,16 @@ fn stage<'a, 'm>(
 /// Runs the provider of `kernels` (one registration's, every stage) on
 /// `job`, asynchronously, on the default stream. A reduce leaves its
 /// result in the workspace, a select its count in [`Scratch::count`].
-pub fn run(
+///
+/// # Safety
+///
+/// Every device address in `job` points into a live allocation with room
+/// for what the provider reads and writes for `job.len` elements of the
+/// signature's types: the input(s) `len` elements, `offsets` `segments + 1`
+/// u64s, the output as many elements as the provider writes for them
+/// ([`output_bytes`]); and each stays allocated until the stream has
+/// finished the launches.
+pub unsafe fn run(
     scratch: &mut Scratch<'_>,
     signature: &Signature,
     kernels: &[&ResolvedKernel<'_>],
@@ -225,7 +234,9 @@ pub fn run(
                 .u64(ParamKind::Partials, ws.partials.address(0))
                 .u64(ParamKind::Counter, ws.counter.address(0))
                 .u64(ParamKind::Output, ws.output.address(0));
-            launch_grid(gpu, k, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
@@ -247,7 +258,9 @@ pub fn run(
                 .u64(ParamKind::State, state)
                 .u32(ParamKind::Epoch, epoch)
                 .u64(ParamKind::Count, scratch.count.address(0));
-            launch_grid(gpu, k, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::Transform | Provider::Transform2 => {
@@ -257,7 +270,9 @@ pub fn run(
             }
             let grid = grid_for(gpu, k, job.len, job.grid);
             args.u64(ParamKind::Len, job.len);
-            launch_grid(gpu, k, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::SegmentedReduce => {
@@ -284,7 +299,9 @@ pub fn run(
             args.u64(ParamKind::Offsets, job.offsets)
                 .u64(ParamKind::Segments, job.segments)
                 .u32(ParamKind::PerBlock, u32::from(per_block));
-            launch_grid(gpu, k, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::SortBy => {
@@ -330,7 +347,9 @@ pub fn run(
                 .u32(ParamKind::NumPartitions, grid + 1)
                 .set(ParamKind::ItemsPerTile, (tile as i32).to_le_bytes())
                 .set(ParamKind::Ping, [u8::from(ping)]);
-            launch_grid(gpu, block_sort, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, block_sort, grid, &args)? };
             launched.push(block_sort, grid);
             let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
             let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
@@ -340,8 +359,10 @@ pub fn run(
                 // CUB's agents wait for the grid before them
                 // (griddepcontrol.wait) before they read: each launch may
                 // start while the one before it drains, as CUB launches them.
-                launch_with(gpu, partition, partition_grid, &args, true)?;
-                launch_with(gpu, merge, grid, &args, true)?;
+                // SAFETY: as for `launch_grid` above.
+                unsafe { launch_with(gpu, partition, partition_grid, &args, true)? };
+                // SAFETY: as for `launch_grid` above.
+                unsafe { launch_with(gpu, merge, grid, &args, true)? };
                 launched.push(partition, partition_grid);
                 launched.push(merge, grid);
                 ping = !ping;
@@ -351,7 +372,9 @@ pub fn run(
             let k = stage(kernels, Stage::Main)?;
             let grid = grid_for(gpu, k, job.len, None);
             args.u64(ParamKind::Len, job.len);
-            launch_grid(gpu, k, grid, &args)?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, k, grid, &args)? };
             launched.push(k, grid);
         }
     }
@@ -362,7 +385,7 @@ pub fn run(
 /// segmented reduce, the kept elements for select): what to copy back.
 pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
     let out = match provider {
-        Provider::Transform | Provider::Transform2 => signature.ret,
+        Provider::Transform | Provider::Transform2 => &signature.ret,
         Provider::Reduce => return signature.element().size(),
         _ => signature.element(),
     };
@@ -371,8 +394,6 @@ pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
 
 /// The element types of the callback, in the order a call states them:
 /// the parameters, then the result.
-pub fn signature_types(signature: &Signature) -> Vec<Scalar> {
-    let mut v = signature.params.clone();
-    v.push(signature.ret);
-    v
+pub fn signature_types(signature: &Signature) -> Vec<&Element> {
+    signature.params.iter().chain([&signature.ret]).collect()
 }

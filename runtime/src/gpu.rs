@@ -179,7 +179,16 @@ impl Gpu {
     /// one before it on the stream has finished, and must wait for it
     /// (`griddepcontrol.wait`) before it reads what that kernel wrote, as
     /// CUB's merge sort agents do. What CUB's dispatch does for them.
-    pub fn launch_dependent(
+    ///
+    /// # Safety
+    ///
+    /// Every device address among `params` must point into a live
+    /// allocation of this context with room for everything the kernel reads
+    /// and writes through it for the launch's sizes (also among `params`),
+    /// and stay allocated until the stream has finished the kernel: the
+    /// driver checks none of it, and a wrong address is a write anywhere in
+    /// device memory.
+    pub unsafe fn launch_dependent(
         &self,
         function: &Function<'_>,
         grid: u32,
@@ -209,8 +218,8 @@ impl Gpu {
             attrs: &mut attribute,
             numAttrs: 1,
         };
-        // SAFETY: as for `launch`; the configuration and attribute live for
-        // the call.
+        // SAFETY: as for `launch`, and the caller's contract; the
+        // configuration and attribute live for the call.
         let status = unsafe {
             sys::cuLaunchKernelEx(
                 &config,
@@ -227,7 +236,16 @@ impl Gpu {
 
     /// Launches `function` on the default stream. `params` are the kernel's
     /// parameter values in order, each as its bytes.
-    pub fn launch(
+    ///
+    /// # Safety
+    ///
+    /// Every device address among `params` must point into a live
+    /// allocation of this context with room for everything the kernel reads
+    /// and writes through it for the launch's sizes (also among `params`),
+    /// and stay allocated until the stream has finished the kernel: the
+    /// driver checks none of it, and a wrong address is a write anywhere in
+    /// device memory.
+    pub unsafe fn launch(
         &self,
         function: &Function<'_>,
         grid: u32,
@@ -239,7 +257,8 @@ impl Gpu {
             params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
         // SAFETY: the parameter list was checked against the kernel's
         // (cuFuncGetParamInfo) when the function was resolved; each pointer
-        // addresses at least that parameter's size in bytes.
+        // addresses at least that parameter's size in bytes; the addresses
+        // they hold are the caller's contract.
         unsafe {
             result::launch_kernel(
                 function.raw,

@@ -19,7 +19,8 @@ use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Gpu};
 use crate::RuntimeError;
-use manifest::{Callback, Kernel, Provider, RegistrationId};
+use manifest::{Callback, Kernel, RegistrationId};
+pub use manifest::{Provider, Scalar};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, OnceLock};
 
@@ -77,11 +78,12 @@ pub struct CallInfo<'a> {
     pub file: &'a str,
     pub line: u32,
     pub column: u32,
-    /// The registration's provider (`reduce`, `sort_by`, …).
-    pub provider: &'a str,
-    /// `(type_name, size_of)` of the callback's parameter types and its
-    /// result, in order (`[T, T, T]` for reduce, `[T, bool]` for select).
-    pub types: &'a [(&'a str, usize)],
+    /// The registration's provider.
+    pub provider: Provider,
+    /// The callback's parameter types and its result, in order (`[T, T, T]`
+    /// for reduce, `[T, bool]` for select): each a sealed element trait's
+    /// constant (`native::gpu::DeviceElement`).
+    pub types: &'a [Scalar],
     /// `type_name::<F>()`, `size_of::<F>()`, `align_of::<F>()`.
     pub closure_type: &'a str,
     pub closure_size: usize,
@@ -261,11 +263,10 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
     let Some(site) = &callback.site else {
         return Err("it has no call site".into());
     };
-    if call.provider != callback.provider.name() {
+    if call.provider != callback.provider {
         return Err(format!(
             "it was compiled for `{}`, the call is `{}`",
-            callback.provider.name(),
-            call.provider
+            callback.provider, call.provider
         ));
     }
     let compiled = dispatch::signature_types(&callback.signature);
@@ -273,9 +274,9 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
         && compiled
             .iter()
             .zip(call.types)
-            .all(|(s, (name, size))| s.name() == *name && s.size() == *size as u64);
+            .all(|(e, s)| e.scalar() == Some(*s));
     if !fits {
-        let called: Vec<&str> = call.types.iter().map(|(n, _)| *n).collect();
+        let called: Vec<&str> = call.types.iter().map(|s| s.name()).collect();
         return Err(format!(
             "it was compiled for a callback of type `{}`, the call's types are ({})",
             callback.signature,
@@ -692,7 +693,12 @@ impl Device {
         };
         job.output = grown(gpu, &mut state.output, out_alloc as usize)?;
         let scratch = state.scratch.as_mut().expect("created above");
-        let launched = dispatch::run(scratch, signature, &kernels, &job).map_err(device_error)?;
+        // SAFETY: the inputs are live device buffers of `len` elements (a
+        // host input was uploaded above), the offsets buffer holds
+        // `segments + 1` u64s, the output was grown to what the provider
+        // writes, and the call waits for the stream before any is released.
+        let launched =
+            unsafe { dispatch::run(scratch, signature, &kernels, &job) }.map_err(device_error)?;
         let report = LaunchReport {
             kernels: launched.launches,
             input_address: job.input,

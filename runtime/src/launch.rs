@@ -150,19 +150,32 @@ pub fn grid_for(
 }
 
 /// Launches (asynchronously) on `grid` blocks.
-pub fn launch_grid(
+///
+/// # Safety
+///
+/// As [`Gpu::launch`]: every device address in `args` points into a live
+/// allocation with room for what the kernel reads and writes for the sizes
+/// in `args`, until the stream has finished it.
+pub unsafe fn launch_grid(
     gpu: &Gpu,
     resolved: &ResolvedKernel<'_>,
     grid: u32,
     args: &Args,
 ) -> Result<(), RuntimeError> {
-    launch_with(gpu, resolved, grid, args, false)
+    // SAFETY: the caller's contract.
+    unsafe { launch_with(gpu, resolved, grid, args, false) }
 }
 
 /// [`launch_grid`], with programmatic dependent launch allowed when
 /// `dependent` (only for kernels that wait for the grid before them:
 /// [`Gpu::launch_dependent`]).
-pub fn launch_with(
+///
+/// # Safety
+///
+/// As [`Gpu::launch`]: every device address in `args` points into a live
+/// allocation with room for what the kernel reads and writes for the sizes
+/// in `args`, until the stream has finished it.
+pub unsafe fn launch_with(
     gpu: &Gpu,
     resolved: &ResolvedKernel<'_>,
     grid: u32,
@@ -171,19 +184,19 @@ pub fn launch_with(
 ) -> Result<(), RuntimeError> {
     let kernel = &resolved.kernel;
     let params = args.pack(kernel)?;
-    let launch = if dependent {
-        Gpu::launch_dependent
-    } else {
-        Gpu::launch
-    };
-    launch(
-        gpu,
-        &resolved.function,
+    let (grid, block, shared) = (
         grid.max(1),
         kernel.launch.threads(),
         kernel.launch.dynamic_shared_bytes,
-        &params,
-    )
+    );
+    // SAFETY: the caller's contract covers the addresses in `params`.
+    unsafe {
+        if dependent {
+            gpu.launch_dependent(&resolved.function, grid, block, shared, &params)
+        } else {
+            gpu.launch(&resolved.function, grid, block, shared, &params)
+        }
+    }
     .map_err(|e| RuntimeError::Launch {
         kernel: kernel.name.clone(),
         what: e.to_string(),
@@ -208,7 +221,14 @@ pub struct LaunchArgs<'a> {
 
 /// Launches an i32 reduce or the copy kernel (asynchronously) and returns
 /// the grid size used.
-pub fn launch(
+///
+/// # Safety
+///
+/// `args.input` holds `args.len` elements (4-byte words for the copy) in a
+/// live allocation, the copy's `copy_output` has room for as many, and both
+/// stay allocated until the stream has finished the kernel (the workspace
+/// is checked here).
+pub unsafe fn launch(
     gpu: &Gpu,
     resolved: &ResolvedKernel<'_>,
     args: &LaunchArgs<'_>,
@@ -254,6 +274,8 @@ pub fn launch(
             )))
         }
     }
-    launch_grid(gpu, resolved, grid, &values)?;
+    // SAFETY: the caller's contract for the input and output; the
+    // workspace's buffers are live and hold `grid` partials (checked above).
+    unsafe { launch_grid(gpu, resolved, grid, &values)? };
     Ok(grid)
 }

@@ -329,7 +329,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             continue;
         }
         let signature = &callback.signature;
-        let element = signature.element();
+        let Some(element) = signature.element().scalar() else {
+            continue;
+        };
         if !matches!(
             element,
             Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
@@ -427,7 +429,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                                 b: usize,
                                 grid: Option<GridPolicy>|
              -> Result<(), RuntimeError> {
-                let l = dispatch::run(&mut scratch, signature, ks, &job(b, grid))?;
+                // SAFETY: `job` addresses the benchmark's buffers, each
+                // allocated for the largest size and live for the whole run.
+                let l = unsafe { dispatch::run(&mut scratch, signature, ks, &job(b, grid))? };
                 launches = l.launches.len();
                 Ok(())
             };

@@ -237,19 +237,24 @@ pub fn run_prepared(prepared: &Prepared, options: &RunOptions) -> Result<Report,
             })?;
         // Poison the result so a kernel that writes nothing cannot pass.
         workspace.output.upload(0, &[!case.expected])?;
-        let grid = launch(
-            &gpu,
-            resolved,
-            &LaunchArgs {
-                input: input.address(case.offset as usize * 4),
-                len: case.size,
-                init: case.init,
-                workspace: Some(&workspace),
-                copy_output: None,
-                env: prepared.env(Some(run.registration)),
-                grid_policy: None,
-            },
-        )?;
+        // SAFETY: `input` holds the largest case's words past the largest
+        // offset (allocated above), and lives until the synchronisation
+        // below.
+        let grid = unsafe {
+            launch(
+                &gpu,
+                resolved,
+                &LaunchArgs {
+                    input: input.address(case.offset as usize * 4),
+                    len: case.size,
+                    init: case.init,
+                    workspace: Some(&workspace),
+                    copy_output: None,
+                    env: prepared.env(Some(run.registration)),
+                    grid_policy: None,
+                },
+            )?
+        };
         gpu.synchronize().map_err(|e| RuntimeError::Launch {
             kernel: run.kernel.clone(),
             what: format!("size {} seed {}: {e}", case.size, case.seed),

@@ -116,7 +116,7 @@ fn cpp_thunk(name: &str, env: &EnvLayout, body: &str) -> String {
         let _ = writeln!(
             out,
             "    const {ty} {name} = *(const {ty} *)(bytes + {offset});",
-            ty = field.scalar.c_type(),
+            ty = field.scalar.c_type().unwrap_or("void"),
             name = field.name,
             offset = field.offset
         );

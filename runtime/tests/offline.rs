@@ -321,8 +321,8 @@ fn the_tamper_script_refuses_every_copy() {
 fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
     use manifest::embed::Record;
     use manifest::{CallSite, Manifest};
-    use runtime::host::{CallInfo, HostErrorKind, Registry};
-    const I32_FOLD: [(&str, usize); 3] = [("i32", 4), ("i32", 4), ("i32", 4)];
+    use runtime::host::{CallInfo, HostErrorKind, Provider, Registry, Scalar};
+    const I32_FOLD: [Scalar; 3] = [Scalar::I32; 3];
 
     let dir = selftest_dir();
     let mut m: Manifest =
@@ -351,7 +351,7 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         file: "sums/src/lib.rs",
         line: 12,
         column: 13,
-        provider: "reduce",
+        provider: Provider::Reduce,
         types: &I32_FOLD,
         closure_type: "sums::keyed::mix::{{closure}}",
         closure_size: env.size as usize,
@@ -378,14 +378,14 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         (
             "i64 elements",
             CallInfo {
-                types: &[("i64", 8), ("i64", 8), ("i64", 8)],
+                types: &[Scalar::I64; 3],
                 ..call
             },
         ),
         (
             "another provider",
             CallInfo {
-                provider: "inclusive_scan",
+                provider: Provider::InclusiveScan,
                 ..call
             },
         ),

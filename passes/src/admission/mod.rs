@@ -21,7 +21,7 @@ pub mod trial;
 pub mod unsupported;
 
 use manifest::env::EnvLayout;
-use manifest::scalar::Scalar;
+use vocab::{Element, Scalar, Signature};
 
 pub use libraries::DeviceLibraries;
 
@@ -169,7 +169,7 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
                 libraries,
             };
             let mut diags = Vec::new();
-            signature::check(&ctx, &mut diags);
+            let signature = signature::check(&ctx, &mut diags);
             captures::check(&ctx, &mut diags);
             mutable_state::check(&ctx, &mut diags);
             cuda::check(&ctx, &mut diags);
@@ -177,10 +177,9 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
             recursion::check(&ctx, &mut diags);
             unsupported::check(&ctx, &mut diags);
             capability::check(&ctx, &mut diags);
-            let verdict = if diags.is_empty() {
-                Verdict::Admitted(abi(&ctx))
-            } else {
-                Verdict::Rejected(diags)
+            let verdict = match signature {
+                Some(signature) if diags.is_empty() => Verdict::Admitted(abi(&ctx, signature)),
+                _ => Verdict::Rejected(diags),
             };
             Outcome {
                 registration: reg.clone(),
@@ -190,17 +189,10 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
         .collect()
 }
 
-fn abi(ctx: &Ctx<'_>) -> CallbackAbi {
+/// An admitted callback's ABI, with the signature the signature rule gave it.
+fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
     let body = ctx.root.unwrap_or_default().to_string();
-    // The signature rule admitted the provider and the type.
-    let provider =
-        manifest::Provider::from_name(&ctx.reg.provider).unwrap_or(manifest::Provider::Reduce);
-    let signature = ctx
-        .facts
-        .bodies
-        .get(body.as_str())
-        .and_then(|b| signature::signature(provider, &b.params, &b.ret))
-        .unwrap_or_else(|| manifest::Signature::fold(manifest::Scalar::I32));
+    let provider = ctx.reg.provider;
     // The captures rule checked that the layout is usable (E0110 otherwise);
     // a callback with no closure has no environment.
     let env = ctx
@@ -225,7 +217,6 @@ pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
         .map(|k| {
             let scalar =
                 k.ty.scalar()
-                    .and_then(|s| Scalar::from_name(s.name()))
                     .ok_or_else(|| format!("the capture `{}` is not a scalar", k.name))?;
             Ok((k.name.clone(), scalar))
         })
@@ -251,14 +242,14 @@ pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
 
 /// The readable ABI summary of an admitted callback (for people and snapshots).
 pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
-    let stdint = |s: manifest::Scalar| match manifest::provider::abi_c_type(s) {
+    let stdint = |e: &Element| match manifest::provider::abi_c_type(e) {
         "int" => "int32_t",
         "unsigned int" => "uint32_t",
         "long long" => "int64_t",
         "unsigned long long" => "uint64_t",
         other => other,
     };
-    let params: Vec<&str> = abi.signature.params.iter().map(|s| stdint(*s)).collect();
+    let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
     let mut s = format!(
         "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{}`\n  thunk: {} {}(const void *env, {})\n  environment: size {}, align {}",
         reg.index,
@@ -267,7 +258,7 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         reg.provider,
         abi.body,
         abi.signature,
-        stdint(abi.signature.ret),
+        stdint(&abi.signature.ret),
         abi.thunk,
         params.join(", "),
         abi.env.size,

@@ -1,9 +1,9 @@
 //! Rule: the callback has the type its provider takes (`(T, T) -> T` for a
 //! fold, `(T) -> U` for a map, …; `manifest::Shape`), over element types
-//! the providers take (`manifest::ELEMENT_TYPES`).
+//! the providers take (`vocab::ELEMENT_SCALARS`).
 
 use frontend::ty::{Scalar, Ty};
-use manifest::{Provider, Signature};
+use vocab::{Element, Signature, ELEMENT_SCALARS};
 
 use super::facts::CallbackRef;
 use super::Ctx;
@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 
 /// The element types in words: `` `i8`, `i16`, …, `f64` ``.
 fn supported() -> String {
-    manifest::ELEMENT_TYPES
+    ELEMENT_SCALARS
         .iter()
         .map(|s| format!("`{}`", s.name()))
         .collect::<Vec<_>>()
@@ -20,14 +20,14 @@ fn supported() -> String {
 }
 
 /// The element type a `Ty` is, when it is one the providers take.
-fn element(t: &Ty) -> Option<manifest::Scalar> {
-    let s = manifest::Scalar::from_name(t.scalar()?.name())?;
-    manifest::is_element_type(s).then_some(s)
+fn element(t: &Ty) -> Option<Element> {
+    let e = Element::Scalar(t.scalar()?);
+    e.is_provider_element().then_some(e)
 }
 
 /// The callback's signature when the rule admits it: its shape, over
 /// element types (and `bool` where the shape has it).
-pub fn signature(provider: Provider, params: &[Ty], ret: &Ty) -> Option<Signature> {
+pub fn signature(provider: vocab::Provider, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let bool_ty = Ty::Scalar(Scalar::Bool);
     let elements = provider.shape().elements(params, ret, &bool_ty)?;
     if !elements.iter().all(|t| element(t).is_some()) {
@@ -35,7 +35,7 @@ pub fn signature(provider: Provider, params: &[Ty], ret: &Ty) -> Option<Signatur
     }
     let scalar = |t: &Ty| {
         if *t == bool_ty {
-            Some(manifest::Scalar::Bool)
+            Some(Element::Scalar(Scalar::Bool))
         } else {
             element(t)
         }
@@ -46,7 +46,8 @@ pub fn signature(provider: Provider, params: &[Ty], ret: &Ty) -> Option<Signatur
     })
 }
 
-pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+/// Checks the rule; the callback's signature when it holds.
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
         // No body: a fn pointer or a callback of an unknown kind.
         if let CallbackRef::Other(t) = &ctx.reg.callback {
@@ -65,7 +66,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     .with_note("the GPU code is compiled ahead of time from the callback's body; a pointer's target is chosen when the program runs, and a host address cannot be called on the device")
                     .with_help(format!("pass the `fn` item itself (`native::{}(data, …, add)`), or a closure", ctx.reg.function)),
                 );
-                return;
+                return None;
             }
         }
         let what = match &ctx.reg.callback {
@@ -85,20 +86,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             )
             .with_help("pass a closure or a `fn` item directly to the registration function"),
         );
-        return;
+        return None;
     };
-    let Some(provider) = Provider::from_name(&ctx.reg.provider) else {
-        out.push(
-            Diagnostic::new(
-                Code::Signature,
-                format!("no GPU provider `{}`", ctx.reg.provider),
-                ctx.registration_label("registered here"),
-            )
-            .with_note("the registration table names a provider the compiler does not build")
-            .with_help("this is a bug in the compiler's tables: please report it"),
-        );
-        return;
-    };
+    let provider = ctx.reg.provider;
     let shape = provider.shape();
     let params: Vec<String> = root.params.iter().map(Ty::to_string).collect();
     let found = format!("({}) -> {}", params.join(", "), root.ret);
@@ -122,16 +112,15 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             ))
             .with_help(format!("give `{name}` a callback of type `{}`", shape.describe())),
         );
-        return;
+        return None;
     };
     // The first element type the providers do not take, if any.
     let Some(at) = elements.iter().position(|t| element(t).is_none()) else {
-        return;
+        return signature(provider, &root.params, &root.ret);
     };
     let bad = &elements[at];
     // A map's last element type is its result's.
-    let result =
-        matches!(shape, manifest::Shape::Map | manifest::Shape::Zip) && at + 1 == elements.len();
+    let result = matches!(shape, vocab::Shape::Map | vocab::Shape::Zip) && at + 1 == elements.len();
     let (what, help) = match bad {
         _ if result => (
             format!("produce elements of type `{bad}`"),
@@ -185,6 +174,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         ))
         .with_help(help),
     );
+    None
 }
 
 fn kind(ctx: &Ctx<'_>) -> &'static str {

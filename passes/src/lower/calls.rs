@@ -32,6 +32,7 @@ use melior::ir::{
     r#type::FunctionType,
     Location, Module, Region, Type,
 };
+use vocab::CallKind;
 
 use super::{
     rewrite::{self, Op, Rw, Val},
@@ -90,8 +91,9 @@ fn defining_op(v: Val) -> Option<Op> {
 
 fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
+    let kind = CallKind::parse(&kind).map_err(|e| rw.error(op, e.to_string()))?;
     // A local callee is a symbol; any other is a path.
-    let callee = if kind == "local" {
+    let callee = if kind == CallKind::Local {
         rw.symbol_attr(op, "callee")?
     } else {
         rw.str_attr(op, "callee")?
@@ -108,8 +110,8 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
     }
     let result = rewrite::result(op, 0);
     let result_ty = result.map(rewrite::type_of);
-    let value = match kind.as_str() {
-        "local" => {
+    let value = match kind {
+        CallKind::Local => {
             let symbol = plan.symbols.get(&callee).ok_or_else(|| {
                 rw.error(op, format!("`{callee}` is not among the bodies being lowered"))
             })?;
@@ -118,7 +120,7 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
             let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
             rewrite::result(c, 0)
         }
-        "extern" => {
+        CallKind::Extern => {
             let inputs: Vec<Type<'c>> = args.iter().map(|a| rewrite::type_of(*a)).collect();
             let results: Vec<Type<'c>> = result_ty.into_iter().collect();
             let declared = externs
@@ -135,14 +137,14 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
             let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
             rewrite::result(c, 0)
         }
-        "panic" => {
+        CallKind::Panic => {
             rw.emit(op, "llvm.intr.trap", &[], &[], &[])?;
             match result_ty {
                 Some(t) => Some(rw.emit1(op, "llvm.mlir.poison", &[], t, &[])?),
                 None => None,
             }
         }
-        "core" => {
+        CallKind::Core => {
             // Admission checked the same table; this only guards documents
             // that were not admitted (`driver opt` on any module).
             let receiver = rw.ty_attr(op, "receiver")?.scalar();
@@ -162,10 +164,13 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
             }
             .lower(entry.op)?
         }
-        other => {
+        other @ (CallKind::Registration | CallKind::Indirect | CallKind::Foreign) => {
             return Err(rw.error(
                 op,
-                format!("a `{other}` call of `{text}` cannot run on the GPU (admission should have rejected it)"),
+                format!(
+                    "a `{}` call of `{text}` cannot run on the GPU (admission should have rejected it)",
+                    other.name()
+                ),
             ))
         }
     };

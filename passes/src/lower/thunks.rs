@@ -17,7 +17,6 @@
 //! ignores `env`. The thunk has external linkage and its plain C name; the
 //! bodies it calls are internal, so the optimiser inlines them.
 
-use manifest::Scalar;
 use melior::ir::{
     attribute::{StringAttribute, TypeAttribute},
     block::BlockLike,
@@ -25,6 +24,8 @@ use melior::ir::{
     r#type::FunctionType,
     Block, Module, Region, RegionLike, Type, Value,
 };
+
+use vocab::{Element, Scalar};
 
 use super::{
     plan::Thunk,
@@ -57,26 +58,45 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
     Ok(())
 }
 
-/// The body's own type of a scalar (`i8` for `u8`, `i1` for `bool`): the
-/// lowering's (`types::scalar_type`).
-fn body_type(s: Scalar) -> &'static str {
-    frontend::ty::Scalar::from_name(s.name())
-        .and_then(super::types::scalar_type)
-        .unwrap_or("i32")
+/// How an operand or the result of a callback crosses the thunk: its type
+/// in the body (`i8` for `u8`, `i1` for `bool`: `types::scalar_type`) and
+/// the type it travels as (narrow integers and `bool` as `i32`).
+#[derive(Clone, Copy)]
+struct Crossing {
+    body: &'static str,
+    abi: &'static str,
+    signed: bool,
 }
 
-/// The type a scalar travels as through the thunk ABI.
-fn abi_type(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool
-        | Scalar::I8
-        | Scalar::U8
-        | Scalar::I16
-        | Scalar::U16
-        | Scalar::I32
-        | Scalar::U32
-        | Scalar::Char => "i32",
-        other => body_type(other),
+impl Crossing {
+    fn of(rw: &Rw<'_>, at: Op, e: &Element) -> Result<Crossing, LowerError> {
+        let scalar = e.scalar().filter(|s| s.is_capturable());
+        let Some((s, body)) = scalar.and_then(|s| Some((s, super::types::scalar_type(s)?))) else {
+            return Err(rw.error(
+                at,
+                format!("a thunk cannot pass elements of type `{e}` (scalar elements only)"),
+            ));
+        };
+        let abi = match s {
+            Scalar::Bool
+            | Scalar::I8
+            | Scalar::U8
+            | Scalar::I16
+            | Scalar::U16
+            | Scalar::I32
+            | Scalar::U32
+            | Scalar::Char => "i32",
+            _ => body,
+        };
+        Ok(Crossing {
+            body,
+            abi,
+            signed: s.is_signed(),
+        })
+    }
+
+    fn widens(self) -> bool {
+        self.abi != self.body
     }
 }
 
@@ -89,11 +109,13 @@ fn check_signature(rw: &Rw<'_>, body: Op, thunk: &Thunk) -> Result<(), LowerErro
     if thunk.takes_env {
         params.push("!llvm.ptr");
     }
-    params.extend(thunk.signature.params.iter().map(|s| body_type(*s)));
+    for p in &thunk.signature.params {
+        params.push(Crossing::of(rw, body, p)?.body);
+    }
     let expected = format!(
         "({}) -> {}",
         params.join(", "),
-        body_type(thunk.signature.ret)
+        Crossing::of(rw, body, &thunk.signature.ret)?.body
     );
     if ty != expected {
         return Err(rw.error(
@@ -114,11 +136,17 @@ fn build<'c>(
     let sig = &thunk.signature;
     let ptr = rw.ty("!llvm.ptr", body)?;
     let mut inputs: Vec<Type<'c>> = vec![ptr];
-    for p in &sig.params {
-        inputs.push(rw.ty(abi_type(*p), body)?);
+    let params = sig
+        .params
+        .iter()
+        .map(|p| Crossing::of(rw, body, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for p in &params {
+        inputs.push(rw.ty(p.abi, body)?);
     }
-    let ret_abi = rw.ty(abi_type(sig.ret), body)?;
-    let ret_body = rw.ty(body_type(sig.ret), body)?;
+    let ret = Crossing::of(rw, body, &sig.ret)?;
+    let ret_abi = rw.ty(ret.abi, body)?;
+    let ret_body = rw.ty(ret.body, body)?;
     let region = Region::new();
     let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
     let block = region.append_block(Block::new(&arguments));
@@ -136,15 +164,15 @@ fn build<'c>(
             .map_err(|e| rw.error(body, format!("thunk argument 0: {e}")))?;
         args.push(env.into());
     }
-    for (i, p) in sig.params.iter().enumerate() {
+    for (i, p) in params.iter().enumerate() {
         let a: Value<'c, '_> = block
             .argument(i + 1)
             .map_err(|e| rw.error(body, format!("thunk argument {}: {e}", i + 1)))?
             .into();
-        if abi_type(*p) == body_type(*p) {
+        if !p.widens() {
             args.push(a);
         } else {
-            let narrow = rw.ty(body_type(*p), body)?;
+            let narrow = rw.ty(p.body, body)?;
             let t = block.append_operation(op("arith.trunci", a, narrow)?);
             args.push(
                 t.result(0)
@@ -165,8 +193,8 @@ fn build<'c>(
         .result(0)
         .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?
         .into();
-    if abi_type(sig.ret) != body_type(sig.ret) {
-        let widen = if sig.ret.is_signed_int() {
+    if ret.widens() {
+        let widen = if ret.signed {
             "arith.extsi"
         } else {
             "arith.extui"

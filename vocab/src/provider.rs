@@ -1,0 +1,312 @@
+//! The native providers and the types of their callbacks.
+
+use std::fmt;
+
+use crate::element::Element;
+use crate::name::UnknownName;
+use crate::scalar::Scalar;
+
+/// A native provider: the CUDA C++ code a kernel instantiates
+/// (`providers/*.cuh`), named as the registration functions of `native` are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provider {
+    /// `reduce.cuh`: `op`-fold of the elements plus `init`.
+    Reduce,
+    /// `scan.cuh`: every prefix, `op`-folded.
+    InclusiveScan,
+    /// `scan.cuh`: every prefix before an element, from `init`.
+    ExclusiveScan,
+    /// `transform.cuh`: `op` of each element.
+    Transform,
+    /// `transform.cuh`: `op` of each pair of elements of two inputs.
+    Transform2,
+    /// `segmented_reduce.cuh`: one fold from `init` per segment.
+    SegmentedReduce,
+    /// `select.cuh`: the elements a predicate keeps, in order.
+    Select,
+    /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
+    SortBy,
+    /// Not a registration: the device-to-device copy of 32-bit words that
+    /// the benchmarks measure the bandwidth ceiling with.
+    Copy,
+}
+
+impl Provider {
+    /// Every provider a registration can name (the copy kernel is not one).
+    pub const CALLBACKS: [Provider; 8] = [
+        Provider::Reduce,
+        Provider::InclusiveScan,
+        Provider::ExclusiveScan,
+        Provider::Transform,
+        Provider::Transform2,
+        Provider::SegmentedReduce,
+        Provider::Select,
+        Provider::SortBy,
+    ];
+
+    /// Every provider a kernel of a manifest can be.
+    pub const ALL: [Provider; 9] = [
+        Provider::Reduce,
+        Provider::InclusiveScan,
+        Provider::ExclusiveScan,
+        Provider::Transform,
+        Provider::Transform2,
+        Provider::SegmentedReduce,
+        Provider::Select,
+        Provider::SortBy,
+        Provider::Copy,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Provider::Reduce => "reduce",
+            Provider::InclusiveScan => "inclusive_scan",
+            Provider::ExclusiveScan => "exclusive_scan",
+            Provider::Transform => "transform",
+            Provider::Transform2 => "transform2",
+            Provider::SegmentedReduce => "segmented_reduce",
+            Provider::Select => "select",
+            Provider::SortBy => "sort_by",
+            Provider::Copy => "copy",
+        }
+    }
+
+    /// Reads a provider's name: an error listing the valid names otherwise.
+    pub fn parse(name: &str) -> Result<Provider, UnknownName> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| UnknownName::new("provider", name, Provider::ALL.map(Provider::name)))
+    }
+
+    /// Reads the provider a registration names: one of [`Provider::CALLBACKS`].
+    pub fn parse_callback(name: &str) -> Result<Provider, UnknownName> {
+        Provider::CALLBACKS
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                UnknownName::new("provider", name, Provider::CALLBACKS.map(Provider::name))
+            })
+    }
+
+    /// Whether a registration can name it (every provider but the copy).
+    pub fn takes_callback(self) -> bool {
+        self != Provider::Copy
+    }
+
+    /// The type its callback has, in terms of the element types.
+    pub fn shape(self) -> Shape {
+        match self {
+            Provider::Reduce
+            | Provider::InclusiveScan
+            | Provider::ExclusiveScan
+            | Provider::SegmentedReduce => Shape::Fold,
+            Provider::Transform | Provider::Copy => Shape::Map,
+            Provider::Transform2 => Shape::Zip,
+            Provider::Select => Shape::Predicate,
+            Provider::SortBy => Shape::Compare,
+        }
+    }
+
+    /// Whether the provider takes an initial value (`init`).
+    pub fn takes_init(self) -> bool {
+        matches!(
+            self,
+            Provider::Reduce | Provider::ExclusiveScan | Provider::SegmentedReduce
+        )
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(feature = "serde")]
+crate::name::serde_by_name!(Provider);
+
+/// The scalar element types every provider takes: the types of CUB's
+/// device-wide algorithms' benchmarks and more, all with a plain C++
+/// equivalent.
+pub const ELEMENT_SCALARS: [Scalar; 10] = [
+    Scalar::I8,
+    Scalar::I16,
+    Scalar::I32,
+    Scalar::I64,
+    Scalar::U8,
+    Scalar::U16,
+    Scalar::U32,
+    Scalar::U64,
+    Scalar::F32,
+    Scalar::F64,
+];
+
+impl Element {
+    /// Whether the providers take it as an element: one of
+    /// [`ELEMENT_SCALARS`] (composite elements are not taken yet).
+    pub fn is_provider_element(&self) -> bool {
+        self.scalar().is_some_and(|s| ELEMENT_SCALARS.contains(&s))
+    }
+}
+
+/// The type of a provider's callback, with `T`, `U`, `V` element types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `(T, T) -> T`: reduce, the scans, segmented reduce.
+    Fold,
+    /// `(T) -> U`: transform.
+    Map,
+    /// `(T, U) -> V`: transform2.
+    Zip,
+    /// `(T) -> bool`: select.
+    Predicate,
+    /// `(T, T) -> bool`: sort_by's "less than".
+    Compare,
+}
+
+impl Shape {
+    /// A callback type of this shape over `t`, with `u` where the shape has
+    /// a second type (a map's result, a zip's second operand).
+    pub fn signature(self, t: impl Into<Element>, u: impl Into<Element>) -> Signature {
+        let (t, u) = (t.into(), u.into());
+        let boolean = Element::Scalar(Scalar::Bool);
+        let (params, ret) = match self {
+            Shape::Fold => (vec![t.clone(), t.clone()], t),
+            Shape::Map => (vec![t], u),
+            Shape::Zip => (vec![t.clone(), u], t),
+            Shape::Predicate => (vec![t], boolean),
+            Shape::Compare => (vec![t.clone(), t], boolean),
+        };
+        Signature { params, ret }
+    }
+
+    /// `(T, T) -> T`, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Shape::Fold => "(T, T) -> T",
+            Shape::Map => "(T) -> U",
+            Shape::Zip => "(T, U) -> V",
+            Shape::Predicate => "(T) -> bool",
+            Shape::Compare => "(T, T) -> bool",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            Shape::Map | Shape::Predicate => 1,
+            Shape::Fold | Shape::Zip | Shape::Compare => 2,
+        }
+    }
+
+    /// The element types (`T`, `U`, `V`) of a callback type of this shape,
+    /// or `None` when its parameters and result do not have the shape
+    /// (`(i32, i64) -> i32` for a fold). Whether the element types are
+    /// ones the providers take is another question
+    /// ([`Element::is_provider_element`]).
+    pub fn elements<X: Clone + PartialEq>(
+        self,
+        params: &[X],
+        ret: &X,
+        boolean: &X,
+    ) -> Option<Vec<X>> {
+        match (self, params) {
+            (Shape::Fold, [a, b]) if a == b && a == ret => Some(vec![a.clone()]),
+            (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
+            (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
+            (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
+            (Shape::Compare, [a, b]) if a == b && ret == boolean => Some(vec![a.clone()]),
+            _ => None,
+        }
+    }
+}
+
+/// A callback's type: `(params...) -> ret`, over elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Signature {
+    pub params: Vec<Element>,
+    pub ret: Element,
+}
+
+impl Signature {
+    /// `(params...) -> ret` over scalar elements.
+    pub fn scalars(params: &[Scalar], ret: Scalar) -> Signature {
+        Signature {
+            params: params.iter().map(|&s| Element::Scalar(s)).collect(),
+            ret: Element::Scalar(ret),
+        }
+    }
+
+    /// `(T, T) -> T`.
+    pub fn fold(t: impl Into<Element>) -> Signature {
+        let t = t.into();
+        Signature {
+            params: vec![t.clone(), t.clone()],
+            ret: t,
+        }
+    }
+
+    /// The element type the data has (the first parameter's).
+    pub fn element(&self) -> &Element {
+        self.params.first().unwrap_or(&self.ret)
+    }
+
+    /// Whether this is a callback type `provider` takes: its shape, over
+    /// element types the providers take.
+    pub fn fits(&self, provider: Provider) -> bool {
+        provider.takes_callback()
+            && provider
+                .shape()
+                .elements(&self.params, &self.ret, &Element::Scalar(Scalar::Bool))
+                .is_some_and(|e| e.iter().all(Element::is_provider_element))
+    }
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<&str> = self.params.iter().map(Element::name).collect();
+        write!(f, "({}) -> {}", params.join(", "), self.ret.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_provider_is_an_error_naming_the_valid_ones() {
+        for p in Provider::CALLBACKS {
+            assert_eq!(Provider::parse_callback(p.name()), Ok(p));
+            assert!(p.takes_callback());
+        }
+        assert_eq!(Provider::parse("copy"), Ok(Provider::Copy));
+        let err = Provider::parse_callback("copy").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`"
+        );
+        assert!(Provider::parse("reduce_mut").is_err());
+    }
+
+    #[test]
+    fn signatures_fit_their_providers() {
+        let i32_ = Element::Scalar(Scalar::I32);
+        let f64_ = Element::Scalar(Scalar::F64);
+        let fold = Signature::fold(Scalar::I32);
+        assert!(fold.fits(Provider::Reduce));
+        assert!(!fold.fits(Provider::Select));
+        assert!(!fold.fits(Provider::Copy));
+        let map = Shape::Map.signature(i32_.clone(), f64_);
+        assert!(map.fits(Provider::Transform));
+        assert_eq!(map.to_string(), "(i32) -> f64");
+        let wide = Signature::fold(Scalar::I128);
+        assert!(!wide.fits(Provider::Reduce), "i128 is no element type");
+        assert_eq!(
+            Shape::Compare.signature(i32_.clone(), i32_).ret,
+            Scalar::Bool.into()
+        );
+    }
+}
