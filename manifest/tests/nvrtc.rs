@@ -89,7 +89,7 @@ fn compile(source: &str, options: &[&str]) -> Result<usize, String> {
 
 fn every_scalar_env() -> EnvLayout {
     let mut captures: Vec<(String, Scalar)> = Vec::new();
-    for (i, s) in Scalar::ALL.iter().enumerate() {
+    for (i, s) in Scalar::ALL.iter().filter(|s| s.is_capturable()).enumerate() {
         captures.push((format!("c{i}"), *s));
         captures.push((format!("p{i}"), Scalar::U8));
     }

@@ -115,7 +115,7 @@ impl Rng {
 }
 
 /// An element type: how to make data, and how to compare results.
-trait Elem: Copy + PartialEq + Debug + Send + Sync + 'static {
+trait Elem: native::gpu::DeviceElement + PartialEq + Debug + Send + Sync + 'static {
     const NAME: &'static str;
     const EPS: f64;
     fn random(r: &mut Rng) -> Self;
