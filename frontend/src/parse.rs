@@ -345,10 +345,27 @@ impl<'a> Parser<'a> {
                 kind,
             });
         }
-        let kind = parse_terminator(term).unwrap_or_else(|e| TerminatorKind::Unparsed {
-            text: term.full.trim().trim_end_matches(';').to_string(),
-            reason: e.message,
-        });
+        let kind = match parse_terminator(term) {
+            Ok(kind) => kind,
+            // A registration is never skipped: a call of one that cannot be
+            // read stops the import, located at the call.
+            Err(e) => match unread_registration(term.full) {
+                Some(function) => {
+                    return term.err(
+                        term.full.trim_start(),
+                        format!(
+                            "a call of `{function}` that cannot be read ({}); \
+                             its callback would be skipped",
+                            e.message
+                        ),
+                    )
+                }
+                None => TerminatorKind::Unparsed {
+                    text: term.full.trim().trim_end_matches(';').to_string(),
+                    reason: e.message,
+                },
+            },
+        };
         Ok(Block {
             id,
             mir_line: open.line,
@@ -359,6 +376,25 @@ impl<'a> Parser<'a> {
             },
         })
     }
+}
+
+/// The registration function a terminator's text calls
+/// (`_0 = native::reduce::<f64, …>(…) -> …`), as it is printed.
+fn unread_registration(line: &str) -> Option<&str> {
+    let (_, call) = line.trim().split_once(" = ")?;
+    let mut depth = 0i32;
+    let open = call.char_indices().find_map(|(i, c)| {
+        match c {
+            '<' | '{' | '[' => depth += 1,
+            '>' | '}' | ']' => depth -= 1,
+            '(' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        None
+    })?;
+    let callee = &call[..open];
+    let path = split_generics(callee).0;
+    crate::registry::registration(&path).map(|_| callee.split("::<").next().unwrap_or(callee))
 }
 
 /// `const NAME: T = const VALUE;` → the name and the value, when the value
@@ -1108,7 +1144,8 @@ fn parse_const(src: Src<'_>, s: &str) -> PResult<Constant> {
             }
         }
     }
-    // Float: `1.5f32`, `0f64`, `-2.5e10f64`, `NaNf32`, `inff64`.
+    // Float: `1.5f32`, `0f64`, `-2.5e10f64`, `NaNf32`, `inff64`; optimised
+    // MIR spells the non-finite ones `-Inf_f64`, `+Inf_f32`, `NaN_f64`.
     for (suffix, scalar) in [
         ("f32", crate::ty::Scalar::F32),
         ("f64", crate::ty::Scalar::F64),
@@ -1159,10 +1196,12 @@ fn int_limit(bits: u32, signed: bool, max: bool) -> i128 {
 }
 
 fn parse_float_bits(num: &str, scalar: crate::ty::Scalar) -> Option<u64> {
-    let v: f64 = match num {
+    // rustc prints a NaN without its sign or payload: it reads back as the
+    // canonical quiet NaN.
+    let v: f64 = match num.strip_suffix('_').unwrap_or(num) {
         "NaN" => f64::NAN,
-        "inf" => f64::INFINITY,
-        "-inf" => f64::NEG_INFINITY,
+        "inf" | "Inf" | "+inf" | "+Inf" => f64::INFINITY,
+        "-inf" | "-Inf" => f64::NEG_INFINITY,
         n => n.parse().ok()?,
     };
     Some(match scalar {

@@ -92,6 +92,28 @@ fn real_mir_files_import() {
     }
 }
 
+/// A registration whose call cannot be read is an error at the call, never
+/// a registration skipped: here its initial value is a constant the parser
+/// does not know.
+#[test]
+fn an_unreadable_registration_call_is_an_error() {
+    let text = std::fs::read_to_string(root().join("tests/mir/quickstart.O3.mir")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("native::reduce::<") && l.contains("const 0_i32, move _3"))
+        .expect("the keyed_sum call")
+        + 1;
+    let broken = text.replacen("const 0_i32, move _3", "const 0_q32, move _3", 1);
+    let err = import_mir_text("quickstart.O3.mir", &broken).expect_err("an unreadable call");
+    let message = err.to_string();
+    assert!(message.starts_with(&format!("{line}:")), "{message}");
+    assert!(
+        message.contains("a call of `native::reduce` that cannot be read"),
+        "{message}"
+    );
+    assert!(message.contains("0_q32"), "{message}");
+}
+
 #[test]
 fn prepared_mir_reader_rejects_bad_documents() {
     let cases = [
