@@ -24,8 +24,11 @@
 //!   `experimental.noalias.scope.decl`) are dropped; the rest of a fixed
 //!   list that libNVVM accepts (`trap`, `ctpop`, `ctlz`, `cttz`, `bswap`,
 //!   `bitreverse`, `sqrt`, `floor`, `ceil`, `fma`, `fmuladd`, `copysign`,
-//!   `minnum`, `maxnum`) is called as is; `fabs`, `trunc` and `round` (which
-//!   libNVVM rejects) become `llvm.nvvm.{fabs,trunc,round}.{f,d}`; the
+//!   `minnum`, `maxnum`) is called as is; `fabs`, `trunc` and `roundeven`
+//!   (which libNVVM rejects) become `llvm.nvvm.{fabs,trunc,round}.{f,d}`
+//!   (NVVM's `round` is half to even); `round` (half away from zero) is
+//!   libdevice's `roundf`: a half of the operand's sign added rounding
+//!   toward zero, then truncated; `is.fpclass` is tested on the bits; the
 //!   `*.with.overflow` family is kept for i16/i32/i64 and computed exactly
 //!   in i32 for narrower integers (libNVVM takes only those three widths).
 //!
@@ -1788,8 +1791,10 @@ impl Emitter {
             ("llvm.fabs.f64", "llvm.nvvm.fabs.d"),
             ("llvm.trunc.f32", "llvm.nvvm.trunc.f"),
             ("llvm.trunc.f64", "llvm.nvvm.trunc.d"),
-            ("llvm.round.f32", "llvm.nvvm.round.f"),
-            ("llvm.round.f64", "llvm.nvvm.round.d"),
+            // NVVM's `round` rounds half to even (libdevice's `rintf` is
+            // it); Rust's `round` (half away from zero) is expanded below.
+            ("llvm.roundeven.f32", "llvm.nvvm.round.f"),
+            ("llvm.roundeven.f64", "llvm.nvvm.round.d"),
         ];
         if let Some((_, nvvm)) = RENAMED.iter().find(|(l, _)| *l == full) {
             let ty = self.type_of(i)?;
@@ -1857,6 +1862,107 @@ impl Emitter {
                 self.line(format!("{g} = icmp {gt} {op_ty} {a}, {b}"));
                 self.line(format!("{z} = zext i1 {g} to {ty}"));
                 self.line(format!("{name} = select i1 {l}, {ty} -1, {ty} {z}"));
+            }
+            // Half away from zero, as libdevice's `roundf`: add a half of
+            // the operand's sign rounding toward zero, then truncate.
+            "llvm.round" => {
+                let (add, trunc) = match ty.as_str() {
+                    "float" => ("llvm.nvvm.add.rz.f", "llvm.nvvm.trunc.f"),
+                    "double" => ("llvm.nvvm.add.rz.d", "llvm.nvvm.trunc.d"),
+                    other => return self.err(format!("`{full}` on `{other}`")),
+                };
+                let copysign = format!("llvm.copysign.{}", &full["llvm.round.".len()..]);
+                self.declare_text(&copysign, format!("declare {ty} @{copysign}({ty}, {ty})"));
+                self.declare_text(add, format!("declare {ty} @{add}({ty}, {ty})"));
+                self.declare_text(trunc, format!("declare {ty} @{trunc}({ty})"));
+                let a = self.val(arg(0)?)?;
+                let [half, sum] = [(); 2].map(|_| self.fresh(name));
+                self.line(format!(
+                    "{half} = call {ty} @{copysign}({ty} 5.000000e-01, {ty} {a})"
+                ));
+                self.line(format!("{sum} = call {ty} @{add}({ty} {a}, {ty} {half})"));
+                self.line(format!("{name} = call {ty} @{trunc}({ty} {sum})"));
+            }
+            // A float class test (LLVM 16+; InstCombine forms it from
+            // `is_finite`/`is_infinite` shapes), on the bits: the magnitude
+            // against infinity's pattern and the quiet bit, and the sign.
+            "llvm.is" if full.starts_with("llvm.is.fpclass.") => {
+                let x_ty = self.type_of(arg(0)?)?;
+                let (int, mantissa) = match x_ty.as_str() {
+                    "float" => ("i32", 23u32),
+                    "double" => ("i64", 52u32),
+                    other => return self.err(format!("`{full}` on `{other}`")),
+                };
+                let mask_text = self.val(arg(1)?)?;
+                let mask: u32 = mask_text
+                    .parse()
+                    .or_else(|_| self.err(format!("`{full}` with test mask `{mask_text}`")))?;
+                let x = self.val(arg(0)?)?;
+                let exponent_bits = if int == "i32" { 8 } else { 11 };
+                let inf: u64 = ((1u64 << exponent_bits) - 1) << mantissa;
+                let quiet: u64 = 1 << (mantissa - 1);
+                let min_normal: u64 = 1 << mantissa;
+                let abs_mask: u64 = (1u64 << (mantissa + exponent_bits)) - 1;
+                let [bits, mag, neg, pos] = [(); 4].map(|_| self.fresh(name));
+                self.line(format!("{bits} = bitcast {x_ty} {x} to {int}"));
+                self.line(format!("{mag} = and {int} {bits}, {abs_mask}"));
+                self.line(format!("{neg} = icmp slt {int} {bits}, 0"));
+                self.line(format!("{pos} = xor i1 {neg}, true"));
+                let mut terms: Vec<String> = Vec::new();
+                // Bits 0 and 1: signalling and quiet NaN, of either sign.
+                match (mask & 1 != 0, mask & 2 != 0) {
+                    (true, true) => {
+                        let t = self.fresh(name);
+                        self.line(format!("{t} = icmp ugt {int} {mag}, {inf}"));
+                        terms.push(t);
+                    }
+                    (false, true) => {
+                        let t = self.fresh(name);
+                        self.line(format!("{t} = icmp uge {int} {mag}, {}", inf | quiet));
+                        terms.push(t);
+                    }
+                    (true, false) => {
+                        let [a, b, t] = [(); 3].map(|_| self.fresh(name));
+                        self.line(format!("{a} = icmp ugt {int} {mag}, {inf}"));
+                        self.line(format!("{b} = icmp ult {int} {mag}, {}", inf | quiet));
+                        self.line(format!("{t} = and i1 {a}, {b}"));
+                        terms.push(t);
+                    }
+                    (false, false) => {}
+                }
+                // (negative bit, positive bit, the magnitude's range [lo, hi)).
+                let classes = [
+                    (2, 9, inf, inf + 1),
+                    (3, 8, min_normal, inf),
+                    (4, 7, 1, min_normal),
+                    (5, 6, 0, 1),
+                ];
+                for (nbit, pbit, lo, hi) in classes {
+                    let (n, p) = (mask >> nbit & 1 != 0, mask >> pbit & 1 != 0);
+                    if !n && !p {
+                        continue;
+                    }
+                    let [off, within] = [(); 2].map(|_| self.fresh(name));
+                    self.line(format!("{off} = sub {int} {mag}, {lo}"));
+                    self.line(format!("{within} = icmp ult {int} {off}, {}", hi - lo));
+                    let t = match (n, p) {
+                        (true, true) => within,
+                        (sign_negative, _) => {
+                            let t = self.fresh(name);
+                            let sign = if sign_negative { &neg } else { &pos };
+                            self.line(format!("{t} = and i1 {within}, {sign}"));
+                            t
+                        }
+                    };
+                    terms.push(t);
+                }
+                let mut acc = String::from("false");
+                for t in terms {
+                    let next = self.fresh(name);
+                    self.line(format!("{next} = or i1 {acc}, {t}"));
+                    acc = next;
+                }
+                self.line(format!("{name} = or i1 {acc}, false"));
             }
             "llvm.abs" => {
                 let a = self.val(arg(0)?)?;

@@ -77,14 +77,23 @@ fn bits(t: Scalar) -> u32 {
     }
 }
 
-/// Float methods of the table that are inherent methods of `std`, not
-/// `core`, on stable Rust: a call resolves to `f32::<impl f32>::sqrt` with
-/// no body, which admission rejects (E0107). The table lists them for the
-/// intrinsic spellings (`sqrtf32`…) MIR can also show. Left out so that
-/// generated callbacks are mostly admitted; `methods_in_table_are_generated`
-/// checks every other method is drawn.
-pub const STD_ONLY: [&str; 7] = [
-    "sqrt", "floor", "ceil", "round", "trunc", "mul_add", "recip",
+/// Methods of the table the generator does not draw. The float methods
+/// that are inherent methods of `std`, not `core` (`f32::<impl f32>::sqrt`),
+/// keep generated files free of std; the table lists them for both their
+/// method and their intrinsic spellings (`sqrtf32`…), and case files cover
+/// them. `from_bits` is an associated function, not a method of a value.
+/// `methods_in_table_are_generated` checks every other method is drawn.
+pub const UNDRAWN: [&str; 10] = [
+    "sqrt",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "mul_add",
+    "recip",
+    "round_ties_even",
+    "fract",
+    "from_bits",
 ];
 
 /// What a core method takes besides its receiver, and what it returns.
@@ -127,7 +136,12 @@ fn shape(name: &str, t: Scalar, arity: usize) -> Shape {
         }
         "unsigned_abs" => Shape::Unary(Some(unsigned)),
         "abs_diff" => Shape::BinaryTo(unsigned),
-        "is_negative" | "is_positive" | "is_power_of_two" => Shape::Unary(Some(Scalar::Bool)),
+        "is_negative" | "is_positive" | "is_power_of_two" | "is_nan" | "is_finite"
+        | "is_infinite" | "is_sign_negative" | "is_sign_positive" => {
+            Shape::Unary(Some(Scalar::Bool))
+        }
+        "to_bits" if t == Scalar::F32 => Shape::Unary(Some(Scalar::U32)),
+        "to_bits" => Shape::Unary(Some(Scalar::U64)),
         "clamp" => Shape::Clamp,
         _ => match arity {
             1 => Shape::Unary(None),
@@ -320,7 +334,7 @@ impl Ctx<'_> {
         let mut cands = Vec::new();
         for e in CORE_OPS
             .iter()
-            .filter(|e| e.kind == CoreKind::Method && !STD_ONLY.contains(&e.name))
+            .filter(|e| e.kind == CoreKind::Method && !UNDRAWN.contains(&e.name))
         {
             for r in TYPES {
                 if !e.receivers.accepts(r) {

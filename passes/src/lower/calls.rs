@@ -539,7 +539,75 @@ impl<'c> Core<'_, 'c> {
                 let one = self.float(1.0)?;
                 some(self.bin("arith.divf", one, self.arg(0)?)?)
             }
+            CoreOp::RoundTiesEven => {
+                some(self.op("llvm.intr.roundeven", &[self.arg(0)?], self.ty()?)?)
+            }
+            // `self - self.trunc()`, as std has it.
+            CoreOp::Fract => {
+                let x = self.arg(0)?;
+                let t = self.op("llvm.intr.trunc", &[x], self.ty()?)?;
+                some(self.bin("arith.subf", x, t)?)
+            }
+            CoreOp::ToBits | CoreOp::FromBits => {
+                some(self.op("arith.bitcast", &[self.arg(0)?], self.result_ty()?)?)
+            }
+            // Classification reads the bits: the magnitude (sign cleared)
+            // against the infinity's bit pattern.
+            CoreOp::IsNan | CoreOp::IsFinite | CoreOp::IsInfinite => {
+                let (magnitude, inf) = self.magnitude_bits()?;
+                let pred = match op {
+                    CoreOp::IsNan => "ugt",
+                    CoreOp::IsFinite => "ult",
+                    _ => "eq",
+                };
+                some(self.cmpi(pred, magnitude, inf)?)
+            }
+            CoreOp::IsSignNegative | CoreOp::IsSignPositive => {
+                let bits = self.bits()?;
+                let zero = self.int(rewrite::type_of(bits), 0)?;
+                let pred = if op == CoreOp::IsSignNegative {
+                    "slt"
+                } else {
+                    "sge"
+                };
+                some(self.cmpi(pred, bits, zero)?)
+            }
+            // core's constants: `180 / PI` and `PI / 180` rounded in the
+            // receiver's type (f32's to_degrees multiplies by a literal).
+            CoreOp::ToDegrees | CoreOp::ToRadians => {
+                let k = match (op, self.scalar) {
+                    (CoreOp::ToDegrees, Scalar::F32) => f64::from(57.295_78_f32),
+                    (CoreOp::ToDegrees, _) => 180.0f64 / std::f64::consts::PI,
+                    (_, Scalar::F32) => f64::from(std::f32::consts::PI / 180.0f32),
+                    _ => std::f64::consts::PI / 180.0f64,
+                };
+                let k = self.float(k)?;
+                some(self.bin("arith.mulf", self.arg(0)?, k)?)
+            }
         }
+    }
+
+    /// The receiver's bits as an integer of its width.
+    fn bits(&self) -> Result<Val, LowerError> {
+        let int = match self.scalar {
+            Scalar::F32 => "i32",
+            _ => "i64",
+        };
+        let ty = self.rw.ty(int, self.at)?;
+        self.op("arith.bitcast", &[self.arg(0)?], ty)
+    }
+
+    /// The receiver's bits with the sign cleared, and infinity's bits.
+    fn magnitude_bits(&self) -> Result<(Val, Val), LowerError> {
+        let bits = self.bits()?;
+        let ty = rewrite::type_of(bits);
+        let (mask, inf) = match self.scalar {
+            Scalar::F32 => (0x7fff_ffff, 0x7f80_0000),
+            _ => (i64::MAX, 0x7ff0_0000_0000_0000),
+        };
+        let mask = self.int(ty, mask)?;
+        let magnitude = self.bin("arith.andi", bits, mask)?;
+        Ok((magnitude, self.int(ty, inf)?))
     }
 
     /// `iN::MIN`, at any width (128-bit constants are built from text).
