@@ -83,6 +83,13 @@ impl Scalar {
 
     /// Reads a name that must be a scalar's (a document's field): an error
     /// that lists the valid names otherwise.
+    ///
+    /// ```
+    /// use vocab::Scalar;
+    /// assert_eq!(Scalar::parse("u16"), Ok(Scalar::U16));
+    /// let unknown = Scalar::parse("int").unwrap_err().to_string();
+    /// assert!(unknown.starts_with("unknown scalar type `int`; valid: `i8`, `i16`"), "{unknown}");
+    /// ```
     pub fn parse(name: &str) -> Result<Scalar, UnknownName> {
         Scalar::from_name(name)
             .ok_or_else(|| UnknownName::new("scalar type", name, Scalar::ALL.map(Scalar::name)))
