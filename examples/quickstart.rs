@@ -1,5 +1,5 @@
 // Quickstart: four callbacks the compiler admits (sum, captured xor, min/max,
-// helper call) and one it rejects (a borrowed capture), so both outcomes show.
+// helper call). examples/borrowed_capture.rs shows one it rejects.
 
 /// A local helper the GPU callback calls; it is compiled along with it.
 /// Picks the value closer to zero (the larger on a tie, -1 against 1), a
@@ -35,10 +35,4 @@ pub fn floored_max(data: &[i32], floor: i32) -> i32 {
 /// Admitted: a callback that calls a local helper function.
 pub fn nearest_zero(data: &[i32]) -> i32 {
     native::reduce(data, i32::MAX, |a, b| closer_to_zero(a, b))
-}
-
-/// Rejected: without `move`, the closure borrows `k` (its environment holds a
-/// `&i32`, which means nothing on the GPU). Adding `move` fixes it.
-pub fn borrowed_sum(data: &[i32], k: i32) -> i32 {
-    native::reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))
 }

@@ -106,6 +106,9 @@ pub struct BuildArgs<'a> {
     pub lint: bool,
     /// Warnings fail the build (exit 1, nothing written).
     pub deny_warnings: bool,
+    /// Build the admitted registrations when others are rejected (the
+    /// build still fails, exit 1); without it a rejection writes nothing.
+    pub keep_going: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -120,8 +123,20 @@ struct Chunk {
     timings: Timings,
 }
 
+/// Builds, and fails (exit 1) when a registration was rejected, as rustc
+/// does on an error: with [`BuildArgs::keep_going`] the admitted ones are
+/// written first.
 pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
-    build_counted(args).map(|_| ExitCode::SUCCESS)
+    let built = build_counted(args)?;
+    if built.rejected > 0 {
+        eprintln!(
+            "error: {} rejected of {} registrations; the admitted ones are built (--keep-going)",
+            built.rejected,
+            built.rejected + built.admitted
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What a build did.
@@ -170,6 +185,17 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
                 eprintln!("{}\n", emitter.render(d));
             }
         }
+    }
+    if rejected > 0 && !args.keep_going && admitted.lowered.is_some() {
+        return Err(format!(
+            "{rejected} rejected of {} registrations: nothing is written{}",
+            outcomes.len(),
+            if !args.quiet {
+                " (`--keep-going` builds the admitted ones)"
+            } else {
+                ""
+            }
+        ));
     }
     let Some((lowered_module, lowered)) = &admitted.lowered else {
         return Err(format!(

@@ -165,6 +165,10 @@ enum Command {
         /// Warnings fail the build (exit 1, nothing written).
         #[arg(long)]
         deny_warnings: bool,
+        /// When a registration is rejected, still build the admitted ones
+        /// (the build fails all the same: exit 1).
+        #[arg(long)]
+        keep_going: bool,
         /// Output folder.
         #[arg(short = 'o', long, default_value = "out")]
         output: PathBuf,
@@ -290,6 +294,7 @@ fn main() -> ExitCode {
             link: link_files,
             no_lint,
             deny_warnings,
+            keep_going,
             output,
         } => link::isolation().and_then(|isolation| {
             if no_cache {
@@ -319,6 +324,7 @@ fn main() -> ExitCode {
                 link: &link_files,
                 lint: !no_lint,
                 deny_warnings,
+                keep_going,
             })
         }),
         Command::Cache { action } => cache_command(action),
