@@ -379,22 +379,11 @@ impl<'a> Parser<'a> {
 }
 
 /// The registration function a terminator's text calls
-/// (`_0 = native::reduce::<f64, …>(…) -> …`), as it is printed.
-fn unread_registration(line: &str) -> Option<&str> {
-    let (_, call) = line.trim().split_once(" = ")?;
-    let mut depth = 0i32;
-    let open = call.char_indices().find_map(|(i, c)| {
-        match c {
-            '<' | '{' | '[' => depth += 1,
-            '>' | '}' | ']' => depth -= 1,
-            '(' if depth == 0 => return Some(i),
-            _ => {}
-        }
-        None
-    })?;
-    let callee = &call[..open];
-    let path = split_generics(callee).0;
-    crate::registry::registration(&path).map(|_| callee.split("::<").next().unwrap_or(callee))
+/// (`_0 = native::reduce::<f64, …>(…) -> …`), by its path.
+fn unread_registration(line: &str) -> Option<String> {
+    let (_, call) = split_once_top(line.trim(), " = ")?;
+    let (path, _) = split_generics(call[..find_top(call, '(')?].trim());
+    crate::registry::registration(&path).map(|_| path)
 }
 
 /// `const NAME: T = const VALUE;` → the name and the value, when the value

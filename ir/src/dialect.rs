@@ -70,27 +70,24 @@ pub struct OpSpec {
     pub summary: &'static str,
 }
 
+/// The names of a vocabulary list, at compile time.
+macro_rules! names_of {
+    ($list:expr) => {{
+        let mut names = [""; $list.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = $list[i].name();
+            i += 1;
+        }
+        names
+    }};
+}
+
 /// Call kinds, in the order the frontend resolves callees: the names of
 /// `vocab::CallKind`.
-pub const CALL_KINDS: &[&str] = &{
-    let mut names = [""; CallKind::ALL.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = CallKind::ALL[i].name();
-        i += 1;
-    }
-    names
-};
+pub const CALL_KINDS: &[&str] = &names_of!(CallKind::ALL);
 /// The providers a registration can name: `vocab::Provider::CALLBACKS`.
-pub const PROVIDERS: &[&str] = &{
-    let mut names = [""; Provider::CALLBACKS.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = Provider::CALLBACKS[i].name();
-        i += 1;
-    }
-    names
-};
+pub const PROVIDERS: &[&str] = &names_of!(Provider::CALLBACKS);
 pub const CLOSURE_KINDS: &[&str] = &["fn", "fn_mut", "fn_once"];
 pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
 pub const CALLBACK_KINDS: &[&str] = &["closure", "fn_item", "other"];

@@ -1,6 +1,6 @@
 //! What a call in a callback's body resolves to.
 
-use crate::name::UnknownName;
+use crate::name::{parse_among, UnknownName};
 
 /// How a callee resolves, in the frontend's one order: a body of the file,
 /// a registration of the provider API, a core scalar method, a panic entry
@@ -49,10 +49,7 @@ impl CallKind {
     }
 
     pub fn parse(name: &str) -> Result<CallKind, UnknownName> {
-        CallKind::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| UnknownName::new("call kind", name, CallKind::ALL.map(CallKind::name)))
+        parse_among("call kind", name, CallKind::ALL, CallKind::name)
     }
 }
 

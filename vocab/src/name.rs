@@ -12,18 +12,22 @@ pub struct UnknownName {
     pub valid: Vec<&'static str>,
 }
 
-impl UnknownName {
-    pub(crate) fn new(
-        what: &'static str,
-        name: &str,
-        valid: impl IntoIterator<Item = &'static str>,
-    ) -> Self {
-        UnknownName {
+/// The one of `among` whose name is `name`, or an [`UnknownName`] of kind
+/// `what` listing the names of `among`.
+pub(crate) fn parse_among<T: Copy, const N: usize>(
+    what: &'static str,
+    name: &str,
+    among: [T; N],
+    name_of: fn(T) -> &'static str,
+) -> Result<T, UnknownName> {
+    among
+        .into_iter()
+        .find(|t| name_of(*t) == name)
+        .ok_or_else(|| UnknownName {
             what,
             name: name.to_string(),
-            valid: valid.into_iter().collect(),
-        }
-    }
+            valid: among.map(name_of).to_vec(),
+        })
 }
 
 impl fmt::Display for UnknownName {

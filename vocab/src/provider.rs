@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::element::Element;
-use crate::name::UnknownName;
+use crate::name::{parse_among, UnknownName};
 use crate::scalar::Scalar;
 
 /// A native provider: the CUDA C++ code a kernel instantiates
@@ -73,25 +73,17 @@ impl Provider {
 
     /// Reads a provider's name: an error listing the valid names otherwise.
     pub fn parse(name: &str) -> Result<Provider, UnknownName> {
-        Provider::ALL
-            .into_iter()
-            .find(|p| p.name() == name)
-            .ok_or_else(|| UnknownName::new("provider", name, Provider::ALL.map(Provider::name)))
+        parse_among("provider", name, Provider::ALL, Provider::name)
     }
 
     /// Reads the provider a registration names: one of [`Provider::CALLBACKS`].
     pub fn parse_callback(name: &str) -> Result<Provider, UnknownName> {
-        Provider::CALLBACKS
-            .into_iter()
-            .find(|p| p.name() == name)
-            .ok_or_else(|| {
-                UnknownName::new("provider", name, Provider::CALLBACKS.map(Provider::name))
-            })
+        parse_among("provider", name, Provider::CALLBACKS, Provider::name)
     }
 
-    /// Whether a registration can name it (every provider but the copy).
+    /// Whether a registration can name it: one of [`Provider::CALLBACKS`].
     pub fn takes_callback(self) -> bool {
-        self != Provider::Copy
+        Provider::CALLBACKS.contains(&self)
     }
 
     /// The type its callback has, in terms of the element types.

@@ -1,6 +1,6 @@
 //! Rust's scalar types.
 
-use crate::name::UnknownName;
+use crate::name::{parse_among, UnknownName};
 
 /// A Rust scalar type, named as in Rust (`i32`).
 ///
@@ -91,8 +91,7 @@ impl Scalar {
     /// assert!(unknown.starts_with("unknown scalar type `int`; valid: `i8`, `i16`"), "{unknown}");
     /// ```
     pub fn parse(name: &str) -> Result<Scalar, UnknownName> {
-        Scalar::from_name(name)
-            .ok_or_else(|| UnknownName::new("scalar type", name, Scalar::ALL.map(Scalar::name)))
+        parse_among("scalar type", name, Scalar::ALL, Scalar::name)
     }
 
     /// Size in bytes.

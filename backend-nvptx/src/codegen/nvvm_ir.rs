@@ -1888,9 +1888,9 @@ impl Emitter {
             // against infinity's pattern and the quiet bit, and the sign.
             "llvm.is" if full.starts_with("llvm.is.fpclass.") => {
                 let x_ty = self.type_of(arg(0)?)?;
-                let (int, mantissa) = match x_ty.as_str() {
-                    "float" => ("i32", 23u32),
-                    "double" => ("i64", 52u32),
+                let (int, exponent_bits, mantissa) = match x_ty.as_str() {
+                    "float" => ("i32", 8u32, 23u32),
+                    "double" => ("i64", 11, 52),
                     other => return self.err(format!("`{full}` on `{other}`")),
                 };
                 let mask_text = self.val(arg(1)?)?;
@@ -1898,7 +1898,6 @@ impl Emitter {
                     .parse()
                     .or_else(|_| self.err(format!("`{full}` with test mask `{mask_text}`")))?;
                 let x = self.val(arg(0)?)?;
-                let exponent_bits = if int == "i32" { 8 } else { 11 };
                 let inf: u64 = ((1u64 << exponent_bits) - 1) << mantissa;
                 let quiet: u64 = 1 << (mantissa - 1);
                 let min_normal: u64 = 1 << mantissa;

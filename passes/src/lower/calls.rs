@@ -589,11 +589,11 @@ impl<'c> Core<'_, 'c> {
 
     /// The receiver's bits as an integer of its width.
     fn bits(&self) -> Result<Val, LowerError> {
-        let int = match self.scalar {
-            Scalar::F32 => "i32",
-            _ => "i64",
+        let width = match self.scalar {
+            Scalar::F32 => 32,
+            _ => 64,
         };
-        let ty = self.rw.ty(int, self.at)?;
+        let ty = melior::ir::r#type::IntegerType::new(self.rw.ctx, width).into();
         self.op("arith.bitcast", &[self.arg(0)?], ty)
     }
 
