@@ -227,6 +227,35 @@ pub fn cccl_include_dir() -> Option<PathBuf> {
         .find(|dir| dir.join("cub/cub.cuh").is_file())
 }
 
+/// libdevice (`libdevice.10.bc`, NVIDIA's math library as LLVM bitcode,
+/// shipped in the libNVVM wheel under `nvvm/libdevice/`): beside
+/// `$NVIDIA_LIB_DIR`, in the wheel folder, or in the system toolkit. Every
+/// place looked is listed when it is not found.
+pub fn libdevice_path() -> Result<PathBuf, String> {
+    const FILE: &str = "nvvm/libdevice/libdevice.10.bc";
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(dir) = std::env::var(LIB_DIR_ENV) {
+        if let Some(parent) = Path::new(&dir).parent() {
+            candidates.push(parent.join(FILE));
+        }
+    }
+    for root in repository_roots() {
+        candidates.push(root.join(WHEEL_ROOT).join(FILE));
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda").join(FILE));
+    match candidates.iter().find(|p| p.is_file()) {
+        Some(p) => Ok(p.clone()),
+        None => Err(format!(
+            "libdevice (libdevice.10.bc, NVIDIA's math library) is not installed; looked in {}",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
 /// Every place `library` is looked for, in order. The last entry is the bare
 /// file name, which the dynamic loader resolves on its own search path.
 pub fn candidate_paths(library: NvidiaLibrary) -> Vec<PathBuf> {

@@ -78,6 +78,9 @@ pub enum NvvmError {
     },
     #[error("`{what}` contains a NUL byte, which libNVVM cannot take")]
     InteriorNul { what: String },
+    /// A callback calls a libdevice function and libdevice cannot be read.
+    #[error("{message}")]
+    Libdevice { message: String },
 }
 
 fn error_name(api: &Api, code: NvvmResult) -> String {
@@ -334,11 +337,30 @@ pub fn ltoir_options(arch: Arch, debug: bool) -> Vec<String> {
     options
 }
 
+/// Whether NVVM IR text calls a libdevice function (`@__nv_expf`).
+pub fn calls_libdevice(ir: &[u8]) -> bool {
+    ir.windows(6).any(|w| w == b"@__nv_")
+}
+
+/// Adds libdevice lazily (only the functions the module calls are kept)
+/// when the module calls one of its functions.
+fn add_libdevice_if_called(program: &mut NvvmProgram, ir: &[u8]) -> Result<(), NvvmError> {
+    if !calls_libdevice(ir) {
+        return Ok(());
+    }
+    let path = crate::nvidia::libdevice_path().map_err(|m| NvvmError::Libdevice { message: m })?;
+    let bitcode = std::fs::read(&path).map_err(|e| NvvmError::Libdevice {
+        message: format!("cannot read {}: {e}", path.display()),
+    })?;
+    program.add_lazy_module("libdevice.10.bc", &bitcode)
+}
+
 /// PTX from NVVM IR (`-arch=compute_NN -fma=0`): what libNVVM itself makes
 /// of a module, to check what it kept (its debug information, say).
 pub fn compile_to_ptx(name: &str, ir: &[u8], arch: Arch) -> Result<NvvmOutput, NvvmError> {
     let mut program = NvvmProgram::new()?;
     program.add_module(name, ir)?;
+    add_libdevice_if_called(&mut program, ir)?;
     let options = vec![format!("-arch={}", arch.compute()), "-fma=0".to_string()];
     program.verify(&options)?;
     program.compile(&options)
@@ -353,6 +375,7 @@ pub fn compile_to_ltoir(
 ) -> Result<NvvmOutput, NvvmError> {
     let mut program = NvvmProgram::new()?;
     program.add_module(name, ir)?;
+    add_libdevice_if_called(&mut program, ir)?;
     let options = ltoir_options(arch, debug);
     program.verify(&options)?;
     program.compile(&options)

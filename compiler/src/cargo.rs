@@ -214,6 +214,11 @@ impl Invocation {
                 .any(|t| matches!(t.as_str(), "bin" | "cdylib" | "dylib"))
     }
 
+    /// `-C debug-assertions`, rustc's default for the opt-level when absent.
+    fn debug_assertions(&self) -> bool {
+        self.debug_assertions.unwrap_or(self.opt_level == 0)
+    }
+
     fn overflow_checks(&self) -> bool {
         self.overflow_checks
             .or(self.debug_assertions)
@@ -389,6 +394,11 @@ fn own_record(
     emit.push(",dep-info=");
     emit.push(dep_path.as_os_str());
     args.push(emit);
+    args.extend(
+        frontend::bridge::mir_codegen_flags(inv.overflow_checks(), inv.debug_assertions())
+            .into_iter()
+            .map(OsString::from),
+    );
     let out = Command::new(rustc)
         .args(&args)
         .output()

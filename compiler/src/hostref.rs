@@ -97,6 +97,11 @@ impl Values {
         let r = (self.0 >> 33) % 97 + 1; // 1..=97
         match s {
             Scalar::Bool => serde_json::json!(r.is_multiple_of(2)),
+            // One to four UTF-8 bytes: the environment holds the code point.
+            Scalar::Char => {
+                let c = ['A', 'z', 'é', '€', '𝄞', '0'][r as usize % 6];
+                serde_json::json!(c.to_string())
+            }
             Scalar::F32 | Scalar::F64 => serde_json::json!(r as f64 / 8.0),
             _ if s.is_signed() && r.is_multiple_of(3) => serde_json::json!(-(r as i64)),
             _ => serde_json::json!(r),
@@ -106,7 +111,7 @@ impl Values {
 
 /// A scalar the harness can write as a literal on stable Rust.
 fn generable(s: Scalar) -> bool {
-    !matches!(s, Scalar::Char | Scalar::F16 | Scalar::F128)
+    !matches!(s, Scalar::F16 | Scalar::F128)
 }
 
 /// The caller's arguments with generated values, or why the caller cannot
@@ -270,6 +275,10 @@ fn struct_fields(source: &str, path: &str) -> Result<Vec<(String, Scalar)>, Stri
 fn scalar_literal(v: &serde_json::Value, s: Scalar) -> String {
     match s {
         Scalar::Bool => v.to_string(),
+        Scalar::Char => {
+            let c = v.as_str().and_then(|t| t.chars().next()).unwrap_or('A');
+            format!("{c:?}")
+        }
         s if s.is_float() => format!("{:?}{}", v.as_f64().unwrap_or(0.0), s.name()),
         s => format!("{v}{}", s.name()),
     }

@@ -65,6 +65,16 @@ fn lines_in(cubin: &Path, file: &str) -> (BTreeSet<u32>, bool) {
     (lines, call)
 }
 
+/// Builds NVIDIA's nvJitLink 13.0 fails with `-g` on the LTOIR route
+/// (docs/debug-info.md, "A limit of nvJitLink's `-g` link"): the file, the
+/// mode, and the error it must fail with. One that starts to build is
+/// reported, so that the entry goes.
+const NVJITLINK_G_FAILURES: &[(&str, &str, &str)] = &[(
+    "07_core_scalar_methods.rs",
+    "lto g",
+    "Symbol name with unsupported characters",
+)];
+
 #[test]
 fn rust_lines_survive_lineinfo_and_g_on_both_routes() {
     let mut cases: Vec<PathBuf> = std::fs::read_dir(root().join("tests/admission"))
@@ -93,6 +103,18 @@ fn rust_lines_survive_lineinfo_and_g_on_both_routes() {
                 .output()
                 .expect("driver runs");
             let stderr = String::from_utf8_lossy(&o.stderr);
+            if let Some((_, _, error)) = NVJITLINK_G_FAILURES
+                .iter()
+                .find(|(f, m, _)| *f == file && *m == mode)
+            {
+                if o.status.success() || !stderr.contains(error) {
+                    failures.push(format!(
+                        "{file} [{mode}]: expected nvJitLink's known `-g` failure ({error}); \
+                         if it builds now, remove it from NVJITLINK_G_FAILURES: {stderr}"
+                    ));
+                }
+                continue;
+            }
             if !o.status.success() {
                 // A file whose every registration is rejected writes
                 // nothing; one with some rejected builds the others

@@ -81,6 +81,30 @@ fn provider_cases_inline_by_lto_and_call_by_ptx() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `driver cargo build` of the example workspace `dir` (in a scratch
+/// target folder), and `driver inspect` of its program `bin`: the folder
+/// and what the program holds.
+fn build_and_inspect(dir: &str, bin: &str) -> (PathBuf, String) {
+    let target = scratch("providers", bin);
+    let manifest = format!("{dir}/Cargo.toml");
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(["cargo", "build", "--manifest-path", &manifest, "--locked"])
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTC_WRAPPER")
+        .current_dir(root())
+        .output()
+        .expect("driver runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let program = target.join("debug").join(bin);
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(["inspect", program.to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .expect("driver runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (target, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 #[test]
 fn the_validation_program_is_generated() {
     let o = Command::new("python3")
@@ -93,29 +117,8 @@ fn the_validation_program_is_generated() {
 
 #[test]
 fn the_validation_program_builds_with_every_case_callable() {
-    let target = scratch("providers", "validate");
-    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
-        .args([
-            "cargo",
-            "build",
-            "--manifest-path",
-            "examples/gpu-providers/Cargo.toml",
-            "--locked",
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTC_WRAPPER")
-        .current_dir(root())
-        .output()
-        .expect("driver runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (target, text) = build_and_inspect("examples/gpu-providers", "validate");
     let program = target.join("debug/validate");
-    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
-        .args(["inspect", program.to_str().unwrap()])
-        .current_dir(root())
-        .output()
-        .expect("driver runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
     // 14 cases a type, ten types: a GPU call and a CPU reference each.
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
     let reference = text
@@ -161,5 +164,20 @@ fn the_validation_program_builds_with_every_case_callable() {
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
+    let _ = std::fs::remove_dir_all(&target);
+}
+
+/// `examples/gpu-math` (the float methods on the GPU against the host,
+/// the ulp table of docs/gpu.md) builds with `driver cargo build`, a kernel
+/// for each of its 56 calls: 25 one-argument and 3 two-argument methods,
+/// each for `f32` and `f64`.
+#[test]
+fn the_float_math_program_builds_with_every_call_callable() {
+    let (target, text) = build_and_inspect("examples/gpu-math", "ulp");
+    let callable = text.lines().filter(|l| l.contains(": called at ")).count();
+    assert_eq!(callable, 56, "{text}");
+    for provider in ["transform `(f32) -> f32`", "transform2 `(f64, f64) -> f64`"] {
+        assert!(text.contains(provider), "no {provider} in\n{text}");
+    }
     let _ = std::fs::remove_dir_all(&target);
 }

@@ -40,6 +40,41 @@ pub struct RustcConfig {
     pub edition: String,
 }
 
+impl RustcConfig {
+    /// `-C debug-assertions` as rustc sets it for this opt-level when a
+    /// profile does not say: on at opt-level 0, as in Cargo's dev profile.
+    pub fn debug_assertions(&self) -> bool {
+        self.opt_level == 0
+    }
+}
+
+/// The opt-level of every rustc run whose MIR the device side reads,
+/// whatever the host profile's. rustc's MIR inliner runs from opt-level 1:
+/// at 3 the small bodies of `core` (`checked_add`, `Option::unwrap_or`,
+/// `Ord::cmp`, `Range::next`, `From::from`) are inlined into the callback,
+/// where unoptimised MIR calls them and has no body for them. Reading one
+/// level for every profile makes the verdict a property of the code, not of
+/// how hard the host build optimises (docs/gpu.md, "One verdict for dev and
+/// release").
+pub const MIR_OPT_LEVEL: u8 = 3;
+
+/// The `-C` flags of a MIR run for a profile: [`MIR_OPT_LEVEL`], and the
+/// profile's own overflow checks and debug assertions, which decide what
+/// the code means (`cfg(debug_assertions)`, the overflow checks of the
+/// callback and of what is inlined into it). Later `-C` flags override
+/// earlier ones, so these go last.
+pub fn mir_codegen_flags(overflow_checks: bool, debug_assertions: bool) -> Vec<String> {
+    let on = |b: bool| if b { "on" } else { "off" };
+    vec![
+        "-C".into(),
+        format!("opt-level={MIR_OPT_LEVEL}"),
+        "-C".into(),
+        format!("overflow-checks={}", on(overflow_checks)),
+        "-C".into(),
+        format!("debug-assertions={}", on(debug_assertions)),
+    ]
+}
+
 impl Default for RustcConfig {
     fn default() -> RustcConfig {
         RustcConfig {
@@ -77,7 +112,6 @@ pub enum BridgeError {
     /// not kept on disk: the error's line and column are in it.
     Mir {
         file: String,
-        opt_level: u8,
         error: MirError,
     },
 }
@@ -107,14 +141,10 @@ impl fmt::Display for BridgeError {
                 f,
                 "{file}: rustc's layout of its closures is unknown: {error}"
             ),
-            BridgeError::Mir {
-                file,
-                opt_level,
-                error,
-            } => write!(
+            BridgeError::Mir { file, error } => write!(
                 f,
                 "{file}: unsupported MIR at line {}, column {} of rustc's `--emit=mir` output \
-                 for it (-C opt-level={opt_level}): {}",
+                 for it (-C opt-level={MIR_OPT_LEVEL}): {}",
                 error.line, error.col, error.message
             ),
         }
@@ -273,12 +303,9 @@ impl Bridge {
         cmd.args(["--edition", &config.edition, "--crate-type", "lib"])
             // A fixed crate name: file stems such as `01_add` are not valid names.
             .args(["--crate-name", "callbacks", "--emit=mir"])
-            .arg("-C")
-            .arg(format!("opt-level={}", config.opt_level))
-            .arg("-C")
-            .arg(format!(
-                "overflow-checks={}",
-                if config.overflow_checks { "on" } else { "off" }
+            .args(mir_codegen_flags(
+                config.overflow_checks,
+                config.debug_assertions(),
             ))
             .arg("--extern")
             .arg(format!("native={}", self.rlib.display()))
@@ -308,7 +335,7 @@ impl Bridge {
             .map_err(|e| BridgeError::Io(format!("cannot read {}: {e}", file.display())))?;
         let mir = self.emit_mir(file)?;
         let name = file.display().to_string();
-        let mir_file = format!("{name}.O{}.mir", self.config.opt_level);
+        let mir_file = format!("{name}.O{MIR_OPT_LEVEL}.mir");
         let facts = SourceFacts {
             file: name.clone(),
             mir_file,
@@ -328,7 +355,6 @@ impl Bridge {
 /// printed the MIR: `facts.rustc`).
 pub fn prepare_mir(mir: &str, facts: SourceFacts) -> Result<PreparedMir, BridgeError> {
     let name = facts.file.clone();
-    let opt_level = facts.opt_level.unwrap_or(0);
     // rustc prints `name` unescaped inside closure types: make it one token.
     let protected = ProtectedMir::new(mir, &name);
     match prepare_text(&protected.text, facts).and_then(checked) {
@@ -342,11 +368,7 @@ pub fn prepare_mir(mir: &str, facts: SourceFacts) -> Result<PreparedMir, BridgeE
         }
         Err(mut error) => {
             error.line = protected.original_line(error.line);
-            Err(BridgeError::Mir {
-                file: name,
-                opt_level,
-                error,
-            })
+            Err(BridgeError::Mir { file: name, error })
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Invariants: never links MLIR or LLVM; parsing never panics (every failure
 //! is a located [`parse::MirError`]); nothing after this crate needs rustc.
 
+pub mod adt;
 pub mod bridge;
 mod cached;
 pub mod closure_layout;

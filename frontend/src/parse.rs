@@ -651,8 +651,11 @@ fn parse_debug(src: Src<'_>, rest: &str) -> PResult<DebugVar> {
     let (name, place) = rest
         .split_once(" => ")
         .ok_or_else(|| err_at(src, rest, "debug line: expected `NAME => PLACE`"))?;
-    // Constant-valued debug info (`debug x => const 3_i32`) keeps no place.
-    let place = if place.starts_with("const ") {
+    // Constant-valued debug info keeps no place: `debug x => const 3_i32`,
+    // and a function item in an inlined scope of optimised MIR
+    // (`debug compare => <&usize as Ord>::cmp`). A place starts with a
+    // local, a parenthesis or a dereference.
+    let place = if place.starts_with("const ") || !place.starts_with(['_', '(', '*']) {
         None
     } else {
         Some(parse_place(src, place)?)
@@ -1162,7 +1165,12 @@ fn parse_const(src: Src<'_>, s: &str) -> PResult<Constant> {
 
 fn parse_int(num: &str) -> Option<i128> {
     if let Some(n) = num.strip_prefix('-') {
-        n.parse::<i128>().ok().map(|v| -v)
+        // `-170141183460469231731687303715884105728` is `i128::MIN`.
+        match n.parse::<u128>().ok()? {
+            m if m <= i128::MAX as u128 => Some(-(m as i128)),
+            m if m == i128::MIN.unsigned_abs() => Some(i128::MIN),
+            _ => None,
+        }
     } else {
         // Unsigned values above i128::MAX keep their bits.
         num.parse::<u128>().ok().map(|v| v as i128)
@@ -1171,8 +1179,8 @@ fn parse_int(num: &str) -> Option<i128> {
 
 fn int_limit(bits: u32, signed: bool, max: bool) -> i128 {
     match (signed, max) {
-        (true, true) => (1i128 << (bits - 1)) - 1,
-        (true, false) => -(1i128 << (bits - 1)),
+        (true, true) => i128::MAX >> (128 - bits),
+        (true, false) => i128::MIN >> (128 - bits),
         (false, true) => {
             if bits == 128 {
                 u128::MAX as i128
@@ -1776,4 +1784,26 @@ pub fn escape_path(path: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_limits_and_literals_at_128_bits() {
+        assert_eq!(int_limit(128, true, false), i128::MIN);
+        assert_eq!(int_limit(128, true, true), i128::MAX);
+        assert_eq!(int_limit(128, false, true), u128::MAX as i128);
+        assert_eq!(int_limit(8, true, false), -128);
+        assert_eq!(int_limit(8, true, true), 127);
+        assert_eq!(int_limit(64, false, true), u64::MAX as i128);
+        assert_eq!(
+            parse_int("-170141183460469231731687303715884105728"),
+            Some(i128::MIN)
+        );
+        assert_eq!(parse_int("-170141183460469231731687303715884105729"), None);
+        assert_eq!(parse_int("-5"), Some(-5));
+        assert_eq!(parse_int(&u128::MAX.to_string()), Some(-1));
+    }
 }

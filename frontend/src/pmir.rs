@@ -30,6 +30,10 @@ pub struct PreparedMir {
     pub bodies: Vec<Body>,
     pub closures: Vec<Closure>,
     pub registrations: Vec<Registration>,
+    /// The definitions of the structs and enums the bodies name
+    /// (`crate::adt`), by the path MIR prints; absent when none is known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adts: Vec<crate::adt::AdtDef>,
 }
 
 /// Where the MIR came from.

@@ -203,13 +203,16 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     let mut registrations = registrations(&bodies, &closure_bodies, &sources, &extents);
     core_fn_item_bodies(&mut bodies, &mut registrations);
 
-    PreparedMir {
+    let mut doc = PreparedMir {
         format: FORMAT.to_string(),
         source,
         bodies,
         closures,
         registrations,
-    }
+        adts: Vec::new(),
+    };
+    crate::adt::collect(&mut doc);
+    doc
 }
 
 /// Methods of `impl` blocks print as `<impl at f.rs:12:1: 12:20>::settle`;
@@ -429,6 +432,15 @@ fn resolve(
             .map(|t| t.to_string())
             .unwrap_or_else(|| suffix.to_string());
         return Resolution::CoreScalar { method, ty };
+    }
+    if let Some((method, ty)) = registry::cmath(path) {
+        return Resolution::CoreScalar { method, ty };
+    }
+    if registry::is_ub_check(path) {
+        return Resolution::CoreScalar {
+            method: "precondition_check".into(),
+            ty: String::new(),
+        };
     }
     if registry::is_panic_path(path) {
         return Resolution::Panic {

@@ -287,6 +287,78 @@ pub enum CoreOp {
     ColdPath,
     Likely,
     Unlikely,
+    /// `…::precondition_check(..)` of `core`'s `assert_unsafe_precondition!`
+    /// (MIR with debug assertions): it only checks for undefined behaviour,
+    /// and rustc lets such checks be dropped; the GPU side drops it.
+    UbCheck,
+    /// `checked_pow`: an `Option` of the power (the only `checked_*` that
+    /// optimised MIR calls rather than inlines: its body is a loop).
+    CheckedPow,
+    /// `overflowing_pow`: the wrapped power and whether it overflowed.
+    OverflowingPow,
+    RemEuclid,
+    DivEuclid,
+    // The transcendental functions, through libdevice (`__nv_expf`, …).
+    Exp,
+    Exp2,
+    ExpM1,
+    Ln,
+    Ln1p,
+    Log,
+    Log2,
+    Log10,
+    Powf,
+    Powi,
+    Cbrt,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Hypot,
+}
+
+impl CoreOp {
+    /// libdevice's name of a transcendental function for `f64` (`exp`);
+    /// its `f32` form has an `f` appended (`__nv_expf`). `None` for an
+    /// operation lowered otherwise.
+    pub fn libdevice(self) -> Option<&'static str> {
+        Some(match self {
+            CoreOp::Exp => "exp",
+            CoreOp::Exp2 => "exp2",
+            CoreOp::ExpM1 => "expm1",
+            CoreOp::Ln => "log",
+            CoreOp::Ln1p => "log1p",
+            CoreOp::Log2 => "log2",
+            CoreOp::Log10 => "log10",
+            CoreOp::Powf => "pow",
+            CoreOp::Powi => "powi",
+            CoreOp::Cbrt => "cbrt",
+            CoreOp::Sin => "sin",
+            CoreOp::Cos => "cos",
+            CoreOp::Tan => "tan",
+            CoreOp::Asin => "asin",
+            CoreOp::Acos => "acos",
+            CoreOp::Atan => "atan",
+            CoreOp::Atan2 => "atan2",
+            CoreOp::Sinh => "sinh",
+            CoreOp::Cosh => "cosh",
+            CoreOp::Tanh => "tanh",
+            CoreOp::Asinh => "asinh",
+            CoreOp::Acosh => "acosh",
+            CoreOp::Atanh => "atanh",
+            CoreOp::Hypot => "hypot",
+            _ => return None,
+        })
+    }
 }
 
 /// One spelling of a core operation.
@@ -298,6 +370,15 @@ pub struct CoreEntry {
     /// Operands, the receiver included (`a.wrapping_add(b)` has 2).
     pub arity: usize,
     pub receivers: Receivers,
+}
+
+impl CoreEntry {
+    /// Whether a call with `operands` operands fits the entry: its arity,
+    /// or any count for a precondition check (each takes the operands of
+    /// the function it guards).
+    pub fn takes(&self, operands: usize) -> bool {
+        self.op == CoreOp::UbCheck || operands == self.arity
+    }
 }
 
 const fn m(name: &'static str, op: CoreOp, arity: usize, receivers: Receivers) -> CoreEntry {
@@ -377,6 +458,35 @@ pub const CORE_OPS: &[CoreEntry] = &[
     m("is_sign_positive", O::IsSignPositive, 1, R::Float),
     m("to_degrees", O::ToDegrees, 1, R::Float),
     m("to_radians", O::ToRadians, 1, R::Float),
+    m("checked_pow", O::CheckedPow, 2, R::Int),
+    m("overflowing_pow", O::OverflowingPow, 2, R::Int),
+    m("rem_euclid", O::RemEuclid, 2, R::Int),
+    m("div_euclid", O::DivEuclid, 2, R::Int),
+    m("exp", O::Exp, 1, R::Float),
+    m("exp2", O::Exp2, 1, R::Float),
+    m("exp_m1", O::ExpM1, 1, R::Float),
+    m("ln", O::Ln, 1, R::Float),
+    m("ln_1p", O::Ln1p, 1, R::Float),
+    m("log", O::Log, 2, R::Float),
+    m("log2", O::Log2, 1, R::Float),
+    m("log10", O::Log10, 1, R::Float),
+    m("powf", O::Powf, 2, R::Float),
+    m("powi", O::Powi, 2, R::Float),
+    m("cbrt", O::Cbrt, 1, R::Float),
+    m("sin", O::Sin, 1, R::Float),
+    m("cos", O::Cos, 1, R::Float),
+    m("tan", O::Tan, 1, R::Float),
+    m("asin", O::Asin, 1, R::Float),
+    m("acos", O::Acos, 1, R::Float),
+    m("atan", O::Atan, 1, R::Float),
+    m("atan2", O::Atan2, 2, R::Float),
+    m("sinh", O::Sinh, 1, R::Float),
+    m("cosh", O::Cosh, 1, R::Float),
+    m("tanh", O::Tanh, 1, R::Float),
+    m("asinh", O::Asinh, 1, R::Float),
+    m("acosh", O::Acosh, 1, R::Float),
+    m("atanh", O::Atanh, 1, R::Float),
+    m("hypot", O::Hypot, 2, R::Float),
     i("rotate_left", O::RotateLeft, 2, R::Int),
     i("rotate_right", O::RotateRight, 2, R::Int),
     i("ctpop", O::CountOnes, 1, R::Int),
@@ -424,7 +534,55 @@ pub const CORE_OPS: &[CoreEntry] = &[
     i("fmaf64", O::MulAdd, 3, R::Float),
     i("copysignf32", O::Copysign, 2, R::Float),
     i("copysignf64", O::Copysign, 2, R::Float),
+    i("expf32", O::Exp, 1, R::Float),
+    i("expf64", O::Exp, 1, R::Float),
+    i("exp2f32", O::Exp2, 1, R::Float),
+    i("exp2f64", O::Exp2, 1, R::Float),
+    i("logf32", O::Ln, 1, R::Float),
+    i("logf64", O::Ln, 1, R::Float),
+    i("log2f32", O::Log2, 1, R::Float),
+    i("log2f64", O::Log2, 1, R::Float),
+    i("log10f32", O::Log10, 1, R::Float),
+    i("log10f64", O::Log10, 1, R::Float),
+    i("powf32", O::Powf, 2, R::Float),
+    i("powf64", O::Powf, 2, R::Float),
+    i("powif32", O::Powi, 2, R::Float),
+    i("powif64", O::Powi, 2, R::Float),
+    i("sinf32", O::Sin, 1, R::Float),
+    i("sinf64", O::Sin, 1, R::Float),
+    i("cosf32", O::Cos, 1, R::Float),
+    i("cosf64", O::Cos, 1, R::Float),
+    i("precondition_check", O::UbCheck, 0, R::None),
 ];
+
+/// std's C math functions (`std::sys::cmath::hypotf`, `core::num::libm::cbrt`), which optimised MIR
+/// calls where std's float methods are not intrinsics: the Rust method
+/// each implements and the float type, or `None` for another path.
+pub fn cmath(path: &str) -> Option<(String, String)> {
+    let name = path
+        .strip_prefix("std::sys::cmath::")
+        .or_else(|| path.strip_prefix("core::num::libm::"))?;
+    let (base, ty) = match name.strip_suffix('f') {
+        Some(b) => (b, "f32"),
+        None => (name, "f64"),
+    };
+    let method = match base {
+        "cbrt" | "tan" | "asin" | "acos" | "atan" | "atan2" | "sinh" | "cosh" | "tanh"
+        | "hypot" | "asinh" | "acosh" | "atanh" => base,
+        "expm1" => "exp_m1",
+        "log1p" => "ln_1p",
+        _ => return None,
+    };
+    core_entry(CoreKind::Method, method)?;
+    Some((method.to_string(), ty.to_string()))
+}
+
+/// `core`'s undefined-behaviour precondition checks
+/// (`…::unchecked_add::precondition_check`), called only with debug
+/// assertions on.
+pub fn is_ub_check(path: &str) -> bool {
+    path.ends_with("::precondition_check")
+}
 
 /// The table entry for a core callee of this kind, by name.
 pub fn core_entry(kind: CoreKind, name: &str) -> Option<&'static CoreEntry> {
@@ -445,7 +603,7 @@ pub fn core_call_problem(name: &str, receiver: &str, operands: usize) -> Option<
             "`{name}` is not a core operation the GPU side knows"
         ));
     };
-    if operands != e.arity {
+    if !e.takes(operands) {
         return Some(format!(
             "`{name}` takes {} operand{}, this call passes {operands}",
             e.arity,

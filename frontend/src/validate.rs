@@ -377,7 +377,7 @@ impl BodyCx<'_> {
                 // capability table (its receiver type is admission's to judge).
                 if let Resolution::CoreScalar { method, .. } = &callee.resolution {
                     if let Some(op) = crate::registry::core_op(method) {
-                        if op.arity != args.len() {
+                        if !op.takes(args.len()) {
                             return Err(Invalid {
                                 at: at.to_string(),
                                 mir_line: Some(line),

@@ -99,3 +99,52 @@ fn corpus_imports_at_both_opt_levels() {
         }
     });
 }
+
+/// Cargo's dev and release profiles pass `-C debuginfo`, with which
+/// optimised MIR keeps debug info of inlined scopes, such as a function
+/// item (`debug compare => <&usize as Ord>::cmp;`, from `Iterator::max`):
+/// every case prints such MIR and imports.
+#[test]
+fn corpus_imports_mir_with_debug_info() {
+    let bridge = Bridge::new(RustcConfig::default()).expect("rustc and the native crate build");
+    let root = root();
+    let out = std::env::temp_dir().join(format!("rmir-corpus-debuginfo-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut fn_item_debug_info = 0;
+    for path in case_files() {
+        let mir_path = out.join("case.mir");
+        let o = std::process::Command::new("rustc")
+            .args([
+                "--edition",
+                "2021",
+                "--crate-type",
+                "lib",
+                "--crate-name",
+                "callbacks",
+            ])
+            .args(frontend::bridge::mir_codegen_flags(true, true))
+            .args(["-C", "debuginfo=2", "--emit=mir", "--extern"])
+            .arg(format!("native={}", bridge.native_rlib().display()))
+            .arg(&path)
+            .arg("-o")
+            .arg(&mir_path)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mir = std::fs::read_to_string(&mir_path).unwrap();
+        fn_item_debug_info += mir.contains("debug compare => <") as usize;
+        let rel = path.strip_prefix(&root).unwrap().display().to_string();
+        frontend::bridge::import_mir_text(&rel, &mir)
+            .unwrap_or_else(|e| panic!("{rel} with -C debuginfo=2: {e}"));
+    }
+    std::fs::remove_dir_all(&out).ok();
+    assert!(
+        fn_item_debug_info >= 1,
+        "no case has a function item as debug info"
+    );
+}

@@ -106,6 +106,7 @@ pub const ASSERT_KINDS: &[&str] = &[
     "other",
 ];
 pub const AGGREGATE_KINDS: &[&str] = &["tuple", "array", "closure", "adt"];
+pub const ADT_KINDS: &[&str] = &["struct", "enum"];
 
 use AttrC::*;
 use TypeC::*;
@@ -167,6 +168,21 @@ pub const OPS: &[OpSpec] = &[
         ],
         summary: "rustc's layout of a closure object: size, alignment, and each capture's byte offset in field order.",
     },
+    OpSpec {
+        name: "adt_def",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("path", Str),
+            ("params", StrArray),
+            ("kind", Enum(ADT_KINDS)),
+            ("discr", Type),
+            ("variants", StrArray),
+            ("discrs", IntArray),
+            ("fields", TypeArray),
+        ],
+        summary: "A struct or enum the bodies name (`path` as MIR prints it): generic parameters, discriminant type, and per variant its name, discriminant and field types (a tuple).",
+    },
     // Places.
     OpSpec {
         name: "local",
@@ -207,8 +223,8 @@ pub const OPS: &[OpSpec] = &[
         name: "downcast",
         operands: &[("base", Ptr)],
         results: &[("addr", Ptr)],
-        attributes: &[("variant", Str)],
-        summary: "`(p as Variant)`: the place viewed as one enum variant.",
+        attributes: &[("variant", Str), ("ty", Type)],
+        summary: "`(p as Variant)`: the place of enum type `ty` viewed as its variant `variant`.",
     },
     OpSpec {
         name: "capture_addr",
@@ -299,8 +315,15 @@ pub const OPS: &[OpSpec] = &[
         name: "set_discriminant",
         operands: &[("addr", Ptr)],
         results: &[],
-        attributes: &[("variant", Int)],
-        summary: "Sets the discriminant of an enum place.",
+        attributes: &[("variant", Int), ("ty", Type)],
+        summary: "Sets the discriminant of the enum place (of type `ty`) to variant index `variant`'s.",
+    },
+    OpSpec {
+        name: "write_discriminant",
+        operands: &[("addr", Ptr), ("value", Any)],
+        results: &[],
+        attributes: &[("ty", Type)],
+        summary: "Stores the discriminant value `value` into the fieldless enum place (of type `ty`): `Cmp`'s `Ordering`.",
     },
     // Calls and control.
     OpSpec {
@@ -320,8 +343,9 @@ pub const OPS: &[OpSpec] = &[
             ("text", Str),
             ("kind", Enum(CALL_KINDS)),
             ("unwind", Str),
+            ("sret", Bool),
         ],
-        summary: "A call; `kind` says how the frontend resolved the callee (local body, registration, core scalar method, panic, indirect, foreign, `extern \"C\"` declaration); `receiver` is a core method's receiver type, an `extern` call's signature as a fn pointer type, else `()`.",
+        summary: "A call; `kind` says how the frontend resolved the callee (local body, registration, core scalar method, panic, indirect, foreign, `extern \"C\"` declaration); `receiver` is a core method's receiver type, an `extern` call's signature as a fn pointer type, else `()`; with `sret`, the last argument is the address the callee writes its result to.",
     },
     OpSpec {
         name: "assert",

@@ -16,7 +16,7 @@ use frontend::{
     ty::{Scalar, Ty},
 };
 use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute, IntegerAttribute},
+    attribute::{ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute},
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
     Attribute, Module, OperationRef, RegionLike,
@@ -185,6 +185,8 @@ pub struct ModuleFacts {
     pub registrations: Vec<RegistrationFact>,
     pub closures: BTreeMap<String, ClosureFact>,
     pub bodies: BTreeMap<String, BodyFact>,
+    /// The structs and enums the bodies name (`rmir.adt_def`).
+    pub adts: frontend::adt::Adts,
 }
 
 impl ModuleFacts {
@@ -260,23 +262,89 @@ impl<'c> Reader<'_, 'c, '_> {
         u64::try_from(self.int(name)?).map_err(|_| self.err(&format!("has a negative `{name}`")))
     }
 
-    /// An array of non-negative integers.
-    fn uints(&self, name: &str) -> Result<Vec<u64>, String> {
+    /// An array attribute whose every element `read` takes (`what` it
+    /// must be, for the error).
+    fn array<T>(
+        &self,
+        name: &str,
+        what: &str,
+        read: impl Fn(Attribute<'c>) -> Option<T>,
+    ) -> Result<Vec<T>, String> {
         let a = ArrayAttribute::try_from(self.attr(name)?)
             .map_err(|_| self.err(&format!("has a `{name}` that is not an array")))?;
         (0..a.len())
             .map(|i| {
                 let e = a.element(i).map_err(|e| self.err(&e.to_string()))?;
-                IntegerAttribute::try_from(e)
-                    .ok()
-                    .and_then(|v| u64::try_from(v.value()).ok())
-                    .ok_or_else(|| {
-                        self.err(&format!(
-                            "has a `{name}` element that is not a non-negative integer"
-                        ))
-                    })
+                read(e)
+                    .ok_or_else(|| self.err(&format!("has a `{name}` element that is not {what}")))
             })
             .collect()
+    }
+
+    /// An array of non-negative integers.
+    fn uints(&self, name: &str) -> Result<Vec<u64>, String> {
+        self.array(name, "a non-negative integer", |e| {
+            IntegerAttribute::try_from(e)
+                .ok()
+                .and_then(|v| u64::try_from(v.value()).ok())
+        })
+    }
+
+    /// A boolean attribute.
+    fn flag(&self, name: &str) -> Result<bool, String> {
+        BoolAttribute::try_from(self.attr(name)?)
+            .map(|b| b.value())
+            .map_err(|_| self.err(&format!("has a `{name}` that is not a boolean")))
+    }
+
+    /// An array of integers.
+    fn ints(&self, name: &str) -> Result<Vec<i64>, String> {
+        self.array(name, "an integer", |e| {
+            IntegerAttribute::try_from(e).ok().map(|v| v.value())
+        })
+    }
+
+    /// An array of strings.
+    fn strs(&self, name: &str) -> Result<Vec<String>, String> {
+        self.array(name, "a string", crate::string_attr)
+    }
+
+    /// An `rmir.adt_def` fact.
+    fn adt(&self) -> Result<frontend::adt::AdtDef, String> {
+        use frontend::adt::{AdtDef, AdtKind, VariantDef};
+        let names = self.strs("variants")?;
+        let discrs = self.ints("discrs")?;
+        let fields = self.tys("fields")?;
+        if discrs.len() != names.len() || fields.len() != names.len() {
+            return Err(self.err("has `variants`, `discrs` and `fields` of different lengths"));
+        }
+        let discr = match self.ty("discr")? {
+            Ty::Scalar(s) if s.is_int() => s,
+            t => return Err(self.err(&format!("has the discriminant type `{t}`"))),
+        };
+        let variants = names
+            .into_iter()
+            .zip(discrs)
+            .zip(fields)
+            .map(|((name, discr), fields)| match fields {
+                Ty::Tuple(fields) => Ok(VariantDef {
+                    name,
+                    discr: discr as i128,
+                    fields,
+                }),
+                t => Err(self.err(&format!("has the variant fields `{t}`, not a tuple"))),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(AdtDef {
+            path: self.str("path")?,
+            params: self.strs("params")?,
+            kind: self.one_of(
+                "kind",
+                &[("struct", AdtKind::Struct), ("enum", AdtKind::Enum)],
+            )?,
+            discr,
+            variants,
+        })
     }
 
     fn ty(&self, name: &str) -> Result<Ty, String> {
@@ -332,6 +400,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
     let mut closures: Vec<(ClosureFact, Vec<Ty>)> = Vec::new();
     let mut captures: Vec<(String, CaptureFact)> = Vec::new();
     let mut layouts: Vec<(String, LayoutFact)> = Vec::new();
+    let mut adts = Vec::new();
     f.files = source_files(module);
     let mut top = module.body().first_operation();
     while let Some(op) = top {
@@ -377,6 +446,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                 },
                 r.tys("params")?,
             )),
+            "rmir.adt_def" => adts.push(r.adt()?),
             "rmir.env_layout" => layouts.push((
                 r.symbol("closure")?,
                 LayoutFact {
@@ -457,12 +527,15 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
             b.params = params;
         }
     }
+    f.adts = frontend::adt::Adts::new(&adts);
     Ok(f)
 }
 
 /// The Rust types of a `func.func`'s arguments or results (`rmir.ty` in
 /// each argument's dictionary).
-fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<Ty>, String> {
+/// The `rmir.ty` of each argument or result, and whether it is the
+/// caller's place for a result in memory (`rmir.sret`).
+fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<(Ty, bool)>, String> {
     let Ok(a) = r.attr(name) else {
         return Ok(Vec::new());
     };
@@ -471,11 +544,12 @@ fn signature(r: &Reader<'_, '_, '_>, name: &str) -> Result<Vec<Ty>, String> {
     (0..a.len())
         .map(|i| {
             let d = a.element(i).map_err(|e| r.err(&e.to_string()))?;
-            let t = DictionaryAttribute::try_from(d)
-                .ok()
+            let d = DictionaryAttribute::try_from(d).ok();
+            let t = d
                 .and_then(|d| d.element_by_name("rmir.ty"))
                 .ok_or_else(|| r.err(&format!("has an argument without `rmir.ty` in `{name}`")))?;
-            rust_type_of_attr(t).map_err(|e| r.err(&e))
+            let sret = d.and_then(|d| d.element_by_name("rmir.sret")).is_some();
+            Ok((rust_type_of_attr(t).map_err(|e| r.err(&e))?, sret))
         })
         .collect()
 }
@@ -516,10 +590,17 @@ fn body_facts(
                 ("const", BodyKind::Const),
             ],
         )?,
-        params: signature(r, "arg_attrs")?,
-        ret: signature(r, "res_attrs")?
+        params: signature(r, "arg_attrs")?
             .into_iter()
-            .next()
+            .filter(|(_, sret)| !sret)
+            .map(|(t, _)| t)
+            .collect(),
+        // A result in memory is the type of the `rmir.sret` argument.
+        ret: signature(r, "arg_attrs")?
+            .into_iter()
+            .find(|(_, sret)| *sret)
+            .or(signature(r, "res_attrs")?.into_iter().next())
+            .map(|(t, _)| t)
             .unwrap_or(Ty::Tuple(Vec::new())),
         loc: r.loc,
         calls: Vec::new(),
@@ -570,7 +651,9 @@ fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result
                 callee,
                 kind,
                 text: r.str("text")?,
-                args: op.operand_count(),
+                // The caller's place for a result in memory is not an
+                // argument of the Rust call.
+                args: op.operand_count() - usize::from(r.flag("sret")?),
                 receiver: r.ty("receiver")?.scalar(),
                 signature: match (kind, r.ty("receiver")?) {
                     (CallKind::Extern, Ty::FnPtr(sig)) => {

@@ -99,6 +99,7 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
         context,
         pmir,
         ptr: Type::parse(context, "!llvm.ptr").ok_or("no llvm dialect")?,
+        adts: frontend::adt::Adts::new(&pmir.adts),
     };
     let body = module.body();
     for r in &pmir.registrations {
@@ -112,6 +113,9 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
         if let Some(layout) = &c.layout {
             body.append_operation(m.env_layout(c, layout)?);
         }
+    }
+    for d in &pmir.adts {
+        body.append_operation(m.adt(d)?);
     }
     for b in imported_bodies(pmir) {
         body.append_operation(m.body(b)?);
@@ -255,6 +259,8 @@ struct Importer<'c, 'p> {
     context: &'c Context,
     pmir: &'p PreparedMir,
     ptr: Type<'c>,
+    /// The definitions of the document's structs and enums.
+    adts: frontend::adt::Adts,
 }
 
 impl<'c, 'p> Importer<'c, 'p> {
@@ -362,6 +368,49 @@ impl<'c, 'p> Importer<'c, 'p> {
         )
     }
 
+    fn adt(&self, d: &frontend::adt::AdtDef) -> Result<melior::ir::Operation<'c>, String> {
+        let strs = |v: Vec<&str>| -> Attribute<'c> {
+            let v: Vec<Attribute<'c>> = v.into_iter().map(|s| self.str(s)).collect();
+            ArrayAttribute::new(self.context, &v).into()
+        };
+        let discrs = d
+            .variants
+            .iter()
+            .map(|v| {
+                i64::try_from(v.discr).map(|x| self.int(x)).map_err(|_| {
+                    format!(
+                        "`{}::{}`'s discriminant {} does not fit 64 bits",
+                        d.path, v.name, v.discr
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let fields: Vec<Ty> = d
+            .variants
+            .iter()
+            .map(|v| Ty::Tuple(v.fields.clone()))
+            .collect();
+        self.fact_op(
+            "rmir.adt_def",
+            &[
+                ("path", self.str(&d.path)),
+                (
+                    "params",
+                    strs(d.params.iter().map(String::as_str).collect()),
+                ),
+                ("kind", self.str(d.kind.name())),
+                ("discr", self.ty(&Ty::Scalar(d.discr))),
+                (
+                    "variants",
+                    strs(d.variants.iter().map(|v| v.name.as_str()).collect()),
+                ),
+                ("discrs", ArrayAttribute::new(self.context, &discrs).into()),
+                ("fields", self.tys(&fields)),
+            ],
+            Location::new(self.context, &self.pmir.source.file, 1, 1),
+        )
+    }
+
     fn closure_loc(&self, c: &Closure) -> Location<'c> {
         let line = self.pmir.body(&c.body).map(|b| b.mir_line).unwrap_or(0);
         self.loc(Some(c.span), line)
@@ -466,9 +515,29 @@ impl<'c, 'p> Importer<'c, 'p> {
             arg_attrs.push(self.ty_dict(&a.ty));
         }
         let ret_ty = &ret.ty;
+        // A result in memory (a tuple, a struct, an enum) is written by the
+        // callee to the caller's place, whose address comes last
+        // (`rmir.sret`): a pointer to the callee's own slot would dangle
+        // once it returns.
         let results: Vec<Type<'c>> = match self.repr(ret_ty) {
             Repr::Value(t) => vec![t],
-            Repr::Memory => vec![self.ptr],
+            Repr::Memory => {
+                inputs.push(self.ptr);
+                arg_attrs.push(
+                    DictionaryAttribute::new(
+                        context,
+                        &[
+                            (Identifier::new(context, "rmir.ty"), self.ty(ret_ty)),
+                            (
+                                Identifier::new(context, "rmir.sret"),
+                                BoolAttribute::new(context, true).into(),
+                            ),
+                        ],
+                    )
+                    .into(),
+                );
+                vec![]
+            }
             Repr::Nothing => vec![],
         };
         let res_attrs: Vec<Attribute<'c>> = if results.is_empty() {
@@ -651,7 +720,13 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 .map_err(|u| u.0)?;
             self.slots.push(result_of(op, 0).map_err(|u| u.0)?);
         }
-        for i in 0..entry.argument_count() {
+        let params = self.body.arg_count as usize;
+        if entry.argument_count() > params {
+            // The caller's place for a result in memory (`rmir.sret`).
+            let sret = entry.argument(params).map_err(|e| e.to_string())?;
+            self.slots[0] = sret.into();
+        }
+        for i in 0..params.min(entry.argument_count()) {
             let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
             let local = &self.body.locals[i + 1];
             let slot = self.slots[i + 1];
@@ -706,6 +781,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 ("kind", self.m.str(CallKind::Panic.name())),
                 ("receiver", self.m.ty(&Ty::Tuple(Vec::new()))),
                 ("unwind", self.m.str("unreachable")),
+                ("sret", self.m.bool(false)),
             ],
         )
         .map_err(|u| u.0)?;
@@ -885,7 +961,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                         "rmir.downcast",
                         &[addr],
                         ptr,
-                        &[("variant", self.m.str(variant))],
+                        &[("variant", self.m.str(variant)), ("ty", self.m.ty(&ty))],
                     )?;
                     (v, ty)
                 }
@@ -1086,14 +1162,9 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             }
             StatementKind::Unparsed { reason, .. } => unsupported(reason.clone()),
             StatementKind::SetDiscriminant { place, variant } => {
+                let ty = self.ty_of(place)?;
                 let (addr, _) = self.place_addr(place)?;
-                self.op(
-                    "rmir.set_discriminant",
-                    &[addr],
-                    &[],
-                    &[("variant", self.m.int(*variant as i64))],
-                )?;
-                Ok(())
+                self.set_discriminant(addr, *variant as usize, &ty)
             }
         }
     }
@@ -1105,6 +1176,11 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 let (v, _) = self.operand(op, Some(&dest))?;
                 self.assign_value(place, v, &dest)
             }
+            Rvalue::BinaryOp {
+                op: BinOp::Cmp,
+                lhs,
+                rhs,
+            } => self.three_way(place, lhs, rhs, &dest),
             Rvalue::BinaryOp { op, lhs, rhs } => {
                 let v = self.binary(*op, lhs, rhs, &dest)?;
                 self.assign_value(place, Some(v), &dest)
@@ -1176,6 +1252,13 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         if let Repr::Nothing = self.m.repr(dest) {
             return Ok(());
         }
+        if let AggregateKind::Adt(name) = kind {
+            if self.m.adts.enum_of(dest).is_some() {
+                // `Option::<i32>::Some`, `Less`: the variant is the last segment.
+                let variant = name.rsplit("::").next().unwrap_or(name);
+                return self.enum_aggregate(place, variant, fields, dest);
+            }
+        }
         let (kind, name) = match kind {
             AggregateKind::Tuple => ("tuple", String::new()),
             AggregateKind::Array => ("array", String::new()),
@@ -1198,7 +1281,10 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         )?;
         let field_tys: Vec<Option<Ty>> = match dest {
             Ty::Tuple(tys) => tys.iter().cloned().map(Some).collect(),
-            _ => vec![],
+            t => match self.m.adts.struct_fields(t) {
+                Some(tys) => tys.into_iter().map(Some).collect(),
+                None => vec![],
+            },
         };
         for (i, (_, op)) in fields.iter().enumerate() {
             let want = field_tys.get(i).cloned().flatten().or_else(|| match dest {
@@ -1214,6 +1300,64 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 &[("index", self.m.int(i as i64)), ("ty", self.m.ty(&ty))],
             )?;
             self.write(faddr, &root, v, &ty)?;
+        }
+        Ok(())
+    }
+
+    fn set_discriminant(&self, addr: Value<'c, 'a>, variant: usize, ty: &Ty) -> Res<()> {
+        self.op(
+            "rmir.set_discriminant",
+            &[addr],
+            &[],
+            &[
+                ("variant", self.m.int(variant as i64)),
+                ("ty", self.m.ty(ty)),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// `Option::<i32>::Some(copy _2)`: the discriminant of the variant,
+    /// then each field through the variant's view of the place.
+    fn enum_aggregate(
+        &self,
+        place: &Place,
+        variant: &str,
+        fields: &[(Option<String>, Operand)],
+        dest: &Ty,
+    ) -> Res<()> {
+        let Some((def, args)) = self.m.adts.enum_of(dest) else {
+            return unsupported(format!("`{dest}` is not an enum whose definition is known"));
+        };
+        let Some(index) = def.variant_index(variant) else {
+            return unsupported(format!("`{dest}` has no variant `{variant}`"));
+        };
+        let field_tys = def.fields(index, args).unwrap_or_default();
+        let (addr, root) = self.place_addr(place)?;
+        if root.is_some() {
+            return unsupported("building an enum inside the closure environment");
+        }
+        self.set_discriminant(addr, index, dest)?;
+        if fields.is_empty() {
+            return Ok(());
+        }
+        let view = self.value(
+            "rmir.downcast",
+            &[addr],
+            self.m.ptr,
+            &[("variant", self.m.str(variant)), ("ty", self.m.ty(dest))],
+        )?;
+        for (i, (_, op)) in fields.iter().enumerate() {
+            let want = field_tys.get(i);
+            let (v, ty) = self.operand(op, want)?;
+            let ty = want.cloned().unwrap_or(ty);
+            let faddr = self.value(
+                "rmir.field",
+                &[view],
+                self.m.ptr,
+                &[("index", self.m.int(i as i64)), ("ty", self.m.ty(&ty))],
+            )?;
+            self.write(faddr, &None, v, &ty)?;
         }
         Ok(())
     }
@@ -1313,6 +1457,30 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         }
     }
 
+    /// `Cmp(a, b)`: an `Ordering`, -1, 0 or 1 in its discriminant type.
+    fn three_way(&self, place: &Place, lhs: &Operand, rhs: &Operand, dest: &Ty) -> Res<()> {
+        let Some((def, _)) = self.m.adts.enum_of(dest) else {
+            return unsupported(format!("`Cmp` into `{dest}`, not a known enum"));
+        };
+        let lt = self.binary(BinOp::Lt, lhs, rhs, dest)?;
+        let gt = self.binary(BinOp::Gt, lhs, rhs, dest)?;
+        let t = scalar_type(self.context(), def.discr);
+        let [less, equal, greater] = [-1, 0, 1].map(|v| self.int_const(t, v));
+        let above = self.value("arith.select", &[gt, greater?, equal?], t, &[])?;
+        let d = self.value("arith.select", &[lt, less?, above], t, &[])?;
+        let (addr, root) = self.place_addr(place)?;
+        if root.is_some() {
+            return unsupported("writing an `Ordering` into the closure environment");
+        }
+        self.op(
+            "rmir.write_discriminant",
+            &[addr, d],
+            &[],
+            &[("ty", self.m.ty(dest))],
+        )?;
+        Ok(())
+    }
+
     fn int_const(&self, t: Type<'c>, v: i64) -> Res<Value<'c, 'a>> {
         let op = self.cur.append_operation(melior::dialect::arith::constant(
             self.context(),
@@ -1397,6 +1565,17 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
 
     fn cast(&self, kind: &str, operand: &Operand, to: &Ty) -> Res<Value<'c, 'a>> {
         let (v, from) = self.operand(operand, None)?;
+        // `Shape::B as i32` of a fieldless enum: its discriminant, cast.
+        let (v, from) = match (v, self.m.adts.enum_of(&from)) {
+            (Some(addr), Some((def, _))) if kind == "IntToInt" => {
+                let d = Ty::Scalar(def.discr);
+                let t = scalar_type(self.context(), def.discr);
+                let value =
+                    self.value("rmir.discriminant", &[addr], t, &[("ty", self.m.ty(&from))])?;
+                (Some(value), d)
+            }
+            (v, _) => (v, from),
+        };
         let Some(v) = v else {
             return unsupported(format!("cast of `{from}`"));
         };
@@ -1463,8 +1642,8 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 let ret = &self.body.locals[0].ty;
                 let values = match self.m.repr(ret) {
                     Repr::Value(_) => vec![self.read(&Place::local(frontend::pmir::Local(0)))?],
-                    Repr::Memory => vec![self.slots[0]],
-                    Repr::Nothing => vec![],
+                    // Written in place: `_0` is the caller's slot.
+                    Repr::Memory | Repr::Nothing => vec![],
                 };
                 self.op("func.return", &values, &[], &[])?;
                 Ok(())
@@ -1517,8 +1696,12 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 // only ever traps, and nothing it builds is used but by
                 // another panic call.
                 let is_panic = matches!(callee.resolution, Resolution::Panic { .. });
+                // A local callee writes a result in memory to `dest`
+                // itself (`rmir.sret`); any other call returns its address.
+                let sret = matches!(callee.resolution, Resolution::Local { .. })
+                    && matches!(self.m.repr(&dest_ty), Repr::Memory);
                 let results: Vec<Type<'c>> = match self.m.repr(&dest_ty) {
-                    _ if is_panic => vec![],
+                    _ if is_panic || sret => vec![],
                     Repr::Value(t) => vec![t],
                     Repr::Memory => vec![self.m.ptr],
                     Repr::Nothing => vec![],
@@ -1530,6 +1713,16 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     .filter(|_| !is_panic)
                     .map(|a| self.operand_always(a))
                     .collect::<Res<Vec<_>>>()?;
+                let mut values = values;
+                if sret {
+                    let (addr, root) = self.place_addr(dest)?;
+                    if root.is_some() {
+                        return unsupported(
+                            "a call whose result is written into the closure environment",
+                        );
+                    }
+                    values.push(addr);
+                }
                 let arg_ty = arg_type(self.context())?;
                 let mut packed = Vec::new();
                 for v in values {
@@ -1573,11 +1766,10 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 // as a fn pointer type (`fn(u32, u32) -> u32`, from the
                 // operands and the destination); `()` for every other call.
                 let receiver = match &callee.resolution {
-                    Resolution::CoreScalar { method, .. } => {
-                        frontend::registry::core_receiver(&callee.text, method)
-                            .map(Ty::Scalar)
-                            .unwrap_or(Ty::Tuple(Vec::new()))
-                    }
+                    Resolution::CoreScalar { method, ty } => Scalar::from_name(ty)
+                        .or_else(|| frontend::registry::core_receiver(&callee.text, method))
+                        .map(Ty::Scalar)
+                        .unwrap_or(Ty::Tuple(Vec::new())),
                     _ if kind == CallKind::Extern => {
                         let params = args
                             .iter()
@@ -1605,6 +1797,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                         ("text", self.m.str(&callee.text)),
                         ("kind", self.m.str(kind.name())),
                         ("unwind", self.m.str(&unwind_text(*unwind))),
+                        ("sret", self.m.bool(sret)),
                     ],
                 )?;
                 if !results.is_empty() {

@@ -167,7 +167,7 @@ Read the value on the host and capture the value:
 
 const EXPLAIN_E0103: &str = r#"A callback captures a value that is not a numeric scalar.
 
-Callback environments may hold only integers, floats and `bool`, read by
+Callback environments may hold only integers, floats, `bool` and `char`, read by
 value: their layout is the project's own ABI, checked on the C++ side field
 by field. A `Vec`, `String` or `Box` owns host memory; a struct, tuple or
 array would need a layout the provider does not know.
@@ -295,17 +295,22 @@ Write the function as a loop.
 
 const EXPLAIN_E0109: &str = r#"A callback contains MIR the lowering cannot handle.
 
-The lowering supports scalar arithmetic, comparisons, casts between
-scalars, branches and loops, calls of local helpers and allowlisted `core`
-methods, and reads of captured scalars. Other MIR (iterators, enums such as
-`Option`, generic helpers, slices, heap values, statements rustc prints
-only as text) is reported here with the MIR line it came from.
+The callbacks' MIR is rustc's optimised MIR (for every profile), in which
+`core`'s small bodies are inlined. The lowering supports scalar arithmetic,
+comparisons, casts between scalars, branches and loops (`for` over ranges,
+`while`), `Option`, `Result`, `Ordering` and the crate's own structs and
+enums, calls of local helpers, the `core` methods and std float methods
+listed below (std's transcendental functions through libdevice), and reads
+of captured scalars. Other MIR (iterator adaptors that take closures, such
+as `fold` or `any`; generic helpers; slices; heap values; another crate's
+enums; statements rustc prints only as text) is reported here with the MIR
+line it came from.
 
 Erroneous code example:
 
     native::reduce(data, 0, |a, b| (0..b).fold(a, |s, x| s.wrapping_add(x)))
 
-Rewrite the body with `while` loops over integers.
+Rewrite the body with a `for` loop over the range.
 "#;
 
 const EXPLAIN_E0110: &str = r#"rustc's layout of a callback's closure object is unknown.

@@ -118,6 +118,8 @@ pub enum CodegenError {
     Verify(String),
     #[error("PTX emission: {0}")]
     Ptx(String),
+    #[error("libdevice: {0}")]
+    Libdevice(String),
     #[error(transparent)]
     NvvmIr(#[from] NvvmIrError),
     #[error(transparent)]
@@ -280,10 +282,49 @@ pub fn emit_llvm_ir(module: &Module<'_>, options: &CodegenOptions) -> Result<Str
     Ok(llvm.print_to_string().to_string())
 }
 
+/// Links libdevice into `llvm` when it declares one of its functions
+/// (`__nv_expf`): the PTX route has no libNVVM to add it. The linked
+/// functions become internal, so the optimiser inlines the ones called and
+/// drops the rest; the NVPTX target's pipeline runs `NVVMReflect`, which
+/// folds libdevice's `__nvvm_reflect` queries (no flush to zero: the
+/// module sets no `nvvm-reflect-ftz`).
+pub fn link_libdevice<'ctx>(
+    llvm: &LlvmModule<'ctx>,
+    context: &'ctx LlvmContext,
+) -> Result<(), CodegenError> {
+    let called = llvm
+        .get_functions()
+        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
+    if !called {
+        return Ok(());
+    }
+    let path = crate::nvidia::libdevice_path().map_err(CodegenError::Libdevice)?;
+    let lib = LlvmModule::parse_bitcode_from_path(&path, context)
+        .map_err(|e| CodegenError::Libdevice(format!("cannot read {}: {e}", path.display())))?;
+    lib.set_triple(&llvm.get_triple());
+    lib.set_data_layout(&llvm.get_data_layout());
+    let ours: Vec<String> = llvm
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    llvm.link_in_module(lib)
+        .map_err(|e| CodegenError::Libdevice(format!("linking {}: {e}", path.display())))?;
+    for f in llvm.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if f.count_basic_blocks() > 0 && !ours.contains(&name) {
+            f.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
+    Ok(())
+}
+
 /// PTX for `options.arch` (the PTX route).
 pub fn emit_ptx(module: &Module<'_>, options: &CodegenOptions) -> Result<String, CodegenError> {
     let context = LlvmContext::create();
-    let llvm = optimized_llvm_ir(module, &context, options)?;
+    let llvm = to_llvm_ir(module, &context, options)?;
+    link_libdevice(&llvm, &context)?;
+    optimize(&llvm, options)?;
     let tm = target_machine(options)?;
     let buffer = tm
         .write_to_memory_buffer(&llvm, FileType::Assembly)

@@ -2,7 +2,7 @@
 // Call kinds are a closed set.
 module {
   func.func @f() {
-    "rmir.call"() {callee = "g", kind = "virtual", text = "g", unwind = "continue"} : () -> ()
+    "rmir.call"() {callee = "g", kind = "virtual", text = "g", sret = false, unwind = "continue"} : () -> ()
     return
   }
 }

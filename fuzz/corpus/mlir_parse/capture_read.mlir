@@ -18,7 +18,7 @@ module attributes {rmir.format = "pmir/1", rmir.mir_file = "../tests/admission/0
     %7 = "rmir.load"(%3) {ty = "i32"} : (!llvm.ptr) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
     %8 = "rmir.arg"(%6) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
     %9 = "rmir.arg"(%7) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
-    %10 = "rmir.call"(%8, %9) {callee = "wrapping_add", kind = "core", text = "core::num::<impl i32>::wrapping_add", unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
+    %10 = "rmir.call"(%8, %9) {callee = "wrapping_add", kind = "core", text = "core::num::<impl i32>::wrapping_add", sret = false, unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
     "rmir.store"(%4, %10) {ty = "i32"} : (!llvm.ptr, i32) -> () loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
     cf.br ^bb2 loc(fused["../tests/admission/03_wrapping_capture.rs":4:43 to :55, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":29:1)])
   ^bb2:  // pred: ^bb1
@@ -28,7 +28,7 @@ module attributes {rmir.format = "pmir/1", rmir.mir_file = "../tests/admission/0
     %13 = "rmir.load"(%5) {ty = "i32"} : (!llvm.ptr) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
     %14 = "rmir.arg"(%12) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
     %15 = "rmir.arg"(%13) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
-    %16 = "rmir.call"(%14, %15) {callee = "wrapping_add", kind = "core", text = "core::num::<impl i32>::wrapping_add", unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
+    %16 = "rmir.call"(%14, %15) {callee = "wrapping_add", kind = "core", text = "core::num::<impl i32>::wrapping_add", sret = false, unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
     "rmir.store"(%0, %16) {ty = "i32"} : (!llvm.ptr, i32) -> () loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
     cf.br ^bb3 loc(fused["../tests/admission/03_wrapping_capture.rs":4:59 to :71, "mir"("../tests/admission/03_wrapping_capture.rs.O0.mir":34:1)])
   ^bb3:  // pred: ^bb2

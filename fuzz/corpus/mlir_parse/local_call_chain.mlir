@@ -13,7 +13,7 @@ module attributes {rmir.format = "pmir/1", rmir.mir_file = "../tests/admission/0
     %4 = "rmir.load"(%2) {ty = "i32"} : (!llvm.ptr) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
     %5 = "rmir.arg"(%3) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
     %6 = "rmir.arg"(%4) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
-    %7 = "rmir.call"(%5, %6) {callee = "keep_smaller", kind = "local", text = "keep_smaller", unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
+    %7 = "rmir.call"(%5, %6) {callee = "keep_smaller", kind = "local", text = "keep_smaller", sret = false, unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
     "rmir.store"(%0, %7) {ty = "i32"} : (!llvm.ptr, i32) -> () loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
     cf.br ^bb2 loc(fused["../tests/admission/05_helper_chain.rs":6:5 to :17, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":10:1)])
   ^bb2:  // pred: ^bb1
@@ -61,7 +61,7 @@ module attributes {rmir.format = "pmir/1", rmir.mir_file = "../tests/admission/0
     %5 = "rmir.load"(%3) {ty = "i32"} : (!llvm.ptr) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
     %6 = "rmir.arg"(%4) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
     %7 = "rmir.arg"(%5) : (i32) -> !rmir.call_arg loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
-    %8 = "rmir.call"(%6, %7) {callee = "combine", kind = "local", text = "combine", unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
+    %8 = "rmir.call"(%6, %7) {callee = "combine", kind = "local", text = "combine", sret = false, unwind = "continue"} : (!rmir.call_arg, !rmir.call_arg) -> i32 loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
     "rmir.store"(%0, %8) {ty = "i32"} : (!llvm.ptr, i32) -> () loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
     cf.br ^bb2 loc(fused["../tests/admission/05_helper_chain.rs":19:36 to :43, "mir"("../tests/admission/05_helper_chain.rs.O0.mir":63:1)])
   ^bb2:  // pred: ^bb1

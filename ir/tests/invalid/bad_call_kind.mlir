@@ -2,7 +2,7 @@
 // Call kinds are a closed set.
 module {
   func.func @f() {
-    "rmir.call"() {callee = "g", kind = "virtual", receiver = tuple<>, text = "g", unwind = "continue"} : () -> ()
+    "rmir.call"() {callee = "g", kind = "virtual", receiver = tuple<>, text = "g", sret = false, unwind = "continue"} : () -> ()
     return
   }
 }

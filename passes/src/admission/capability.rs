@@ -72,7 +72,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 )
                 .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
                 .with_note(format!("call chain: {chain}"))
-                .with_help("use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers; enums (`Option`, `Result`, `Ordering`) stay on the host"),
+                .with_help(super::WHAT_RUNS),
             );
         }
         for call in b.calls.iter().filter(|c| c.kind == CallKind::Local) {

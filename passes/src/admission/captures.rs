@@ -1,5 +1,5 @@
-//! Rule: captures are numeric scalars held by value (E0101 borrowed,
-//! E0102 raw pointer, E0103 anything else that is not a number or `bool`).
+//! Rule: captures are scalars held by value (E0101 borrowed, E0102 raw
+//! pointer, E0103 anything else that is not a number, `bool` or `char`).
 
 use frontend::pmir::Span;
 use frontend::ty::{Scalar, Ty};
@@ -9,9 +9,10 @@ use super::{label, Ctx};
 use crate::codes::Code;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Hoist, Suggestion};
 
-/// Numeric scalars: integers, floats and `bool` (not `char`: not a number).
+/// The scalars an environment holds: integers, floats, `bool` and `char`
+/// (`Scalar::is_capturable`: not `f16`/`f128`, which have no CUDA C++ type).
 pub fn is_numeric_scalar(ty: &Ty) -> bool {
-    matches!(ty.scalar(), Some(s) if s != Scalar::Char)
+    ty.scalar().is_some_and(Scalar::is_capturable)
 }
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -120,7 +121,7 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
             label(cap.loc, format!("`{name}` is captured here")),
         )
         .with_label(ctx.callback_label("this closure runs on the GPU"))
-        .with_note("a callback environment holds integers, floats and `bool` only, by value: that is its ABI")
+        .with_note("a callback environment holds integers, floats, `bool` and `char` only, by value: that is its ABI")
         .with_suggestions(help, fix),
     )
 }
@@ -265,14 +266,6 @@ fn value_fix(ctx: &Ctx<'_>, name: &str, ty: &Ty) -> Fix {
         Ty::Ptr { inner, .. } => advice(format!(
             "read the scalar values you need through `{name}` (to `{inner}`) on the host into locals before the closure, and capture those with `move`"
         )),
-        Ty::Scalar(Scalar::Char) => {
-            let expr = format!("{name} as u32");
-            hoisted(
-                format!("capture `{expr}` instead: `let {local} = {expr};` before the closure"),
-                expr,
-                false,
-            )
-        }
         Ty::Adt { path, .. } if adt(path, "String") => advice(format!(
             "capture the scalars you need, e.g. `let len = {name}.len();` before the closure"
         )),

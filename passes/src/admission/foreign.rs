@@ -73,7 +73,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(Code::ForeignCall, message, label(call.loc, primary))
                     .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
                     .with_note(format!("call chain: {chain}"))
-                    .with_help("call a helper written in Rust in this file, or an allowlisted `core` method (`wrapping_*`, `min`, `max`, `abs`, ...)"),
+                    .with_help("call a helper written in Rust in this file, or a `core` or std float method the GPU side runs (`driver explain E0109` lists them)"),
             );
         }
     }

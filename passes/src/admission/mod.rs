@@ -20,6 +20,13 @@ pub mod signature;
 pub mod trial;
 pub mod unsupported;
 
+/// The help of a rejection for code the GPU side cannot compile: what a
+/// callback may use instead.
+pub(crate) const WHAT_RUNS: &str =
+    "use scalars, `Option`, `Result` and `Ordering`, the crate's own \
+     structs and enums, loops over ranges, std's float math and calls of local helpers \
+     (`driver explain E0109` lists the `core` methods)";
+
 use manifest::env::EnvLayout;
 use vocab::{Element, Scalar, Signature};
 

@@ -121,10 +121,12 @@ fn diagnostic(
             "callback contains code the GPU lowering cannot handle: {}",
             error.message
         ),
+        // The op and the pass are the lowering's names, not the user's:
+        // `driver opt` shows them; the diagnostic points at the code.
         Label::new(
             loc.span,
             loc.mir_line,
-            format!("`{}` in `{}`", error.op, error.pass),
+            "this cannot be compiled for the GPU",
         ),
     );
     if let Some(b) = root.and_then(|r| facts.bodies.get(r)) {
@@ -137,5 +139,5 @@ fn diagnostic(
         }
     }
     d.with_note(format!("call chain: {chain}"))
-        .with_help("use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers on scalar values")
+        .with_help(super::WHAT_RUNS)
 }

@@ -33,9 +33,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     "the statement is at line {line} of the MIR rustc printed"
                 ));
             }
-            out.push(d.with_help(
-                "use scalar arithmetic, comparisons, casts, `if`/`while` and calls of local helpers",
-            ));
+            out.push(d.with_help(super::WHAT_RUNS));
         }
     }
 }

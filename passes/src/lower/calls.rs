@@ -154,6 +154,7 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
             }
             let entry = registry::core_op(&callee)
                 .ok_or_else(|| rw.error(op, format!("`{callee}` is not a core operation")))?;
+            let externs = std::cell::RefCell::new(&mut *externs);
             Core {
                 rw,
                 at: op,
@@ -161,6 +162,7 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
                 // Receiver-less hints (`cold_path`, `likely`) never read it.
                 scalar: receiver.unwrap_or(Scalar::Bool),
                 result_ty,
+                externs: &externs,
             }
             .lower(entry.op)?
         }
@@ -194,6 +196,8 @@ struct Core<'r, 'c> {
     args: &'r [Val],
     scalar: Scalar,
     result_ty: Option<Type<'c>>,
+    /// Where libdevice's functions are declared.
+    externs: &'r std::cell::RefCell<&'r mut Externs<'c>>,
 }
 
 impl<'c> Core<'_, 'c> {
@@ -216,6 +220,73 @@ impl<'c> Core<'_, 'c> {
 
     fn op(&self, name: &str, operands: &[Val], ty: Type<'c>) -> Result<Val, LowerError> {
         self.rw.emit1(self.at, name, operands, ty, &[])
+    }
+
+    /// A call of libdevice's `__nv_NAME` (`f64`) or `__nv_NAMEf` (`f32`),
+    /// declared once in the module; libNVVM (the LTOIR route) and the PTX
+    /// route's link of `libdevice.10.bc` define it.
+    fn libdevice(&self, base: &str, operands: &[Val]) -> Result<Val, LowerError> {
+        let (symbol, ty) = match self.scalar {
+            Scalar::F32 => (format!("__nv_{base}f"), "f32"),
+            Scalar::F64 => (format!("__nv_{base}"), "f64"),
+            s => {
+                return Err(self.rw.error(
+                    self.at,
+                    format!("libdevice's `{base}` is not defined on `{}`", s.name()),
+                ))
+            }
+        };
+        let ty = self.rw.ty(ty, self.at)?;
+        let inputs: Vec<Type<'c>> = operands.iter().map(|a| rewrite::type_of(*a)).collect();
+        let declared = (inputs, vec![ty]);
+        let mut externs = self.externs.borrow_mut();
+        let known = externs
+            .declared
+            .entry(symbol.clone())
+            .or_insert_with(|| declared.clone());
+        if *known != declared {
+            return Err(self.rw.error(
+                self.at,
+                format!("`{symbol}` is called with two different signatures"),
+            ));
+        }
+        let sym = self.rw.attr_text(&format!("@{symbol}"), self.at)?;
+        let c = self
+            .rw
+            .emit(self.at, "func.call", operands, &[ty], &[("callee", sym)])?;
+        rewrite::result(c, 0).ok_or_else(|| self.rw.error(self.at, "a call without a result"))
+    }
+
+    /// `x.powi(n)` as the host computes it (compiler-rt's `__powisf2`, and
+    /// LLVM's expansion for a constant `n`): binary powering over the bits
+    /// of `|n|`, `x`, `x²`, `x⁴`, … multiplied in for each set bit, low bit
+    /// first, then the reciprocal for a negative `n`. Unrolled over the 32
+    /// bits (a constant `n` folds to its few multiplications); libdevice's
+    /// `__nv_powif` rounds differently and does not build with `-g`.
+    fn powi(&self) -> Result<Val, LowerError> {
+        let (x, n) = (self.arg(0)?, self.arg(1)?);
+        let i32t = rewrite::type_of(n);
+        let zero = self.int(i32t, 0)?;
+        let negative = self.cmpi("slt", n, zero)?;
+        let neg_n = self.bin("arith.subi", zero, n)?;
+        let bits = self.select(negative, neg_n, n)?;
+        let one = self.int(i32t, 1)?;
+        let mut r = self.float(1.0)?;
+        let mut a = x;
+        for i in 0..32 {
+            let shift = self.int(i32t, i)?;
+            let b = self.bin("arith.shrui", bits, shift)?;
+            let b = self.bin("arith.andi", b, one)?;
+            let set = self.cmpi("ne", b, zero)?;
+            let times = self.bin("arith.mulf", r, a)?;
+            r = self.select(set, times, r)?;
+            if i < 31 {
+                a = self.bin("arith.mulf", a, a)?;
+            }
+        }
+        let unit = self.float(1.0)?;
+        let inverse = self.bin("arith.divf", unit, r)?;
+        self.select(negative, inverse, r)
     }
 
     fn bin(&self, name: &str, a: Val, b: Val) -> Result<Val, LowerError> {
@@ -318,7 +389,44 @@ impl<'c> Core<'_, 'c> {
         let float = self.scalar.is_float();
         let some = |v: Val| Ok(Some(v));
         match op {
-            CoreOp::ColdPath => Ok(None),
+            CoreOp::ColdPath | CoreOp::UbCheck => Ok(None),
+            CoreOp::Powi => some(self.powi()?),
+
+            // `self.ln() / base.ln()`, as std computes it.
+            CoreOp::Log => {
+                let x = self.libdevice("log", &[self.arg(0)?])?;
+                let b = self.libdevice("log", &[self.arg(1)?])?;
+                some(self.bin("arith.divf", x, b)?)
+            }
+            CoreOp::Exp
+            | CoreOp::Exp2
+            | CoreOp::ExpM1
+            | CoreOp::Ln
+            | CoreOp::Ln1p
+            | CoreOp::Log2
+            | CoreOp::Log10
+            | CoreOp::Powf
+            | CoreOp::Cbrt
+            | CoreOp::Sin
+            | CoreOp::Cos
+            | CoreOp::Tan
+            | CoreOp::Asin
+            | CoreOp::Acos
+            | CoreOp::Atan
+            | CoreOp::Atan2
+            | CoreOp::Sinh
+            | CoreOp::Cosh
+            | CoreOp::Tanh
+            | CoreOp::Asinh
+            | CoreOp::Acosh
+            | CoreOp::Atanh
+            | CoreOp::Hypot => {
+                let base = op.libdevice().ok_or_else(|| {
+                    self.rw
+                        .error(self.at, format!("no libdevice function for {op:?}"))
+                })?;
+                some(self.libdevice(base, self.args)?)
+            }
             CoreOp::Likely | CoreOp::Unlikely => some(self.arg(0)?),
             CoreOp::WrappingAdd | CoreOp::UncheckedAdd => {
                 some(self.bin("arith.addi", self.arg(0)?, self.arg(1)?)?)
@@ -512,6 +620,18 @@ impl<'c> Core<'_, 'c> {
                 let y = self.op(max, &[x, lo], ty)?;
                 some(self.op(min, &[y, hi], ty)?)
             }
+            CoreOp::CheckedPow => {
+                let (acc, overflow) = self.pow_parts(false)?;
+                let i1 = self.rw.ty("i1", self.at)?;
+                let no = self.rw.int_const(self.at, i1, 0)?;
+                let ok = self.cmpi("eq", overflow, no)?;
+                some(self.option(ok, acc)?)
+            }
+            CoreOp::OverflowingPow => {
+                let (acc, overflow) = self.pow_parts(false)?;
+                some(self.pair(acc, overflow)?)
+            }
+            CoreOp::RemEuclid | CoreOp::DivEuclid => some(self.euclid(op == CoreOp::DivEuclid)?),
             CoreOp::Pow => some(self.pow(Pow::Checked)?),
             CoreOp::WrappingPow => some(self.pow(Pow::Wrapping)?),
             CoreOp::SaturatingPow => some(self.pow(Pow::Saturating)?),
@@ -738,7 +858,126 @@ impl<'c> Core<'_, 'c> {
     /// `pow` asserts there is none, `saturating_pow` saturates on one (to
     /// `MIN` when the exact result is negative: a negative base and an odd
     /// exponent), `wrapping_pow` ignores it.
-    fn pow(&self, mode: Pow) -> Result<Val, LowerError> {
+    /// A slot laid out as the lowering lays out `ty`, for a result the call
+    /// returns by address (an `Option`, a tuple), as the importer expects
+    /// of a call whose destination is not a scalar.
+    fn slot(&self, ty: &frontend::ty::Ty) -> Result<(Val, Type<'c>), LowerError> {
+        let adts = frontend::adt::Adts::new(
+            &frontend::adt::std_def("std::option::Option")
+                .into_iter()
+                .collect::<Vec<_>>(),
+        );
+        let text = super::types::memory_type(ty, &adts).ok_or_else(|| {
+            self.rw
+                .error(self.at, format!("no memory layout for `{ty}`"))
+        })?;
+        let t = self.rw.ty(&text, self.at)?;
+        Ok((self.rw.alloca(self.at, t)?, t))
+    }
+
+    /// Stores `v` at field path `path` of the slot of type `t`.
+    fn store_at(&self, slot: Val, t: Type<'c>, path: &[i32], v: Val) -> Result<(), LowerError> {
+        let list: Vec<String> = path.iter().map(|i| i.to_string()).collect();
+        let raw = self
+            .rw
+            .attr_text(&format!("array<i32: {}>", list.join(", ")), self.at)?;
+        let elem: melior::ir::Attribute<'c> = TypeAttribute::new(t).into();
+        let ptr = self.rw.ty("!llvm.ptr", self.at)?;
+        let addr = self.rw.emit1(
+            self.at,
+            "llvm.getelementptr",
+            &[slot],
+            ptr,
+            &[("rawConstantIndices", raw), ("elem_type", elem)],
+        )?;
+        self.rw.emit(self.at, "llvm.store", &[v, addr], &[], &[])?;
+        Ok(())
+    }
+
+    /// `Option::<T>::Some(v)` when `some`, else `None`, in a slot laid out
+    /// as the lowering lays out `Option<T>` (`types::memory_type`).
+    fn option(&self, some: Val, v: Val) -> Result<Val, LowerError> {
+        let option = frontend::ty::Ty::Adt {
+            path: "std::option::Option".into(),
+            args: vec![frontend::ty::Ty::Scalar(self.scalar)],
+        };
+        let (slot, t) = self.slot(&option)?;
+        let i64t = self.rw.ty("i64", self.at)?;
+        let discr = self.op("arith.extui", &[some], i64t)?;
+        self.store_at(slot, t, &[0, 0], discr)?;
+        self.store_at(slot, t, &[0, 2, 0], v)?;
+        Ok(slot)
+    }
+
+    /// The tuple `(v, flag)`.
+    fn pair(&self, v: Val, flag: Val) -> Result<Val, LowerError> {
+        use frontend::ty::Ty;
+        let tuple = Ty::Tuple(vec![Ty::Scalar(self.scalar), Ty::Scalar(Scalar::Bool)]);
+        let (slot, t) = self.slot(&tuple)?;
+        self.store_at(slot, t, &[0, 0], v)?;
+        self.store_at(slot, t, &[0, 1], flag)?;
+        Ok(slot)
+    }
+
+    /// `rem_euclid`/`div_euclid` as `core` defines them: `%` and `/` with
+    /// their panics (a zero divisor; `MIN` by `-1` for a signed type), then
+    /// the remainder made non-negative and the quotient adjusted to match.
+    fn euclid(&self, div: bool) -> Result<Val, LowerError> {
+        let (a, b, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+        let zero = self.int(ty, 0)?;
+        let nonzero = self.cmpi("ne", b, zero)?;
+        let (kind, message) = if div {
+            (AssertKind::DivisionByZero, "attempt to divide by zero")
+        } else {
+            (
+                AssertKind::RemainderByZero,
+                "attempt to calculate the remainder with a divisor of zero",
+            )
+        };
+        self.assert(nonzero, kind, message)?;
+        if !self.signed() {
+            return self.bin(if div { "arith.divui" } else { "arith.remui" }, a, b);
+        }
+        let min = self.min_const()?;
+        let minus = self.int(ty, -1)?;
+        let a_min = self.cmpi("eq", a, min)?;
+        let b_minus = self.cmpi("eq", b, minus)?;
+        let both = self.bin("arith.andi", a_min, b_minus)?;
+        let i1 = self.rw.ty("i1", self.at)?;
+        let no = self.rw.int_const(self.at, i1, 0)?;
+        let fine = self.cmpi("eq", both, no)?;
+        self.assert(
+            fine,
+            AssertKind::DivisionOverflow,
+            if div {
+                "attempt to divide with overflow"
+            } else {
+                "attempt to calculate the remainder with overflow"
+            },
+        )?;
+        let r = self.bin("arith.remsi", a, b)?;
+        let negative = self.cmpi("slt", r, zero)?;
+        if div {
+            let q = self.bin("arith.divsi", a, b)?;
+            let one = self.int(ty, 1)?;
+            let b_pos = self.cmpi("sgt", b, zero)?;
+            let down = self.bin("arith.subi", q, one)?;
+            let up = self.bin("arith.addi", q, one)?;
+            let adjusted = self.select(b_pos, down, up)?;
+            self.select(negative, adjusted, q)
+        } else {
+            // `r.wrapping_add(rhs.wrapping_abs())`
+            let nb = self.bin("arith.subi", zero, b)?;
+            let b_neg = self.cmpi("slt", b, zero)?;
+            let abs = self.select(b_neg, nb, b)?;
+            let up = self.bin("arith.addi", r, abs)?;
+            self.select(negative, up, r)
+        }
+    }
+
+    /// The wrapped power `x^e` by binary powering, and whether any step
+    /// overflowed (`wrapping` skips that flag).
+    fn pow_parts(&self, wrapping: bool) -> Result<(Val, Val), LowerError> {
         let (x, e, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
         let et = rewrite::type_of(e);
         let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
@@ -762,13 +1001,22 @@ impl<'c> Core<'_, 'c> {
             };
             let (sq, o2) = self.mul_overflow(base, base)?;
             base = self.select(higher, sq, base)?;
-            if mode != Pow::Wrapping {
+            if !wrapping {
                 let a = self.bin("arith.andi", set, o1)?;
                 let b = self.bin("arith.andi", higher, o2)?;
                 let ab = self.bin("arith.ori", a, b)?;
                 overflow = self.bin("arith.ori", overflow, ab)?;
             }
         }
+        Ok((acc, overflow))
+    }
+
+    fn pow(&self, mode: Pow) -> Result<Val, LowerError> {
+        let (x, e, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+        let et = rewrite::type_of(e);
+        let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
+        let (acc, overflow) = self.pow_parts(mode == Pow::Wrapping)?;
+        let i1 = self.rw.ty("i1", self.at)?;
         match mode {
             Pow::Wrapping => Ok(acc),
             Pow::Checked => {

@@ -37,7 +37,7 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
             "rmir.assert" => assert(rw, plan, op)?,
             "rmir.drop" => {
                 let ty = rw.ty_attr(op, "ty")?;
-                if !types::is_trivially_dropped(&ty) {
+                if !types::is_trivially_dropped(&ty, &plan.adts) {
                     return Err(rw.error(
                         op,
                         format!("dropping a `{ty}` runs drop glue, which the GPU lowering does not have"),

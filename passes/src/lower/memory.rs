@@ -12,11 +12,17 @@
 //!   environment ABI (rustc's layout, admission's `closure_env`, in the manifest;
 //!   never recomputed here), then a load with the field's alignment (a
 //!   `bool` is read as its byte);
-//! - `rmir.constant` of a zero-sized value → a zero; `rmir.aggregate` goes
-//!   (its field stores follow it).
+//! - `rmir.constant` of a zero-sized value → a zero; of an enum
+//!   (`const Option::<i32>::None`, `const Option::<Ordering>::Some(Equal)`)
+//!   → a slot holding it; `rmir.aggregate` goes (its field stores follow it);
+//! - structs and enums (`types::memory_type`): `rmir.downcast` → the
+//!   address of the variant's part, `rmir.discriminant` → a load of the
+//!   discriminant, `rmir.set_discriminant`/`rmir.write_discriminant` → a
+//!   store of it.
 
+use frontend::adt::{AdtDef, Adts};
 use frontend::ty::Ty;
-use melior::ir::{attribute::TypeAttribute, Attribute, Module, Type};
+use melior::ir::{attribute::TypeAttribute, r#type::TypeLike, Attribute, Module, Type};
 
 use super::{
     rewrite::{self, Op, Rw, Val},
@@ -37,6 +43,10 @@ const LOWERED: &[&str] = &[
     "rmir.ref",
     "rmir.constant",
     "rmir.aggregate",
+    "rmir.downcast",
+    "rmir.discriminant",
+    "rmir.set_discriminant",
+    "rmir.write_discriminant",
 ];
 
 pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
@@ -52,7 +62,7 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
         .iter()
         .map(|op| match rewrite::name(*op).as_str() {
             "rmir.field" | "rmir.index" | "rmir.const_index" => {
-                rewrite::operand(*op, 0).and_then(place_ty)
+                rewrite::operand(*op, 0).and_then(|v| place_ty(v, &plan.adts))
             }
             _ => None,
         })
@@ -63,8 +73,9 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
     Ok(())
 }
 
-/// The MIR type of the place at address `v`, from the op that made it.
-fn place_ty(v: Val) -> Option<Ty> {
+/// The MIR type of the place at address `v`, from the op that made it. A
+/// variant's view of an enum (`rmir.downcast`) is the tuple of its fields.
+fn place_ty(v: Val, adts: &Adts) -> Option<Ty> {
     // SAFETY: `v` is a live value of the module.
     let def =
         unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }?;
@@ -77,8 +88,48 @@ fn place_ty(v: Val) -> Option<Ty> {
             Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => Some(*inner),
             _ => None,
         },
+        "rmir.downcast" => {
+            let variant = rewrite::str_attr(def, "variant")?;
+            let (d, args) = adts.enum_of(&ty)?;
+            Some(Ty::Tuple(d.fields(d.variant_index(&variant)?, args)?))
+        }
         _ => None,
     }
+}
+
+/// The width of an integer type.
+fn integer_width(t: Type<'_>) -> Option<i64> {
+    let raw = t.to_raw();
+    // SAFETY: queries on a live type.
+    unsafe {
+        mlir_sys::mlirTypeIsAInteger(raw).then(|| mlir_sys::mlirIntegerTypeGetWidth(raw) as i64)
+    }
+}
+
+/// An enum's definition and arguments, for an op whose `ty` is the enum.
+fn enum_def<'a>(
+    rw: &Rw<'_>,
+    plan: &'a Plan,
+    op: Op,
+    ty: &'a Ty,
+) -> Result<(&'a AdtDef, &'a [Ty]), LowerError> {
+    plan.adts
+        .enum_of(ty)
+        .ok_or_else(|| rw.error(op, format!("the definition of the enum `{ty}` is unknown")))
+}
+
+/// The address of an enum place's discriminant and its LLVM type.
+fn discriminant_addr<'c>(
+    rw: &Rw<'c>,
+    plan: &Plan,
+    op: Op,
+    ty: &Ty,
+) -> Result<(Val, Type<'c>, i64), LowerError> {
+    let t = memory_type(rw, plan, op, ty)?;
+    let (def, _) = enum_def(rw, plan, op, ty)?;
+    let bits = def.discr.size() as i64 * 8;
+    let dt = rw.ty(&format!("i{bits}"), op)?;
+    Ok((gep(rw, op, rw.operand(op, 0)?, &[0, 0], &[], t)?, dt, bits))
 }
 
 fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
@@ -87,11 +138,16 @@ fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>
     if matches!(ty, Ty::Closure { .. }) && plan.empty_closures.contains(ty) {
         return rw.ty("!llvm.struct<()>", op);
     }
-    let text = types::memory_type(ty).ok_or_else(|| {
-        rw.error(
-            op,
-            format!("the GPU lowering has no memory layout for `{ty}`"),
-        )
+    let text = types::memory_type(ty, &plan.adts).ok_or_else(|| {
+        let why = match ty {
+            Ty::Adt { path, .. } if plan.adts.of(ty).is_none() => format!(
+                "`{path}` is defined outside this crate, or with a `Drop` impl: the GPU side \
+                 lays out the crate's own structs and enums and `core`'s `Option`, `Result`, \
+                 `Ordering`"
+            ),
+            _ => format!("the GPU lowering has no memory layout for `{ty}`"),
+        };
+        rw.error(op, why)
     })?;
     rw.ty(&text, op)
 }
@@ -158,6 +214,135 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
     Ok((gep(rw, op, env_ptr, &[offset], &[], i8t)?, field.align))
 }
 
+/// A constant value as MIR prints it inside an enum constant: a variant
+/// with its fields (`Some(Equal)`, `Less`) or a scalar (`3_i32`, `true`).
+#[derive(Debug, PartialEq)]
+struct ConstTree {
+    head: String,
+    fields: Vec<ConstTree>,
+}
+
+fn const_tree(text: &str) -> Option<ConstTree> {
+    let text = text.trim();
+    let (head, fields) = match text.find('(') {
+        Some(open) if text.ends_with(')') => {
+            let inner = &text[open + 1..text.len() - 1];
+            let mut fields = Vec::new();
+            let (mut depth, mut start) = (0i32, 0);
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '(' | '<' | '[' => depth += 1,
+                    ')' | '>' | ']' => depth -= 1,
+                    ',' if depth == 0 => {
+                        fields.push(const_tree(&inner[start..i])?);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            if !inner.trim().is_empty() {
+                fields.push(const_tree(&inner[start..])?);
+            }
+            (&text[..open], fields)
+        }
+        _ => (text, Vec::new()),
+    };
+    Some(ConstTree {
+        head: head.rsplit("::").next().unwrap_or(head).to_string(),
+        fields,
+    })
+}
+
+/// `const Option::<i32>::None`, `const Less`,
+/// `const Option::<Ordering>::Some(Equal)`: a slot of the enum holding the
+/// constant; `None` when the constant is not an enum value this reads.
+fn enum_constant(rw: &Rw<'_>, plan: &Plan, op: Op, ty: &Ty) -> Result<Option<Val>, LowerError> {
+    if plan.adts.enum_of(ty).is_none() {
+        return Ok(None);
+    }
+    let text = rewrite::str_attr(op, "value").unwrap_or_default();
+    let Some(tree) = const_tree(&text) else {
+        return Ok(None);
+    };
+    let t = memory_type(rw, plan, op, ty)?;
+    let slot = rw.alloca(op, t)?;
+    if !store_constant(rw, plan, op, slot, t, &mut vec![0], ty, &tree)? {
+        return Err(rw.error(
+            op,
+            format!("the constant `{text}` of type `{ty}` is not supported by the GPU lowering"),
+        ));
+    }
+    Ok(Some(slot))
+}
+
+/// Stores the constant `tree` of type `ty` at `path` in the slot of type
+/// `t`; `false` when the constant is not one this reads.
+#[allow(clippy::too_many_arguments)]
+fn store_constant(
+    rw: &Rw<'_>,
+    plan: &Plan,
+    op: Op,
+    slot: Val,
+    t: Type<'_>,
+    path: &mut Vec<i32>,
+    ty: &Ty,
+    tree: &ConstTree,
+) -> Result<bool, LowerError> {
+    if let Some((def, args)) = plan.adts.enum_of(ty) {
+        let Some(index) = def.variant_index(&tree.head) else {
+            return Ok(false);
+        };
+        let fields = def.fields(index, args).unwrap_or_default();
+        if fields.len() != tree.fields.len() {
+            return Ok(false);
+        }
+        let bits = def.discr.size() * 8;
+        let dt = rw.ty(&format!("i{bits}"), op)?;
+        let value = rw.int_const(op, dt, def.variants[index].discr as i64)?;
+        path.push(0);
+        let addr = gep(rw, op, slot, path, &[], t)?;
+        rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
+        path.pop();
+        for (j, (fty, field)) in fields.iter().zip(&tree.fields).enumerate() {
+            path.extend([index as i32 + 1, j as i32]);
+            let ok = store_constant(rw, plan, op, slot, t, path, fty, field)?;
+            path.truncate(path.len() - 2);
+            if !ok {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    let Some(s) = ty.scalar() else {
+        return Ok(false);
+    };
+    if !tree.fields.is_empty() {
+        return Ok(false);
+    }
+    let Some(text) = types::scalar_type(s) else {
+        return Ok(false);
+    };
+    let st = rw.ty(text, op)?;
+    let value = match (tree.head.as_str(), s) {
+        ("true", vocab::Scalar::Bool) => rw.int_const(op, st, 1)?,
+        ("false", vocab::Scalar::Bool) => rw.int_const(op, st, 0)?,
+        (lit, s) if s.is_int() => {
+            let digits = lit
+                .strip_suffix(s.name())
+                .unwrap_or(lit)
+                .trim_end_matches('_');
+            let Ok(v) = digits.replace('_', "").parse::<i128>() else {
+                return Ok(false);
+            };
+            rw.int_const(op, st, v as i64)?
+        }
+        _ => return Ok(false),
+    };
+    let addr = gep(rw, op, slot, path, &[], t)?;
+    rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
+    Ok(true)
+}
+
 fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), LowerError> {
     let name = rewrite::name(op);
     let new: Option<Val> = match name.as_str() {
@@ -199,6 +384,11 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         "rmir.field" => {
             let index = rw.int_attr(op, "index")?;
             let base = base.ok_or_else(|| rw.error(op, "the type of the base place is unknown"))?;
+            // A struct's fields are laid out as a tuple of them.
+            let base = match plan.adts.struct_fields(&base) {
+                Some(fields) => Ty::Tuple(fields),
+                None => base,
+            };
             if !matches!(base, Ty::Tuple(_)) {
                 return Err(rw.error(
                     op,
@@ -254,8 +444,67 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 Some(rw.emit1(op, "llvm.load", &[addr], t, &[("alignment", align)])?)
             }
         }
+        "rmir.downcast" => {
+            let ty = rw.ty_attr(op, "ty")?;
+            let variant = rw.str_attr(op, "variant")?;
+            let (def, _) = enum_def(rw, plan, op, &ty)?;
+            let index = def
+                .variant_index(&variant)
+                .ok_or_else(|| rw.error(op, format!("`{ty}` has no variant `{variant}`")))?;
+            let t = memory_type(rw, plan, op, &ty)?;
+            Some(gep(
+                rw,
+                op,
+                rw.operand(op, 0)?,
+                &[0, index as i32 + 1],
+                &[],
+                t,
+            )?)
+        }
+        "rmir.discriminant" => {
+            let ty = rw.ty_attr(op, "ty")?;
+            let (addr, dt, bits) = discriminant_addr(rw, plan, op, &ty)?;
+            let d = rw.emit1(op, "llvm.load", &[addr], dt, &[])?;
+            let want = rewrite::type_of(rw.result(op, 0)?);
+            let want_bits = integer_width(want)
+                .ok_or_else(|| rw.error(op, format!("a discriminant read as `{want}`")))?;
+            let signed = enum_def(rw, plan, op, &ty)?.0.discr.is_signed();
+            Some(match want_bits.cmp(&bits) {
+                std::cmp::Ordering::Equal => d,
+                std::cmp::Ordering::Less => rw.emit1(op, "arith.trunci", &[d], want, &[])?,
+                std::cmp::Ordering::Greater if signed => {
+                    rw.emit1(op, "arith.extsi", &[d], want, &[])?
+                }
+                std::cmp::Ordering::Greater => rw.emit1(op, "arith.extui", &[d], want, &[])?,
+            })
+        }
+        "rmir.set_discriminant" => {
+            let ty = rw.ty_attr(op, "ty")?;
+            let index = rw.int_attr(op, "variant")?;
+            let (def, _) = enum_def(rw, plan, op, &ty)?;
+            let discr = usize::try_from(index)
+                .ok()
+                .and_then(|i| def.variants.get(i))
+                .map(|v| v.discr)
+                .ok_or_else(|| rw.error(op, format!("`{ty}` has no variant {index}")))?;
+            let (addr, dt, _) = discriminant_addr(rw, plan, op, &ty)?;
+            let value = rw.int_const(op, dt, discr as i64)?;
+            rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
+            None
+        }
+        "rmir.write_discriminant" => {
+            let ty = rw.ty_attr(op, "ty")?;
+            let (addr, _, _) = discriminant_addr(rw, plan, op, &ty)?;
+            rw.emit(op, "llvm.store", &[rw.operand(op, 1)?, addr], &[], &[])?;
+            None
+        }
         "rmir.constant" => {
             let ty = rw.ty_attr(op, "ty")?;
+            if let Some(slot) = enum_constant(rw, plan, op, &ty)? {
+                rewrite::replace_uses(rw.result(op, 0)?, slot);
+                rewrite::erase(op);
+                return Ok(());
+            }
             let zero_sized = ty.is_unit()
                 || matches!(ty, Ty::FnDef { .. } | Ty::Never)
                 || rewrite::str_attr(op, "value").as_deref() == Some("ZeroSized");

@@ -192,6 +192,7 @@ pub const PASSES: &[PassInfo] = &[
             "rmir.closure",
             "rmir.capture",
             "rmir.env_layout",
+            "rmir.adt_def",
         ],
         kind: PassKind::Rust(select::run),
     },
@@ -219,7 +220,8 @@ pub const PASSES: &[PassInfo] = &[
         lowers: &[
             "rmir.local", "rmir.field", "rmir.deref", "rmir.index", "rmir.const_index",
             "rmir.capture_addr", "rmir.capture_read", "rmir.load", "rmir.store", "rmir.copy",
-            "rmir.ref", "rmir.constant", "rmir.aggregate",
+            "rmir.ref", "rmir.constant", "rmir.aggregate", "rmir.downcast", "rmir.discriminant",
+            "rmir.set_discriminant", "rmir.write_discriminant",
         ],
         kind: PassKind::Rust(memory::run),
     },

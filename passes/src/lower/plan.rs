@@ -63,6 +63,8 @@ pub struct Plan {
     /// Types of the module's closures that capture nothing (`{closure@…}`):
     /// zero-sized values, so a local holding one has an empty layout.
     pub empty_closures: std::collections::HashSet<Ty>,
+    /// The structs and enums the module's bodies name (`rmir.adt_def`).
+    pub adts: frontend::adt::Adts,
 }
 
 fn module_error(module: &Module<'_>, message: String) -> LowerError {
@@ -170,6 +172,7 @@ impl Plan {
             symbols,
             envs,
             empty_closures,
+            adts: facts.adts.clone(),
         })
     }
 }

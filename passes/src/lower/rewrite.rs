@@ -141,6 +141,23 @@ pub fn enclosing_function(op: Op) -> Option<Op> {
     }
 }
 
+/// The first op of the entry block of `op`'s enclosing function: where a
+/// stack slot goes, so that it is allocated once a call, not once a loop
+/// iteration.
+pub fn function_entry(op: Op) -> Option<Op> {
+    let f = enclosing_function(op)?;
+    // SAFETY: null handles mean "none"; `f` is a live function op.
+    unsafe {
+        let region = mlir_sys::mlirOperationGetRegion(f, 0);
+        let block = mlir_sys::mlirRegionGetFirstBlock(region);
+        if block.ptr.is_null() {
+            return None;
+        }
+        let first = mlir_sys::mlirBlockGetFirstOperation(block);
+        (!first.ptr.is_null()).then_some(first)
+    }
+}
+
 /// Every op under `root` (not `root` itself) whose name is in `names`, in
 /// pre-order, collected before any rewriting.
 pub fn collect(root: Op, names: &[&str]) -> Vec<Op> {
@@ -324,6 +341,17 @@ impl<'c> Rw<'c> {
     ) -> Result<Val, LowerError> {
         let op = self.emit(at, name, operands, &[result], attrs)?;
         self.result(op, 0)
+    }
+
+    /// A stack slot of type `elem` at the start of the function that holds
+    /// `at` (one allocation a call, even when `at` is in a loop).
+    pub fn alloca(&self, at: Op, elem: Type<'c>) -> Result<Val, LowerError> {
+        let place = function_entry(at).unwrap_or(at);
+        let i64t = self.ty("i64", at)?;
+        let one = self.int_const(place, i64t, 1)?;
+        let ptr = self.ty("!llvm.ptr", at)?;
+        let elem: Attribute<'c> = melior::ir::attribute::TypeAttribute::new(elem).into();
+        self.emit1(place, "llvm.alloca", &[one], ptr, &[("elem_type", elem)])
     }
 
     /// Builds an op; MLIR's verifier must accept it alone (parent-free checks).

@@ -20,9 +20,8 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
     let internal = rw.attr_text("#llvm.linkage<internal>", m)?;
     for op in rewrite::top_level(m) {
         match rewrite::name(op).as_str() {
-            "rmir.registration" | "rmir.closure" | "rmir.capture" | "rmir.env_layout" => {
-                rewrite::erase(op)
-            }
+            "rmir.registration" | "rmir.closure" | "rmir.capture" | "rmir.env_layout"
+            | "rmir.adt_def" => rewrite::erase(op),
             "func.func" => {
                 let name = rw.str_attr(op, "sym_name")?;
                 match plan.symbols.get(&name) {

@@ -5,6 +5,7 @@
 //! struct layout; the one layout that crosses the ABI, the closure
 //! environment, is never computed here (see `manifest::env::EnvLayout`).
 
+use frontend::adt::{AdtKind, Adts};
 use frontend::ty::{Scalar, Ty};
 
 /// The builtin or LLVM-dialect type text of a scalar.
@@ -24,10 +25,33 @@ pub fn scalar_type(s: Scalar) -> Option<&'static str> {
 }
 
 /// The LLVM-dialect type of the memory that holds a value of MIR type `ty`,
-/// or `None` when the lowering has no layout for it (closures, ADTs, slices).
-pub fn memory_type(ty: &Ty) -> Option<String> {
+/// or `None` when the lowering has no layout for it (closures, slices, ADTs
+/// whose definition is unknown).
+///
+/// A struct is an LLVM struct of its fields. An enum is its discriminant
+/// followed by one struct per variant, side by side rather than
+/// overlapping: the value never leaves the function (it is not an element,
+/// a capture or a thunk argument), so no byte of it is shared with rustc,
+/// and LLVM's SROA turns each part into registers.
+pub fn memory_type(ty: &Ty, adts: &Adts) -> Option<String> {
     match ty {
         Ty::Scalar(s) => scalar_type(*s).map(str::to_string),
+        Ty::Adt { .. } => {
+            let (def, args) = adts.of(ty)?;
+            let variant = |i: usize| -> Option<String> {
+                memory_type(&Ty::Tuple(def.fields(i, args)?), adts)
+            };
+            match def.kind {
+                AdtKind::Struct => variant(0),
+                AdtKind::Enum => {
+                    let mut parts = vec![scalar_type(def.discr)?.to_string()];
+                    for i in 0..def.variants.len() {
+                        parts.push(variant(i)?);
+                    }
+                    Some(format!("!llvm.struct<({})>", parts.join(", ")))
+                }
+            }
+        }
         Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } if is_sized(inner) => {
             Some("!llvm.ptr".into())
         }
@@ -35,12 +59,15 @@ pub fn memory_type(ty: &Ty) -> Option<String> {
         // Zero-sized.
         Ty::Never | Ty::FnDef { .. } => Some("!llvm.struct<()>".into()),
         Ty::Tuple(parts) => {
-            let parts = parts.iter().map(memory_type).collect::<Option<Vec<_>>>()?;
+            let parts = parts
+                .iter()
+                .map(|p| memory_type(p, adts))
+                .collect::<Option<Vec<_>>>()?;
             Some(format!("!llvm.struct<({})>", parts.join(", ")))
         }
         Ty::Array(elem, len) => {
             let n = array_len(len)?;
-            Some(format!("!llvm.array<{n} x {}>", memory_type(elem)?))
+            Some(format!("!llvm.array<{n} x {}>", memory_type(elem, adts)?))
         }
         _ => None,
     }
@@ -63,13 +90,22 @@ pub fn is_signed(ty: &Ty) -> Option<bool> {
     s.is_int().then(|| s.is_signed())
 }
 
-/// Types with no drop glue: dropping them does nothing.
-pub fn is_trivially_dropped(ty: &Ty) -> bool {
+/// Types with no drop glue: dropping them does nothing. A struct or enum
+/// the lowering lays out is made of such types only (it has a memory type),
+/// and a type with a `Drop` impl is never `Copy`, so it is never captured
+/// or built by value in an admitted callback.
+pub fn is_trivially_dropped(ty: &Ty, adts: &Adts) -> bool {
     match ty {
         Ty::Scalar(_) | Ty::Ref { .. } | Ty::Ptr { .. } | Ty::FnPtr(_) | Ty::FnDef { .. } => true,
         Ty::Never => true,
-        Ty::Tuple(parts) => parts.iter().all(is_trivially_dropped),
-        Ty::Array(e, _) => is_trivially_dropped(e),
+        Ty::Tuple(parts) => parts.iter().all(|p| is_trivially_dropped(p, adts)),
+        Ty::Array(e, _) => is_trivially_dropped(e, adts),
+        Ty::Adt { .. } => adts.of(ty).is_some_and(|(def, args)| {
+            (0..def.variants.len()).all(|i| {
+                def.fields(i, args)
+                    .is_some_and(|f| f.iter().all(|t| is_trivially_dropped(t, adts)))
+            })
+        }),
         _ => false,
     }
 }

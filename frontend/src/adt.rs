@@ -1,0 +1,821 @@
+//! The definitions of the structs and enums a callback's MIR names.
+//!
+//! MIR text names an ADT (`std::option::Option<i32>`, `Shape`) but never
+//! prints its definition: which variants it has, in which order, with
+//! which fields and discriminants. Prepared MIR records each definition the
+//! bodies name ([`collect`]), from two sources:
+//! - `core`'s types that callbacks meet once MIR inlining has run
+//!   (`Option`, `Result`, `Ordering`, `ControlFlow`, `FpCategory`, `Range`,
+//!   `RangeInclusive`, `TryFromIntError`, `PhantomData`, `Wrapping`,
+//!   `Saturating`): [`std_def`], written from their documented definitions
+//!   (declaration order, `Ordering`'s `#[repr(i8)]` values -1, 0, 1);
+//! - the crate's own `struct` and `enum` items, read from its source files
+//!   ([`source_defs`]): generics, tuple, record and unit variants, a
+//!   `#[repr(int)]` discriminant type and integer-literal discriminants.
+//!
+//! Inside a callback the representation of these values is the lowering's
+//! choice (they never cross the environment or the thunk ABI as ADTs); what
+//! must match rustc is each variant's discriminant *value*, which MIR's
+//! `switchInt` and casts compare against. A type whose definition is not
+//! found (another crate's) is simply not recorded: the lowering then reports
+//! that it has no layout for it, in the user's terms.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pmir::{PreparedMir, SourceFacts};
+use crate::ty::{Scalar, Ty};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdtKind {
+    Struct,
+    Enum,
+}
+
+impl AdtKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AdtKind::Struct => "struct",
+            AdtKind::Enum => "enum",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<AdtKind> {
+        match name {
+            "struct" => Some(AdtKind::Struct),
+            "enum" => Some(AdtKind::Enum),
+            _ => None,
+        }
+    }
+}
+
+/// One struct or enum, as the bodies name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdtDef {
+    /// The path as MIR prints the type, without generic arguments
+    /// (`std::option::Option`, `Shape`).
+    pub path: String,
+    /// Generic type parameters, in order (`T`, `E`); lifetimes are not kept.
+    pub params: Vec<String>,
+    pub kind: AdtKind,
+    /// The discriminant's type: `isize` unless `#[repr(int)]` says
+    /// otherwise. Unused for a struct.
+    pub discr: Scalar,
+    /// A struct has one variant, named as the struct; an enum its variants
+    /// in declaration order (MIR's variant index).
+    pub variants: Vec<VariantDef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantDef {
+    pub name: String,
+    /// The discriminant value (an enum's variant); 0 for a struct.
+    pub discr: i128,
+    /// Field types in declaration order; generic parameters appear as
+    /// paths (`T`).
+    #[serde(with = "crate::ty::vec_as_string")]
+    pub fields: Vec<Ty>,
+}
+
+impl AdtDef {
+    /// The variant index of `name` (a struct's single variant answers to
+    /// any name).
+    pub fn variant_index(&self, name: &str) -> Option<usize> {
+        match self.kind {
+            AdtKind::Struct => Some(0),
+            AdtKind::Enum => self.variants.iter().position(|v| v.name == name),
+        }
+    }
+
+    /// The field types of variant `index` with the generic arguments `args`
+    /// substituted for the parameters.
+    pub fn fields(&self, index: usize, args: &[Ty]) -> Option<Vec<Ty>> {
+        let v = self.variants.get(index)?;
+        Some(v.fields.iter().map(|t| self.subst(t, args)).collect())
+    }
+
+    fn subst(&self, ty: &Ty, args: &[Ty]) -> Ty {
+        match ty {
+            Ty::Adt { path, args: a } if a.is_empty() => {
+                match self.params.iter().position(|p| p == path) {
+                    Some(i) => args.get(i).cloned().unwrap_or_else(|| ty.clone()),
+                    None => ty.clone(),
+                }
+            }
+            Ty::Adt { path, args: a } => Ty::Adt {
+                path: path.clone(),
+                args: a.iter().map(|t| self.subst(t, args)).collect(),
+            },
+            Ty::Tuple(parts) => Ty::Tuple(parts.iter().map(|t| self.subst(t, args)).collect()),
+            Ty::Array(e, n) => Ty::Array(Box::new(self.subst(e, args)), n.clone()),
+            Ty::Slice(e) => Ty::Slice(Box::new(self.subst(e, args))),
+            Ty::Ref { mutable, inner } => Ty::Ref {
+                mutable: *mutable,
+                inner: Box::new(self.subst(inner, args)),
+            },
+            Ty::Ptr { mutable, inner } => Ty::Ptr {
+                mutable: *mutable,
+                inner: Box::new(self.subst(inner, args)),
+            },
+            other => other.clone(),
+        }
+    }
+}
+
+/// The definitions of a document, by the path MIR prints.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Adts {
+    by_path: BTreeMap<String, AdtDef>,
+}
+
+impl Adts {
+    pub fn new(defs: &[AdtDef]) -> Adts {
+        Adts {
+            by_path: defs.iter().map(|d| (d.path.clone(), d.clone())).collect(),
+        }
+    }
+
+    /// The definition of an ADT type and its generic arguments.
+    pub fn of<'t>(&self, ty: &'t Ty) -> Option<(&AdtDef, &'t [Ty])> {
+        match ty {
+            Ty::Adt { path, args } => self.by_path.get(path).map(|d| (d, args.as_slice())),
+            _ => None,
+        }
+    }
+
+    /// An enum type's definition and arguments.
+    pub fn enum_of<'t>(&self, ty: &'t Ty) -> Option<(&AdtDef, &'t [Ty])> {
+        self.of(ty).filter(|(d, _)| d.kind == AdtKind::Enum)
+    }
+
+    /// A struct type's field types, substituted.
+    pub fn struct_fields(&self, ty: &Ty) -> Option<Vec<Ty>> {
+        let (d, args) = self.of(ty).filter(|(d, _)| d.kind == AdtKind::Struct)?;
+        d.fields(0, args)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &AdtDef> {
+        self.by_path.values()
+    }
+}
+
+fn v(name: &str, discr: i128, fields: &[&str]) -> VariantDef {
+    VariantDef {
+        name: name.into(),
+        discr,
+        fields: fields.iter().map(|t| Ty::parse(t)).collect(),
+    }
+}
+
+fn def(
+    path: &str,
+    params: &[&str],
+    kind: AdtKind,
+    discr: Scalar,
+    variants: Vec<VariantDef>,
+) -> AdtDef {
+    AdtDef {
+        path: path.into(),
+        params: params.iter().map(|p| p.to_string()).collect(),
+        kind,
+        discr,
+        variants,
+    }
+}
+
+/// `core`'s definition of the type MIR prints as `path` (`std::` or
+/// `core::`), when it is one the GPU side lays out.
+pub fn std_def(path: &str) -> Option<AdtDef> {
+    let rest = path
+        .strip_prefix("std::")
+        .or_else(|| path.strip_prefix("core::"))?;
+    use AdtKind::{Enum, Struct};
+    let isize = Scalar::Isize;
+    let mut d = match rest {
+        "option::Option" => def(
+            "",
+            &["T"],
+            Enum,
+            isize,
+            vec![v("None", 0, &[]), v("Some", 1, &["T"])],
+        ),
+        "result::Result" => def(
+            "",
+            &["T", "E"],
+            Enum,
+            isize,
+            vec![v("Ok", 0, &["T"]), v("Err", 1, &["E"])],
+        ),
+        "cmp::Ordering" => def(
+            "",
+            &[],
+            Enum,
+            Scalar::I8,
+            vec![v("Less", -1, &[]), v("Equal", 0, &[]), v("Greater", 1, &[])],
+        ),
+        "ops::ControlFlow" | "ops::control_flow::ControlFlow" => def(
+            "",
+            &["B", "C"],
+            Enum,
+            isize,
+            vec![v("Continue", 0, &["C"]), v("Break", 1, &["B"])],
+        ),
+        "num::FpCategory" => def(
+            "",
+            &[],
+            Enum,
+            isize,
+            ["Nan", "Infinite", "Zero", "Subnormal", "Normal"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| v(n, i as i128, &[]))
+                .collect(),
+        ),
+        "num::TryFromIntError" | "num::error::TryFromIntError" => def(
+            "",
+            &[],
+            Struct,
+            isize,
+            vec![v("TryFromIntError", 0, &["()"])],
+        ),
+        "ops::Range" | "ops::range::Range" => def(
+            "",
+            &["Idx"],
+            Struct,
+            isize,
+            vec![v("Range", 0, &["Idx", "Idx"])],
+        ),
+        "ops::RangeInclusive" | "ops::range::RangeInclusive" => def(
+            "",
+            &["Idx"],
+            Struct,
+            isize,
+            vec![v("RangeInclusive", 0, &["Idx", "Idx", "bool"])],
+        ),
+        "marker::PhantomData" => def("", &["T"], Struct, isize, vec![v("PhantomData", 0, &[])]),
+        "num::Wrapping" => def("", &["T"], Struct, isize, vec![v("Wrapping", 0, &["T"])]),
+        "num::Saturating" => def("", &["T"], Struct, isize, vec![v("Saturating", 0, &["T"])]),
+        _ => return None,
+    };
+    d.path = path.to_string();
+    Some(d)
+}
+
+/// Records in `doc.adts` the definition of every ADT its bodies' locals
+/// name (at any depth: `(Option<i32>, bool)`), found among `core`'s
+/// ([`std_def`]) or the crate's own items ([`source_defs`]), and of the
+/// ADTs their fields name in turn.
+pub fn collect(doc: &mut PreparedMir) {
+    let items = crate_items(&doc.source);
+    let mut found: BTreeMap<String, AdtDef> = BTreeMap::new();
+    let mut work: Vec<Ty> = doc
+        .bodies
+        .iter()
+        .flat_map(|b| b.locals.iter().map(|l| l.ty.clone()))
+        .collect();
+    while let Some(ty) = work.pop() {
+        match &ty {
+            Ty::Adt { path, args } => {
+                work.extend(args.iter().cloned());
+                if found.contains_key(path) {
+                    continue;
+                }
+                let Some(d) = std_def(path).or_else(|| user_def(&items, path)) else {
+                    continue;
+                };
+                for variant in 0..d.variants.len() {
+                    work.extend(d.fields(variant, args).unwrap_or_default());
+                }
+                found.insert(path.clone(), d);
+            }
+            Ty::Tuple(parts) => work.extend(parts.iter().cloned()),
+            Ty::Array(e, _) | Ty::Slice(e) => work.push((**e).clone()),
+            Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => work.push((**inner).clone()),
+            _ => {}
+        }
+    }
+    doc.adts = found.into_values().collect();
+}
+
+/// The crate's item whose name is the last segment of `path`: the one item
+/// of that name, or among several the one whose module path MIR printed.
+fn user_def(items: &[(Vec<String>, AdtDef)], path: &str) -> Option<AdtDef> {
+    let segments: Vec<&str> = path.split("::").collect();
+    let (name, prefix) = segments.split_last()?;
+    let named: Vec<&(Vec<String>, AdtDef)> =
+        items.iter().filter(|(_, d)| d.path == *name).collect();
+    let pick = match named.as_slice() {
+        [one] => Some(*one),
+        many => many.iter().copied().find(|(module, _)| {
+            module.len() >= prefix.len()
+                && module[module.len() - prefix.len()..]
+                    .iter()
+                    .zip(prefix.iter())
+                    .all(|(a, b)| a == b)
+        }),
+    }?;
+    let mut d = pick.1.clone();
+    d.path = path.to_string();
+    Some(d)
+}
+
+/// Every struct and enum item of the crate's files, with its module path
+/// (`[]` for the root; a file's modules from its name, `src/keyed/wide.rs`
+/// → `keyed::wide`, plus inline `mod` blocks are not tracked).
+fn crate_items(source: &SourceFacts) -> Vec<(Vec<String>, AdtDef)> {
+    let mut out = Vec::new();
+    for (id, name, text) in source.files() {
+        let Some(text) = text else { continue };
+        let module: Vec<String> = if id == crate::pmir::ROOT_FILE {
+            Vec::new()
+        } else {
+            let stem = name.strip_suffix(".rs").unwrap_or(name);
+            let stem = stem.strip_suffix("/mod").unwrap_or(stem);
+            stem.split('/')
+                .skip_while(|s| *s == "src" || s.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        for d in source_defs(text) {
+            out.push((module.clone(), d));
+        }
+    }
+    out
+}
+
+// ----- reading `struct` and `enum` items from Rust source -----
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Lit(String),
+    Punct(char),
+    Lifetime,
+}
+
+/// Rust tokens, comments dropped, string and char literals as one token.
+fn tokens(text: &str) -> Vec<Tok> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if text[i..].starts_with("//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if text[i..].starts_with("/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if text[i..].starts_with("/*") {
+                    depth += 1;
+                    i += 2;
+                } else if text[i..].starts_with("*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == b'"' || (c == b'b' && b.get(i + 1) == Some(&b'"')) {
+            i += if c == b'b' { 2 } else { 1 };
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push(Tok::Lit(String::new()));
+        } else if c == b'r' && (text[i..].starts_with("r\"") || text[i..].starts_with("r#")) {
+            let hashes = text[i + 1..].bytes().take_while(|&h| h == b'#').count();
+            let close = format!("\"{}", "#".repeat(hashes));
+            let open = i + 1 + hashes;
+            if b.get(open) != Some(&b'"') {
+                // `r#ident`
+                i += 2;
+                continue;
+            }
+            i = text[open + 1..]
+                .find(&close)
+                .map_or(b.len(), |p| open + 1 + p + close.len());
+            out.push(Tok::Lit(String::new()));
+        } else if c == b'\'' {
+            // A char literal (`'a'`, `'\n'`) or a lifetime (`'a`).
+            let rest = &text[i + 1..];
+            let lit_len = if let Some(escaped) = rest.strip_prefix('\\') {
+                // The escaped character may itself be a quote (`'\''`).
+                escaped.get(1..).and_then(|e| e.find('\'')).map(|p| p + 2)
+            } else {
+                rest.char_indices()
+                    .nth(1)
+                    .filter(|(_, ch)| *ch == '\'')
+                    .map(|(p, _)| p)
+            };
+            match lit_len {
+                Some(n) => {
+                    i += n + 2;
+                    out.push(Tok::Lit(String::new()));
+                }
+                None => {
+                    i += 1;
+                    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                        i += 1;
+                    }
+                    out.push(Tok::Lifetime);
+                }
+            }
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                if b[i] == b'.' && !b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                    break;
+                }
+                i += 1;
+            }
+            out.push(Tok::Lit(text[start..i].to_string()));
+        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                i += 1;
+            }
+            out.push(Tok::Ident(text[start..i].to_string()));
+        } else {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            i += ch.len_utf8();
+            out.push(Tok::Punct(ch));
+        }
+    }
+    out
+}
+
+/// The `struct` and `enum` items of one Rust file. Left out: unions, items
+/// whose definition this reader does not follow, and types with a `Drop`
+/// impl in the file (`impl Drop for Name`): their values have drop glue,
+/// which the GPU side does not run.
+pub fn source_defs(text: &str) -> Vec<AdtDef> {
+    let toks = tokens(text);
+    let dropped: Vec<&str> = toks
+        .windows(3)
+        .filter_map(|w| match w {
+            [Tok::Ident(d), Tok::Ident(f), Tok::Ident(name)] if d == "Drop" && f == "for" => {
+                Some(name.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut defs = items(&toks);
+    defs.retain(|d| !dropped.contains(&d.path.as_str()));
+    defs
+}
+
+fn items(toks: &[Tok]) -> Vec<AdtDef> {
+    let mut out = Vec::new();
+    let mut repr: Option<Scalar> = None;
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Punct('#') => {
+                // `#[repr(u8)]`, `#[repr(C, u8)]`: the discriminant type.
+                let end = group_end(toks, i + 1).unwrap_or(i + 1);
+                if let [Tok::Punct('['), Tok::Ident(a), Tok::Punct('('), inner @ ..] =
+                    &toks[i + 1..end.min(toks.len())]
+                {
+                    if a == "repr" {
+                        repr = inner.iter().find_map(|t| match t {
+                            Tok::Ident(n) => Scalar::from_name(n).filter(|s| s.is_int()),
+                            _ => None,
+                        });
+                    }
+                }
+                i = end;
+                continue;
+            }
+            Tok::Ident(k) if (k == "struct" || k == "enum") => {
+                if let Some(Tok::Ident(name)) = toks.get(i + 1) {
+                    let kind = if k == "enum" {
+                        AdtKind::Enum
+                    } else {
+                        AdtKind::Struct
+                    };
+                    if let Some((d, next)) = item(toks, i + 2, name, kind, repr) {
+                        out.push(d);
+                        i = next;
+                        repr = None;
+                        continue;
+                    }
+                }
+            }
+            Tok::Punct(';') | Tok::Punct('}') => repr = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The index after the group that opens at `at` (`(`, `[`, `{` or `<`).
+fn group_end(toks: &[Tok], at: usize) -> Option<usize> {
+    let open = match toks.get(at)? {
+        Tok::Punct(c @ ('(' | '[' | '{' | '<')) => *c,
+        _ => return None,
+    };
+    let mut depth = 0i32;
+    for (j, t) in toks.iter().enumerate().skip(at) {
+        match t {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            // `->` inside generics is not a closing angle.
+            Tok::Punct('<') if open == '<' => depth += 1,
+            Tok::Punct('>') if open == '<' && !matches!(toks.get(j - 1), Some(Tok::Punct('-'))) => {
+                depth -= 1
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            return Some(j + 1);
+        }
+    }
+    None
+}
+
+/// Splits `toks` at top-level commas.
+fn split_commas(toks: &[Tok]) -> Vec<&[Tok]> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (j, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct('(' | '[' | '{' | '<') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            Tok::Punct('>') if !matches!(toks.get(j.wrapping_sub(1)), Some(Tok::Punct('-'))) => {
+                depth -= 1
+            }
+            Tok::Punct(',') if depth == 0 => {
+                out.push(&toks[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        out.push(&toks[start..]);
+    }
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// A type written in the source, as the MIR type parser reads it.
+fn type_text(toks: &[Tok]) -> String {
+    let mut s = String::new();
+    for (j, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Ident(n) => {
+                if matches!(toks.get(j.wrapping_sub(1)), Some(Tok::Ident(_))) {
+                    s.push(' ');
+                }
+                s.push_str(n);
+            }
+            Tok::Lit(l) => s.push_str(l),
+            Tok::Punct(c) => {
+                s.push(*c);
+                if matches!(c, ',' | ';') {
+                    s.push(' ');
+                }
+            }
+            Tok::Lifetime => {}
+        }
+    }
+    // `crate::a::B`, `self::B`, `super::B` name the crate's own items,
+    // which MIR prints by their trimmed paths.
+    for prefix in ["crate::", "self::", "super::"] {
+        s = s.replace(prefix, "");
+    }
+    s
+}
+
+/// Skips attributes and a visibility at `at`.
+fn skip_attrs_vis(toks: &[Tok], mut at: usize) -> usize {
+    loop {
+        match toks.get(at) {
+            Some(Tok::Punct('#')) => at = group_end(toks, at + 1).unwrap_or(at + 1),
+            Some(Tok::Ident(p)) if p == "pub" => {
+                at += 1;
+                if matches!(toks.get(at), Some(Tok::Punct('('))) {
+                    at = group_end(toks, at).unwrap_or(at);
+                }
+            }
+            _ => return at,
+        }
+    }
+}
+
+/// Fields of a tuple (`(A, B)`) or record (`{ a: A, b: B }`) body.
+fn fields(toks: &[Tok], record: bool) -> Option<Vec<Ty>> {
+    split_commas(toks)
+        .into_iter()
+        .map(|f| {
+            let f = &f[skip_attrs_vis(f, 0)..];
+            let ty = if record {
+                match f {
+                    [Tok::Ident(_), Tok::Punct(':'), rest @ ..] => rest,
+                    _ => return None,
+                }
+            } else {
+                f
+            };
+            match Ty::parse(&type_text(ty)) {
+                Ty::Other(_) => None,
+                t => Some(t),
+            }
+        })
+        .collect()
+}
+
+/// An integer literal discriminant: `3`, `-1`, `0x10`, `1_000u16`.
+fn literal(toks: &[Tok]) -> Option<i128> {
+    let (neg, lit) = match toks {
+        [Tok::Punct('-'), Tok::Lit(l)] => (true, l),
+        [Tok::Lit(l)] => (false, l),
+        _ => return None,
+    };
+    let l = lit.replace('_', "");
+    let l = [
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+    ]
+    .iter()
+    .find_map(|s| l.strip_suffix(s))
+    .unwrap_or(&l)
+    .to_string();
+    let v = if let Some(h) = l.strip_prefix("0x") {
+        i128::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = l.strip_prefix("0o") {
+        i128::from_str_radix(o, 8).ok()?
+    } else if let Some(b) = l.strip_prefix("0b") {
+        i128::from_str_radix(b, 2).ok()?
+    } else {
+        l.parse().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// One item after its name: generics, an optional `where`, the body.
+fn item(
+    toks: &[Tok],
+    mut at: usize,
+    name: &str,
+    kind: AdtKind,
+    repr: Option<Scalar>,
+) -> Option<(AdtDef, usize)> {
+    let mut params = Vec::new();
+    if matches!(toks.get(at), Some(Tok::Punct('<'))) {
+        let end = group_end(toks, at)?;
+        for p in split_commas(&toks[at + 1..end - 1]) {
+            match p {
+                [Tok::Lifetime, ..] => {}
+                [Tok::Ident(c), Tok::Ident(n), ..] if c == "const" => params.push(n.clone()),
+                [Tok::Ident(n), ..] => params.push(n.clone()),
+                _ => return None,
+            }
+        }
+        at = end;
+    }
+    // A tuple struct's fields come before its `where` clause.
+    let mut tuple_fields = None;
+    if kind == AdtKind::Struct && matches!(toks.get(at), Some(Tok::Punct('('))) {
+        let end = group_end(toks, at)?;
+        tuple_fields = Some(fields(&toks[at + 1..end - 1], false)?);
+        at = end;
+    }
+    while at < toks.len() && !matches!(toks[at], Tok::Punct('{' | ';')) {
+        at += 1;
+    }
+    let variant = |name: &str, fields: Vec<Ty>| VariantDef {
+        name: name.to_string(),
+        discr: 0,
+        fields,
+    };
+    let (variants, next) = match (kind, toks.get(at)?) {
+        (AdtKind::Struct, Tok::Punct(';')) => (
+            vec![variant(name, tuple_fields.unwrap_or_default())],
+            at + 1,
+        ),
+        (AdtKind::Struct, Tok::Punct('{')) => {
+            let end = group_end(toks, at)?;
+            (
+                vec![variant(name, fields(&toks[at + 1..end - 1], true)?)],
+                end,
+            )
+        }
+        (AdtKind::Enum, Tok::Punct('{')) => {
+            let end = group_end(toks, at)?;
+            let mut variants = Vec::new();
+            let mut next_discr = 0i128;
+            for v in split_commas(&toks[at + 1..end - 1]) {
+                let v = &v[skip_attrs_vis(v, 0)..];
+                let [Tok::Ident(vname), rest @ ..] = v else {
+                    return None;
+                };
+                let (fields, rest) = match rest.first() {
+                    Some(Tok::Punct(open @ ('(' | '{'))) => {
+                        let e = group_end(rest, 0)?;
+                        (fields(&rest[1..e - 1], *open == '{')?, &rest[e..])
+                    }
+                    _ => (Vec::new(), rest),
+                };
+                let discr = match rest {
+                    [] => next_discr,
+                    [Tok::Punct('='), value @ ..] => literal(value)?,
+                    _ => return None,
+                };
+                next_discr = discr + 1;
+                variants.push(VariantDef {
+                    name: vname.clone(),
+                    discr,
+                    fields,
+                });
+            }
+            (variants, end)
+        }
+        _ => return None,
+    };
+    Some((
+        AdtDef {
+            path: name.to_string(),
+            params,
+            kind,
+            discr: repr.unwrap_or(Scalar::Isize),
+            variants,
+        },
+        next,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_items_of_a_file() {
+        let src = r#"
+            // enum Commented { A }
+            /// Docs: "enum Quoted { B }"
+            const C: char = '\n'; const Q: char = '\'';
+            #[derive(Clone, Copy)]
+            pub enum Shape<T: Copy> where T: Default {
+                Circle(T),
+                Rect { w: T, h: (f32, u8) },
+                Empty = 7,
+                Next,
+            }
+            #[repr(u8)]
+            enum Small { A = 0x10, B = -1i8 as u8 }
+            #[repr(i16)]
+            enum Signed { Low = -3, High }
+            pub(crate) struct P(pub f32, [u16; 4]);
+            struct Q<'a, const N: usize> { a: &'a i32, b: crate::m::Z }
+            struct Unit;
+            struct Guard(i32);
+            impl Drop for Guard { fn drop(&mut self) {} }
+        "#;
+        let defs = source_defs(src);
+        let names: Vec<&str> = defs.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(names, ["Shape", "Signed", "P", "Q", "Unit"]);
+        let shape = &defs[0];
+        assert_eq!(shape.params, ["T"]);
+        assert_eq!(shape.kind, AdtKind::Enum);
+        let discrs: Vec<i128> = shape.variants.iter().map(|v| v.discr).collect();
+        assert_eq!(discrs, [0, 1, 7, 8]);
+        assert_eq!(
+            shape.fields(1, &[Ty::Scalar(Scalar::I16)]).unwrap(),
+            [Ty::Scalar(Scalar::I16), Ty::parse("(f32, u8)")]
+        );
+        let signed = &defs[1];
+        assert_eq!(signed.discr, Scalar::I16);
+        assert_eq!(signed.variants[0].discr, -3);
+        assert_eq!(signed.variants[1].discr, -2);
+        assert_eq!(
+            defs[2].variants[0].fields,
+            [Ty::parse("f32"), Ty::parse("[u16; 4]")]
+        );
+        assert_eq!(defs[3].params, ["N"]);
+        assert_eq!(defs[3].variants[0].fields[1], Ty::parse("m::Z"));
+        assert!(defs[4].variants[0].fields.is_empty());
+    }
+
+    #[test]
+    fn knows_cores_types() {
+        let o = std_def("std::option::Option").unwrap();
+        assert_eq!(o.variant_index("Some"), Some(1));
+        assert_eq!(o.fields(1, &[Ty::parse("u8")]).unwrap(), [Ty::parse("u8")]);
+        let ord = std_def("core::cmp::Ordering").unwrap();
+        assert_eq!(ord.discr, Scalar::I8);
+        assert_eq!(ord.variants[0].discr, -1);
+        assert!(std_def("std::vec::Vec").is_none());
+        assert!(std_def("Option").is_none());
+    }
+}
