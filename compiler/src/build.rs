@@ -118,6 +118,10 @@ struct Chunk {
     object: Vec<u8>,
     /// PTX-route object when both routes are built.
     ptx_object: Option<Vec<u8>>,
+    /// With `-g` on the LTOIR route, the same thunks as PTX (same symbols):
+    /// what the link falls back to when nvJitLink's `-g` link of the LTOIR
+    /// fails (docs/debug-info.md, "A limit of nvJitLink's `-g` link").
+    debug_ptx: Option<Vec<u8>>,
     llvm: String,
     nvvm: String,
     timings: Timings,
@@ -507,6 +511,10 @@ impl LinkedChunk {
     }
 }
 
+/// What nvJitLink 13.0 says when its `-g` link of LTOIR fails for control
+/// flow it cannot give debug information (docs/debug-info.md).
+const G_LINK_FAILURE: &str = "Symbol name with unsupported characters";
+
 /// Instantiates the provider for chunk `i`'s thunks (chunk 0 also holds the
 /// benchmark's C++ functor and copy kernel), compiles it with NVRTC and links
 /// it with the chunk's thunks: the flags come from what the inputs hold.
@@ -625,23 +633,27 @@ fn link_chunk(
             .map_err(|e| format!("compiling the provider: {e}"))
         },
     )?;
-    let mut plan = LinkPlan::new(arch);
-    // In a child process: a crash in nvJitLink is an error, and the errors
-    // it only prints (`Multiple definition`) fail the link.
-    plan.isolation = args.isolation.clone();
-    // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
-    // about) `-lineinfo`: one or the other.
-    plan.debug = args.debug;
-    plan.lineinfo = args.lineinfo && !args.debug;
     let ext = if args.lto { "ltoir" } else { "ptx" };
-    plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
-    plan = plan.with_input(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?);
-    if let Some(ptx) = &chunk.ptx_object {
-        plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
-    }
-    // The user's device libraries, in the order given; a `.cu` file is
-    // compiled by NVRTC as the plan says (to LTOIR on the LTO route).
-    plan.inputs.extend(device_inputs.iter().cloned());
+    let plan_with = |thunks: LinkInput| -> Result<LinkPlan, String> {
+        let mut plan = LinkPlan::new(arch);
+        // In a child process: a crash in nvJitLink is an error, and the
+        // errors it only prints (`Multiple definition`) fail the link.
+        plan.isolation = args.isolation.clone();
+        // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
+        // about) `-lineinfo`: one or the other.
+        plan.debug = args.debug;
+        plan.lineinfo = args.lineinfo && !args.debug;
+        plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
+        plan = plan.with_input(thunks);
+        if let Some(ptx) = &chunk.ptx_object {
+            plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
+        }
+        // The user's device libraries, in the order given; a `.cu` file is
+        // compiled by NVRTC as the plan says (to LTOIR on the LTO route).
+        plan.inputs.extend(device_inputs.iter().cloned());
+        Ok(plan)
+    };
+    let plan = plan_with(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?)?;
     let link_options = plan.explain().map_err(|e| e.to_string())?.options();
     let cubin = crate::buildcache::fetch(
         args.cache,
@@ -657,10 +669,26 @@ fn link_chunk(
             }
             crate::buildcache::key("cubin", &parts)
         },
-        |t| {
-            t.time("nvJitLink", || plan.link())
-                .map(|linked| linked.bytes)
-                .map_err(|e| e.to_string())
+        |t| match (t.time("nvJitLink", || plan.link()), &chunk.debug_ptx) {
+            (Ok(linked), _) => Ok(linked.bytes),
+            // nvJitLink 13.0's `-g` link of LTOIR fails for some control
+            // flow (docs/debug-info.md): the thunks then go in as PTX,
+            // which links; the provider calls the callback rather than
+            // inlining it. The same inputs always take the same path, so
+            // the result is cached under the first plan's key.
+            (Err(e), Some(ptx))
+                if args.lto && args.debug && e.to_string().contains(G_LINK_FAILURE) =>
+            {
+                eprintln!(
+                    "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({G_LINK_FAILURE}, \
+                     docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"
+                );
+                let fallback = plan_with(input(&format!("thunks.{i}.ptx"), ptx.clone())?)?;
+                t.time("nvJitLink (-g, PTX thunks)", || fallback.link())
+                    .map(|linked| linked.bytes)
+                    .map_err(|e| e.to_string())
+            }
+            (Err(e), _) => Err(e.to_string()),
         },
     )?;
     let mut kernels = tu.kernels;
@@ -786,15 +814,21 @@ fn compile_chunk(
             Ok(crate::buildcache::pack(&parts))
         },
     )?;
-    let (object, ptx_object) = match crate::buildcache::unpack(&payload).as_deref() {
+    let (object, second) = match crate::buildcache::unpack(&payload).as_deref() {
         Some([object]) => (object.clone(), None),
         Some([object, ptx]) => (object.clone(), Some(ptx.clone())),
         _ => return Err("internal error: a cached thunk object is malformed".into()),
+    };
+    // The second object is the benchmark's PTX twin, or `-g`'s fallback.
+    let (ptx_object, debug_ptx) = match args.bench {
+        true => (second, None),
+        false => (None, second),
     };
     Ok(Chunk {
         thunks: thunks.to_vec(),
         object,
         ptx_object,
+        debug_ptx,
         llvm,
         nvvm,
         timings: t,
@@ -892,6 +926,14 @@ fn generate_chunk(
             rename_function(module, &t.symbol, &ptx_symbol(&t.symbol))?;
         }
         let ptx = codegen::emit_ptx(module, codegen).map_err(|e| e.to_string())?;
+        Some(ptx.into_bytes())
+    } else if args.lto && args.debug {
+        // `-g`'s fallback: the same thunks, same symbols, as PTX.
+        let ptx = t
+            .time("PTX (NVPTX, -g fallback)", || {
+                codegen::emit_ptx(module, codegen)
+            })
+            .map_err(|e| e.to_string())?;
         Some(ptx.into_bytes())
     } else {
         None
