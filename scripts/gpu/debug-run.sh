@@ -43,9 +43,12 @@ debug 03_wrapping_capture-g 03_wrapping_capture.rs:4 \
 debug 04_mixed_scalar_captures-g 04_mixed_scalar_captures.rs:11 \
   "bt" "info locals" "print negate" "print a" "print b" \
   "continue" "info locals" "continue" "info locals" "continue" "info locals" > "$out/gdb-04.log"
-grep -v "Thread 0x\|Objfile has no\|^\$\|cuda-dbg\|^/lib\|^/usr" "$out/gdb-03.log" "$out/gdb-04.log"
+debug 07_core_scalar_methods-g 07_core_scalar_methods.rs:8 \
+  "bt" "info locals" "print a" "print b" "continue" "info locals" > "$out/gdb-07.log"
+grep -v "Thread 0x\|Objfile has no\|^\$\|cuda-dbg\|^/lib\|^/usr" "$out/gdb-03.log" "$out/gdb-04.log" "$out/gdb-07.log"
 grep -q "03_wrapping_capture.rs:4" "$out/gdb-03.log" || { echo "FAIL: no stop at 03:4"; fail=1; }
 grep -Eq '^\$[0-9]+ = ' "$out/gdb-03.log" || { echo "FAIL: nothing printed"; fail=1; }
 grep -Eq '^k = -?[0-9]+' "$out/gdb-03.log" || { echo "FAIL: k never shown"; fail=1; }
+grep -q "07_core_scalar_methods.rs:8" "$out/gdb-07.log" || { echo "FAIL: no stop at 07:8 (the -g PTX-thunk fallback)"; fail=1; }
 (cd "$out" && tar czf logs.tgz ./*.log && rm -f ./*.log)
 exit $fail
