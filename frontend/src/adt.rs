@@ -41,14 +41,6 @@ impl AdtKind {
             AdtKind::Enum => "enum",
         }
     }
-
-    pub fn parse(name: &str) -> Option<AdtKind> {
-        match name {
-            "struct" => Some(AdtKind::Struct),
-            "enum" => Some(AdtKind::Enum),
-            _ => None,
-        }
-    }
 }
 
 /// One struct or enum, as the bodies name it.
@@ -154,10 +146,6 @@ impl Adts {
     pub fn struct_fields(&self, ty: &Ty) -> Option<Vec<Ty>> {
         let (d, args) = self.of(ty).filter(|(d, _)| d.kind == AdtKind::Struct)?;
         d.fields(0, args)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &AdtDef> {
-        self.by_path.values()
     }
 }
 
