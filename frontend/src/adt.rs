@@ -343,102 +343,28 @@ enum Tok {
     Lifetime,
 }
 
-/// Rust tokens, comments dropped, string and char literals as one token.
+/// Rust tokens (`crate::source::lex`: comments dropped, every literal
+/// one token), classified for reading items.
 fn tokens(text: &str) -> Vec<Tok> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if text[i..].starts_with("//") {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
+    crate::source::lex(text)
+        .into_iter()
+        .map(|r| {
+            let t = &text[r];
+            let first = t.chars().next().unwrap_or(' ');
+            match first {
+                '\'' if t.len() > 1 && t.ends_with('\'') => Tok::Lit(String::new()),
+                '\'' => Tok::Lifetime,
+                '"' => Tok::Lit(String::new()),
+                c if c.is_ascii_digit() => Tok::Lit(t.to_string()),
+                // `b"…"`, `r"…"`, `br#"…"#` are literals, not words.
+                c if c.is_alphabetic() || c == '_' => match t.contains('"') {
+                    true => Tok::Lit(String::new()),
+                    false => Tok::Ident(t.to_string()),
+                },
+                c => Tok::Punct(c),
             }
-        } else if text[i..].starts_with("/*") {
-            let mut depth = 0;
-            while i < b.len() {
-                if text[i..].starts_with("/*") {
-                    depth += 1;
-                    i += 2;
-                } else if text[i..].starts_with("*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if c == b'"' || (c == b'b' && b.get(i + 1) == Some(&b'"')) {
-            i += if c == b'b' { 2 } else { 1 };
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i += 1;
-            out.push(Tok::Lit(String::new()));
-        } else if c == b'r' && (text[i..].starts_with("r\"") || text[i..].starts_with("r#")) {
-            let hashes = text[i + 1..].bytes().take_while(|&h| h == b'#').count();
-            let close = format!("\"{}", "#".repeat(hashes));
-            let open = i + 1 + hashes;
-            if b.get(open) != Some(&b'"') {
-                // `r#ident`
-                i += 2;
-                continue;
-            }
-            i = text[open + 1..]
-                .find(&close)
-                .map_or(b.len(), |p| open + 1 + p + close.len());
-            out.push(Tok::Lit(String::new()));
-        } else if c == b'\'' {
-            // A char literal (`'a'`, `'\n'`) or a lifetime (`'a`).
-            let rest = &text[i + 1..];
-            let lit_len = if let Some(escaped) = rest.strip_prefix('\\') {
-                // The escaped character may itself be a quote (`'\''`).
-                escaped.get(1..).and_then(|e| e.find('\'')).map(|p| p + 2)
-            } else {
-                rest.char_indices()
-                    .nth(1)
-                    .filter(|(_, ch)| *ch == '\'')
-                    .map(|(p, _)| p)
-            };
-            match lit_len {
-                Some(n) => {
-                    i += n + 2;
-                    out.push(Tok::Lit(String::new()));
-                }
-                None => {
-                    i += 1;
-                    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                        i += 1;
-                    }
-                    out.push(Tok::Lifetime);
-                }
-            }
-        } else if c.is_ascii_digit() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
-                if b[i] == b'.' && !b.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                    break;
-                }
-                i += 1;
-            }
-            out.push(Tok::Lit(text[start..i].to_string()));
-        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
-                i += 1;
-            }
-            out.push(Tok::Ident(text[start..i].to_string()));
-        } else {
-            let ch = text[i..].chars().next().unwrap_or(' ');
-            i += ch.len_utf8();
-            out.push(Tok::Punct(ch));
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// The `struct` and `enum` items of one Rust file. Left out: unions, items

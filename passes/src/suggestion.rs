@@ -15,7 +15,7 @@
 use std::ops::Range;
 
 use frontend::pmir::{FileId, Span, ROOT_FILE};
-use frontend::source::SourceText;
+use frontend::source::{lex, SourceText};
 use serde::Serialize;
 
 /// How sure the suggestion is, with rustc's names and meanings.
@@ -490,119 +490,6 @@ fn is_ident(t: &str) -> bool {
 
 fn lex_words(s: &str) -> Vec<String> {
     lex(s).into_iter().map(|r| s[r].to_string()).collect()
-}
-
-/// Rust tokens as byte ranges: identifiers and keywords, numbers, string,
-/// byte-string, raw-string and char literals, lifetimes, and every other
-/// character alone (`::` is two `:`). Comments and whitespace are skipped.
-fn lex(s: &str) -> Vec<Range<usize>> {
-    let b = s.as_bytes();
-    let at = |i: usize| b.get(i).copied().unwrap_or(0);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == b'/' && at(i + 1) == b'/' {
-            i = s[i..].find('\n').map_or(b.len(), |n| i + n);
-            continue;
-        }
-        if c == b'/' && at(i + 1) == b'*' {
-            let mut depth = 0;
-            while i < b.len() {
-                if at(i) == b'/' && at(i + 1) == b'*' {
-                    depth += 1;
-                    i += 2;
-                } else if at(i) == b'*' && at(i + 1) == b'/' {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            continue;
-        }
-        // Raw strings: r"…", r#"…"#, br"…".
-        let r = if c == b'b' && at(i + 1) == b'r' {
-            i + 1
-        } else {
-            i
-        };
-        if at(r) == b'r' && (at(r + 1) == b'"' || at(r + 1) == b'#') {
-            let hashes = b[r + 1..].iter().take_while(|&&h| h == b'#').count();
-            if at(r + 1 + hashes) == b'"' {
-                let close = format!("\"{}", "#".repeat(hashes));
-                let body = r + 2 + hashes;
-                i = s[body..]
-                    .find(&close)
-                    .map_or(b.len(), |n| body + n + close.len());
-                out.push(start..i);
-                continue;
-            }
-        }
-        if c == b'"' || (c == b'b' && at(i + 1) == b'"') {
-            i += if c == b'b' { 2 } else { 1 };
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(b.len());
-            out.push(start..i);
-            continue;
-        }
-        if c == b'\'' {
-            // A char literal ('x', '\n', 'é'), else a lifetime or label.
-            let next = s[i + 1..].chars().next().map_or(0, char::len_utf8);
-            if at(i + 1) == b'\\' {
-                i += 2;
-                while i < b.len() && b[i] != b'\'' {
-                    i += 1;
-                }
-                i = (i + 1).min(b.len());
-            } else if at(i + 1 + next) == b'\'' {
-                i += next + 2;
-            } else {
-                i += 1;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-            }
-            out.push(start..i);
-            continue;
-        }
-        let ch = s[i..].chars().next().unwrap_or('\0');
-        if ch.is_alphabetic() || ch == '_' {
-            for (n, ch) in s[i..].char_indices() {
-                if !(ch.is_alphanumeric() || ch == '_') {
-                    i = start + n;
-                    break;
-                }
-                i = start + n + ch.len_utf8();
-            }
-            out.push(start..i);
-            continue;
-        }
-        if c.is_ascii_digit() {
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric()
-                    || b[i] == b'_'
-                    || (b[i] == b'.' && at(i + 1).is_ascii_digit()))
-            {
-                i += 1;
-            }
-            out.push(start..i);
-            continue;
-        }
-        i += ch.len_utf8().max(1);
-        out.push(start..i);
-    }
-    out
 }
 
 #[cfg(test)]
