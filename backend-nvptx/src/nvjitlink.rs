@@ -175,7 +175,7 @@ impl NvJitLinkError {
     }
 }
 
-/// One nvJitLink session: create with options, add inputs, complete, read
+/// One nvJitLink link: create with options, add inputs, complete, read
 /// the result.
 pub struct Linker {
     api: &'static Api,
