@@ -580,6 +580,15 @@ fn body_facts(
     files: &[String],
 ) -> Result<BodyFact, String> {
     let name = r.str("sym_name")?;
+    let args = signature(r, "arg_attrs")?;
+    // A result in memory is the type of the `rmir.sret` argument.
+    let ret = args
+        .iter()
+        .find(|(_, sret)| *sret)
+        .cloned()
+        .or(signature(r, "res_attrs")?.into_iter().next())
+        .map(|(t, _)| t)
+        .unwrap_or(Ty::Tuple(Vec::new()));
     let mut b = BodyFact {
         name: name.clone(),
         kind: r.one_of(
@@ -590,18 +599,12 @@ fn body_facts(
                 ("const", BodyKind::Const),
             ],
         )?,
-        params: signature(r, "arg_attrs")?
+        params: args
             .into_iter()
             .filter(|(_, sret)| !sret)
             .map(|(t, _)| t)
             .collect(),
-        // A result in memory is the type of the `rmir.sret` argument.
-        ret: signature(r, "arg_attrs")?
-            .into_iter()
-            .find(|(_, sret)| *sret)
-            .or(signature(r, "res_attrs")?.into_iter().next())
-            .map(|(t, _)| t)
-            .unwrap_or(Ty::Tuple(Vec::new())),
+        ret,
         loc: r.loc,
         calls: Vec::new(),
         env_writes: Vec::new(),

@@ -877,19 +877,7 @@ impl<'c> Core<'_, 'c> {
 
     /// Stores `v` at field path `path` of the slot of type `t`.
     fn store_at(&self, slot: Val, t: Type<'c>, path: &[i32], v: Val) -> Result<(), LowerError> {
-        let list: Vec<String> = path.iter().map(|i| i.to_string()).collect();
-        let raw = self
-            .rw
-            .attr_text(&format!("array<i32: {}>", list.join(", ")), self.at)?;
-        let elem: melior::ir::Attribute<'c> = TypeAttribute::new(t).into();
-        let ptr = self.rw.ty("!llvm.ptr", self.at)?;
-        let addr = self.rw.emit1(
-            self.at,
-            "llvm.getelementptr",
-            &[slot],
-            ptr,
-            &[("rawConstantIndices", raw), ("elem_type", elem)],
-        )?;
+        let addr = self.rw.gep(self.at, slot, path, &[], t)?;
         self.rw.emit(self.at, "llvm.store", &[v, addr], &[], &[])?;
         Ok(())
     }

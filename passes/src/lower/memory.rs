@@ -118,6 +118,13 @@ fn enum_def<'a>(
         .ok_or_else(|| rw.error(op, format!("the definition of the enum `{ty}` is unknown")))
 }
 
+/// The LLVM type of an enum's discriminant.
+fn discr_type<'c>(rw: &Rw<'c>, op: Op, def: &AdtDef) -> Result<Type<'c>, LowerError> {
+    let text = types::scalar_type(def.discr)
+        .ok_or_else(|| rw.error(op, format!("`{}` has no integer discriminant", def.path)))?;
+    rw.ty(text, op)
+}
+
 /// The address of an enum place's discriminant and its LLVM type.
 fn discriminant_addr<'c>(
     rw: &Rw<'c>,
@@ -128,8 +135,8 @@ fn discriminant_addr<'c>(
     let t = memory_type(rw, plan, op, ty)?;
     let (def, _) = enum_def(rw, plan, op, ty)?;
     let bits = def.discr.size() as i64 * 8;
-    let dt = rw.ty(&format!("i{bits}"), op)?;
-    Ok((gep(rw, op, rw.operand(op, 0)?, &[0, 0], &[], t)?, dt, bits))
+    let dt = discr_type(rw, op, def)?;
+    Ok((rw.gep(op, rw.operand(op, 0)?, &[0, 0], &[], t)?, dt, bits))
 }
 
 fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
@@ -150,29 +157,6 @@ fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>
         rw.error(op, why)
     })?;
     rw.ty(&text, op)
-}
-
-fn gep(
-    rw: &Rw<'_>,
-    op: Op,
-    base: Val,
-    indices: &[i32],
-    dynamic: &[Val],
-    elem: Type<'_>,
-) -> Result<Val, LowerError> {
-    let list: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
-    let raw = rw.attr_text(&format!("array<i32: {}>", list.join(", ")), op)?;
-    let elem: Attribute<'_> = TypeAttribute::new(elem).into();
-    let ptr = rw.ty("!llvm.ptr", op)?;
-    let mut operands = vec![base];
-    operands.extend_from_slice(dynamic);
-    rw.emit1(
-        op,
-        "llvm.getelementptr",
-        &operands,
-        ptr,
-        &[("rawConstantIndices", raw), ("elem_type", elem)],
-    )
 }
 
 /// Byte address of a capture, `env + offset` in the environment ABI, and
@@ -211,7 +195,7 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
     let offset = i32::try_from(field.offset)
         .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
     let i8t = rw.ty("i8", op)?;
-    Ok((gep(rw, op, env_ptr, &[offset], &[], i8t)?, field.align))
+    Ok((rw.gep(op, env_ptr, &[offset], &[], i8t)?, field.align))
 }
 
 /// A constant value as MIR prints it inside an enum constant: a variant
@@ -296,11 +280,10 @@ fn store_constant(
         if fields.len() != tree.fields.len() {
             return Ok(false);
         }
-        let bits = def.discr.size() * 8;
-        let dt = rw.ty(&format!("i{bits}"), op)?;
+        let dt = discr_type(rw, op, def)?;
         let value = rw.int_const(op, dt, def.variants[index].discr as i64)?;
         path.push(0);
-        let addr = gep(rw, op, slot, path, &[], t)?;
+        let addr = rw.gep(op, slot, path, &[], t)?;
         rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
         path.pop();
         for (j, (fty, field)) in fields.iter().zip(&tree.fields).enumerate() {
@@ -338,7 +321,7 @@ fn store_constant(
         }
         _ => return Ok(false),
     };
-    let addr = gep(rw, op, slot, path, &[], t)?;
+    let addr = rw.gep(op, slot, path, &[], t)?;
     rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
     Ok(true)
 }
@@ -398,13 +381,13 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
             let t = memory_type(rw, plan, op, &base)?;
             let index =
                 i32::try_from(index).map_err(|_| rw.error(op, "field index out of range"))?;
-            Some(gep(rw, op, rw.operand(op, 0)?, &[0, index], &[], t)?)
+            Some(rw.gep(op, rw.operand(op, 0)?, &[0, index], &[], t)?)
         }
         "rmir.index" => {
             let elem = rw.ty_attr(op, "ty")?;
             let t = memory_type(rw, plan, op, &elem)?;
             let idx = rw.operand(op, 1)?;
-            Some(gep(rw, op, rw.operand(op, 0)?, &[i32::MIN], &[idx], t)?)
+            Some(rw.gep(op, rw.operand(op, 0)?, &[i32::MIN], &[idx], t)?)
         }
         "rmir.const_index" => {
             let elem = rw.ty_attr(op, "ty")?;
@@ -422,7 +405,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 offset
             };
             let index = i32::try_from(index).map_err(|_| rw.error(op, "index out of range"))?;
-            Some(gep(rw, op, rw.operand(op, 0)?, &[index], &[], t)?)
+            Some(rw.gep(op, rw.operand(op, 0)?, &[index], &[], t)?)
         }
         "rmir.deref" => {
             let ptr = rw.ty("!llvm.ptr", op)?;
@@ -452,14 +435,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 .variant_index(&variant)
                 .ok_or_else(|| rw.error(op, format!("`{ty}` has no variant `{variant}`")))?;
             let t = memory_type(rw, plan, op, &ty)?;
-            Some(gep(
-                rw,
-                op,
-                rw.operand(op, 0)?,
-                &[0, index as i32 + 1],
-                &[],
-                t,
-            )?)
+            Some(rw.gep(op, rw.operand(op, 0)?, &[0, index as i32 + 1], &[], t)?)
         }
         "rmir.discriminant" => {
             let ty = rw.ty_attr(op, "ty")?;

@@ -343,6 +343,31 @@ impl<'c> Rw<'c> {
         self.result(op, 0)
     }
 
+    /// `llvm.getelementptr` from `base` (memory of type `elem`) by constant
+    /// `indices` (`i32::MIN` marks where each `dynamic` index goes).
+    pub fn gep(
+        &self,
+        at: Op,
+        base: Val,
+        indices: &[i32],
+        dynamic: &[Val],
+        elem: Type<'c>,
+    ) -> Result<Val, LowerError> {
+        let list: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
+        let raw = self.attr_text(&format!("array<i32: {}>", list.join(", ")), at)?;
+        let elem: Attribute<'c> = melior::ir::attribute::TypeAttribute::new(elem).into();
+        let ptr = self.ty("!llvm.ptr", at)?;
+        let mut operands = vec![base];
+        operands.extend_from_slice(dynamic);
+        self.emit1(
+            at,
+            "llvm.getelementptr",
+            &operands,
+            ptr,
+            &[("rawConstantIndices", raw), ("elem_type", elem)],
+        )
+    }
+
     /// A stack slot of type `elem` at the start of the function that holds
     /// `at` (one allocation a call, even when `at` is in a loop).
     pub fn alloca(&self, at: Op, elem: Type<'c>) -> Result<Val, LowerError> {
