@@ -323,18 +323,18 @@ thread_local! { static LINT: core::cell::Cell<bool> = const { core::cell::Cell::
 pub fn take_log() -> Vec<Call> { LOG.with(|l| std::mem::take(&mut *l.borrow_mut())) }
 /// With `true`, each call also checks its operation's contract.
 pub fn lint(on: bool) { LINT.with(|l| l.set(on)) }
-fn record<T: core::fmt::Debug>(data: usize, len: usize, init: &T, result: &T, contract: Vec<String>) {
-    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: format!("{init:?}"), result: format!("{result:?}"), contract }));
+fn record<T: Copy>(data: usize, len: usize, init: &T, result: &T, contract: Vec<String>) {
+    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: lint_show(init), result: lint_show(result), contract }));
 }
 #[inline(never)]
-pub fn reduce<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> T {
+pub fn reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> T {
     let contract = if LINT.with(|l| l.get()) { check_contract(&op, true) } else { Vec::new() };
     let r = native_ref::reduce(data, init, op);
     record(data.as_ptr() as usize, data.len(), &init, &r, contract);
     r
 }
 #[inline(never)]
-pub fn reduce_mut<T: Copy + core::fmt::Debug, F: FnMut(T, T) -> T>(data: &[T], init: T, op: F) -> T {
+pub fn reduce_mut<T: Copy, F: FnMut(T, T) -> T>(data: &[T], init: T, op: F) -> T {
     let r = native_ref::reduce_mut(data, init, op);
     record(data.as_ptr() as usize, data.len(), &init, &r, Vec::new());
     r
@@ -344,25 +344,25 @@ fn record_call(data: usize, len: usize, contract: Vec<String>) {
     LOG.with(|l| l.borrow_mut().push(Call { data, len, init: String::new(), result: String::new(), contract }));
 }
 #[inline(never)]
-pub fn inclusive_scan<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], op: F) -> Vec<T> {
+pub fn inclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], op: F) -> Vec<T> {
     let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
     record_call(data.as_ptr() as usize, data.len(), contract);
     native_ref::inclusive_scan(data, op)
 }
 #[inline(never)]
-pub fn exclusive_scan<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> Vec<T> {
+pub fn exclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> Vec<T> {
     let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
     record_call(data.as_ptr() as usize, data.len(), contract);
     native_ref::exclusive_scan(data, init, op)
 }
 #[inline(never)]
-pub fn segmented_reduce<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(data: &[T], offsets: &[usize], init: T, op: F) -> Vec<T> {
+pub fn segmented_reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], offsets: &[usize], init: T, op: F) -> Vec<T> {
     let contract = if lint_on() { check_contract(&op, true) } else { Vec::new() };
     record_call(data.as_ptr() as usize, data.len(), contract);
     native_ref::segmented_reduce(data, offsets, init, op)
 }
 #[inline(never)]
-pub fn sort_by<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
+pub fn sort_by<T: Copy, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
     let contract = if lint_on() { check_order(&less) } else { Vec::new() };
     record_call(data.as_ptr() as usize, data.len(), contract);
     native_ref::sort_by(data, less)

@@ -6,7 +6,7 @@
 
 pub const CONTRACT: &str = r#"
 /// A law the operation breaks, with a counterexample.
-pub fn check_contract<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(op: &F, commutative: bool) -> Vec<String> {
+pub fn check_contract<T: Copy, F: Fn(T, T) -> T>(op: &F, commutative: bool) -> Vec<String> {
     let Some(vals) = lint_values::<T>() else { return Vec::new() };
     let float = lint_float::<T>();
     let mut found = Vec::new();
@@ -22,7 +22,7 @@ pub fn check_contract<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(op: &F, comm
                 let (Some(ab), Some(bc)) = (call(a, b), call(b, c)) else { continue };
                 let (Some(l), Some(r)) = (call(ab, c), call(a, bc)) else { continue };
                 if !lint_same(l, r, &[a, b, c], float) {
-                    found.push(format!("associative\top(op(a, b), c) = {l:?} but op(a, op(b, c)) = {r:?} for a = {a:?}, b = {b:?}, c = {c:?}"));
+                    found.push(format!("associative\top(op(a, b), c) = {} but op(a, op(b, c)) = {} for a = {}, b = {}, c = {}", lint_show(&l), lint_show(&r), lint_show(&a), lint_show(&b), lint_show(&c)));
                     break 'assoc;
                 }
             }
@@ -33,7 +33,7 @@ pub fn check_contract<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(op: &F, comm
             for &b in &vals {
                 let (Some(l), Some(r)) = (call(a, b), call(b, a)) else { continue };
                 if !lint_same(l, r, &[a, b], float) {
-                    found.push(format!("commutative\top(a, b) = {l:?} but op(b, a) = {r:?} for a = {a:?}, b = {b:?}"));
+                    found.push(format!("commutative\top(a, b) = {} but op(b, a) = {} for a = {}, b = {}", lint_show(&l), lint_show(&r), lint_show(&a), lint_show(&b)));
                     break 'comm;
                 }
             }
@@ -44,7 +44,7 @@ pub fn check_contract<T: Copy + core::fmt::Debug, F: Fn(T, T) -> T>(op: &F, comm
 }
 
 /// A law of strict weak orders the comparator breaks, with a counterexample.
-pub fn check_order<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(less: &C) -> Vec<String> {
+pub fn check_order<T: Copy, C: Fn(T, T) -> bool>(less: &C) -> Vec<String> {
     let Some(vals) = lint_values::<T>() else { return Vec::new() };
     let mut found = Vec::new();
     let quiet = std::panic::take_hook();
@@ -54,14 +54,14 @@ pub fn check_order<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(less: &C) ->
     'laws: {
         for &a in &vals {
             if lt(a, a) == Some(true) {
-                found.push(format!("irreflexive\tless(a, a) is true for a = {a:?}"));
+                found.push(format!("irreflexive\tless(a, a) is true for a = {}", lint_show(&a)));
                 break 'laws;
             }
         }
         for &a in &vals {
             for &b in &vals {
                 if lt(a, b) == Some(true) && lt(b, a) == Some(true) {
-                    found.push(format!("asymmetric\tless(a, b) and less(b, a) are both true for a = {a:?}, b = {b:?}"));
+                    found.push(format!("asymmetric\tless(a, b) and less(b, a) are both true for a = {}, b = {}", lint_show(&a), lint_show(&b)));
                     break 'laws;
                 }
             }
@@ -73,12 +73,12 @@ pub fn check_order<T: Copy + core::fmt::Debug, C: Fn(T, T) -> bool>(less: &C) ->
                 for c in cs {
                     let (Some(ab), Some(bc), Some(ac)) = (lt(a, b), lt(b, c), lt(a, c)) else { continue };
                     if ab && bc && !ac {
-                        found.push(format!("transitive\tless(a, b) and less(b, c) but not less(a, c) for a = {a:?}, b = {b:?}, c = {c:?}"));
+                        found.push(format!("transitive\tless(a, b) and less(b, c) but not less(a, c) for a = {}, b = {}, c = {}", lint_show(&a), lint_show(&b), lint_show(&c)));
                         break 'laws;
                     }
                     let (Some(ba), Some(cb), Some(ca)) = (lt(b, a), lt(c, b), lt(c, a)) else { continue };
                     if !ab && !ba && !bc && !cb && (ac || ca) {
-                        found.push(format!("transitive in its ties\ta ~ b and b ~ c (neither is less) but not a ~ c for a = {a:?}, b = {b:?}, c = {c:?}"));
+                        found.push(format!("transitive in its ties\ta ~ b and b ~ c (neither is less) but not a ~ c for a = {}, b = {}, c = {}", lint_show(&a), lint_show(&b), lint_show(&c)));
                         break 'laws;
                     }
                 }
@@ -99,6 +99,21 @@ fn lint_f64<T: Copy>(x: T) -> f64 {
     unsafe {
         if core::mem::size_of::<T>() == 4 { core::mem::transmute_copy::<T, f32>(&x) as f64 } else { core::mem::transmute_copy::<T, f64>(&x) }
     }
+}
+
+/// A value of a numeric `T` as `{:?}` prints it (`T` need not be `Debug`:
+/// `native`'s functions ask only `Copy`); another type by its name.
+fn lint_show<T: Copy>(x: &T) -> String {
+    macro_rules! show {
+        ($($t:ident)*) => {$(
+            if core::any::type_name::<T>() == stringify!($t) {
+                // SAFETY: T is $t, by name.
+                return format!("{:?}", unsafe { core::mem::transmute_copy::<T, $t>(x) });
+            }
+        )*};
+    }
+    show!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 bool char);
+    format!("a value of `{}`", core::any::type_name::<T>())
 }
 
 /// `Some(epsilon)` for a float element type.

@@ -129,10 +129,35 @@ impl Adts {
         }
     }
 
+    /// Adds a closure type as the struct of its captures' types, in field
+    /// order (`(*_1).0`, `(*_1).1`, …; none for a closure that captures
+    /// nothing): a closure built and called inside a callback is such a
+    /// value on the GPU, laid out as the lowering chooses. (A callback's own
+    /// closure object crosses the ABI, and is read at rustc's offsets
+    /// through its environment layout instead.)
+    pub fn add_closure(&mut self, ty: &Ty, captures: Vec<Ty>) {
+        let path = ty.to_string();
+        self.by_path.insert(
+            path.clone(),
+            AdtDef {
+                path,
+                params: Vec::new(),
+                kind: AdtKind::Struct,
+                discr: Scalar::Isize,
+                variants: vec![VariantDef {
+                    name: "closure".into(),
+                    discr: 0,
+                    fields: captures,
+                }],
+            },
+        );
+    }
+
     /// The definition of an ADT type and its generic arguments.
     pub fn of<'t>(&self, ty: &'t Ty) -> Option<(&AdtDef, &'t [Ty])> {
         match ty {
             Ty::Adt { path, args } => self.by_path.get(path).map(|d| (d, args.as_slice())),
+            Ty::Closure { .. } => self.by_path.get(&ty.to_string()).map(|d| (d, &[][..])),
             _ => None,
         }
     }

@@ -7,6 +7,7 @@ pub mod adt;
 pub mod bridge;
 mod cached;
 pub mod closure_layout;
+mod mono;
 pub mod panics;
 pub mod parse;
 pub mod pmir;

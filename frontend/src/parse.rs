@@ -212,6 +212,8 @@ impl<'a> Parser<'a> {
             locals: Vec::new(),
             debug_vars: Vec::new(),
             inlined: Vec::new(),
+            instance_of: None,
+            generic_params: Vec::new(),
             blocks: Vec::new(),
         };
         for (l, t) in params {
@@ -250,6 +252,8 @@ impl<'a> Parser<'a> {
             locals: Vec::new(),
             debug_vars: Vec::new(),
             inlined: Vec::new(),
+            instance_of: None,
+            generic_params: Vec::new(),
             blocks: Vec::new(),
         };
         self.idx += 1;
@@ -465,6 +469,51 @@ fn finish_body(body: &mut Body, open: Src<'_>) -> PResult<()> {
         }
     }
     Ok(())
+}
+
+/// The blocks reachable from the entry block without unwinding: the code
+/// that runs on a GPU, which has no unwinding (cleanup blocks reached only
+/// from unwind edges are not among them).
+pub fn reachable_without_unwinding(body: &crate::pmir::Body) -> Vec<bool> {
+    let index: std::collections::HashMap<u32, usize> = body
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.0, i))
+        .collect();
+    let mut live = vec![false; body.blocks.len()];
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        if i >= live.len() || live[i] {
+            continue;
+        }
+        live[i] = true;
+        let t = &body.blocks[i].terminator.kind;
+        let unwind = match t {
+            TerminatorKind::Assert { unwind, .. }
+            | TerminatorKind::Call { unwind, .. }
+            | TerminatorKind::Drop { unwind, .. } => Some(*unwind),
+            _ => None,
+        };
+        for s in successors(t) {
+            if unwind == Some(UnwindAction::Cleanup(s)) && !on_return_path(t, s) {
+                continue;
+            }
+            if let Some(&k) = index.get(&s.0) {
+                work.push(k);
+            }
+        }
+    }
+    live
+}
+
+/// Whether `b` is a non-unwind successor of `t`.
+fn on_return_path(t: &TerminatorKind, b: BlockId) -> bool {
+    match t {
+        TerminatorKind::Assert { target, .. } | TerminatorKind::Drop { target, .. } => *target == b,
+        TerminatorKind::Call { target, .. } => *target == Some(b),
+        _ => true,
+    }
 }
 
 /// Successor blocks of a terminator (unwind cleanup blocks included).
@@ -1442,6 +1491,7 @@ fn parse_terminator(src: Src<'_>) -> PResult<TerminatorKind> {
                     extern_c: false,
                 },
                 span: None,
+                callback_instance: None,
             },
             args,
             target,

@@ -203,6 +203,15 @@ pub struct Body {
     /// Scopes of inlined callees (`scope 1 (inlined level2)`), in MIR order.
     pub inlined: Vec<String>,
     pub blocks: Vec<Block>,
+    /// For an instance of a generic body (`lerp::<i16>`, made by
+    /// monomorphisation), the generic body's name (`lerp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_of: Option<String>,
+    /// For a generic function and its closures, the parameters its MIR is
+    /// written in (`T`, `Self`, `impl Fn(i32) -> i32`); the GPU runs its
+    /// instances only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generic_params: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -636,6 +645,12 @@ pub struct Callee {
     /// Where the call appears in the Rust source, found by text search inside
     /// the caller's span; `None` when not found.
     pub span: Option<Span>,
+    /// For a registration whose callback is a closure of a generic function
+    /// (its body written in terms of the function's parameters), the body
+    /// of the closure's instance this call passes
+    /// (`generic_caller::<u32>::{closure#0}`), made by monomorphisation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callback_instance: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! From parsed MIR bodies to a prepared-MIR document: callee resolution,
 //! closures with their capture facts, registrations, and source spans.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
@@ -47,6 +47,7 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
             });
         }
     }
+    crate::mono::instantiate(mir, &mut bodies, &source);
     Ok(prepare(bodies, source))
 }
 
@@ -103,14 +104,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     let sources = Sources::new(&source);
     let impl_ranges = name_impl_methods(&mut bodies, &sources);
     let names = local_names(&bodies, &sources);
-    let closure_bodies: BTreeMap<String, String> = bodies
-        .iter()
-        .filter(|b| b.kind == BodyKind::Closure)
-        .filter_map(|b| {
-            let env = b.locals.get(1)?;
-            Some((closure_key(env.ty.peel_refs())?, b.name.clone()))
-        })
-        .collect();
+    let closure_bodies = ClosureBodies::new(&bodies);
 
     // Source extents of bodies (for spans of calls inside them), each in
     // its own file.
@@ -135,7 +129,8 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                         t.fn_extent_in(last_segment(&b.name), *range)
                             .map(|(lo, hi, span)| (*file, (lo, hi), span))
                     }),
-                    None => sources.fn_extent(&b.name),
+                    // An instance (`lerp::<i16>`) is found as its generic `fn`.
+                    None => sources.fn_extent(&crate::parse::split_generics(&b.name).0),
                 };
                 if let Some((file, range, name_span)) = extent {
                     b.span = Some(name_span);
@@ -157,10 +152,24 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         };
         let body_file = ext.map_or(ROOT_FILE, |(file, _)| file);
         let locals = b.locals.clone();
+        let caller_name = b.name.clone();
+        let caller = Caller {
+            name: &caller_name,
+            generic: !b.generic_params.is_empty(),
+        };
         for block in b.blocks.iter_mut() {
             if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
-                callee.resolution =
-                    resolve(&callee.path, &callee.generics, &names, &closure_bodies);
+                callee.resolution = match names.get(&callee.text) {
+                    // An instance of a generic body (`lerp::<i16>`, made by `mono`).
+                    Some(body) => Resolution::Local { body: body.clone() },
+                    _ => resolve(
+                        &callee.path,
+                        &callee.generics,
+                        &names,
+                        &closure_bodies,
+                        caller,
+                    ),
+                };
                 if let Resolution::Foreign {
                     link_name,
                     extern_c,
@@ -382,6 +391,69 @@ fn last_segment(path: &str) -> &str {
 }
 
 /// A closure's identity is its span (MIR names the type by it).
+/// The closure bodies by closure type. MIR prints a closure's type without
+/// its parent's generic arguments, so the closures of a generic function
+/// and of each of its instances (`lerp::{closure#0}`,
+/// `lerp::<i16>::{closure#0}`) share one type: a caller gets the one whose
+/// name shares the longest prefix with its own, an instance's before the
+/// generic body's.
+/// A body that names a closure: its name, and whether it is generic.
+#[derive(Clone, Copy)]
+struct Caller<'a> {
+    name: &'a str,
+    generic: bool,
+}
+
+impl<'a> Caller<'a> {
+    fn of(b: &'a Body) -> Caller<'a> {
+        Caller {
+            name: &b.name,
+            generic: !b.generic_params.is_empty(),
+        }
+    }
+}
+
+struct ClosureBodies {
+    by_key: BTreeMap<String, Vec<(String, bool)>>,
+}
+
+impl ClosureBodies {
+    fn new(bodies: &[Body]) -> ClosureBodies {
+        let mut by_key: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
+        for b in bodies.iter().filter(|b| b.kind == BodyKind::Closure) {
+            if let Some(key) = b
+                .locals
+                .get(1)
+                .and_then(|env| closure_key(env.ty.peel_refs()))
+            {
+                let instance = b.instance_of.is_some();
+                by_key
+                    .entry(key)
+                    .or_default()
+                    .push((b.name.clone(), instance));
+            }
+        }
+        ClosureBodies { by_key }
+    }
+
+    fn get(&self, key: &str, caller: Caller<'_>) -> Option<&String> {
+        // A generic body's own closures are generic; an instance's, or a
+        // concrete caller's, are instances.
+        let (caller, want_instance) = (caller.name, !caller.generic);
+        let shared = |name: &str| {
+            name.bytes()
+                .zip(caller.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        self.by_key
+            .get(key)?
+            .iter()
+            .max_by_key(|(name, instance)| (shared(name), *instance == want_instance))
+            .map(|(name, _)| name)
+    }
+}
+
 fn closure_key(ty: &Ty) -> Option<String> {
     matches!(ty, Ty::Closure { .. }).then(|| ty.to_string())
 }
@@ -392,7 +464,8 @@ fn resolve(
     path: &str,
     generics: &[Ty],
     names: &BTreeMap<String, String>,
-    closure_bodies: &BTreeMap<String, String>,
+    closure_bodies: &ClosureBodies,
+    caller: Caller<'_>,
 ) -> Resolution {
     if path.starts_with("copy ") || path.starts_with("move ") || path.starts_with('_') {
         return Resolution::Indirect;
@@ -404,7 +477,7 @@ fn resolve(
     if let Some(inner) = path.strip_prefix('<') {
         if let Some((self_ty, _)) = inner.split_once(" as ") {
             if let Some(body) =
-                closure_key(&Ty::parse(self_ty)).and_then(|k| closure_bodies.get(&k))
+                closure_key(&Ty::parse(self_ty)).and_then(|k| closure_bodies.get(&k, caller))
             {
                 return Resolution::Local { body: body.clone() };
             }
@@ -625,10 +698,16 @@ fn closure_facts(
 
 fn registrations(
     bodies: &[Body],
-    closure_bodies: &BTreeMap<String, String>,
+    closure_bodies: &ClosureBodies,
     sources: &Sources<'_>,
     extents: &BTreeMap<String, Extent>,
 ) -> Vec<Registration> {
+    // A generic body with instances registers through them, each with its
+    // element types (the program finds the kernel by call site and types).
+    let instantiated: BTreeSet<&str> = bodies
+        .iter()
+        .filter_map(|b| b.instance_of.as_deref())
+        .collect();
     let mut out = Vec::new();
     for b in bodies {
         let mut nth: BTreeMap<String, usize> = BTreeMap::new();
@@ -655,12 +734,24 @@ fn registrations(
                 .and_then(|a| operand_ty(b, a))
                 .or_else(|| callee.generics.last().cloned());
             let callback = match (&cb_ty, args.get(spec.callback_arg)) {
-                (Some(t @ Ty::Closure { .. }), _) => match closure_bodies.get(&t.to_string()) {
-                    Some(body) => Callback::Closure { body: body.clone() },
-                    None => Callback::Other { ty: t.to_string() },
-                },
+                (Some(Ty::Closure { .. }), _) if callee.callback_instance.is_some() => {
+                    Callback::Closure {
+                        body: callee.callback_instance.clone().unwrap_or_default(),
+                    }
+                }
+                (Some(t @ Ty::Closure { .. }), _) => {
+                    match closure_bodies.get(&t.to_string(), Caller::of(b)) {
+                        Some(body) => Callback::Closure { body: body.clone() },
+                        None => Callback::Other { ty: t.to_string() },
+                    }
+                }
+                // An instance of a generic fn (`larger::<i32>`) is a body of
+                // that name; any other fn item is named without generics.
                 (_, Some(Operand::Const(Constant::FnItem(name)))) => Callback::FnItem {
-                    body: crate::parse::split_generics(name).0,
+                    body: match bodies.iter().any(|b| b.name == *name) {
+                        true => name.clone(),
+                        false => crate::parse::split_generics(name).0,
+                    },
                 },
                 (Some(Ty::FnDef { name, .. }), _) => Callback::FnItem { body: name.clone() },
                 (Some(t), _) => Callback::Other { ty: t.to_string() },
@@ -668,6 +759,21 @@ fn registrations(
                     ty: "unknown".into(),
                 },
             };
+            // A generic function's registration is built through its
+            // instances (each with its element types; the program finds the
+            // kernel by call site and types); one that no concrete code
+            // instantiates stays, and admission reports its type parameters.
+            let instantiated_callback = match &callback {
+                Callback::Closure { body } | Callback::FnItem { body } => {
+                    instantiated.contains(body.as_str())
+                }
+                Callback::Other { .. } => false,
+            };
+            if !b.generic_params.is_empty()
+                && (instantiated.contains(b.name.as_str()) || instantiated_callback)
+            {
+                continue;
+            }
             // Source location: for a closure, the nearest `function(` before
             // its head; otherwise the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
@@ -805,6 +911,7 @@ fn forwarding_body(
             generics: Vec::new(),
             resolution,
             span: r.span,
+            callback_instance: None,
         },
         args,
         target: Some(BlockId(1)),
@@ -828,6 +935,8 @@ fn forwarding_body(
         locals,
         debug_vars: Vec::new(),
         inlined: Vec::new(),
+        instance_of: None,
+        generic_params: Vec::new(),
         blocks: vec![block(0, call), block(1, TerminatorKind::Return)],
     }
 }

@@ -175,6 +175,9 @@ pub struct BodyFact {
     /// Fn items the body names as values (to make fn pointers of them):
     /// what a call through a fn pointer in this body may reach.
     pub fn_items: Vec<String>,
+    /// The type parameters the body is written in (`rmir.generic_params`):
+    /// a generic function's closure that no instance replaced.
+    pub generic_params: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -528,6 +531,10 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
         }
     }
     f.adts = frontend::adt::Adts::new(&adts);
+    for c in f.closures.values() {
+        let captures = c.captures.iter().map(|k| k.ty.clone()).collect();
+        f.adts.add_closure(&c.ty, captures);
+    }
     Ok(f)
 }
 
@@ -612,6 +619,10 @@ fn body_facts(
         ops: Vec::new(),
         statics: Vec::new(),
         fn_items: Vec::new(),
+        generic_params: match func.attribute("rmir.generic_params") {
+            Ok(_) => r.strs("rmir.generic_params")?,
+            Err(_) => Vec::new(),
+        },
     };
     let Ok(region) = func.region(0) else {
         return Ok(b);

@@ -99,7 +99,7 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
         context,
         pmir,
         ptr: Type::parse(context, "!llvm.ptr").ok_or("no llvm dialect")?,
-        adts: frontend::adt::Adts::new(&pmir.adts),
+        adts: adts_with_closures(pmir),
     };
     let body = module.body();
     for r in &pmir.registrations {
@@ -578,9 +578,14 @@ impl<'c, 'p> Importer<'c, 'p> {
         };
         b.prologue(entry)?;
         let panics = frontend::panics::panic_blocks(body);
+        let live = frontend::parse::reachable_without_unwinding(body);
         for (i, blk) in body.blocks.iter().enumerate() {
             b.cur = blocks[i];
-            if panics[i] {
+            if !live[i] {
+                // Cleanup code: a GPU does not unwind, so nothing reaches it.
+                b.loc = self.loc(body.span, blk.mir_line);
+                b.op("llvm.unreachable", &[], &[], &[]).map_err(|u| u.0)?;
+            } else if panics[i] {
                 b.panic_block(blk)?;
             } else {
                 b.block(blk)?;
@@ -592,9 +597,18 @@ impl<'c, 'p> Importer<'c, 'p> {
             BodyKind::Closure => "closure",
             BodyKind::Const => "const",
         };
+        let mut attrs = vec![("sym_name", self.str(&body.name))];
+        if !body.generic_params.is_empty() {
+            let params: Vec<Attribute<'c>> =
+                body.generic_params.iter().map(|p| self.str(p)).collect();
+            attrs.push((
+                "rmir.generic_params",
+                ArrayAttribute::new(self.context, &params).into(),
+            ));
+        }
         OperationBuilder::new("func.func", loc)
             .add_attributes(&self.attrs(&[
-                ("sym_name", self.str(&body.name)),
+                attrs[0],
                 (
                     "function_type",
                     TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into(),
@@ -603,6 +617,7 @@ impl<'c, 'p> Importer<'c, 'p> {
                 ("res_attrs", ArrayAttribute::new(context, &res_attrs).into()),
                 ("rmir.kind", self.str(kind)),
             ]))
+            .add_attributes(&self.attrs(&attrs[1..]))
             .add_regions([region])
             .build()
             .map_err(|e| format!("cannot build func.func @{}: {e}", body.name))
@@ -615,6 +630,18 @@ impl<'c, 'p> Importer<'c, 'p> {
         )
         .into()
     }
+}
+
+/// The document's structs and enums, and its closures as the structs of
+/// their captures ([`frontend::adt::Adts::add_closure`]).
+fn adts_with_closures(pmir: &PreparedMir) -> frontend::adt::Adts {
+    let mut adts = frontend::adt::Adts::new(&pmir.adts);
+    for c in &pmir.closures {
+        let mut captures: Vec<&frontend::pmir::Capture> = c.captures.iter().collect();
+        captures.sort_by_key(|k| k.field);
+        adts.add_closure(&c.ty, captures.into_iter().map(|k| k.ty.clone()).collect());
+    }
+    adts
 }
 
 /// Why a statement or terminator became `rmir.unsupported`.

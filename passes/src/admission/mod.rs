@@ -175,6 +175,14 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
                 graph,
                 libraries,
             };
+            // A generic function's callback that no instance replaced: its
+            // types are parameters, and every other rule would repeat that.
+            if let Some(d) = signature::uninstantiated(&ctx) {
+                return Outcome {
+                    registration: reg.clone(),
+                    verdict: Verdict::Rejected(vec![d]),
+                };
+            }
             let mut diags = Vec::new();
             let signature = signature::check(&ctx, &mut diags);
             captures::check(&ctx, &mut diags);

@@ -177,6 +177,39 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     None
 }
 
+/// A callback of a generic function that no code of the crate calls with
+/// concrete types: its body is written in the function's type parameters,
+/// and the GPU code is made for each instance (`frontend`'s
+/// monomorphisation), of which there is none.
+pub fn uninstantiated(ctx: &Ctx<'_>) -> Option<Diagnostic> {
+    let root = ctx.facts.body(ctx.root?)?;
+    if root.generic_params.is_empty() {
+        return None;
+    }
+    let params: Vec<String> = root
+        .generic_params
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect();
+    let owner = ctx.reg.caller.as_str();
+    let name = ctx.reg.function.as_str();
+    Some(
+        Diagnostic::new(
+            Code::Signature,
+            format!(
+                "callback is written in the type parameters of `{owner}` ({}), and no code of this crate calls `{owner}` with concrete types",
+                params.join(", ")
+            ),
+            ctx.callback_label(format!("this {} is compiled once per instance of `{owner}`", kind(ctx))),
+        )
+        .with_label(ctx.registration_label(format!("registered with `{name}` here")))
+        .with_note("the GPU code of a generic function's callback is made for each instance the crate calls (`f::<i32>(…)`), with that instance's element types")
+        .with_help(format!(
+            "call `{owner}` with concrete element types in this crate (a non-generic wrapper is enough), or write the callback for one element type"
+        )),
+    )
+}
+
 fn kind(ctx: &Ctx<'_>) -> &'static str {
     match ctx.reg.callback {
         CallbackRef::Closure(_) => "closure",

@@ -167,6 +167,16 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
     let func = rewrite::enclosing_function(op)
         .and_then(|f| rewrite::str_attr(f, "sym_name"))
         .ok_or_else(|| rw.error(op, "a capture read outside a function"))?;
+    // A closure built and called inside a callback: its captures are the
+    // fields of the closure value its first argument points at.
+    if let Some(closure) = plan.inner_closures.get(&func) {
+        let field = rw.int_attr(op, "field")?;
+        let field =
+            i32::try_from(field).map_err(|_| rw.error(op, "a capture field out of range"))?;
+        let t = memory_type(rw, plan, op, closure)?;
+        let align = types::align_of(&ty, &plan.adts).unwrap_or(1);
+        return Ok((rw.gep(op, rw.operand(op, 0)?, &[0, field], &[], t)?, align));
+    }
     let env = plan.envs.get(&func).ok_or_else(|| {
         rw.error(
             op,

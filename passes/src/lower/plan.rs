@@ -63,6 +63,10 @@ pub struct Plan {
     /// Types of the module's closures that capture nothing (`{closure@…}`):
     /// zero-sized values, so a local holding one has an empty layout.
     pub empty_closures: std::collections::HashSet<Ty>,
+    /// The type of each closure body that is not a callback, by its name
+    /// and its symbol: its captures are fields of that value
+    /// (`frontend::adt`'s struct of a closure), not of an environment.
+    pub inner_closures: BTreeMap<String, Ty>,
     /// The structs and enums the module's bodies name (`rmir.adt_def`).
     pub adts: frontend::adt::Adts,
 }
@@ -165,8 +169,19 @@ impl Plan {
             .filter(|c| c.captures.is_empty())
             .map(|c| c.ty.clone())
             .collect();
+        let mut inner_closures = BTreeMap::new();
+        for (body, c) in &facts.closures {
+            if envs.contains_key(body) || c.captures.is_empty() {
+                continue;
+            }
+            if let Some(symbol) = symbols.get(body) {
+                inner_closures.insert(symbol.clone(), c.ty.clone());
+                inner_closures.insert(body.clone(), c.ty.clone());
+            }
+        }
         Ok(Plan {
             overflow_checks,
+            inner_closures,
             thunks,
             kept,
             symbols,

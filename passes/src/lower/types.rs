@@ -36,7 +36,9 @@ pub fn scalar_type(s: Scalar) -> Option<&'static str> {
 pub fn memory_type(ty: &Ty, adts: &Adts) -> Option<String> {
     match ty {
         Ty::Scalar(s) => scalar_type(*s).map(str::to_string),
-        Ty::Adt { .. } => {
+        // A closure that captures something is the struct of its captures
+        // (`frontend::adt`).
+        Ty::Adt { .. } | Ty::Closure { .. } => {
             let (def, args) = adts.of(ty)?;
             let variant = |i: usize| -> Option<String> {
                 memory_type(&Ty::Tuple(def.fields(i, args)?), adts)
@@ -100,12 +102,38 @@ pub fn is_trivially_dropped(ty: &Ty, adts: &Adts) -> bool {
         Ty::Never => true,
         Ty::Tuple(parts) => parts.iter().all(|p| is_trivially_dropped(p, adts)),
         Ty::Array(e, _) => is_trivially_dropped(e, adts),
-        Ty::Adt { .. } => adts.of(ty).is_some_and(|(def, args)| {
+        Ty::Adt { .. } | Ty::Closure { .. } => adts.of(ty).is_some_and(|(def, args)| {
             (0..def.variants.len()).all(|i| {
                 def.fields(i, args)
                     .is_some_and(|f| f.iter().all(|t| is_trivially_dropped(t, adts)))
             })
         }),
         _ => false,
+    }
+}
+
+/// The alignment LLVM gives the memory type of `ty` on the GPU target: a
+/// scalar's size (`i128` 16), a pointer's 8, an aggregate's largest part.
+pub fn align_of(ty: &Ty, adts: &Adts) -> Option<u64> {
+    match ty {
+        Ty::Scalar(s) => Some(s.align()),
+        Ty::Ref { .. } | Ty::Ptr { .. } | Ty::FnPtr(_) => Some(8),
+        Ty::Never | Ty::FnDef { .. } => Some(1),
+        Ty::Tuple(parts) => parts
+            .iter()
+            .try_fold(1, |a, p| Some(a.max(align_of(p, adts)?))),
+        Ty::Array(elem, _) => align_of(elem, adts),
+        Ty::Adt { .. } | Ty::Closure { .. } => {
+            let (def, args) = adts.of(ty)?;
+            let mut align = match def.kind {
+                AdtKind::Struct => 1,
+                AdtKind::Enum => def.discr.align(),
+            };
+            for i in 0..def.variants.len() {
+                align = align.max(align_of(&Ty::Tuple(def.fields(i, args)?), adts)?);
+            }
+            Some(align)
+        }
+        _ => None,
     }
 }

@@ -1,0 +1,351 @@
+//! Callbacks written as Rust users write them, run by `Gpu` and by the
+//! host over the same inputs, compared bit for bit (a NaN equals any NaN:
+//! the GPU's NaN payloads are its own).
+//!
+//! Each callback calls a helper of this file, and the host runs the same
+//! helper, so both sides run one source: generic helpers instantiated at
+//! several types, the `core` operator traits they use (`+`, `/`, `%`,
+//! `<<`, `-x`, `<`, `cmp`, `Default`, `From`, `Into`), trait default
+//! methods, closures handed to generic and `impl Fn` helpers (capturing by
+//! value and by reference, `FnMut` state, a closure returned by a helper).
+//! Every `reduce` operation is associative and commutative.
+//!
+//! `callbacks [--count N]` (default 1,000,000 random inputs besides the
+//! edge values). Prints one line per check; exits 1 if any result differs.
+
+use native::gpu::{DeviceElement, Error, Gpu};
+use std::cmp::Ordering;
+use std::fmt::Debug;
+use std::ops::{Add, Div, Mul, Neg, Rem, Shl, Sub};
+use std::process::ExitCode;
+
+// ---------------------------------------------------------------------------
+// The helpers the callbacks call.
+
+fn lerp<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>>(a: T, b: T, t: T) -> T {
+    a + (b - a) * t
+}
+
+fn larger<T: PartialOrd + Copy>(a: T, b: T) -> T {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+fn ops<T>(a: T, b: T) -> T
+where
+    T: Copy + Div<Output = T> + Rem<Output = T> + Neg<Output = T> + Shl<u32, Output = T>,
+    T: Ord + Default + From<u8>,
+{
+    let d = if b == T::default() { T::from(1u8) } else { b };
+    let m = (a / d) % d;
+    let n = -m;
+    match a.cmp(&b) {
+        Ordering::Less => n << 1,
+        Ordering::Equal => m,
+        Ordering::Greater => std::cmp::max(n, m << 2),
+    }
+}
+
+trait Thrice: Copy + Add<Output = Self> {
+    fn twice(self) -> Self {
+        self + self
+    }
+    fn thrice(self) -> Self {
+        self.twice() + self
+    }
+}
+
+impl Thrice for i32 {}
+impl Thrice for f64 {}
+
+fn apply<F: Fn(i32) -> i32>(f: F, x: i32) -> i32 {
+    f(x).wrapping_add(f(x.wrapping_add(1)))
+}
+
+fn apply_impl(f: impl Fn(i32) -> i32, x: i32) -> i32 {
+    f(x).wrapping_mul(3).wrapping_add(f(x.wrapping_sub(1)))
+}
+
+fn twice_mut<F: FnMut(i32) -> i32>(mut f: F, x: i32) -> i32 {
+    let y = f(x);
+    f(y)
+}
+
+fn compose<F: Fn(i32) -> i32, G: Fn(i32) -> i32>(f: F, g: G) -> impl Fn(i32) -> i32 {
+    move |x| g(f(x))
+}
+
+fn widen<T: Into<i64>>(x: T) -> i64 {
+    let y: i64 = x.into();
+    y.wrapping_mul(3).wrapping_add(y >> 7)
+}
+
+fn pick<F: Fn(i32, i32) -> bool>(better: F, a: i32, b: i32) -> i32 {
+    if better(a, b) {
+        a
+    } else {
+        b
+    }
+}
+
+fn masked<F: Fn(i32) -> i32>(f: F, x: i32) -> i32 {
+    f(x)
+}
+
+// The bodies of the callbacks, shared by the GPU and the host.
+
+fn by_ref(x: i32, k: i32) -> i32 {
+    let g = |y: i32| y.wrapping_mul(k) ^ x;
+    apply(g, x)
+}
+
+fn by_value(x: i32, k: i32) -> i32 {
+    apply(move |y| y ^ k, x).wrapping_add(apply_impl(move |y| y.wrapping_sub(k), x))
+}
+
+fn counter(x: i32, k: i32) -> i32 {
+    let mut calls = 0;
+    let r = twice_mut(
+        |y| {
+            calls += 1;
+            y.wrapping_add(k)
+        },
+        x,
+    );
+    r.wrapping_add(calls)
+}
+
+fn composed(x: i32, k: i32, m: i32) -> i32 {
+    compose(move |a: i32| a ^ k, move |b: i32| b.wrapping_mul(m))(x)
+}
+
+fn mixed(x: f64, s: f32, o: u8) -> f64 {
+    let f = move |v: f64| v * s as f64 + o as f64;
+    f(x) + apply(|i| i + o as i32, 3) as f64
+}
+
+/// A generic function that registers: the GPU code is made for each
+/// element type it is called with, and the program finds the kernel by its
+/// call site and types.
+fn largest_of<T: DeviceElement + PartialOrd>(gpu: &Gpu, data: &[T], lowest: T) -> Result<T, Error> {
+    gpu.reduce(data, lowest, |a, b| if a > b { a } else { b })
+}
+
+fn scaled<T: DeviceElement + Mul<Output = T> + Add<Output = T>>(gpu: &Gpu, data: &[T], k: T) -> Result<Vec<T>, Error> {
+    gpu.transform(data, move |x| x * k + x)
+}
+
+// ---------------------------------------------------------------------------
+// Inputs and comparison.
+
+/// xorshift64*: reproducible inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn ints<T: Copy>(n: usize, edges: &[T], seed: u64, from: impl Fn(u64) -> T) -> Vec<T> {
+    let mut r = Rng(seed);
+    let mut v = edges.to_vec();
+    v.extend((0..n).map(|_| from(r.next())));
+    v
+}
+
+fn floats(n: usize, seed: u64) -> Vec<f64> {
+    let mut r = Rng(seed);
+    let mut v = vec![0.0, -0.0, 1.0, -1.0, 0.5, f64::MAX, f64::MIN, f64::MIN_POSITIVE, 5e-324];
+    v.extend((0..n).map(|_| (r.next() >> 11) as f64 / (1u64 << 40) as f64 - 4096.0));
+    v
+}
+
+/// Bit-for-bit equality, any NaN equal to any NaN.
+trait Same: Copy + Debug {
+    fn same(self, other: Self) -> bool;
+}
+
+macro_rules! same_int {
+    ($($t:ty),*) => {$(impl Same for $t { fn same(self, other: Self) -> bool { self == other } })*};
+}
+same_int!(i16, i32, i64, u8, u32);
+
+impl Same for f32 {
+    fn same(self, other: f32) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+}
+
+impl Same for f64 {
+    fn same(self, other: f64) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+}
+
+/// One check's outcome: its name, how many results, how many differ, the
+/// first difference.
+struct Line {
+    name: &'static str,
+    results: usize,
+    wrong: usize,
+    first: String,
+}
+
+fn compare<X: Debug, T: Same>(name: &'static str, xs: &[X], gpu: &[T], host: &[T]) -> Line {
+    let mut line = Line { name, results: host.len(), wrong: 0, first: String::new() };
+    if gpu.len() != host.len() {
+        line.wrong = host.len().max(1);
+        line.first = format!("{} results on the GPU, {} on the host", gpu.len(), host.len());
+        return line;
+    }
+    for ((x, g), h) in xs.iter().zip(gpu).zip(host) {
+        if !g.same(*h) {
+            line.wrong += 1;
+            if line.first.is_empty() {
+                line.first = format!("{x:?}: gpu {g:?}, host {h:?}");
+            }
+        }
+    }
+    line
+}
+
+fn compare_one<T: Same>(name: &'static str, gpu: T, host: T) -> Line {
+    compare(name, &["the whole input"], &[gpu], &[host])
+}
+
+// ---------------------------------------------------------------------------
+// The checks: one call site per callback (the program finds each kernel by
+// its call site).
+
+fn run(gpu: &Gpu, n: usize) -> Result<Vec<Line>, Error> {
+    let mut lines = Vec::new();
+    let i32s = ints(n, &[0, 1, -1, 7, -7, i32::MIN, i32::MAX, i32::MIN + 1], 1, |r| r as i32);
+    let i16s = ints(n, &[0, 1, -1, i16::MIN, i16::MAX], 2, |r| r as i16);
+    let i64s = ints(n, &[0, 1, -1, i64::MIN, i64::MAX], 3, |r| r as i64);
+    let u32s = ints(n, &[0, 1, u32::MAX], 4, |r| r as u32);
+    let f64s = floats(n, 5);
+    let f32s: Vec<f32> = f64s.iter().map(|&x| x as f32).collect();
+    let (k, m, s, o) = (0x5bd1_e995_u32 as i32, -3, 0.75f32, 9u8);
+
+    let g = gpu.transform(&i16s, |x| lerp(x, 3, 2))?;
+    let h: Vec<i16> = i16s.iter().map(|&x| lerp(x, 3, 2)).collect();
+    lines.push(compare("lerp::<i16>", &i16s, &g, &h));
+    let g = gpu.transform(&f32s, |x| lerp(x, 0.5, 0.25))?;
+    let h: Vec<f32> = f32s.iter().map(|&x| lerp(x, 0.5, 0.25)).collect();
+    lines.push(compare("lerp::<f32>", &f32s, &g, &h));
+    let g = gpu.transform(&i64s, |x| lerp(x, -9, 5))?;
+    let h: Vec<i64> = i64s.iter().map(|&x| lerp(x, -9, 5)).collect();
+    lines.push(compare("lerp::<i64>", &i64s, &g, &h));
+
+    let g = gpu.reduce(&f32s, f32::MIN, |a, b| larger(a, b))?;
+    let h = f32s.iter().fold(f32::MIN, |a, &b| larger(a, b));
+    lines.push(compare_one("reduce larger::<f32>", g, h));
+    let g = gpu.reduce(&i32s, i32::MIN, |a, b| pick(|x, y| x > y, a, b))?;
+    let h = i32s.iter().fold(i32::MIN, |a, &b| pick(|x, y| x > y, a, b));
+    lines.push(compare_one("reduce pick(max)", g, h));
+    let g = gpu.reduce(&i32s, 0, move |a, b| masked(|y| y & m, a) ^ masked(|y| y & m, b))?;
+    let h = i32s.iter().fold(0, |a, &b| masked(|y| y & m, a) ^ masked(|y| y & m, b));
+    lines.push(compare_one("reduce masked xor", g, h));
+
+    let g = gpu.transform(&i32s, |x| ops(x, 7) ^ ops(x, 0))?;
+    let h: Vec<i32> = i32s.iter().map(|&x| ops(x, 7) ^ ops(x, 0)).collect();
+    lines.push(compare("ops::<i32> (/ % - << cmp Default From)", &i32s, &g, &h));
+    let g = gpu.transform(&i64s, |x| ops(x, -5))?;
+    let h: Vec<i64> = i64s.iter().map(|&x| ops(x, -5)).collect();
+    lines.push(compare("ops::<i64>", &i64s, &g, &h));
+
+    let g = gpu.transform(&i32s, |x| x.thrice())?;
+    let h: Vec<i32> = i32s.iter().map(|&x| x.thrice()).collect();
+    lines.push(compare("<i32 as Thrice>::thrice (default methods)", &i32s, &g, &h));
+    let g = gpu.transform(&f64s, |x| x.thrice())?;
+    let h: Vec<f64> = f64s.iter().map(|&x| x.thrice()).collect();
+    lines.push(compare("<f64 as Thrice>::thrice", &f64s, &g, &h));
+
+    let g = gpu.transform(&i32s, move |x| by_ref(x, k))?;
+    let h: Vec<i32> = i32s.iter().map(|&x| by_ref(x, k)).collect();
+    lines.push(compare("closure capturing by reference, to a generic helper", &i32s, &g, &h));
+    let g = gpu.transform(&i32s, move |x| by_value(x, k))?;
+    let h: Vec<i32> = i32s.iter().map(|&x| by_value(x, k)).collect();
+    lines.push(compare("move closures, to generic and impl Fn helpers", &i32s, &g, &h));
+    let g = gpu.transform(&i32s, move |x| counter(x, k))?;
+    let h: Vec<i32> = i32s.iter().map(|&x| counter(x, k)).collect();
+    lines.push(compare("FnMut closure with state", &i32s, &g, &h));
+    let g = gpu.transform(&i32s, move |x| composed(x, k, m))?;
+    let h: Vec<i32> = i32s.iter().map(|&x| composed(x, k, m)).collect();
+    lines.push(compare("closure returned by a helper", &i32s, &g, &h));
+    let g = gpu.transform(&f64s, move |x| mixed(x, s, o))?;
+    let h: Vec<f64> = f64s.iter().map(|&x| mixed(x, s, o)).collect();
+    lines.push(compare("closures over f32 and u8 captures", &f64s, &g, &h));
+
+    let g = largest_of(gpu, &i32s, i32::MIN)?;
+    let h = i32s.iter().fold(i32::MIN, |a, &b| if a > b { a } else { b });
+    lines.push(compare_one("generic registering fn, i32", g, h));
+    let g = largest_of(gpu, &f64s, f64::MIN)?;
+    let h = f64s.iter().fold(f64::MIN, |a, &b| if a > b { a } else { b });
+    lines.push(compare_one("generic registering fn, f64", g, h));
+    let g = scaled(gpu, &u32s, 3)?;
+    let h: Vec<u32> = u32s.iter().map(|&x| x.wrapping_mul(3).wrapping_add(x)).collect();
+    lines.push(compare("generic registering fn with a capture, u32", &u32s, &g, &h));
+    let g = scaled(gpu, &f32s, 0.5)?;
+    let h: Vec<f32> = f32s.iter().map(|&x| x * 0.5 + x).collect();
+    lines.push(compare("generic registering fn with a capture, f32", &f32s, &g, &h));
+
+    let g = gpu.transform(&u32s, |x| widen(x) ^ widen(x as u8))?;
+    let h: Vec<i64> = u32s.iter().map(|&x| widen(x) ^ widen(x as u8)).collect();
+    lines.push(compare("widen::<u32>, widen::<u8> (Into)", &u32s, &g, &h));
+    Ok(lines)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n = match args.as_slice() {
+        [] => 1_000_000,
+        [flag, v] if flag == "--count" => match v.parse() {
+            Ok(n) => n,
+            Err(_) => {
+                eprintln!("callbacks: --count takes a number, not `{v}`");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("usage: callbacks [--count N]");
+            return ExitCode::from(2);
+        }
+    };
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("callbacks: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let lines = match run(&gpu, n) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("callbacks: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut wrong = 0;
+    for l in &lines {
+        println!("{:<56} {:>9} results, {} differ {}", l.name, l.results, l.wrong, l.first);
+        wrong += usize::from(l.wrong > 0);
+    }
+    if lines.is_empty() {
+        eprintln!("callbacks: nothing was checked");
+        return ExitCode::FAILURE;
+    }
+    if wrong > 0 {
+        eprintln!("callbacks: {wrong} of {} checks differ", lines.len());
+        return ExitCode::FAILURE;
+    }
+    println!("callbacks: {} checks, every result the same on the GPU and the host", lines.len());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Step 2 of scripts/gpu/rust.sh, on the GPU machine: `callbacks` (every
+# check on the GPU against the host, bit for bit; exits non-zero when a
+# result differs), and the same under compute-sanitizer's memcheck with
+# fewer inputs. Logs into $OUT (default target/gpu/rust-logs).
+#   usage: [OUT=LOG_DIR] bash scripts/gpu/rust-run.sh   (carry target/gpu/rust)
+set -uo pipefail
+usage="usage: [OUT=LOG_DIR] bash scripts/gpu/rust-run.sh   (needs target/gpu/rust from scripts/gpu/rust.sh)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+r=target/gpu/rust
+logs=${OUT:-target/gpu/rust-logs}
+mkdir -p "$logs"
+[ -x "$r/callbacks" ] || { echo "gpu-rust: no $r/callbacks (run scripts/gpu/rust.sh first)" >&2; exit 1; }
+"$r/callbacks" --count 1000000 > "$logs/callbacks.txt" 2>&1
+status=$?
+cat "$logs/callbacks.txt"
+compute-sanitizer --tool memcheck --error-exitcode 3 "$r/callbacks" --count 10000 > "$logs/memcheck.txt" 2>&1
+m=$?
+tail -3 "$logs/memcheck.txt"
+[ $status -eq 0 ] && [ $m -eq 0 ]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Device validation of callbacks written as Rust users write them, step 1
+# (here, no GPU): the program examples/gpu-rust (`callbacks`: generic
+# helpers, closures handed to helpers, trait default methods and operator
+# traits, each on the GPU against the host, bit for bit) built by
+# `driver cargo build --release`, into target/gpu/rust. Step 2, on the GPU
+# machine: scripts/gpu/rust-run.sh
+#   usage: bash scripts/gpu/rust.sh   (env: DRIVER=path, default target/debug/driver)
+set -euo pipefail
+usage="usage: bash scripts/gpu/rust.sh   (env: DRIVER=path, default target/debug/driver)"
+if [ $# -gt 0 ]; then
+  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
+  echo "$usage" >&2; exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+driver=${DRIVER:-target/debug/driver}
+[ -x "$driver" ] || { echo "gpu-rust: no driver at $driver" >&2; exit 1; }
+out=target/gpu/rust
+rm -rf "$out" && mkdir -p "$out"
+"$driver" cargo build --release --locked --manifest-path examples/gpu-rust/Cargo.toml
+cp examples/gpu-rust/target/release/callbacks "$out/"
+"$driver" inspect "$out/callbacks" > "$out/callbacks.inspect.txt"
+du -sh "$out"
+echo "gpu-rust: ready in $out; on the GPU machine run scripts/gpu/rust-run.sh"
