@@ -131,6 +131,15 @@ impl<'a> Parser<'a> {
                 } else {
                     return src.err(line, "item header: expected `{` or `;` at the end");
                 }
+            } else if is_anonymous_const(line) {
+                // `E::A::{constant#0}: isize = {`: an anonymous constant's
+                // body (an enum discriminant `A = 1 + 1`, an array length
+                // `[u8; 2 + 1]` in a signature), printed without `const`.
+                bodies.push(self.const_body()?);
+            } else if line.starts_with("alloc") && line.ends_with("{}") {
+                // A zero-size allocation (`""`, `b""`, an empty static):
+                // `alloc4 (size: 0, align: 1) {}`, no bytes to skip.
+                self.idx += 1;
             } else if line.starts_with("alloc") && line.ends_with('{') {
                 // Constant allocation dumps: hex lines up to a closing `}`.
                 self.skip_block(src)?;
@@ -635,6 +644,13 @@ fn err_at(src: Src<'_>, at: &str, message: impl Into<String>) -> MirError {
         col: src.col_of(at),
         message: message.into(),
     }
+}
+
+/// `NAME::{constant#N}: T = {`: the header of an anonymous constant's body.
+fn is_anonymous_const(line: &str) -> bool {
+    line.ends_with(" = {")
+        && split_once_top(line, ": ")
+            .is_some_and(|(name, _)| name.ends_with('}') && name.contains("::{constant#"))
 }
 
 fn first_words(s: &str) -> String {

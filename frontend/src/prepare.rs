@@ -649,20 +649,25 @@ fn closure_facts(
         // Precise captures of a field are named `p__a` by rustc.
         from_debug.insert(index, (d.name.replace("__", "."), ty.clone(), mode));
     }
-    let count = fields.len().max(
-        from_debug
-            .keys()
-            .last()
-            .map(|k| *k as usize + 1)
-            .unwrap_or(0),
-    );
+    // Fields the body reads that neither names: a capture of a zero-size
+    // value (`debug x => const ();`) of a closure that is never built.
+    let read = env_fields_read(body, self_deref);
+    let count = fields
+        .len()
+        .max(from_debug.keys().last().map_or(0, |k| *k as usize + 1))
+        .max(read.keys().last().map_or(0, |k| *k as usize + 1));
     let mut captures = Vec::new();
     for i in 0..count {
+        let unknown = || {
+            read.get(&(i as u32))
+                .cloned()
+                .unwrap_or(Ty::Other("?".into()))
+        };
         let (name, ty, mode) = match (from_debug.get(&(i as u32)), fields.get(i)) {
             (Some((n, t, m)), _) => (n.clone(), t.clone(), *m),
             (None, Some((n, Some(t)))) => (n.clone(), t.clone(), CaptureMode::ByValue),
-            (None, Some((n, None))) => (n.clone(), Ty::Other("?".into()), CaptureMode::ByValue),
-            (None, None) => (format!("{i}"), Ty::Other("?".into()), CaptureMode::ByValue),
+            (None, Some((n, None))) => (n.clone(), unknown(), CaptureMode::ByValue),
+            (None, None) => (format!("{i}"), unknown(), CaptureMode::ByValue),
         };
         let span = match (text, extent) {
             (Some(t), Some((lo, hi))) => {
@@ -694,6 +699,41 @@ fn closure_facts(
         captures,
         layout: None,
     })
+}
+
+/// The environment fields a closure body reads (`(*_1).N`), with their types.
+fn env_fields_read(body: &Body, self_deref: bool) -> BTreeMap<u32, Ty> {
+    let mut out = BTreeMap::new();
+    let mut see = |p: &Place| {
+        let field = match (self_deref, p.projections.as_slice()) {
+            (true, [Projection::Deref, Projection::Field { index, ty }, ..])
+            | (false, [Projection::Field { index, ty }, ..]) => Some((*index, ty.clone())),
+            _ => None,
+        };
+        if let (Local(1), Some((index, ty))) = (p.local, field) {
+            out.entry(index).or_insert(ty);
+        }
+    };
+    for block in &body.blocks {
+        for s in &block.statements {
+            if let StatementKind::Assign { rvalue, .. } = &s.kind {
+                if let Rvalue::Ref { place, .. }
+                | Rvalue::RawPtr { place, .. }
+                | Rvalue::Discriminant(place)
+                | Rvalue::Len(place) = &**rvalue
+                {
+                    see(place);
+                }
+            }
+        }
+    }
+    let mut copy = body.clone();
+    for_each_operand(&mut copy, |o| {
+        if let Operand::Copy(p) | Operand::Move(p) = o {
+            see(p);
+        }
+    });
+    out
 }
 
 fn registrations(

@@ -287,6 +287,9 @@ pub enum CoreOp {
     ColdPath,
     Likely,
     Unlikely,
+    /// `std::hint::black_box`: an identity the optimiser may not see
+    /// through on the host; on the GPU it passes its value through.
+    BlackBox,
     /// `…::precondition_check(..)` of `core`'s `assert_unsafe_precondition!`
     /// (MIR with debug assertions): it only checks for undefined behaviour,
     /// and rustc lets such checks be dropped; the GPU side drops it.
@@ -497,6 +500,7 @@ pub const CORE_OPS: &[CoreEntry] = &[
     i("cold_path", O::ColdPath, 0, R::None),
     i("likely", O::Likely, 1, R::None),
     i("unlikely", O::Unlikely, 1, R::None),
+    i("black_box", O::BlackBox, 1, R::IntOrFloat),
     i("unchecked_add", O::UncheckedAdd, 2, R::Int),
     i("unchecked_sub", O::UncheckedSub, 2, R::Int),
     i("unchecked_mul", O::UncheckedMul, 2, R::Int),

@@ -427,7 +427,7 @@ impl<'c> Core<'_, 'c> {
                 })?;
                 some(self.libdevice(base, self.args)?)
             }
-            CoreOp::Likely | CoreOp::Unlikely => some(self.arg(0)?),
+            CoreOp::Likely | CoreOp::Unlikely | CoreOp::BlackBox => some(self.arg(0)?),
             CoreOp::WrappingAdd | CoreOp::UncheckedAdd => {
                 some(self.bin("arith.addi", self.arg(0)?, self.arg(1)?)?)
             }
