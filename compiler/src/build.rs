@@ -364,6 +364,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             env: t.env.clone(),
         });
     }
+    ambiguous_sites(outcomes, &callbacks)?;
     let manifest = Manifest {
         format: MANIFEST_FORMAT.into(),
         fingerprint: fingerprint.clone(),
@@ -1066,6 +1067,55 @@ fn call_site(
         crate_name: crate_name.map(str::to_string),
         closure_suffix,
     }))
+}
+
+/// Two callbacks the program could not tell apart: one call site (closures
+/// handed to a helper that rustc inlined, which makes the call), the same
+/// provider, types, closure name and environment size. The program finds a
+/// kernel by exactly these, so it would run the first for both.
+fn ambiguous_sites(outcomes: &[Outcome], callbacks: &[Callback]) -> Result<(), String> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for c in callbacks {
+        let Some(site) = &c.site else { continue };
+        let key = format!(
+            "{}:{}:{} {:?} {} {:?} {} {}",
+            site.file,
+            site.line,
+            site.column,
+            c.provider,
+            c.signature,
+            site.closure_suffix,
+            c.env.size,
+            c.env.align
+        );
+        let index = c.registration.0 as usize;
+        let body = |r: usize| match outcomes.get(r).map(|o| &o.registration.callback) {
+            Some(ir::facts::CallbackRef::Closure(b) | ir::facts::CallbackRef::FnItem(b)) => {
+                b.clone()
+            }
+            _ => format!("registration {r}"),
+        };
+        // One callback registered twice at one call (its registering
+        // closure also inlined into its caller) runs one kernel either way.
+        if let Some(&first) = seen.get(&key).filter(|&&first| body(first) != body(index)) {
+            let function = outcomes
+                .get(index)
+                .map_or("the registration", |o| o.registration.function.as_str());
+            return Err(format!(
+                "{}:{}:{}: the callbacks `{}` and `{}` both reach this call of `{function}` \
+                 through a function rustc inlined, with the same types and environment size: \
+                 the program finds a kernel by call site, types and closure, and could not tell \
+                 them apart at run time; pass each closure to `{function}` at a call of its own",
+                site.file,
+                site.line,
+                site.column,
+                body(first),
+                body(index),
+            ));
+        }
+        seen.insert(key, index);
+    }
+    Ok(())
 }
 
 /// The column where the path ending at `line:col` starts: back over

@@ -185,6 +185,109 @@ fn a_rejected_callback_fails_the_cargo_build() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Callbacks as users write them, not only inline at the call: a closure
+/// bound by `let`, one returned by an `impl Fn` factory, and closures
+/// handed to a helper's `impl Fn` parameter (which rustc inlines, so the
+/// call that registers them is the helper's). Each must carry its kernel at
+/// the call site `#[track_caller]` reports; two closures the program could
+/// not tell apart at one call site fail the build with a located error.
+#[test]
+fn closures_bound_by_let_made_by_factories_or_handed_to_helpers_find_their_call() {
+    let dir = scratch("closure-shapes");
+    let native = root().join("native");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n",
+            native.display().to_string()
+        ),
+    )
+    .unwrap();
+    let main = |second_helper_closure: &str| {
+        format!(
+            "use native::gpu::{{Error, Gpu}};\n\
+             fn helper(gpu: &Gpu, data: &[i32], op: impl Fn(i32, i32) -> i32) -> Result<i32, Error> {{\n\
+             \x20   gpu.reduce(data, i32::MIN, op)\n\
+             }}\n\
+             fn factory(cap: i32) -> impl Fn(i32, i32) -> i32 {{\n\
+             \x20   move |a, b| a.max(b).min(cap)\n\
+             }}\n\
+             fn main() -> Result<(), Error> {{\n\
+             \x20   let gpu = Gpu::open(0)?;\n\
+             \x20   let data: Vec<i32> = (0..1000).collect();\n\
+             \x20   let cap = std::env::args().count() as i32 * 500;\n\
+             \x20   let r = gpu.reduce(&data, i32::MIN, |a, b| a.max(b))?;\n\
+             \x20   let op = move |a: i32, b: i32| a.max(b).min(cap);\n\
+             \x20   let s = gpu.reduce(&data, i32::MIN, op)?;\n\
+             \x20   let t = gpu.reduce(&data, i32::MIN, factory(cap))?;\n\
+             \x20   let u = helper(&gpu, &data, move |a, b| a.max(b).min(cap))?;\n\
+             \x20   let v = helper(&gpu, &data, {second_helper_closure})?;\n\
+             \x20   println!(\"{{r}} {{s}} {{t}} {{u}} {{v}}\");\n\
+             \x20   Ok(())\n\
+             }}\n"
+        )
+    };
+    std::fs::write(dir.join("src/main.rs"), main("|a, b| a.max(b)")).unwrap();
+    std::fs::copy(
+        root().join("examples/gpu-workspace/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let build = |target: &Path| {
+        driver(
+            &[
+                "cargo",
+                "build",
+                "--offline",
+                "--manifest-path",
+                manifest.to_str().unwrap(),
+            ],
+            target,
+        )
+    };
+    let o = build(&target);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listing = inspect(&target.join("debug/shapes"), &target);
+    let sites: Vec<&str> = listing
+        .lines()
+        .filter_map(|l| {
+            l.split_once("called at ")
+                .map(|(_, r)| r.split(',').next().unwrap())
+        })
+        .collect();
+    // The inline closure, the `let`-bound one, the factory's, and the two
+    // handed to `helper` at the helper's own call.
+    assert_eq!(
+        sites,
+        [
+            "src/main.rs:12:17",
+            "src/main.rs:14:17",
+            "src/main.rs:15:17",
+            "src/main.rs:3:9",
+            "src/main.rs:3:9"
+        ],
+        "{listing}"
+    );
+    // Two closures with the same types and environment size at one site.
+    std::fs::write(
+        dir.join("src/main.rs"),
+        main("move |a, b| a.min(b).max(cap)"),
+    )
+    .unwrap();
+    let o = build(&target);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("src/main.rs:3:9: the callbacks `main::{closure#2}` and `main::{closure#3}` both reach this call of `Gpu::reduce`"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A package whose callback calls a CUDA C++ helper it names in
 /// `[package.metadata.rmir] link`: the binary builds and holds the
 /// callback; editing the `.cu` file rebuilds the crate (the library is in

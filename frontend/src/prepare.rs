@@ -10,6 +10,7 @@ use crate::pmir::{
     SourceFacts, Span, StatementKind, TerminatorKind, FORMAT, ROOT_FILE,
 };
 use crate::registry;
+use crate::source::lex;
 use crate::source::{SourceText, Sources};
 use crate::ty::{Scalar, Ty};
 
@@ -47,8 +48,87 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
             });
         }
     }
+    inline_const_items(&mut bodies);
     crate::mono::instantiate(mir, &mut bodies, &source);
     Ok(prepare(bodies, source))
+}
+
+/// `_8 = const W;` where the `const` item `W` has a body that only builds
+/// its value from constants (`const W: [i32; 4] = [1, 2, 3, 4];` prints
+/// `_0 = [const 1_i32, …]; return;`): the statement becomes that value,
+/// as rustc would fold it. Optimised MIR names such items (a lookup table)
+/// instead of copying their value; a callback then indexes the local.
+fn inline_const_items(bodies: &mut [Body]) {
+    let mut values: BTreeMap<String, Rvalue> = BTreeMap::new();
+    for b in bodies.iter().filter(|b| b.kind == BodyKind::Const) {
+        let [block] = b.blocks.as_slice() else {
+            continue;
+        };
+        if !matches!(block.terminator.kind, TerminatorKind::Return) {
+            continue;
+        }
+        let mut value = None;
+        for st in &block.statements {
+            match &st.kind {
+                StatementKind::StorageLive(_)
+                | StatementKind::StorageDead(_)
+                | StatementKind::Nop(_) => {}
+                StatementKind::Assign { place, rvalue }
+                    if *place == Place::local(Local(0))
+                        && value.is_none()
+                        && only_constants(rvalue) =>
+                {
+                    value = Some((**rvalue).clone());
+                }
+                _ => {
+                    value = None;
+                    break;
+                }
+            }
+        }
+        if let Some(v) = value {
+            values.insert(b.name.clone(), v);
+        }
+    }
+    if values.is_empty() {
+        return;
+    }
+    for b in bodies.iter_mut() {
+        for block in &mut b.blocks {
+            for st in &mut block.statements {
+                if let StatementKind::Assign { rvalue, .. } = &mut st.kind {
+                    if let Rvalue::Use(Operand::Const(Constant::Other(name))) = &**rvalue {
+                        if let Some(v) = values.get(name) {
+                            **rvalue = v.clone();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An aggregate, repeat or use whose operands are all literal constants.
+fn only_constants(rvalue: &Rvalue) -> bool {
+    let literal = |o: &Operand| {
+        matches!(
+            o,
+            Operand::Const(
+                Constant::Int { .. }
+                    | Constant::Float { .. }
+                    | Constant::Bool(_)
+                    | Constant::Char(_)
+            )
+        )
+    };
+    match rvalue {
+        Rvalue::Aggregate {
+            kind: AggregateKind::Array | AggregateKind::Tuple,
+            fields,
+        } => fields.iter().all(|(_, o)| literal(o)),
+        Rvalue::Repeat { operand, .. } => literal(operand),
+        _ => false,
+    }
 }
 
 /// `(allocN, NAME)` for every `allocN (static: NAME, …) {` dump line.
@@ -210,6 +290,25 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         .filter_map(|b| closure_facts(b, &bodies, &sources, extents.get(&b.name).copied()))
         .collect();
     let mut registrations = registrations(&bodies, &closure_bodies, &sources, &extents);
+    // A generic function's registration whose call site a concrete copy
+    // (rustc inlined the function into its callers) also registers is that
+    // copy's template: the copies are what run.
+    let generic = |caller: &str| {
+        bodies
+            .iter()
+            .any(|b| b.name == caller && !b.generic_params.is_empty())
+    };
+    let concrete_sites: BTreeSet<(FileId, u32, u32)> = registrations
+        .iter()
+        .filter(|r| !generic(&r.caller))
+        .filter_map(|r| r.span.map(|s| (s.file, s.lo_line, s.lo_col)))
+        .collect();
+    registrations.retain(|r| {
+        !generic(&r.caller)
+            || !r
+                .span
+                .is_some_and(|s| concrete_sites.contains(&(s.file, s.lo_line, s.lo_col)))
+    });
     core_fn_item_bodies(&mut bodies, &mut registrations);
 
     let mut doc = PreparedMir {
@@ -748,6 +847,16 @@ fn registrations(
         .iter()
         .filter_map(|b| b.instance_of.as_deref())
         .collect();
+    // Every closure head of the crate, by file and byte offset.
+    let heads: BTreeSet<(FileId, usize)> = bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Closure)
+        .filter_map(|b| {
+            let (f, sp) = closure_span(sources, b.locals.get(1)?.ty.peel_refs())?;
+            Some((f, sources.text(f)?.offset(sp.lo_line, sp.lo_col)?))
+        })
+        .collect();
+    let mut taken: BTreeSet<(FileId, usize)> = BTreeSet::new();
     let mut out = Vec::new();
     for b in bodies {
         let mut nth: BTreeMap<String, usize> = BTreeMap::new();
@@ -814,29 +923,61 @@ fn registrations(
             {
                 continue;
             }
-            // Source location: for a closure, the nearest `function(` before
-            // its head; otherwise the n-th such call in the caller.
+            // Source location: for a closure, the call that encloses its
+            // head, else (a closure bound by `let`, or made by another
+            // function) the first call not yet taken that encloses no
+            // closure, after the head when the head is in the caller; the
+            // calls of functions inlined into the caller count after its
+            // own. For a fn item, the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
-            let span = extents.get(&b.name).and_then(|&(file, (lo, hi))| {
-                let t = sources.text(file)?;
-                let calls = t.find_word((lo, hi), last_segment(function), true);
-                // Only a closure written in the caller's file bounds the call.
-                let closure_start =
-                    match (cb_ty.as_ref().map(|t| closure_span(sources, t)), &callback) {
-                        (Some(Some((f, span))), Callback::Closure { .. }) if f == file => {
-                            t.offset(span.lo_line, span.lo_col)
-                        }
-                        _ => None,
+            let head = match (&cb_ty, &callback) {
+                (Some(t), Callback::Closure { .. }) => closure_span(sources, t)
+                    .and_then(|(f, sp)| Some((f, sources.text(f)?.offset(sp.lo_line, sp.lo_col)?))),
+                _ => None,
+            };
+            let span = match (&callback, head) {
+                (Callback::Closure { .. }, Some(head)) => {
+                    let own: Vec<Extent> = extents.get(&b.name).copied().into_iter().collect();
+                    // A closure handed to a function that rustc inlined
+                    // here (`helper(&gpu, |a, b| …)`, where `helper` calls
+                    // `gpu.reduce`) registers at that function's call.
+                    let through = inlined_callee_enclosing(sources, &own, b, head, extents);
+                    let Callback::Closure { body: closure } = &callback else {
+                        unreachable!("matched a closure callback")
                     };
-                match closure_start {
-                    Some(cs) => calls
-                        .iter()
-                        .rev()
-                        .find(|s| t.span_start(**s).is_some_and(|o| o < cs))
-                        .copied(),
-                    None => calls.get(*k).copied(),
+                    let hints = SiteHints {
+                        binding: let_binding(sources, head),
+                        owner: closure.rsplit_once("::{closure#").map(|(owner, _)| {
+                            last_segment(&crate::parse::split_generics(owner).0).to_string()
+                        }),
+                    };
+                    // Instances of one generic function share its calls.
+                    let mut shared = BTreeSet::new();
+                    let taken = if b.instance_of.is_some() {
+                        &mut shared
+                    } else {
+                        &mut taken
+                    };
+                    match through {
+                        Some(region) => closure_site(
+                            sources,
+                            &[region],
+                            function,
+                            head,
+                            &heads,
+                            &hints,
+                            &mut BTreeSet::new(),
+                        ),
+                        None => closure_site(sources, &own, function, head, &heads, &hints, taken),
+                    }
                 }
-            });
+                _ => extents.get(&b.name).and_then(|&(file, (lo, hi))| {
+                    let t = sources.text(file)?;
+                    t.find_word((lo, hi), last_segment(function), true)
+                        .get(*k)
+                        .copied()
+                }),
+            };
             *k += 1;
             out.push(Registration {
                 caller: b.name.clone(),
@@ -852,6 +993,122 @@ fn registrations(
         }
     }
     out
+}
+
+/// The source extent of the function inlined into `b` whose call, in `b`'s
+/// own source, encloses the closure head `head` in its arguments.
+fn inlined_callee_enclosing(
+    sources: &Sources<'_>,
+    own: &[Extent],
+    b: &Body,
+    head: (FileId, usize),
+    extents: &BTreeMap<String, Extent>,
+) -> Option<Extent> {
+    let &(file, range) = own.first()?;
+    let t = sources.text(file)?;
+    b.inlined.iter().find_map(|name| {
+        let callee = crate::parse::split_generics(name).0;
+        let region = *extents.get(&callee)?;
+        t.find_word(range, last_segment(&callee), true)
+            .into_iter()
+            .filter_map(|call| t.call_args(call))
+            .any(|(open, close)| head.0 == file && open < head.1 && head.1 < close)
+            .then_some(region)
+    })
+}
+
+/// What names a closure that is not written inside its registration's
+/// call: the variable a `let` binds it to, and the function that makes it
+/// (the item its body belongs to, `capped` for `capped::{closure#0}`).
+struct SiteHints {
+    binding: Option<String>,
+    owner: Option<String>,
+}
+
+/// `op` when the closure head at `head` follows `let op =` (or
+/// `let mut op: T =`, `let op = move`) on its line.
+fn let_binding(sources: &Sources<'_>, head: (FileId, usize)) -> Option<String> {
+    let t = sources.text(head.0)?;
+    let before = t.slice(0, head.1);
+    let line = before.rsplit('\n').next()?;
+    let toks: Vec<&str> = lex(line).into_iter().map(|r| &line[r]).collect();
+    let mut k = toks.len();
+    if k > 0 && toks[k - 1] == "move" {
+        k -= 1;
+    }
+    if k == 0 || toks[k - 1] != "=" {
+        return None;
+    }
+    let at = toks[..k].iter().rposition(|t| *t == "let")?;
+    let name = toks[at + 1..k - 1].iter().find(|t| **t != "mut")?;
+    name.chars()
+        .all(|c| c.is_alphanumeric() || c == '_')
+        .then(|| name.to_string())
+}
+
+/// The call of `function` that registers the closure whose head is at
+/// `head`, in the first of `regions` that has one: the call whose
+/// arguments enclose the head; else one whose arguments name the `let`
+/// binding of the closure (after the head) or call the function that makes
+/// it; else the first call not yet `taken` whose arguments enclose no
+/// closure head, after the head when the head lies in the same region.
+fn closure_site(
+    sources: &Sources<'_>,
+    regions: &[Extent],
+    function: &str,
+    head: (FileId, usize),
+    heads: &BTreeSet<(FileId, usize)>,
+    hints: &SiteHints,
+    taken: &mut BTreeSet<(FileId, usize)>,
+) -> Option<Span> {
+    let word = last_segment(function);
+    let mut calls = Vec::new();
+    for &(file, (lo, hi)) in regions {
+        let Some(t) = sources.text(file) else {
+            continue;
+        };
+        for call in t.find_word((lo, hi), word, true) {
+            let (Some(at), Some((open, close))) = (t.span_start(call), t.call_args(call)) else {
+                continue;
+            };
+            calls.push((file, at, open, close, call, (lo, hi)));
+        }
+    }
+    let encloses = |file: FileId, open: usize, close: usize, h: (FileId, usize)| {
+        h.0 == file && open < h.1 && h.1 < close
+    };
+    let names = |file: FileId, open: usize, close: usize, name: &str, call: bool| {
+        sources
+            .text(file)
+            .is_some_and(|t| !t.find_word((open, close), name, call).is_empty())
+    };
+    let inline = calls
+        .iter()
+        .find(|&&(file, _, open, close, _, _)| encloses(file, open, close, head));
+    let bound = || {
+        let name = hints.binding.as_deref()?;
+        calls.iter().find(|&&(file, at, open, close, _, _)| {
+            !taken.contains(&(file, at))
+                && (file, at) > head
+                && names(file, open, close, name, false)
+        })
+    };
+    let made = || {
+        let owner = hints.owner.as_deref()?;
+        calls.iter().find(|&&(file, at, open, close, _, _)| {
+            !taken.contains(&(file, at)) && names(file, open, close, owner, true)
+        })
+    };
+    let first_free = || {
+        calls.iter().find(|&&(file, at, open, close, _, (lo, hi))| {
+            let before_head = head.0 == file && lo <= head.1 && head.1 < hi && at < head.1;
+            let encloses_any = heads.iter().any(|&h| encloses(file, open, close, h));
+            !(taken.contains(&(file, at)) || encloses_any || before_head)
+        })
+    };
+    let found = *inline.or_else(bound).or_else(made).or_else(first_free)?;
+    taken.insert((found.0, found.1));
+    Some(found.4)
 }
 
 /// A pure core function passed as the callback (`i32::wrapping_add`,

@@ -403,6 +403,38 @@ impl<'a> SourceText<'a> {
         out
     }
 
+    /// The byte range of a call's argument list, `(` to `)` inclusive, for
+    /// the callee word at `callee` (a span from [`Self::find_word`] with
+    /// `call`), past a turbofish; tokens are read with [`lex`], so strings
+    /// and comments do not count.
+    pub fn call_args(&self, callee: Span) -> Option<(usize, usize)> {
+        let from = self.offset(callee.hi_line, callee.hi_col)?;
+        let rest = &self.text[from..];
+        let mut depth = 0i32;
+        let mut open = None;
+        for r in lex(rest) {
+            let tok = &rest[r.clone()];
+            match (open, tok) {
+                (None, "<") => depth += 1,
+                (None, ">") => depth -= 1,
+                (None, "(") if depth == 0 => {
+                    open = Some(from + r.start);
+                    depth = 1;
+                }
+                (None, _) => {}
+                (Some(_), "(") => depth += 1,
+                (Some(o), ")") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((o, from + r.end));
+                    }
+                }
+                (Some(_), _) => {}
+            }
+        }
+        None
+    }
+
     /// Whether an `extern "C"` block (or a bare `extern` block, whose ABI
     /// is C) declares a function `name`: `unsafe extern "C" { fn mix(x:
     /// u32) -> u32; }`. Blocks of another ABI (`extern "system"`), `extern

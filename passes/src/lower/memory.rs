@@ -382,7 +382,9 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 Some(fields) => Ty::Tuple(fields),
                 None => base,
             };
-            if !matches!(base, Ty::Tuple(_)) {
+            // An array aggregate (`[const 1_i32, …]`) writes its elements
+            // as fields, in order.
+            if !matches!(base, Ty::Tuple(_) | Ty::Array(..)) {
                 return Err(rw.error(
                     op,
                     format!("fields of `{base}` are not supported by the GPU lowering"),

@@ -95,7 +95,34 @@ fn masked<F: Fn(i32) -> i32>(f: F, x: i32) -> i32 {
     f(x)
 }
 
+const MIX: [u32; 16] = [
+    0x9e37_79b9, 0x7f4a_7c15, 0xf39c_c060, 0x5ced_c834, 0x2545_f491, 0x4f6c_dd1d, 0x8bad_f00d,
+    0xdead_beef, 0x0bad_c0de, 0x1bad_b002, 0xfeed_face, 0xcafe_babe, 0xc001_d00d, 0x0d15_ea5e,
+    0xabad_1dea, 0x8bad_f00d,
+];
+
+const WEIGHTS: [f64; 4] = [0.25, 0.5, 1.5, -2.0];
+
 // The bodies of the callbacks, shared by the GPU and the host.
+
+/// A hash through a lookup table in a `const` item.
+fn hashed(x: u32) -> u32 {
+    let mut h = x;
+    for i in 0..4 {
+        h = h.rotate_left(7) ^ MIX[((h >> (i * 4)) & 15) as usize];
+    }
+    h
+}
+
+/// A polynomial whose coefficients are a `const` table (Horner's rule).
+fn weighted(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..WEIGHTS.len() {
+        s = s * x + WEIGHTS[i];
+    }
+    s
+}
+
 
 fn by_ref(x: i32, k: i32) -> i32 {
     let g = |y: i32| y.wrapping_mul(k) ^ x;
@@ -136,6 +163,17 @@ fn largest_of<T: DeviceElement + PartialOrd>(gpu: &Gpu, data: &[T], lowest: T) -
 
 fn scaled<T: DeviceElement + Mul<Output = T> + Add<Output = T>>(gpu: &Gpu, data: &[T], k: T) -> Result<Vec<T>, Error> {
     gpu.transform(data, move |x| x * k + x)
+}
+
+/// A helper taking the callback as an `impl Fn`: rustc inlines it, and the
+/// closures handed to it register at its own call.
+fn reduce_with(gpu: &Gpu, data: &[i32], init: i32, op: impl Fn(i32, i32) -> i32) -> Result<i32, Error> {
+    gpu.reduce(data, init, op)
+}
+
+/// A closure made by a factory: `min(max(a, b), cap)` is associative.
+fn capped(cap: i32) -> impl Fn(i32, i32) -> i32 {
+    move |a, b| a.max(b).min(cap)
 }
 
 // ---------------------------------------------------------------------------
@@ -296,6 +334,27 @@ fn run(gpu: &Gpu, n: usize) -> Result<Vec<Line>, Error> {
     let g = scaled(gpu, &f32s, 0.5)?;
     let h: Vec<f32> = f32s.iter().map(|&x| x * 0.5 + x).collect();
     lines.push(compare("generic registering fn with a capture, f32", &f32s, &g, &h));
+
+    let op = move |a: i32, b: i32| a.max(b).min(k);
+    let g = gpu.reduce(&i32s, i32::MIN, op)?;
+    let h = i32s.iter().fold(i32::MIN, |a, &b| a.max(b).min(k));
+    lines.push(compare_one("closure bound by let", g, h));
+    let g = gpu.reduce(&i32s, i32::MIN, capped(m))?;
+    let h = i32s.iter().fold(i32::MIN, |a, &b| capped(m)(a, b));
+    lines.push(compare_one("closure made by a factory", g, h));
+    let g = reduce_with(gpu, &i32s, i32::MIN, move |a, b| a.max(b).min(k))?;
+    let h = i32s.iter().fold(i32::MIN, |a, &b| a.max(b).min(k));
+    lines.push(compare_one("closure handed to an impl Fn helper", g, h));
+    let g = reduce_with(gpu, &i32s, i32::MAX, |a, b| a.min(b))?;
+    let h = i32s.iter().fold(i32::MAX, |a, &b| a.min(b));
+    lines.push(compare_one("another closure to the same helper", g, h));
+
+    let g = gpu.transform(&u32s, |x| hashed(x))?;
+    let h: Vec<u32> = u32s.iter().map(|&x| hashed(x)).collect();
+    lines.push(compare("lookup table in a const item", &u32s, &g, &h));
+    let g = gpu.transform(&f64s, |x| weighted(x))?;
+    let h: Vec<f64> = f64s.iter().map(|&x| weighted(x)).collect();
+    lines.push(compare("float table in a const item", &f64s, &g, &h));
 
     let g = gpu.transform(&u32s, |x| widen(x) ^ widen(x as u8))?;
     let h: Vec<i64> = u32s.iter().map(|&x| widen(x) ^ widen(x as u8)).collect();
