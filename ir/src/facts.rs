@@ -166,8 +166,8 @@ pub struct BodyFact {
     pub calls: Vec<CallFact>,
     /// Writes through the closure environment: (capture name, where).
     pub env_writes: Vec<(String, Loc)>,
-    /// Ops the importer could not model: (what, where).
-    pub unsupported: Vec<(String, Loc)>,
+    /// Statements and terminators the importer could not model.
+    pub unsupported: Vec<UnsupportedFact>,
     /// Every op of the body: (full name, where), in order.
     pub ops: Vec<(String, Loc)>,
     /// Addresses of `static`s the body takes: (name, type, where).
@@ -178,6 +178,19 @@ pub struct BodyFact {
     /// The type parameters the body is written in (`rmir.generic_params`):
     /// a generic function's closure that no instance replaced.
     pub generic_params: Vec<String>,
+}
+
+/// A statement or terminator the importer could not model
+/// (`rmir.unsupported`): its MIR text, why, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedFact {
+    /// The MIR as printed (`_5 = copy _6 as &[i32] (PointerCoercion(…))`):
+    /// for people debugging the compiler, never for a diagnostic.
+    pub mir: String,
+    /// Why, in terms of the types and values involved (empty when the
+    /// construct itself is the reason).
+    pub reason: String,
+    pub loc: Loc,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -684,14 +697,11 @@ fn visit(b: &mut BodyFact, op: OperationRef<'_, '_>, files: &[String]) -> Result
         }
         "rmir.env_write" => b.env_writes.push((r.str("name")?, loc)),
         "rmir.unsupported" => {
-            let what = r.str("what")?;
-            let reason = r.str("reason")?;
-            let text = if reason.is_empty() {
-                format!("`{what}`")
-            } else {
-                format!("`{what}` ({reason})")
-            };
-            b.unsupported.push((text, loc));
+            b.unsupported.push(UnsupportedFact {
+                mir: r.str("what")?,
+                reason: r.str("reason")?,
+                loc,
+            });
         }
         "rmir.constant" => {
             let value = r.str("value")?;

@@ -1156,7 +1156,15 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             }
             Constant::Other(text) => match want {
                 Some(ty) => self.opaque_constant(text, ty),
-                None => unsupported(format!("constant `{text}` of unknown type")),
+                // `const f::promoted[0]`: a constant rustc placed in memory
+                // and borrows (`&[1, 2, 3]`, `W.iter()` on a `const` array).
+                None if text.contains("::promoted[") => unsupported(
+                    "a borrowed constant (`&` of a literal or of a `const` item), which the GPU \
+                     lowering does not place in memory",
+                ),
+                None => unsupported(format!(
+                    "the constant `{text}`, whose type is not known here"
+                )),
             },
         }
     }

@@ -293,18 +293,21 @@ Erroneous code example:
 Write the function as a loop.
 "#;
 
-const EXPLAIN_E0109: &str = r#"A callback contains MIR the lowering cannot handle.
+const EXPLAIN_E0109: &str = r#"A callback contains code the GPU lowering cannot handle.
 
 The callbacks' MIR is rustc's optimised MIR (for every profile), in which
 `core`'s small bodies are inlined. The lowering supports scalar arithmetic,
 comparisons, casts between scalars, branches and loops (`for` over ranges,
 `while`), `Option`, `Result`, `Ordering` and the crate's own structs and
-enums, calls of local helpers, the `core` methods and std float methods
-listed below (std's transcendental functions through libdevice), and reads
-of captured scalars. Other MIR (iterator adaptors that take closures, such
-as `fold` or `any`; generic helpers; slices; heap values; another crate's
-enums; statements rustc prints only as text) is reported here with the MIR
-line it came from.
+enums, arrays and `const` lookup tables indexed by position, calls of local
+helpers (generic ones too: each instance the callback reaches is compiled),
+closures built inside the callback, the `core` methods and std float
+methods listed below (std's transcendental functions through libdevice),
+and reads of captured scalars. Other code (iterator adaptors that take
+closures, such as `fold` or `any`, and iteration over slices; slices and
+references to constants; heap values; another crate's enums) is reported
+once per function, with what it needs and the lines of the MIR rustc
+printed for it.
 
 Erroneous code example:
 
