@@ -269,6 +269,9 @@ pub fn std_def(path: &str) -> Option<AdtDef> {
         ),
         "marker::PhantomData" => def("", &["T"], Struct, isize, vec![v("PhantomData", 0, &[])]),
         "num::Wrapping" => def("", &["T"], Struct, isize, vec![v("Wrapping", 0, &["T"])]),
+        // The value itself, never zero: what `frontend::niche` builds for
+        // the transmutes `core` uses (`NonZero::new`, `NonZero::get`).
+        "num::NonZero" => def("", &["T"], Struct, isize, vec![v("NonZero", 0, &["T"])]),
         "num::Saturating" => def("", &["T"], Struct, isize, vec![v("Saturating", 0, &["T"])]),
         _ => return None,
     };

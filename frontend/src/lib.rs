@@ -8,6 +8,7 @@ pub mod bridge;
 mod cached;
 pub mod closure_layout;
 mod mono;
+mod niche;
 pub mod panics;
 pub mod parse;
 pub mod pmir;

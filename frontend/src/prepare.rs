@@ -50,6 +50,7 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
     }
     inline_const_items(&mut bodies);
     crate::mono::instantiate(mir, &mut bodies, &source);
+    crate::niche::expand(&mut bodies);
     Ok(prepare(bodies, source))
 }
 

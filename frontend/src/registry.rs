@@ -287,6 +287,17 @@ pub enum CoreOp {
     ColdPath,
     Likely,
     Unlikely,
+    /// `isqrt` (`core::num::int_sqrt::u32`, which MIR calls; a signed
+    /// `isqrt` panics on a negative value).
+    Isqrt,
+    /// `checked_isqrt` of a signed integer: `None` for a negative value.
+    CheckedIsqrt,
+    /// `ilog2`/`ilog10` (panic on a value ≤ 0) and their `checked_` forms
+    /// (`None` there), where MIR calls them rather than inlining.
+    Ilog2,
+    Ilog10,
+    CheckedIlog2,
+    CheckedIlog10,
     /// `std::hint::black_box`: an identity the optimiser may not see
     /// through on the host; on the GPU it passes its value through.
     BlackBox,
@@ -501,6 +512,14 @@ pub const CORE_OPS: &[CoreEntry] = &[
     i("likely", O::Likely, 1, R::None),
     i("unlikely", O::Unlikely, 1, R::None),
     i("black_box", O::BlackBox, 1, R::IntOrFloat),
+    i("ctlz_nonzero", O::LeadingZeros, 1, R::Int),
+    i("cttz_nonzero", O::TrailingZeros, 1, R::Int),
+    m("isqrt", O::Isqrt, 1, R::Int),
+    m("checked_isqrt", O::CheckedIsqrt, 1, R::SignedInt),
+    m("ilog2", O::Ilog2, 1, R::Int),
+    m("ilog10", O::Ilog10, 1, R::Int),
+    m("checked_ilog2", O::CheckedIlog2, 1, R::Int),
+    m("checked_ilog10", O::CheckedIlog10, 1, R::Int),
     i("unchecked_add", O::UncheckedAdd, 2, R::Int),
     i("unchecked_sub", O::UncheckedSub, 2, R::Int),
     i("unchecked_mul", O::UncheckedMul, 2, R::Int),
@@ -560,9 +579,26 @@ pub const CORE_OPS: &[CoreEntry] = &[
 ];
 
 /// std's C math functions (`std::sys::cmath::hypotf`, `core::num::libm::cbrt`), which optimised MIR
-/// calls where std's float methods are not intrinsics: the Rust method
-/// each implements and the float type, or `None` for another path.
+/// calls where std's float methods are not intrinsics, and `core`'s
+/// integer square roots and logarithms (`core::num::int_sqrt::u32`,
+/// `core::num::int_log10::u64_impl`): the Rust method each
+/// implements and the receiver type, or `None` for another path.
 pub fn cmath(path: &str) -> Option<(String, String)> {
+    // `core::num::int_sqrt::u32`: the integer square root, by type;
+    // `core::num::int_log10::u64_impl`: `ilog10` of a positive value.
+    if let Some(ty) = path.strip_prefix("core::num::int_sqrt::") {
+        let s = crate::ty::Scalar::from_name(ty)?;
+        return s
+            .is_unsigned()
+            .then(|| ("isqrt".to_string(), ty.to_string()));
+    }
+    if let Some(ty) = path
+        .strip_prefix("core::num::int_log10::")
+        .and_then(|rest| rest.strip_suffix("_impl"))
+    {
+        let s = crate::ty::Scalar::from_name(ty)?;
+        return s.is_int().then(|| ("ilog10".to_string(), ty.to_string()));
+    }
     let name = path
         .strip_prefix("std::sys::cmath::")
         .or_else(|| path.strip_prefix("core::num::libm::"))?;
@@ -732,6 +768,8 @@ pub const PANIC_PATHS: &[&str] = &[
     "core::slice::index::slice_index_fail",
     "core::option::unwrap_failed",
     "core::result::unwrap_failed",
+    "core::num::int_log10::panic_for_nonpositive_argument",
+    "core::num::int_sqrt::panic_for_negative_argument",
 ];
 
 /// If `path` is a pure core intrinsic, returns its name. A bare name (MIR

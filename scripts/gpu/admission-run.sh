@@ -6,11 +6,9 @@
 #   usage: [OUT=LOG_DIR] bash scripts/gpu/admission-run.sh   (carry target/gpu/admission)
 set -uo pipefail
 usage="usage: [OUT=LOG_DIR] bash scripts/gpu/admission-run.sh   (needs target/gpu/admission from scripts/gpu/admission.sh)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 v=target/gpu/admission
 logs=${OUT:-target/gpu/admission-logs}

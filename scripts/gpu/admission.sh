@@ -14,11 +14,9 @@
 # DRIVER=path (default target/debug/driver), MAX_SIZE=N (default 2^24).
 set -euo pipefail
 usage="usage: bash scripts/gpu/admission.sh   (env: DRIVER=path default target/debug/driver, MAX_SIZE=N default 16777216)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 out=target/gpu/admission
 max=${MAX_SIZE:-16777216}

@@ -7,11 +7,9 @@
 #   usage: [OUT=LOG_DIR] bash scripts/gpu/math-run.sh   (carry target/gpu/math)
 set -uo pipefail
 usage="usage: [OUT=LOG_DIR] bash scripts/gpu/math-run.sh   (needs target/gpu/math from scripts/gpu/math.sh)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 m=target/gpu/math
 logs=${OUT:-target/gpu/math-logs}

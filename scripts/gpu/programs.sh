@@ -8,11 +8,9 @@
 #   usage: bash scripts/gpu/programs.sh   (env: DRIVER=path, default target/debug/driver)
 set -euo pipefail
 usage="usage: bash scripts/gpu/programs.sh   (env: DRIVER=path, default target/debug/driver)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 driver=${DRIVER:-target/debug/driver}
 [ -x "$driver" ] || { echo "gpu-programs: no driver at $driver" >&2; exit 1; }

@@ -12,11 +12,9 @@
 # times beside the product's tuning; without them only the product's.
 set -euo pipefail
 usage="usage: bash scripts/gpu/providers.sh   (env: DRIVER=path, GPU_OUT=dir, TUNED1=RMIR_TUNING, TUNED2=RMIR_TUNING)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 driver=${DRIVER:-target/debug/driver}
 [ -x "$driver" ] || { echo "gpu-providers: no driver at $driver" >&2; exit 1; }

@@ -7,11 +7,9 @@
 #   usage: [OUT=LOG_DIR] bash scripts/gpu/random-run.sh   (carry target/gpu/random)
 set -uo pipefail
 usage="usage: [OUT=LOG_DIR] bash scripts/gpu/random-run.sh   (needs target/gpu/random from scripts/gpu/random.sh)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 r=target/gpu/random
 logs=${OUT:-target/gpu/logs}

@@ -18,11 +18,9 @@
 # leave some 28 of 50), SEED_BASE=S (default 1000).
 set -euo pipefail
 usage="usage: bash scripts/gpu/random.sh   (env: FILES=N default 56, SEED_BASE=S default 1000, DRIVER=path, GEN=path)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 out=target/gpu/random
 files=${FILES:-56}

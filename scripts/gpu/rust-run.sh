@@ -6,11 +6,9 @@
 #   usage: [OUT=LOG_DIR] bash scripts/gpu/rust-run.sh   (carry target/gpu/rust)
 set -uo pipefail
 usage="usage: [OUT=LOG_DIR] bash scripts/gpu/rust-run.sh   (needs target/gpu/rust from scripts/gpu/rust.sh)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 r=target/gpu/rust
 logs=${OUT:-target/gpu/rust-logs}

@@ -10,11 +10,9 @@
 #   usage: OUT=DIR bash scripts/gpu/validate-run.sh   (carry target/gpu/validate)
 set -uo pipefail
 usage="usage: [OUT=LOG_DIR] bash scripts/gpu/validate-run.sh   (needs target/gpu/validate from scripts/gpu/validate.sh)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 v=target/gpu/validate
 logs=${OUT:-target/gpu/logs}

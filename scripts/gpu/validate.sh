@@ -11,11 +11,9 @@
 # with a non-zero exit, and each build's full log is kept in $out/logs.
 set -euo pipefail
 usage="usage: bash scripts/gpu/validate.sh   (env: MAX_SIZE=N, default 268435456)"
-if [ $# -gt 0 ]; then
-  case $1 in -h | --help) echo "$usage"; exit 0 ;; esac
-  echo "$usage" >&2; exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+refuse_arguments "$usage" "$@"
+root=$(repo_root)
 cd "$root"
 out=target/gpu/validate
 max=${MAX_SIZE:-268435456}

@@ -289,6 +289,95 @@ impl<'c> Core<'_, 'c> {
         self.select(negative, inverse, r)
     }
 
+    /// `isqrt` of an unsigned integer: the square root of the value as an
+    /// `f64`, truncated, is exact below 2^52 (the root of `k² - 1` lies
+    /// more than an `f64` ulp below `k`); a 64-bit value, rounded on the
+    /// way to `f64`, gets one correction each way, its squares in 128 bits.
+    fn isqrt(&self, x: Val) -> Result<Val, LowerError> {
+        let t = rewrite::type_of(x);
+        let bits = self.scalar.int_bits().unwrap_or(0);
+        if bits > 64 {
+            return Err(self.rw.error(
+                self.at,
+                format!(
+                    "`isqrt` of `{}` is not supported by the GPU lowering",
+                    self.scalar.name()
+                ),
+            ));
+        }
+        let f64t = self.rw.ty("f64", self.at)?;
+        let xf = self.op("arith.uitofp", &[x], f64t)?;
+        let rf = self.op("llvm.intr.sqrt", &[xf], f64t)?;
+        let r = self.op("arith.fptoui", &[rf], t)?;
+        if bits < 64 {
+            return Ok(r);
+        }
+        let wide = self.rw.ty("i128", self.at)?;
+        let x128 = self.op("arith.extui", &[x], wide)?;
+        let one = self.int(t, 1)?;
+        let square = |v: Val| -> Result<Val, LowerError> {
+            let w = self.op("arith.extui", &[v], wide)?;
+            self.bin("arith.muli", w, w)
+        };
+        let too_big = self.cmpi("ugt", square(r)?, x128)?;
+        let less = self.bin("arith.subi", r, one)?;
+        let r = self.select(too_big, less, r)?;
+        let more = self.bin("arith.addi", r, one)?;
+        let fits = self.cmpi("ule", square(more)?, x128)?;
+        self.select(fits, more, r)
+    }
+
+    /// `x > 0`.
+    fn positive(&self, x: Val) -> Result<Val, LowerError> {
+        let zero = self.int(self.ty()?, 0)?;
+        self.cmpi(self.pick("sgt", "ne"), x, zero)
+    }
+
+    /// `ilog2` or `ilog10` of a positive `x`, as `u32`: for base 2 the
+    /// width less one less the leading zeros; for base 10 how many of
+    /// 10, 100, … the value reaches (no division, no loop).
+    fn ilog(&self, ten: bool, x: Val) -> Result<Val, LowerError> {
+        let t = self.ty()?;
+        let bits = self.width()?;
+        let u32t = self.rw.ty("i32", self.at)?;
+        if !ten {
+            let no: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, false).into();
+            let zeros = self.rw.emit1(
+                self.at,
+                "llvm.intr.ctlz",
+                &[x],
+                t,
+                &[("is_zero_poison", no)],
+            )?;
+            let top = self.int(t, i64::from(bits) - 1)?;
+            let log = self.bin("arith.subi", top, zeros)?;
+            return self.resize(log, u32t);
+        }
+        let max: u128 = if self.signed() {
+            (1u128 << (bits - 1)) - 1
+        } else if bits == 128 {
+            u128::MAX
+        } else {
+            (1u128 << bits) - 1
+        };
+        let mut log = self.int(u32t, 0)?;
+        let mut power: u128 = 10;
+        while power <= max {
+            let p = self.rw.attr_text(&format!("{power} : {t}"), self.at)?;
+            let p = self
+                .rw
+                .emit1(self.at, "arith.constant", &[], t, &[("value", p)])?;
+            let reached = self.cmpi(self.pick("sge", "uge"), x, p)?;
+            let step = self.op("arith.extui", &[reached], u32t)?;
+            log = self.bin("arith.addi", log, step)?;
+            match power.checked_mul(10) {
+                Some(next) => power = next,
+                None => break,
+            }
+        }
+        Ok(log)
+    }
+
     fn bin(&self, name: &str, a: Val, b: Val) -> Result<Val, LowerError> {
         self.op(name, &[a, b], rewrite::type_of(a))
     }
@@ -391,6 +480,44 @@ impl<'c> Core<'_, 'c> {
         match op {
             CoreOp::ColdPath | CoreOp::UbCheck => Ok(None),
             CoreOp::Powi => some(self.powi()?),
+            CoreOp::Isqrt => {
+                let x = self.arg(0)?;
+                if self.signed() {
+                    let zero = self.int(self.ty()?, 0)?;
+                    let ok = self.cmpi("sge", x, zero)?;
+                    self.assert(
+                        ok,
+                        AssertKind::Other,
+                        "argument of integer square root cannot be negative",
+                    )?;
+                }
+                some(self.isqrt(x)?)
+            }
+            CoreOp::CheckedIsqrt => {
+                let x = self.arg(0)?;
+                let zero = self.int(self.ty()?, 0)?;
+                let ok = self.cmpi("sge", x, zero)?;
+                let x = self.select(ok, x, zero)?;
+                some(self.option_of(self.scalar, ok, self.isqrt(x)?)?)
+            }
+            CoreOp::Ilog2 | CoreOp::Ilog10 => {
+                let x = self.arg(0)?;
+                let ok = self.positive(x)?;
+                self.assert(
+                    ok,
+                    AssertKind::Other,
+                    "argument of integer logarithm must be positive",
+                )?;
+                some(self.ilog(op == CoreOp::Ilog10, x)?)
+            }
+            CoreOp::CheckedIlog2 | CoreOp::CheckedIlog10 => {
+                let x = self.arg(0)?;
+                let ok = self.positive(x)?;
+                let one = self.int(self.ty()?, 1)?;
+                let x = self.select(ok, x, one)?;
+                let log = self.ilog(op == CoreOp::CheckedIlog10, x)?;
+                some(self.option_of(Scalar::U32, ok, log)?)
+            }
 
             // `self.ln() / base.ln()`, as std computes it.
             CoreOp::Log => {
@@ -885,9 +1012,14 @@ impl<'c> Core<'_, 'c> {
     /// `Option::<T>::Some(v)` when `some`, else `None`, in a slot laid out
     /// as the lowering lays out `Option<T>` (`types::memory_type`).
     fn option(&self, some: Val, v: Val) -> Result<Val, LowerError> {
+        self.option_of(self.scalar, some, v)
+    }
+
+    /// As [`Self::option`], for a payload of type `payload`.
+    fn option_of(&self, payload: Scalar, some: Val, v: Val) -> Result<Val, LowerError> {
         let option = frontend::ty::Ty::Adt {
             path: "std::option::Option".into(),
-            args: vec![frontend::ty::Ty::Scalar(self.scalar)],
+            args: vec![frontend::ty::Ty::Scalar(payload)],
         };
         let (slot, t) = self.slot(&option)?;
         let i64t = self.rw.ty("i64", self.at)?;

@@ -105,6 +105,19 @@ const WEIGHTS: [f64; 4] = [0.25, 0.5, 1.5, -2.0];
 
 // The bodies of the callbacks, shared by the GPU and the host.
 
+/// Integer roots and logarithms, with their `None` and zero cases.
+fn roots_logs(x: u64) -> u64 {
+    x.isqrt() ^ (x.max(1).ilog2() as u64) << 8 ^ (x.max(1).ilog10() as u64) << 16
+}
+
+fn roots_logs_32(x: u32) -> u32 {
+    x.isqrt() ^ x.checked_ilog2().unwrap_or(99) << 16 ^ x.checked_ilog10().unwrap_or(77) << 24
+}
+
+fn roots_logs_signed(x: i64) -> i64 {
+    x.checked_isqrt().unwrap_or(-1) ^ (x.checked_ilog10().unwrap_or(50) as i64) << 40
+}
+
 /// A hash through a lookup table in a `const` item.
 fn hashed(x: u32) -> u32 {
     let mut h = x;
@@ -213,7 +226,7 @@ trait Same: Copy + Debug {
 macro_rules! same_int {
     ($($t:ty),*) => {$(impl Same for $t { fn same(self, other: Self) -> bool { self == other } })*};
 }
-same_int!(i16, i32, i64, u8, u32);
+same_int!(i16, i32, i64, u8, u32, u64);
 
 impl Same for f32 {
     fn same(self, other: f32) -> bool {
@@ -348,6 +361,22 @@ fn run(gpu: &Gpu, n: usize) -> Result<Vec<Line>, Error> {
     let g = reduce_with(gpu, &i32s, i32::MAX, |a, b| a.min(b))?;
     let h = i32s.iter().fold(i32::MAX, |a, &b| a.min(b));
     lines.push(compare_one("another closure to the same helper", g, h));
+
+    let u64s = ints(
+        n,
+        &[0, 1, 2, 3, 4, 8, 9, 10, 99, 100, (1 << 32) - 1, 1 << 32, (1 << 52) + 1, u64::MAX, u64::MAX - 1, 18446744065119617025, 18446744065119617024],
+        6,
+        |r| r >> (r % 64),
+    );
+    let g = gpu.transform(&u64s, |x| roots_logs(x))?;
+    let h: Vec<u64> = u64s.iter().map(|&x| roots_logs(x)).collect();
+    lines.push(compare("isqrt, ilog2, ilog10 of u64", &u64s, &g, &h));
+    let g = gpu.transform(&u32s, |x| roots_logs_32(x))?;
+    let h: Vec<u32> = u32s.iter().map(|&x| roots_logs_32(x)).collect();
+    lines.push(compare("isqrt, checked_ilog2, checked_ilog10 of u32", &u32s, &g, &h));
+    let g = gpu.transform(&i64s, |x| roots_logs_signed(x))?;
+    let h: Vec<i64> = i64s.iter().map(|&x| roots_logs_signed(x)).collect();
+    lines.push(compare("checked_isqrt, checked_ilog10 of i64", &i64s, &g, &h));
 
     let g = gpu.transform(&u32s, |x| hashed(x))?;
     let h: Vec<u32> = u32s.iter().map(|&x| hashed(x)).collect();
