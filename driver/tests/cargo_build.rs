@@ -69,6 +69,46 @@ fn inspect(path: &Path, target: &Path) -> String {
 
 const WORKSPACE: &str = "examples/gpu-workspace/Cargo.toml";
 
+/// The manifest of a one-crate package `name` depending on `native` with
+/// the `gpu` feature, `extra` appended.
+fn package_manifest(name: &str, extra: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n\n{extra}",
+        root().join("native").display().to_string()
+    )
+}
+
+/// A scratch folder holding the package `name` (its `src/` still empty),
+/// with the example workspace's lock, which holds every package it needs:
+/// no network.
+fn scratch_package(folder: &str, name: &str) -> PathBuf {
+    let dir = scratch(folder);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), package_manifest(name, "")).unwrap();
+    std::fs::copy(
+        root().join("examples/gpu-workspace/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    dir
+}
+
+/// `driver cargo build --offline` of the package in `dir`, into `dir/target`.
+fn build_package(dir: &Path) -> Output {
+    let manifest = dir.join("Cargo.toml");
+    driver(
+        &[
+            "cargo",
+            "build",
+            "--offline",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ],
+        &dir.join("target"),
+    )
+}
+
 #[test]
 fn the_example_workspace_builds_runs_and_rebuilds_nothing() {
     let target = scratch("example");
@@ -129,18 +169,7 @@ fn the_example_workspace_builds_runs_and_rebuilds_nothing() {
 
 #[test]
 fn a_rejected_callback_fails_the_cargo_build() {
-    let dir = scratch("rejected");
-    let native = root().join("native");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"borrows\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n",
-            native.display().to_string()
-        ),
-    )
-    .unwrap();
+    let dir = scratch_package("rejected", "borrows");
     // The callback sits in a module file: its diagnostic shows that file.
     std::fs::write(dir.join("src/lib.rs"), "pub mod keyed;\n").unwrap();
     std::fs::write(
@@ -150,24 +179,7 @@ fn a_rejected_callback_fails_the_cargo_build() {
          gpu.reduce(data, 0, |a, b| a.wrapping_add(b).wrapping_add(k))\n}\n",
     )
     .unwrap();
-    // The example's lock holds every package this one needs: no network.
-    std::fs::copy(
-        root().join("examples/gpu-workspace/Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
-    let target = dir.join("target");
-    let manifest = dir.join("Cargo.toml");
-    let o = driver(
-        &[
-            "cargo",
-            "build",
-            "--offline",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-        ],
-        &target,
-    );
+    let o = build_package(&dir);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
@@ -193,18 +205,7 @@ fn a_rejected_callback_fails_the_cargo_build() {
 /// not tell apart at one call site fail the build with a located error.
 #[test]
 fn closures_bound_by_let_made_by_factories_or_handed_to_helpers_find_their_call() {
-    let dir = scratch("closure-shapes");
-    let native = root().join("native");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n",
-            native.display().to_string()
-        ),
-    )
-    .unwrap();
+    let dir = scratch_package("closure-shapes", "shapes");
     let main = |second_helper_closure: &str| {
         format!(
             "use native::gpu::{{Error, Gpu}};\n\
@@ -230,26 +231,8 @@ fn closures_bound_by_let_made_by_factories_or_handed_to_helpers_find_their_call(
         )
     };
     std::fs::write(dir.join("src/main.rs"), main("|a, b| a.max(b)")).unwrap();
-    std::fs::copy(
-        root().join("examples/gpu-workspace/Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
     let target = dir.join("target");
-    let manifest = dir.join("Cargo.toml");
-    let build = |target: &Path| {
-        driver(
-            &[
-                "cargo",
-                "build",
-                "--offline",
-                "--manifest-path",
-                manifest.to_str().unwrap(),
-            ],
-            target,
-        )
-    };
-    let o = build(&target);
+    let o = build_package(&dir);
     assert!(o.status.success(), "{}", stderr(&o));
     let listing = inspect(&target.join("debug/shapes"), &target);
     let sites: Vec<&str> = listing
@@ -278,7 +261,7 @@ fn closures_bound_by_let_made_by_factories_or_handed_to_helpers_find_their_call(
         main("move |a, b| a.min(b).max(cap)"),
     )
     .unwrap();
-    let o = build(&target);
+    let o = build_package(&dir);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
@@ -295,17 +278,9 @@ fn closures_bound_by_let_made_by_factories_or_handed_to_helpers_find_their_call(
 /// fails with E0107, and a malformed list is a located error.
 #[test]
 fn package_metadata_links_device_libraries() {
-    let dir = scratch("ffi-metadata");
-    let native = root().join("native");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let dir = scratch_package("ffi-metadata", "mixer");
     std::fs::create_dir_all(dir.join("cuda")).unwrap();
-    let manifest_with = |link: &str| {
-        format!(
-            "[package]\nname = \"mixer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [workspace]\n\n[dependencies]\nnative = {{ path = {:?}, features = [\"gpu\"] }}\n\n{link}",
-            native.display().to_string()
-        )
-    };
+    let manifest_with = |link: &str| package_manifest("mixer", link);
     std::fs::write(
         dir.join("Cargo.toml"),
         manifest_with("[package.metadata.rmir]\nlink = [\"cuda/mix.cu\"]\n"),
@@ -325,25 +300,8 @@ fn package_metadata_links_device_libraries() {
          Ok(v) => println!(\"{v}\"),\n        Err(e) => { eprintln!(\"error: {e}\"); std::process::exit(1) }\n    }\n}\n",
     )
     .unwrap();
-    std::fs::copy(
-        root().join("examples/gpu-workspace/Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
     let target = dir.join("target");
-    let manifest = dir.join("Cargo.toml");
-    let build = || {
-        driver(
-            &[
-                "cargo",
-                "build",
-                "--offline",
-                "--manifest-path",
-                manifest.to_str().unwrap(),
-            ],
-            &target,
-        )
-    };
+    let build = || build_package(&dir);
     let o = build();
     assert!(o.status.success(), "{}", stderr(&o));
     let listing = inspect(&target.join("debug/mixer"), &target);

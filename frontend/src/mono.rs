@@ -47,6 +47,14 @@ struct Generic {
     default_of: Option<String>,
 }
 
+/// Whether the body `name` is the generic function `generic` itself or one
+/// of its closures (`lerp::{closure#0}`, nested ones too).
+fn is_closure_of(name: &str, generic: &str) -> bool {
+    name.strip_prefix(generic)
+        .and_then(|rest| rest.strip_prefix("::{closure#"))
+        .is_some()
+}
+
 /// Adds to `bodies` every instance of a generic body that a call names,
 /// transitively.
 pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFacts) {
@@ -63,7 +71,7 @@ pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFact
     for b in bodies.iter_mut() {
         let owner = generics
             .iter()
-            .filter(|(g, _)| b.name == **g || b.name.starts_with(&format!("{g}::{{closure#")))
+            .filter(|(g, _)| b.name == **g || is_closure_of(&b.name, g))
             .max_by_key(|(g, _)| g.len());
         if let Some((_, g)) = owner {
             b.generic_params = g.params.clone();
@@ -81,16 +89,10 @@ pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFact
                 continue;
             }
             made.insert(name.clone());
-            let with_closures = true;
-            for instance in make_instances(
-                bodies,
-                &generics,
-                &generic,
-                &args,
-                &name,
-                with_closures,
-                &lines,
-            ) {
+            let with_body = true;
+            for instance in
+                make_instances(bodies, &generics, &generic, &args, &name, with_body, &lines)
+            {
                 made.insert(instance.name.clone());
                 bodies.push(instance);
                 pending.push(bodies.len() - 1);
@@ -113,11 +115,10 @@ fn make_instances(
     with_body: bool,
     lines: &[&str],
 ) -> Vec<Body> {
-    let closures = format!("{generic}::{{closure#");
     bodies
         .iter()
         .filter(|b| b.instance_of.is_none())
-        .filter(|b| (with_body && b.name == generic) || b.name.starts_with(&closures))
+        .filter(|b| (with_body && b.name == generic) || is_closure_of(&b.name, generic))
         .map(|t| {
             let mut instance = instance_of(t, &generics[generic], args, lines)?;
             instance.name = format!("{name}{}", &t.name[generic.len()..]);
@@ -149,7 +150,12 @@ fn instantiate_callbacks(
     let templates: BTreeMap<String, String> = bodies
         .iter()
         .filter(|b| b.kind == BodyKind::Closure && b.instance_of.is_none())
-        .filter_map(|b| Some((closure_key(b)?, b.name.clone())))
+        .filter_map(|b| {
+            Some((
+                crate::prepare::closure_key(crate::prepare::env_type(b)?)?,
+                b.name.clone(),
+            ))
+        })
         .collect();
     for bi in 0..bodies.len() {
         for k in 0..bodies[bi].blocks.len() {
@@ -177,7 +183,7 @@ fn instantiate_callbacks(
             };
             let Some(parent) = generics
                 .keys()
-                .filter(|g| closure.starts_with(&format!("{g}::{{closure#")))
+                .filter(|g| is_closure_of(closure, g))
                 .max_by_key(|g| g.len())
             else {
                 continue;
@@ -219,19 +225,12 @@ fn instantiate_callbacks(
     }
 }
 
-/// The closure type a closure body's environment has, as MIR prints it.
-fn closure_key(body: &Body) -> Option<String> {
-    let env = body.locals.get(1)?.ty.peel_refs();
-    matches!(env, Ty::Closure { .. }).then(|| env.to_string())
-}
-
 /// The generic arguments of the call of `path` passing the closure `key`
 /// in the generic function `parent` or one of its closures.
 fn template_call(bodies: &[Body], parent: &str, path: &str, key: &str) -> Option<Vec<Ty>> {
-    let closures = format!("{parent}::{{closure#");
     bodies
         .iter()
-        .filter(|b| b.instance_of.is_none() && (b.name == parent || b.name.starts_with(&closures)))
+        .filter(|b| b.instance_of.is_none() && (b.name == parent || is_closure_of(&b.name, parent)))
         .flat_map(|b| &b.blocks)
         .find_map(|blk| match &blk.terminator.kind {
             TerminatorKind::Call { callee, .. }
@@ -650,16 +649,7 @@ impl Expander<'_> {
                 let [a] = args else { return None };
                 if s.is_int() {
                     let min = Operand::Const(int_const(min_of(s)?, &ty));
-                    let is_min = self.temp(Ty::Scalar(Scalar::Bool));
-                    let check = assign(
-                        Place::local(is_min),
-                        Rvalue::BinaryOp {
-                            op: BinOp::Eq,
-                            lhs: a.clone(),
-                            rhs: min,
-                        },
-                    );
-                    self.push(check);
+                    let is_min = self.equals(a.clone(), min);
                     self.assert(
                         is_min,
                         AssertKind::OverflowNeg,
@@ -742,11 +732,10 @@ impl Expander<'_> {
         }
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                let pair = self.temp(Ty::Tuple(vec![ty.clone(), bool_ty.clone()]));
-                self.push(assign(
-                    Place::local(pair),
+                let pair = self.compute(
+                    Ty::Tuple(vec![ty.clone(), bool_ty.clone()]),
                     Rvalue::CheckedBinaryOp { op, lhs, rhs },
-                ));
+                );
                 let field = |index, ty| Place {
                     local: pair,
                     projections: vec![Projection::Field { index, ty }],
@@ -756,11 +745,10 @@ impl Expander<'_> {
                     BinOp::Sub => "-",
                     _ => "*",
                 };
-                let flag = self.temp(bool_ty.clone());
-                self.push(assign(
-                    Place::local(flag),
+                let flag = self.compute(
+                    bool_ty.clone(),
                     Rvalue::Use(Operand::Copy(field(1, bool_ty))),
-                ));
+                );
                 self.assert(
                     flag,
                     AssertKind::Overflow,
@@ -771,15 +759,7 @@ impl Expander<'_> {
             }
             BinOp::Div | BinOp::Rem => {
                 let min = min_of(s)?;
-                let zero = self.temp(bool_ty.clone());
-                self.push(assign(
-                    Place::local(zero),
-                    Rvalue::BinaryOp {
-                        op: BinOp::Eq,
-                        lhs: rhs.clone(),
-                        rhs: Operand::Const(int_const(0, &ty)),
-                    },
-                ));
+                let zero = self.equals(rhs.clone(), Operand::Const(int_const(0, &ty)));
                 let (kind, message) = if op == BinOp::Div {
                     (AssertKind::DivisionByZero, "attempt to divide `{}` by zero")
                 } else {
@@ -790,33 +770,16 @@ impl Expander<'_> {
                 };
                 self.assert(zero, kind, message);
                 if s.is_signed() {
-                    let minus_one = self.temp(bool_ty.clone());
-                    self.push(assign(
-                        Place::local(minus_one),
-                        Rvalue::BinaryOp {
-                            op: BinOp::Eq,
-                            lhs: rhs.clone(),
-                            rhs: Operand::Const(int_const(-1, &ty)),
-                        },
-                    ));
-                    let is_min = self.temp(bool_ty.clone());
-                    self.push(assign(
-                        Place::local(is_min),
-                        Rvalue::BinaryOp {
-                            op: BinOp::Eq,
-                            lhs: lhs.clone(),
-                            rhs: Operand::Const(int_const(min, &ty)),
-                        },
-                    ));
-                    let both = self.temp(bool_ty);
-                    self.push(assign(
-                        Place::local(both),
+                    let minus_one = self.equals(rhs.clone(), Operand::Const(int_const(-1, &ty)));
+                    let is_min = self.equals(lhs.clone(), Operand::Const(int_const(min, &ty)));
+                    let both = self.compute(
+                        bool_ty,
                         Rvalue::BinaryOp {
                             op: BinOp::BitAnd,
                             lhs: Operand::Move(Place::local(minus_one)),
                             rhs: Operand::Move(Place::local(is_min)),
                         },
-                    ));
+                    );
                     let message = if op == BinOp::Div {
                         "attempt to compute `{} / {}`, which would overflow"
                     } else {
@@ -834,29 +797,26 @@ impl Expander<'_> {
                 let amount = if amount_ty == unsigned {
                     rhs.clone()
                 } else {
-                    let cast = self.temp(Ty::Scalar(unsigned));
-                    self.push(assign(
-                        Place::local(cast),
+                    let cast = self.compute(
+                        Ty::Scalar(unsigned),
                         Rvalue::Cast {
                             kind: "IntToInt".into(),
                             operand: rhs.clone(),
                             ty: Ty::Scalar(unsigned),
                         },
-                    ));
+                    );
                     Operand::Move(Place::local(cast))
                 };
-                let fits = self.temp(bool_ty);
-                self.push(assign(
-                    Place::local(fits),
+                let width =
+                    Operand::Const(int_const(i128::from(s.int_bits()?), &Ty::Scalar(unsigned)));
+                let fits = self.compute(
+                    bool_ty,
                     Rvalue::BinaryOp {
                         op: BinOp::Lt,
                         lhs: amount,
-                        rhs: Operand::Const(int_const(
-                            i128::from(s.int_bits()?),
-                            &Ty::Scalar(unsigned),
-                        )),
+                        rhs: width,
                     },
-                ));
+                );
                 let message = if op == BinOp::Shl {
                     "attempt to shift left by `{}`, which would overflow"
                 } else {
@@ -871,6 +831,23 @@ impl Expander<'_> {
                 self.finish(vec![assign(place, rvalue)], target)
             }
         }
+    }
+
+    /// A new local of type `ty` assigned `rvalue` in the current block.
+    fn compute(&mut self, ty: Ty, rvalue: Rvalue) -> crate::pmir::Local {
+        let local = self.temp(ty);
+        self.push(assign(Place::local(local), rvalue));
+        local
+    }
+
+    /// A new `bool` local holding `lhs == rhs`.
+    fn equals(&mut self, lhs: Operand, rhs: Operand) -> crate::pmir::Local {
+        let rvalue = Rvalue::BinaryOp {
+            op: BinOp::Eq,
+            lhs,
+            rhs,
+        };
+        self.compute(Ty::Scalar(Scalar::Bool), rvalue)
     }
 
     fn temp(&mut self, ty: Ty) -> crate::pmir::Local {

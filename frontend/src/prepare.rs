@@ -193,11 +193,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     for b in bodies.iter_mut() {
         match b.kind {
             BodyKind::Closure => {
-                if let Some((file, span)) = b
-                    .locals
-                    .get(1)
-                    .and_then(|l| closure_span(&sources, l.ty.peel_refs()))
-                {
+                if let Some((file, span)) = env_type(b).and_then(|t| closure_span(&sources, t)) {
                     b.span = Some(span);
                     if let Some(ext) = sources.text(file).and_then(|t| t.closure_extent(span)) {
                         extents.insert(b.name.clone(), (file, ext));
@@ -294,11 +290,12 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     // A generic function's registration whose call site a concrete copy
     // (rustc inlined the function into its callers) also registers is that
     // copy's template: the copies are what run.
-    let generic = |caller: &str| {
-        bodies
-            .iter()
-            .any(|b| b.name == caller && !b.generic_params.is_empty())
-    };
+    let generic_bodies: BTreeSet<&str> = bodies
+        .iter()
+        .filter(|b| !b.generic_params.is_empty())
+        .map(|b| b.name.as_str())
+        .collect();
+    let generic = |caller: &str| generic_bodies.contains(caller);
     let concrete_sites: BTreeSet<(FileId, u32, u32)> = registrations
         .iter()
         .filter(|r| !generic(&r.caller))
@@ -521,11 +518,7 @@ impl ClosureBodies {
     fn new(bodies: &[Body]) -> ClosureBodies {
         let mut by_key: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
         for b in bodies.iter().filter(|b| b.kind == BodyKind::Closure) {
-            if let Some(key) = b
-                .locals
-                .get(1)
-                .and_then(|env| closure_key(env.ty.peel_refs()))
-            {
+            if let Some(key) = env_type(b).and_then(closure_key) {
                 let instance = b.instance_of.is_some();
                 by_key
                     .entry(key)
@@ -554,7 +547,19 @@ impl ClosureBodies {
     }
 }
 
-fn closure_key(ty: &Ty) -> Option<String> {
+/// The type of a closure body's environment (its first argument, `&{closure@…}`,
+/// references peeled).
+pub(crate) fn env_type(body: &Body) -> Option<&Ty> {
+    Some(body.locals.get(1)?.ty.peel_refs())
+}
+
+/// Where a closure's head starts: its file and byte offset.
+fn closure_head(sources: &Sources<'_>, ty: &Ty) -> Option<(FileId, usize)> {
+    let (file, span) = closure_span(sources, ty)?;
+    Some((file, sources.text(file)?.offset(span.lo_line, span.lo_col)?))
+}
+
+pub(crate) fn closure_key(ty: &Ty) -> Option<String> {
     matches!(ty, Ty::Closure { .. }).then(|| ty.to_string())
 }
 
@@ -852,10 +857,7 @@ fn registrations(
     let heads: BTreeSet<(FileId, usize)> = bodies
         .iter()
         .filter(|b| b.kind == BodyKind::Closure)
-        .filter_map(|b| {
-            let (f, sp) = closure_span(sources, b.locals.get(1)?.ty.peel_refs())?;
-            Some((f, sources.text(f)?.offset(sp.lo_line, sp.lo_col)?))
-        })
+        .filter_map(|b| closure_head(sources, env_type(b)?))
         .collect();
     let mut taken: BTreeSet<(FileId, usize)> = BTreeSet::new();
     let mut out = Vec::new();
@@ -932,8 +934,7 @@ fn registrations(
             // own. For a fn item, the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
             let head = match (&cb_ty, &callback) {
-                (Some(t), Callback::Closure { .. }) => closure_span(sources, t)
-                    .and_then(|(f, sp)| Some((f, sources.text(f)?.offset(sp.lo_line, sp.lo_col)?))),
+                (Some(t), Callback::Closure { .. }) => closure_head(sources, t),
                 _ => None,
             };
             let span = match (&callback, head) {

@@ -363,10 +363,8 @@ impl<'c> Core<'_, 'c> {
         let mut log = self.int(u32t, 0)?;
         let mut power: u128 = 10;
         while power <= max {
-            let p = self.rw.attr_text(&format!("{power} : {t}"), self.at)?;
-            let p = self
-                .rw
-                .emit1(self.at, "arith.constant", &[], t, &[("value", p)])?;
+            // Every power of ten below the type's maximum fits an `i128`.
+            let p = self.wide_const(t, power as i128)?;
             let reached = self.cmpi(self.pick("sge", "uge"), x, p)?;
             let step = self.op("arith.extui", &[reached], u32t)?;
             log = self.bin("arith.addi", log, step)?;
