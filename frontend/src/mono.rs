@@ -33,10 +33,12 @@ use crate::pmir::{
 use crate::source::{lex, Sources};
 use crate::ty::{Scalar, Ty};
 
-/// The most instances one document gets: a bound on polymorphic
-/// recursion (`fn f<T>() { f::<(T, T)>() }`), far above what a callback
-/// reaches.
+/// The most instances one document gets, and the longest generic argument
+/// an instance is made for: bounds on polymorphic recursion
+/// (`fn f<T>() { f::<(T, T)>() }`, whose arguments double at each step),
+/// far above what a callback reaches.
 const MAX_INSTANCES: usize = 512;
+const MAX_ARGUMENT_TEXT: usize = 4096;
 
 /// A generic body's parameters, in the order a call's generic arguments
 /// give them.
@@ -82,10 +84,11 @@ pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFact
         .flat_map(|g| g.params.iter().cloned())
         .collect();
     let mut made: BTreeSet<String> = bodies.iter().map(|b| b.name.clone()).collect();
+    let limit = bodies.len() + MAX_INSTANCES;
     let mut pending: Vec<usize> = (0..bodies.len()).collect();
     while let Some(i) = pending.pop() {
         for (name, generic, args) in instances_called(&bodies[i], &generics, &params) {
-            if made.contains(&name) || made.len() >= bodies.len() + MAX_INSTANCES {
+            if made.contains(&name) || bodies.len() >= limit {
                 continue;
             }
             made.insert(name.clone());
@@ -409,7 +412,11 @@ fn instance_named(
         args.insert(0, self_ty.to_string());
         name
     };
-    if args.len() != generics[&generic].params.len() || args.iter().any(|a| is_param(a, params)) {
+    if args.len() != generics[&generic].params.len()
+        || args
+            .iter()
+            .any(|a| is_param(a, params) || a.len() > MAX_ARGUMENT_TEXT)
+    {
         return None;
     }
     Some((text.to_string(), generic, args))
