@@ -58,6 +58,11 @@ pub struct AdtDef {
     /// A struct has one variant, named as the struct; an enum its variants
     /// in declaration order (MIR's variant index).
     pub variants: Vec<VariantDef>,
+    /// A struct's `#[repr(…)]` options other than an integer type, as
+    /// written (`C`, `align(16)`): they decide rustc's layout of the struct
+    /// when a callback captures one whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repr: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,6 +154,7 @@ impl Adts {
                     discr: 0,
                     fields: captures,
                 }],
+                repr: Vec::new(),
             },
         );
     }
@@ -195,6 +201,7 @@ fn def(
         kind,
         discr,
         variants,
+        repr: Vec::new(),
     }
 }
 
@@ -418,6 +425,7 @@ pub fn source_defs(text: &str) -> Vec<AdtDef> {
 fn items(toks: &[Tok]) -> Vec<AdtDef> {
     let mut out = Vec::new();
     let mut repr: Option<Scalar> = None;
+    let mut layout: Vec<String> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         match &toks[i] {
@@ -432,6 +440,13 @@ fn items(toks: &[Tok]) -> Vec<AdtDef> {
                             Tok::Ident(n) => Scalar::from_name(n).filter(|s| s.is_int()),
                             _ => None,
                         });
+                        // `inner` ends with the `)` and `]` that close it.
+                        let options = &inner[..inner.len().saturating_sub(2)];
+                        layout = split_commas(options)
+                            .into_iter()
+                            .map(spell)
+                            .filter(|o| Scalar::from_name(o).is_none_or(|s| !s.is_int()))
+                            .collect();
                     }
                 }
                 i = end;
@@ -444,7 +459,8 @@ fn items(toks: &[Tok]) -> Vec<AdtDef> {
                     } else {
                         AdtKind::Struct
                     };
-                    if let Some((d, next)) = item(toks, i + 2, name, kind, repr) {
+                    if let Some((mut d, next)) = item(toks, i + 2, name, kind, repr) {
+                        d.repr = std::mem::take(&mut layout);
                         out.push(d);
                         i = next;
                         repr = None;
@@ -452,7 +468,10 @@ fn items(toks: &[Tok]) -> Vec<AdtDef> {
                     }
                 }
             }
-            Tok::Punct(';') | Tok::Punct('}') => repr = None,
+            Tok::Punct(';') | Tok::Punct('}') => {
+                repr = None;
+                layout.clear();
+            }
             _ => {}
         }
         i += 1;
@@ -486,6 +505,17 @@ fn group_end(toks: &[Tok], at: usize) -> Option<usize> {
 }
 
 /// Splits `toks` at top-level commas.
+/// Tokens written out without spaces (`align(16)`).
+fn spell(toks: &[Tok]) -> String {
+    toks.iter()
+        .map(|t| match t {
+            Tok::Ident(s) | Tok::Lit(s) => s.clone(),
+            Tok::Punct(c) => c.to_string(),
+            Tok::Lifetime => "'_".to_string(),
+        })
+        .collect()
+}
+
 fn split_commas(toks: &[Tok]) -> Vec<&[Tok]> {
     let mut out = Vec::new();
     let mut depth = 0i32;
@@ -692,6 +722,7 @@ fn item(
             kind,
             discr: repr.unwrap_or(Scalar::Isize),
             variants,
+            repr: Vec::new(),
         },
         next,
     ))

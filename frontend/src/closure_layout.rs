@@ -61,21 +61,121 @@ use std::process::Command;
 
 use crate::bridge::{self, BridgeError};
 use crate::scratch::{self, RunError, Scratch};
-use crate::ty::Scalar;
+use crate::ty::{Scalar, Ty};
 
-/// One capture's place in a closure object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A capture's type as the probe spells and measures it: a scalar, or an
+/// aggregate of scalars held by value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Scalar(Scalar),
+    Tuple(Vec<Shape>),
+    /// `[T; N]`: element `i` lies `i` element sizes in, as the language
+    /// guarantees.
+    Array(Box<Shape>, u64),
+    /// A struct of the crate: its path, its `#[repr(…)]` options and its
+    /// field types in declaration order (rustc's layout of a struct depends
+    /// on those alone, not on the field names).
+    Struct {
+        path: String,
+        repr: Vec<String>,
+        fields: Vec<Shape>,
+    },
+    /// A closure captured whole: its captures' types in field order.
+    Closure(Vec<Shape>),
+}
+
+impl From<Scalar> for Shape {
+    fn from(s: Scalar) -> Shape {
+        Shape::Scalar(s)
+    }
+}
+
+impl Shape {
+    /// The type as Rust spells it (a closure as `closure(u8, i32)`).
+    pub fn name(&self) -> String {
+        let list = |parts: &[Shape]| parts.iter().map(Shape::name).collect::<Vec<_>>().join(", ");
+        match self {
+            Shape::Scalar(s) => s.name().to_string(),
+            Shape::Tuple(parts) if parts.len() == 1 => format!("({},)", parts[0].name()),
+            Shape::Tuple(parts) => format!("({})", list(parts)),
+            Shape::Array(e, n) => format!("[{}; {n}]", e.name()),
+            Shape::Struct { path, .. } => path.clone(),
+            Shape::Closure(parts) => format!("closure({})", list(parts)),
+        }
+    }
+
+    /// Its scalars in field order, each with its path of field (or
+    /// element) indices; a scalar is one leaf with an empty path.
+    pub fn leaves(&self) -> Vec<(Vec<u32>, Scalar)> {
+        let mut out = Vec::new();
+        self.collect_leaves(&mut Vec::new(), &mut out);
+        out
+    }
+
+    fn collect_leaves(&self, path: &mut Vec<u32>, out: &mut Vec<(Vec<u32>, Scalar)>) {
+        let mut visit = |i: u64, part: &Shape, out: &mut Vec<(Vec<u32>, Scalar)>| {
+            path.push(i as u32);
+            part.collect_leaves(path, out);
+            path.pop();
+        };
+        match self {
+            Shape::Scalar(s) => out.push((path.clone(), *s)),
+            Shape::Tuple(parts) | Shape::Struct { fields: parts, .. } | Shape::Closure(parts) => {
+                for (i, part) in parts.iter().enumerate() {
+                    visit(i as u64, part, out);
+                }
+            }
+            Shape::Array(e, n) => {
+                for i in 0..*n {
+                    visit(i, e, out);
+                }
+            }
+        }
+    }
+
+    /// How many scalars it holds, without listing them.
+    pub fn leaf_count(&self) -> u64 {
+        match self {
+            Shape::Scalar(_) => 1,
+            Shape::Tuple(parts) | Shape::Struct { fields: parts, .. } | Shape::Closure(parts) => {
+                parts.iter().map(Shape::leaf_count).sum()
+            }
+            Shape::Array(e, n) => e.leaf_count().saturating_mul(*n),
+        }
+    }
+
+    fn scalars(&self) -> Vec<Scalar> {
+        self.leaves().into_iter().map(|(_, s)| s).collect()
+    }
+}
+
+/// The most scalars the captures of one closure may hold: each is a field
+/// of the probe's report and of the environment.
+pub const MAX_CAPTURED_SCALARS: u64 = 4096;
+
+/// One captured scalar's place in a closure object: a scalar capture, or a
+/// scalar inside an aggregate capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureField {
+    /// The capture it belongs to (its field index in the closure).
+    pub capture: usize,
+    /// Field (or element) indices inside the capture; empty for a scalar
+    /// capture.
+    pub path: Vec<u32>,
     pub scalar: Scalar,
+    /// From the start of the closure object.
     pub offset: u64,
     pub size: u64,
     pub align: u64,
 }
 
-/// rustc's layout of one closure: its captures in capture order.
+/// rustc's layout of one closure: each capture's offset, and every scalar
+/// the captures hold, in capture order and then field order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClosureLayout {
     pub fields: Vec<CaptureField>,
+    /// Each capture's offset, in capture order.
+    pub captures: Vec<u64>,
     pub size: u64,
     pub align: u64,
 }
@@ -87,7 +187,8 @@ pub struct Checked {
     /// Distinct capture lists measured (one probe struct and one real
     /// closure each).
     pub probes: usize,
-    /// Captures whose offset the probe struct and the real closure agreed on.
+    /// Captured scalars whose place the probe struct and the real closure
+    /// agreed on.
     pub captures: usize,
     /// Bytes of the real closures compared with the captured values.
     pub bytes: usize,
@@ -102,8 +203,10 @@ pub struct Measured {
     pub checked: Checked,
 }
 
-/// One capture placed in a closure object, in the shape of
-/// `manifest::env::EnvField`.
+/// One captured scalar placed in a closure object, in the shape of
+/// `manifest::env::EnvField`: a scalar capture by its name (`k`), a scalar
+/// inside an aggregate capture by the capture's name and its path of field
+/// indices (`t.1`, `p.0.2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlacedCapture {
     pub name: String,
@@ -120,6 +223,11 @@ pub enum ClosureLayoutError {
         closure: usize,
         capture: usize,
         scalar: Scalar,
+    },
+    /// The captures hold more scalars than [`MAX_CAPTURED_SCALARS`].
+    TooLarge {
+        closure: usize,
+        held: u64,
     },
     /// rustc could not be run, or ran past its time limit.
     Rustc(BridgeError),
@@ -150,7 +258,7 @@ pub enum ClosureLayoutError {
     /// caller's batch (the first with these captures).
     Disagree {
         closure: usize,
-        captures: Vec<Scalar>,
+        captures: Vec<Shape>,
         what: String,
     },
 }
@@ -167,6 +275,11 @@ impl fmt::Display for ClosureLayoutError {
                 "closure {closure}, capture {capture}: `{}` is unstable, so no stable rustc \
                  can measure the layout of a closure that captures it",
                 scalar.name()
+            ),
+            ClosureLayoutError::TooLarge { closure, held } => write!(
+                f,
+                "closure {closure} captures {held} scalars; an environment holds at most \
+                 {MAX_CAPTURED_SCALARS}"
             ),
             ClosureLayoutError::Rustc(e) => write!(f, "closure layout probe: {e}"),
             ClosureLayoutError::Io(m) => write!(f, "closure layout probe: {m}"),
@@ -211,26 +324,37 @@ impl fmt::Display for ClosureLayoutError {
 
 impl std::error::Error for ClosureLayoutError {}
 
-fn list(captures: &[Scalar]) -> String {
+fn list(captures: &[Shape]) -> String {
     if captures.is_empty() {
         return "none".to_string();
     }
     captures
         .iter()
-        .map(|s| s.name())
+        .map(Shape::name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+impl CaptureField {
+    /// `capture 3 (u16)`, `capture 1.0.2 (f32)`: how messages name it.
+    fn describe(&self) -> String {
+        let mut at = self.capture.to_string();
+        for i in &self.path {
+            at.push_str(&format!(".{i}"));
+        }
+        format!("capture {at} ({})", self.scalar.name())
+    }
 }
 
 impl ClosureLayout {
     /// The captures' offsets, in capture order.
     pub fn offsets(&self) -> Vec<u64> {
-        self.fields.iter().map(|f| f.offset).collect()
+        self.captures.clone()
     }
 
     /// Checks that the layout is well-formed: a power-of-two alignment that
-    /// divides the size, and every capture aligned, inside the object, and
-    /// overlapping no other.
+    /// divides the size, every captured scalar aligned, inside the object,
+    /// and overlapping no other, and each capture's scalars after its start.
     pub fn validate(&self) -> Result<(), String> {
         if !self.align.is_power_of_two() {
             return Err(format!("alignment {} is not a power of two", self.align));
@@ -241,11 +365,19 @@ impl ClosureLayout {
                 self.size, self.align
             ));
         }
-        for (k, f) in self.fields.iter().enumerate() {
+        for f in &self.fields {
+            let start = self.captures.get(f.capture).copied();
+            if start.is_none_or(|start| f.offset < start) {
+                return Err(format!(
+                    "{} at offset {} lies before its capture",
+                    f.describe(),
+                    f.offset
+                ));
+            }
             if !f.align.is_power_of_two() || f.align > self.align || f.offset % f.align != 0 {
                 return Err(format!(
-                    "capture {k} ({}) at offset {} is not aligned to {} within alignment {}",
-                    f.scalar.name(),
+                    "{} at offset {} is not aligned to {} within alignment {}",
+                    f.describe(),
                     f.offset,
                     f.align,
                     self.align
@@ -253,29 +385,32 @@ impl ClosureLayout {
             }
             if f.offset + f.size > self.size {
                 return Err(format!(
-                    "capture {k} ({}) at offset {} ends past the object's {} bytes",
-                    f.scalar.name(),
+                    "{} at offset {} ends past the object's {} bytes",
+                    f.describe(),
                     f.offset,
                     self.size
                 ));
             }
         }
-        let mut order: Vec<usize> = (0..self.fields.len()).collect();
-        order.sort_by_key(|&k| self.fields[k].offset);
+        let mut order: Vec<&CaptureField> = self.fields.iter().collect();
+        order.sort_by_key(|f| f.offset);
         for pair in order.windows(2) {
-            let (a, b) = (&self.fields[pair[0]], &self.fields[pair[1]]);
+            let (a, b) = (pair[0], pair[1]);
             if a.offset + a.size > b.offset {
                 return Err(format!(
-                    "captures {} and {} overlap (offsets {} and {})",
-                    pair[0], pair[1], a.offset, b.offset
+                    "{} and {} overlap (offsets {} and {})",
+                    a.describe().replacen("capture ", "captures ", 1),
+                    b.describe().trim_start_matches("capture "),
+                    a.offset,
+                    b.offset
                 ));
             }
         }
         Ok(())
     }
 
-    /// Each capture's bytes, in capture order, sliced out of `image`, the
-    /// bytes of a closure object with this layout.
+    /// Each captured scalar's bytes, in field order, sliced out of
+    /// `image`, the bytes of a closure object with this layout.
     pub fn capture_bytes<'a>(&self, image: &'a [u8]) -> Result<Vec<&'a [u8]>, String> {
         if image.len() as u64 != self.size {
             return Err(format!(
@@ -286,60 +421,91 @@ impl ClosureLayout {
         }
         self.fields
             .iter()
-            .enumerate()
-            .map(|(k, f)| {
+            .map(|f| {
                 let (start, end) = (f.offset as usize, (f.offset + f.size) as usize);
                 image
                     .get(start..end)
-                    .ok_or_else(|| format!("capture {k} lies outside the image"))
+                    .ok_or_else(|| format!("{} lies outside the image", f.describe()))
             })
             .collect()
     }
 }
 
+/// The name of a captured scalar in an environment: the capture's name,
+/// then its path of field indices (`t.1`, `p.0.2`).
+pub fn leaf_name(capture: &str, path: &[u32]) -> String {
+    let mut name = capture.to_string();
+    for i in path {
+        name.push_str(&format!(".{i}"));
+    }
+    name
+}
+
 /// Pairs `captures` (name and type, in capture order) with their places in
-/// `layout`. Fails when the types are not the layout's.
-pub fn place_captures<S: AsRef<str>>(
-    captures: &[(S, Scalar)],
+/// `layout`, one per captured scalar ([`leaf_name`]). Fails when the types
+/// are not the layout's.
+pub fn place_captures<S: AsRef<str>, T: Clone + Into<Shape>>(
+    captures: &[(S, T)],
     layout: &ClosureLayout,
 ) -> Result<Vec<PlacedCapture>, String> {
-    if captures.len() != layout.fields.len() {
+    if captures.len() != layout.captures.len() {
         return Err(format!(
             "{} captures for a layout of {}",
             captures.len(),
-            layout.fields.len()
+            layout.captures.len()
         ));
     }
-    captures
-        .iter()
-        .zip(&layout.fields)
-        .enumerate()
-        .map(|(k, ((name, scalar), f))| {
-            if *scalar != f.scalar {
+    let mut fields = layout.fields.iter();
+    let mut placed = Vec::new();
+    for (k, (name, ty)) in captures.iter().enumerate() {
+        let shape: Shape = ty.clone().into();
+        for (path, scalar) in shape.leaves() {
+            let f = fields
+                .next()
+                .filter(|f| f.capture == k && f.path == path)
+                .ok_or_else(|| {
+                    format!(
+                        "capture {k} `{}` is {}, the layout holds other fields",
+                        name.as_ref(),
+                        shape.name()
+                    )
+                })?;
+            if scalar != f.scalar {
                 return Err(format!(
                     "capture {k} `{}` is {}, the layout's field is {}",
                     name.as_ref(),
-                    scalar.name(),
+                    shape.name(),
                     f.scalar.name()
                 ));
             }
-            Ok(PlacedCapture {
-                name: name.as_ref().to_string(),
+            placed.push(PlacedCapture {
+                name: leaf_name(name.as_ref(), &path),
                 scalar: f.scalar,
                 offset: f.offset,
                 size: f.size,
                 align: f.align,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    if fields.next().is_some() {
+        return Err("the layout holds more fields than the captures".to_string());
+    }
+    Ok(placed)
 }
 
-/// Measures rustc's layout of closures capturing `closures[i]` (scalar
-/// types in capture order) by value, for every `i`, with one rustc run.
-pub fn measure<C: AsRef<[Scalar]>>(closures: &[C]) -> Result<Measured, ClosureLayoutError> {
+/// Measures rustc's layout of closures capturing `closures[i]` (types in
+/// capture order: scalars, or aggregates of them) by value, for every `i`,
+/// with one rustc run.
+pub fn measure<C: AsRef<[T]>, T: Clone + Into<Shape>>(
+    closures: &[C],
+) -> Result<Measured, ClosureLayoutError> {
+    let closures: Vec<Vec<Shape>> = closures
+        .iter()
+        .map(|c| c.as_ref().iter().cloned().map(Into::into).collect())
+        .collect();
     for (closure, captures) in closures.iter().enumerate() {
-        for (capture, &scalar) in captures.as_ref().iter().enumerate() {
-            if !is_stable(scalar) {
+        for (capture, shape) in captures.iter().enumerate() {
+            if let Some(scalar) = shape.scalars().into_iter().find(|s| !is_stable(*s)) {
                 return Err(ClosureLayoutError::Unsupported {
                     closure,
                     capture,
@@ -347,16 +513,19 @@ pub fn measure<C: AsRef<[Scalar]>>(closures: &[C]) -> Result<Measured, ClosureLa
                 });
             }
         }
+        let held: u64 = captures.iter().map(Shape::leaf_count).sum();
+        if held > MAX_CAPTURED_SCALARS {
+            return Err(ClosureLayoutError::TooLarge { closure, held });
+        }
     }
     // One probe per distinct capture list; `first[p]` is its first closure.
-    let mut probes: Vec<Vec<Scalar>> = Vec::new();
+    let mut probes: Vec<Vec<Shape>> = Vec::new();
     let mut first: Vec<usize> = Vec::new();
     let mut probe_of: Vec<usize> = Vec::with_capacity(closures.len());
     let mut index = std::collections::HashMap::new();
     for (closure, captures) in closures.iter().enumerate() {
-        let captures = captures.as_ref();
-        let p = *index.entry(captures.to_vec()).or_insert_with(|| {
-            probes.push(captures.to_vec());
+        let p = *index.entry(captures.clone()).or_insert_with(|| {
+            probes.push(captures.clone());
             first.push(closure);
             probes.len() - 1
         });
@@ -527,24 +696,32 @@ fn report(
     size: usize,
     align: usize,
     addrs: &[usize],
-    sizes: &[usize],
+    leaves: &[(usize, usize, usize)],
 ) {
     let _ = write!(out, "closure {index} probe {probe_size} {probe_align}");
     for o in probe {
         let _ = write!(out, " {o}");
     }
     let _ = write!(out, " real {size} {align}");
-    let mut image = vec![0u8; size];
-    for (a, n) in addrs.iter().zip(sizes) {
-        match a.checked_sub(base as usize) {
-            Some(o) if o + n <= size => {
+    let starts: Vec<Option<usize>> = addrs
+        .iter()
+        .map(|a| a.checked_sub(base as usize).filter(|&o| o <= size))
+        .collect();
+    for o in &starts {
+        match o {
+            Some(o) => {
                 let _ = write!(out, " {o}");
-                for j in o..o + n {
-                    // SAFETY: inside the object, within a captured field.
-                    image[j] = unsafe { base.add(j).read() };
-                }
             }
-            _ => out.push_str(" ?"),
+            None => out.push_str(" ?"),
+        }
+    }
+    let mut image = vec![0u8; size];
+    for &(capture, offset, n) in leaves {
+        if let Some(start) = starts[capture].map(|s| s + offset).filter(|s| s + n <= size) {
+            for j in start..start + n {
+                // SAFETY: inside the object, within a captured scalar.
+                image[j] = unsafe { base.add(j).read() };
+            }
         }
     }
     out.push_str(" bytes ");
@@ -554,29 +731,137 @@ fn report(
     for b in image {
         let _ = write!(out, "{b:02x}");
     }
+    out.push_str(" leaves");
+    for &(_, offset, _) in leaves {
+        let _ = write!(out, " {offset}");
+    }
     out.push('\n');
 }
 "#;
 
-/// The probe program for `probes`, each a list of stable scalars.
-fn probe_program(probes: &[Vec<Scalar>]) -> String {
-    let mut s = String::from(PRELUDE);
-    for (p, types) in probes.iter().enumerate() {
-        let n = types.len();
-        let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+/// How the probe names the aggregates it measures: tuples and arrays as
+/// Rust spells them, a struct or closure as a tuple struct `S{n}` of its
+/// field types (with the struct's `#[repr(…)]`), defined once each.
+#[derive(Default)]
+struct Spelling {
+    structs: Vec<Shape>,
+    defs: String,
+}
+
+impl Spelling {
+    fn ty(&mut self, shape: &Shape) -> String {
+        match shape {
+            Shape::Scalar(s) => s.name().to_string(),
+            Shape::Tuple(parts) => {
+                let parts: Vec<String> = parts.iter().map(|p| self.ty(p)).collect();
+                tuple(&parts)
+            }
+            Shape::Array(e, n) => format!("[{}; {n}]", self.ty(e)),
+            Shape::Struct { fields, .. } | Shape::Closure(fields) => {
+                if let Some(i) = self.structs.iter().position(|s| s == shape) {
+                    return format!("S{i}");
+                }
+                let parts: Vec<String> = fields.iter().map(|p| self.ty(p)).collect();
+                let i = self.structs.len();
+                self.structs.push(shape.clone());
+                if let Shape::Struct { repr, .. } = shape {
+                    if !repr.is_empty() {
+                        let _ = writeln!(self.defs, "#[repr({})]", repr.join(", "));
+                    }
+                }
+                let _ = writeln!(self.defs, "struct S{i}({});", parts.join(", "));
+                format!("S{i}")
+            }
+        }
+    }
+
+    /// An expression of the offset of the scalar at `path` inside a value
+    /// of `shape` (spelled `ty`).
+    fn offset(&mut self, shape: &Shape, path: &[u32]) -> String {
+        let Some((&i, rest)) = path.split_first() else {
+            return "0".to_string();
+        };
+        let ty = self.ty(shape);
+        match shape {
+            Shape::Scalar(_) => "0".to_string(),
+            Shape::Array(e, _) => {
+                let inner = self.offset(e, rest);
+                format!("{i} * size_of::<{}>() + {inner}", self.ty(e))
+            }
+            Shape::Tuple(parts) | Shape::Struct { fields: parts, .. } | Shape::Closure(parts) => {
+                let inner = self.offset(&parts[i as usize], rest);
+                format!("offset_of!({ty}, {i}) + {inner}")
+            }
+        }
+    }
+
+    /// An expression of a value of `shape` whose scalars are, in field
+    /// order, those of [`value_literal`] from `*k` on. A closure shape is a
+    /// real closure that captures its parts, each mentioned once in order.
+    fn value(&mut self, shape: &Shape, k: &mut usize) -> String {
+        match shape {
+            Shape::Scalar(s) => {
+                *k += 1;
+                value_literal(*k - 1, *s)
+            }
+            Shape::Tuple(parts) => {
+                let parts: Vec<String> = parts.iter().map(|p| self.value(p, k)).collect();
+                tuple(&parts)
+            }
+            Shape::Array(e, n) => {
+                let parts: Vec<String> = (0..*n).map(|_| self.value(e, k)).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            Shape::Struct { fields, .. } => {
+                let ty = self.ty(shape);
+                let parts: Vec<String> = fields.iter().map(|p| self.value(p, k)).collect();
+                format!("{ty}({})", parts.join(", "))
+            }
+            Shape::Closure(parts) => {
+                let mut s = String::from("{ ");
+                let mut uses = Vec::new();
+                for (j, p) in parts.iter().enumerate() {
+                    let _ = write!(s, "let a{j} = {}; ", self.value(p, k));
+                    uses.push(format!("&a{j}"));
+                }
+                let _ = write!(s, "move || {{ let _ = {}; }} }}", tuple(&uses));
+                s
+            }
+        }
+    }
+}
+
+/// A tuple type or value of `parts` (`()`, `(a,)`, `(a, b)`).
+fn tuple(parts: &[String]) -> String {
+    match parts {
+        [one] => format!("({one},)"),
+        _ => format!("({})", parts.join(", ")),
+    }
+}
+
+/// The probe program for `probes`, each a list of capture shapes of
+/// stable scalars.
+fn probe_program(probes: &[Vec<Shape>]) -> String {
+    let mut spell = Spelling::default();
+    let mut body = String::new();
+    for (p, shapes) in probes.iter().enumerate() {
+        let s = &mut body;
+        let n = shapes.len();
+        let names: Vec<String> = shapes.iter().map(|t| spell.ty(t)).collect();
         if n == 0 {
             let _ = writeln!(s, "\nstruct P{p};");
         } else {
             let _ = writeln!(s, "\nstruct P{p}({});", names.join(", "));
         }
         let _ = writeln!(s, "fn c{p}(out: &mut String) {{");
-        for (k, &t) in types.iter().enumerate() {
-            let _ = writeln!(s, "    let v{k}: {} = {};", t.name(), value_literal(k, t));
+        let mut k = 0;
+        for (c, t) in shapes.iter().enumerate() {
+            let _ = writeln!(s, "    let v{c} = {};", spell.value(t, &mut k));
         }
-        // Each capture mentioned once, in capture order.
+        // Each capture mentioned once, whole, in capture order.
         let _ = writeln!(s, "    let c = move |o: &mut [usize; {n}]| {{");
-        for k in 0..n {
-            let _ = writeln!(s, "        o[{k}] = addr_of!(v{k}) as usize;");
+        for c in 0..n {
+            let _ = writeln!(s, "        o[{c}] = addr_of!(v{c}) as usize;");
         }
         if n == 0 {
             let _ = writeln!(s, "        let _ = o;");
@@ -584,17 +869,32 @@ fn probe_program(probes: &[Vec<Scalar>]) -> String {
         let _ = writeln!(s, "    }};");
         let _ = writeln!(s, "    let mut o = [0usize; {n}];");
         let _ = writeln!(s, "    c(&mut o);");
-        let offsets: Vec<String> = (0..n).map(|k| format!("offset_of!(P{p}, {k})")).collect();
-        let sizes: Vec<String> = types.iter().map(|t| t.size().to_string()).collect();
+        let offsets: Vec<String> = (0..n).map(|c| format!("offset_of!(P{p}, {c})")).collect();
+        let mut leaves = Vec::new();
+        for (c, t) in shapes.iter().enumerate() {
+            for (path, scalar) in t.leaves() {
+                leaves.push(format!(
+                    "({c}, {}, {})",
+                    spell.offset(t, &path),
+                    scalar.size()
+                ));
+            }
+        }
         let _ = writeln!(
             s,
             "    report(out, {p}, &[{}], size_of::<P{p}>(), align_of::<P{p}>(), \
              addr_of!(c).cast::<u8>(), size_of_val(&c), align_of_val(&c), &o, &[{}]);",
             offsets.join(", "),
-            sizes.join(", ")
+            leaves.join(", ")
         );
         let _ = writeln!(s, "}}");
     }
+    let mut s = String::from(PRELUDE);
+    if !spell.defs.is_empty() {
+        s.push('\n');
+        s.push_str(&spell.defs);
+    }
+    s.push_str(&body);
     s.push_str("\nfn main() {\n    let mut out = String::new();\n");
     for t in stable_scalars() {
         let name = t.name();
@@ -617,7 +917,7 @@ fn probe_program(probes: &[Vec<Scalar>]) -> String {
 /// Reads the probe's report for `probes` and checks it. Errors name the
 /// probe's index as the closure.
 fn read_report(
-    probes: &[Vec<Scalar>],
+    probes: &[Vec<Shape>],
     report: &str,
 ) -> Result<(Vec<ClosureLayout>, Checked), ClosureLayoutError> {
     let mut lines = report.lines().enumerate().map(|(i, l)| (i + 1, l));
@@ -667,6 +967,16 @@ fn read_report(
             .collect::<Result<_, _>>()?;
         r.word("bytes")?;
         let image = r.hex()?;
+        r.word("leaves")?;
+        let leaves: Vec<(usize, Vec<u32>, Scalar)> = types
+            .iter()
+            .enumerate()
+            .flat_map(|(c, t)| t.leaves().into_iter().map(move |(p, s)| (c, p, s)))
+            .collect();
+        let inner: Vec<u64> = leaves
+            .iter()
+            .map(|_| r.number())
+            .collect::<Result<_, _>>()?;
         r.end()?;
 
         if (probe_size, probe_align) != (size, align) {
@@ -694,19 +1004,22 @@ fn read_report(
             }
         }
         let layout = ClosureLayout {
-            fields: types
+            fields: leaves
                 .iter()
-                .zip(&probe)
-                .map(|(&scalar, &offset)| {
-                    let (size, align) = scalars[&scalar];
+                .zip(&inner)
+                .map(|((capture, path, scalar), &at)| {
+                    let (size, align) = scalars[scalar];
                     CaptureField {
-                        scalar,
-                        offset,
+                        capture: *capture,
+                        path: path.clone(),
+                        scalar: *scalar,
+                        offset: probe[*capture] + at,
                         size,
                         align,
                     }
                 })
                 .collect(),
+            captures: probe.clone(),
             size,
             align,
         };
@@ -718,13 +1031,13 @@ fn read_report(
             });
         }
         let found = layout.capture_bytes(&image).map_err(disagree)?;
-        for (k, (&t, bytes)) in types.iter().zip(found).enumerate() {
-            let value = value_bytes(k, t);
+        for (k, (f, bytes)) in layout.fields.iter().zip(found).enumerate() {
+            let value = value_bytes(k, f.scalar);
             if bytes != value.as_slice() {
                 return Err(disagree(format!(
-                    "capture {k} ({}) at offset {} holds bytes {}, the captured value's are {}",
-                    t.name(),
-                    probe[k],
+                    "{} at offset {} holds bytes {}, the captured value's are {}",
+                    f.describe(),
+                    f.offset,
                     hex(bytes),
                     hex(&value)
                 )));
@@ -732,7 +1045,7 @@ fn read_report(
             checked.bytes += bytes.len();
         }
         checked.probes += 1;
-        checked.captures += types.len();
+        checked.captures += layout.fields.len();
         layouts.push(layout);
     }
     let (line, text) = next("the end")?;
@@ -831,9 +1144,25 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The layout a closure whose captures are all by-value scalars (`None`
-/// for any other closure): its capture types in capture order.
-pub(crate) fn measurable(c: &crate::pmir::Closure) -> Option<Vec<Scalar>> {
+/// The shapes of a closure's captures in capture order, when every capture
+/// is held by value and is a stable scalar or an aggregate of them
+/// ([`shape_of`]); `None` for any other closure.
+pub(crate) fn measurable(
+    c: &crate::pmir::Closure,
+    doc: &crate::pmir::PreparedMir,
+) -> Option<Vec<Shape>> {
+    closure_shapes(c, doc, 0)
+}
+
+/// How deeply aggregates may nest in a capture (a closure capturing a
+/// closure capturing a tuple is three).
+const MAX_DEPTH: usize = 8;
+
+fn closure_shapes(
+    c: &crate::pmir::Closure,
+    doc: &crate::pmir::PreparedMir,
+    depth: usize,
+) -> Option<Vec<Shape>> {
     let mut captures: Vec<&crate::pmir::Capture> = c.captures.iter().collect();
     captures.sort_by_key(|k| k.field);
     if captures
@@ -843,33 +1172,82 @@ pub(crate) fn measurable(c: &crate::pmir::Closure) -> Option<Vec<Scalar>> {
     {
         return None;
     }
-    captures
+    let shapes: Vec<Shape> = captures
         .iter()
         .map(|k| match k.mode {
-            crate::pmir::CaptureMode::ByValue => k.ty.scalar().filter(|s| is_stable(*s)),
+            crate::pmir::CaptureMode::ByValue => shape_of(&k.ty, doc, depth),
             _ => None,
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    let held: u64 = shapes.iter().map(Shape::leaf_count).sum();
+    (held <= MAX_CAPTURED_SCALARS).then_some(shapes)
+}
+
+/// A capture type's shape: a stable scalar; a tuple or array of shapes; a
+/// non-generic struct of the crate whose fields are shapes; a closure of
+/// the document whose captures are shapes held by value. `None` for
+/// anything else (references, pointers, enums, `std` types).
+pub fn shape_of(ty: &Ty, doc: &crate::pmir::PreparedMir, depth: usize) -> Option<Shape> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let inner = |t: &Ty| shape_of(t, doc, depth + 1);
+    match ty {
+        Ty::Scalar(s) => is_stable(*s).then_some(Shape::Scalar(*s)),
+        Ty::Tuple(parts) if !parts.is_empty() => Some(Shape::Tuple(
+            parts.iter().map(inner).collect::<Option<_>>()?,
+        )),
+        Ty::Array(e, n) => {
+            let n: u64 = n.trim_end_matches("_usize").parse().ok()?;
+            (n > 0 && n <= MAX_CAPTURED_SCALARS).then_some(())?;
+            Some(Shape::Array(Box::new(inner(e)?), n))
+        }
+        Ty::Adt { path, args } if args.is_empty() => {
+            let def = doc.adts.iter().find(|d| &d.path == path)?;
+            if def.kind != crate::adt::AdtKind::Struct || !def.params.is_empty() {
+                return None;
+            }
+            let fields = &def.variants.first()?.fields;
+            if fields.is_empty() {
+                return None;
+            }
+            Some(Shape::Struct {
+                path: path.clone(),
+                repr: def.repr.clone(),
+                fields: fields.iter().map(inner).collect::<Option<_>>()?,
+            })
+        }
+        Ty::Closure { .. } => {
+            let c = doc.closures.iter().find(|c| &c.ty == ty)?;
+            let parts = closure_shapes(c, doc, depth + 1)?;
+            (!parts.is_empty()).then_some(Shape::Closure(parts))
+        }
+        _ => None,
+    }
 }
 
 /// The layout of a closure holding `captures` in that order, when it needs
-/// no measurement: none, or one capture (a one-field object is the field).
-fn trivial(captures: &[Scalar]) -> Option<ClosureLayout> {
+/// no measurement: none, or one scalar (a one-field object is the field).
+fn trivial(captures: &[Shape]) -> Option<ClosureLayout> {
     match captures {
         [] => Some(ClosureLayout {
             fields: Vec::new(),
+            captures: Vec::new(),
             size: 0,
             align: 1,
         }),
-        [s] => {
+        [Shape::Scalar(s)] => {
             let (size, align) = natural(*s);
             Some(ClosureLayout {
                 fields: vec![CaptureField {
+                    capture: 0,
+                    path: Vec::new(),
                     scalar: *s,
                     offset: 0,
                     size,
                     align,
                 }],
+                captures: vec![0],
                 size,
                 align,
             })
@@ -886,16 +1264,16 @@ fn natural(s: Scalar) -> (u64, u64) {
 }
 
 /// Records rustc's layout in every closure of `doc` whose captures are all
-/// by-value scalars (`Closure::layout`), measuring the closures of two or
-/// more captures in one probe run. The doc's rustc must be the one the probe
-/// is built with: a layout belongs to one rustc.
+/// by-value scalars or aggregates of them (`Closure::layout`), measuring
+/// the closures that need it in one probe run. The doc's rustc must be the
+/// one the probe is built with: a layout belongs to one rustc.
 pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayoutError> {
-    let mut wanted: Vec<(usize, Vec<Scalar>)> = Vec::new();
-    for (i, c) in doc.closures.iter_mut().enumerate() {
-        c.layout = None;
-        if let Some(captures) = measurable(c) {
+    let mut wanted: Vec<(usize, Vec<Shape>)> = Vec::new();
+    for i in 0..doc.closures.len() {
+        doc.closures[i].layout = None;
+        if let Some(captures) = measurable(&doc.closures[i], doc) {
             match trivial(&captures) {
-                Some(l) => c.layout = Some(object_layout(&l)),
+                Some(l) => doc.closures[i].layout = Some(object_layout(&l)),
                 None => wanted.push((i, captures)),
             }
         }
@@ -903,7 +1281,7 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
     if wanted.is_empty() {
         return Ok(Checked::default());
     }
-    let lists: Vec<&[Scalar]> = wanted.iter().map(|(_, c)| c.as_slice()).collect();
+    let lists: Vec<&[Shape]> = wanted.iter().map(|(_, c)| c.as_slice()).collect();
     let measured = measure(&lists)?;
     if let Some(doc_rustc) = &doc.source.rustc {
         if first_line(doc_rustc) != first_line(&measured.rustc) {
@@ -930,15 +1308,27 @@ fn object_layout(l: &ClosureLayout) -> crate::pmir::ObjectLayout {
         size: l.size,
         align: l.align,
         offsets: l.offsets(),
+        leaves: l
+            .fields
+            .iter()
+            .filter(|f| !f.path.is_empty())
+            .map(|f| crate::pmir::LeafLayout {
+                capture: f.capture as u32,
+                path: f.path.clone(),
+                ty: Ty::Scalar(f.scalar),
+                offset: f.offset,
+            })
+            .collect(),
     }
 }
 
 impl ClosureLayout {
     /// The layout `layout` gives a closure with `captures` (capture order),
-    /// for checking a recorded layout: the capture count must agree, and
+    /// for checking a recorded layout: the capture count must agree, every
+    /// scalar of an aggregate capture must be recorded in field order, and
     /// each field's size and alignment are its scalar's.
     pub fn of_recorded(
-        captures: &[Scalar],
+        captures: &[Shape],
         layout: &crate::pmir::ObjectLayout,
     ) -> Result<ClosureLayout, String> {
         if captures.len() != layout.offsets.len() {
@@ -948,21 +1338,45 @@ impl ClosureLayout {
                 captures.len()
             ));
         }
-        let fields = captures
-            .iter()
-            .zip(&layout.offsets)
-            .map(|(&scalar, &offset)| {
+        let mut recorded = layout.leaves.iter();
+        let mut fields = Vec::new();
+        for (k, (shape, &start)) in captures.iter().zip(&layout.offsets).enumerate() {
+            for (path, scalar) in shape.leaves() {
+                let offset = if path.is_empty() {
+                    start
+                } else {
+                    let leaf = recorded
+                        .next()
+                        .filter(|l| {
+                            l.capture as usize == k
+                                && l.path == path
+                                && l.ty.scalar() == Some(scalar)
+                        })
+                        .ok_or_else(|| {
+                            format!(
+                                "capture {k} is `{}`, whose scalars are not the recorded ones",
+                                shape.name()
+                            )
+                        })?;
+                    leaf.offset
+                };
                 let (size, align) = natural(scalar);
-                CaptureField {
+                fields.push(CaptureField {
+                    capture: k,
+                    path,
                     scalar,
                     offset,
                     size,
                     align,
-                }
-            })
-            .collect();
+                });
+            }
+        }
+        if recorded.next().is_some() {
+            return Err("scalars are recorded for no capture".to_string());
+        }
         let l = ClosureLayout {
             fields,
+            captures: layout.offsets.clone(),
             size: layout.size,
             align: layout.align,
         };
@@ -976,11 +1390,12 @@ mod tests {
     use super::*;
     use Scalar::*;
 
-    fn probes() -> Vec<Vec<Scalar>> {
+    fn probes() -> Vec<Vec<Shape>> {
+        let scalars = |list: &[Scalar]| list.iter().map(|&s| Shape::Scalar(s)).collect();
         vec![
-            vec![U8, U16, U32, F64, I8, I64, U16],
-            vec![],
-            vec![Bool, Char],
+            scalars(&[U8, U16, U32, F64, I8, I64, U16]),
+            scalars(&[]),
+            scalars(&[Bool, Char]),
         ]
     }
 
@@ -1031,7 +1446,9 @@ mod tests {
             let line = report
                 .lines()
                 .find(|l| l.starts_with(&format!("closure {p} ")));
-            line.unwrap().rsplit(' ').next().unwrap().to_string()
+            let tokens: Vec<&str> = line.unwrap().split(' ').collect();
+            let at = tokens.iter().position(|t| *t == "bytes").unwrap();
+            tokens[at + 1].to_string()
         };
         // closure 2: `bool` at offset 4, image token 13.
         let mut bool_false = image_of(2);
@@ -1043,6 +1460,8 @@ mod tests {
             (tamper(&report, 0, 14, "16"), "the probe struct has size 32 and alignment 8, the closure 32 and 16"),
             (tamper(&report, 0, 21, "?"), "capture 6 (u16) has an address outside the closure object"),
             (tamper(&report, 2, 13, &bool_false), "capture 0 (bool) at offset 4 holds bytes 00, the captured value's are 01"),
+            (tamper(&report, 0, 25, "1"), "captures 0 (u8) and 4 (i8) overlap (offsets 25 and 25)"),
+            (tamper(&report, 0, 24, "leaf"), "`leaf` where `leaves` was expected"),
             (tamper(&report, 0, 5, "x"), "line 17: `x` where a number was expected"),
             (tamper(&report, 1, 1, "7"), "`7` where `1` was expected"),
             (report.replace("end 3\n", ""), "the report ends where the end was expected"),
@@ -1067,10 +1486,75 @@ mod tests {
     }
 
     #[test]
+    fn aggregates_are_measured_scalar_by_scalar() {
+        let sc = |list: &[Scalar]| list.iter().map(|&s| Shape::Scalar(s)).collect::<Vec<_>>();
+        let pair = Shape::Tuple(sc(&[I32, U8]));
+        let array = Shape::Array(Box::new(Shape::Scalar(F32)), 3);
+        let c_struct = Shape::Struct {
+            path: "P".into(),
+            repr: vec!["C".into()],
+            fields: sc(&[U8, F64, U16]),
+        };
+        let plain = Shape::Struct {
+            path: "Q".into(),
+            repr: vec![],
+            fields: sc(&[U8, F64, U16]),
+        };
+        let inner = Shape::Closure(sc(&[U8, F64, Bool]));
+        let nested = Shape::Tuple(vec![inner.clone(), array.clone(), Shape::Scalar(Char)]);
+        let captures = vec![
+            Shape::Scalar(U16),
+            pair,
+            array,
+            c_struct,
+            plain,
+            inner,
+            nested,
+        ];
+        let measured = measure(std::slice::from_ref(&captures)).unwrap_or_else(|e| panic!("{e}"));
+        let l = &measured.layouts[0];
+        let within = |c: usize| -> Vec<u64> {
+            l.fields
+                .iter()
+                .filter(|f| f.capture == c)
+                .map(|f| f.offset - l.captures[c])
+                .collect()
+        };
+        assert_eq!(within(2), [0, 4, 8], "array elements are one f32 apart");
+        assert_eq!(within(3), [0, 8, 16], "repr(C) keeps declaration order");
+        assert_eq!(within(4), [10, 0, 8], "a default-repr struct is reordered");
+        let leaves: u64 = captures.iter().map(Shape::leaf_count).sum();
+        assert_eq!(l.fields.len() as u64, leaves);
+        assert_eq!(measured.checked.captures as u64, leaves);
+        assert_eq!(
+            l.fields.iter().map(|f| f.size).sum::<u64>(),
+            measured.checked.bytes as u64
+        );
+        // The names an environment gives them, and the record read back.
+        let names: Vec<(String, Shape)> = captures
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (format!("v{k}"), s.clone()))
+            .collect();
+        let placed = place_captures(&names, l).unwrap();
+        assert_eq!(placed[1].name, "v1.0");
+        assert_eq!(placed.last().unwrap().name, "v6.2");
+        assert_eq!(placed[placed.len() - 2].name, "v6.1.2");
+        let recorded = object_layout(l);
+        assert_eq!(
+            ClosureLayout::of_recorded(&captures, &recorded).as_ref(),
+            Ok(l)
+        );
+        let mut shifted = recorded.clone();
+        shifted.leaves[0].path = vec![1];
+        assert!(ClosureLayout::of_recorded(&captures, &shifted).is_err());
+    }
+
+    #[test]
     fn disagreements_name_the_closure_of_the_callers_batch() {
         let e = ClosureLayoutError::Disagree {
             closure: 4,
-            captures: vec![U8, I64],
+            captures: vec![Shape::Scalar(U8), Shape::Scalar(I64)],
             what:
                 "capture 0 (u8) is at offset 8 in the probe struct and at offset 0 in the closure"
                     .to_string(),
@@ -1086,6 +1570,8 @@ mod tests {
     fn field(scalar: Scalar, offset: u64) -> CaptureField {
         let size = scalar.size();
         CaptureField {
+            capture: 0,
+            path: Vec::new(),
             scalar,
             offset,
             size,
@@ -1093,13 +1579,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn validate_refuses_malformed_layouts() {
-        let layout = |fields, size, align| ClosureLayout {
+    /// A layout of scalar captures, `fields` in capture order.
+    fn of_scalars(fields: Vec<CaptureField>, size: u64, align: u64) -> ClosureLayout {
+        let fields: Vec<CaptureField> = fields
+            .into_iter()
+            .enumerate()
+            .map(|(capture, f)| CaptureField { capture, ..f })
+            .collect();
+        ClosureLayout {
+            captures: fields.iter().map(|f| f.offset).collect(),
             fields,
             size,
             align,
-        };
+        }
+    }
+
+    #[test]
+    fn validate_refuses_malformed_layouts() {
+        let layout = of_scalars;
         let good = layout(vec![field(U8, 8), field(I64, 0)], 16, 8);
         assert_eq!(good.validate(), Ok(()));
         let cases = [
@@ -1118,11 +1615,7 @@ mod tests {
 
     #[test]
     fn capture_bytes_slices_in_capture_order() {
-        let l = ClosureLayout {
-            fields: vec![field(U8, 2), field(U16, 0)],
-            size: 4,
-            align: 2,
-        };
+        let l = of_scalars(vec![field(U8, 2), field(U16, 0)], 4, 2);
         let image = [1, 2, 3, 4];
         assert_eq!(l.capture_bytes(&image).unwrap(), [&[3][..], &[1, 2][..]]);
         assert!(l.capture_bytes(&image[..3]).is_err());

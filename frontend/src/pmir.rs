@@ -680,8 +680,9 @@ pub struct Closure {
     pub ret: Ty,
     pub captures: Vec<Capture>,
     /// rustc's layout of the closure object, when it was measured
-    /// ([`crate::closure_layout::record`]): every capture a by-value scalar.
-    /// Absent in MIR text alone, and for closures capturing anything else.
+    /// ([`crate::closure_layout::record`]): every capture a by-value scalar,
+    /// or an aggregate of them. Absent in MIR text alone, and for closures
+    /// capturing anything else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<ObjectLayout>,
 }
@@ -694,6 +695,24 @@ pub struct ObjectLayout {
     pub size: u64,
     pub align: u64,
     pub offsets: Vec<u64>,
+    /// The scalars inside the captures that are aggregates (a tuple, an
+    /// array, a struct, a closure), in capture and field order; absent when
+    /// every capture is a scalar.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaves: Vec<LeafLayout>,
+}
+
+/// One scalar inside an aggregate capture.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafLayout {
+    pub capture: u32,
+    /// Field (or element) indices inside the capture: `[1, 0]` is `.1.0`.
+    pub path: Vec<u32>,
+    #[serde(with = "crate::ty::as_string")]
+    pub ty: Ty,
+    /// From the start of the closure object.
+    pub offset: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -67,14 +67,28 @@ impl<'a> Sources<'a> {
     /// last segment in every file; where several files define that name,
     /// the files whose module path (or an inline `mod` in them) matches the
     /// path's module prefix. `None` when not exactly one place is left.
+    ///
+    /// A free function's path (no prefix, or a module's) leaves out the
+    /// methods of `impl` and `trait` blocks with the same name where the
+    /// name alone is ambiguous: `apply` is the free `fn apply`, not
+    /// `Affine::apply`.
     pub fn fn_extent(&self, path: &str) -> Option<(FileId, (usize, usize), Span)> {
         let name = path.rsplit("::").next().unwrap_or(path);
+        let module_prefix = path
+            .strip_suffix(name)
+            .map(|p| p.trim_end_matches("::"))
+            .is_some_and(|p| {
+                p.rsplit("::").next().is_none_or(|last| {
+                    last.is_empty() || last.starts_with(|c: char| c.is_ascii_lowercase())
+                })
+            });
         let hits: Vec<(FileId, (usize, usize), Span)> = self
             .texts
             .iter()
             .flatten()
             .filter_map(|t| {
                 t.fn_extent(name)
+                    .or_else(|| module_prefix.then(|| t.free_fn_extent(name)).flatten())
                     .map(|(lo, hi, span)| (t.file(), (lo, hi), span))
             })
             .collect();
@@ -312,8 +326,55 @@ impl<'a> SourceText<'a> {
         self.fn_extent_in(name, (0, self.text.len()))
     }
 
+    /// [`Self::fn_extent`] for a free function: the functions of `impl`
+    /// and `trait` blocks are left out.
+    pub fn free_fn_extent(&self, name: &str) -> Option<(usize, usize, Span)> {
+        let blocks = self.impl_and_trait_blocks();
+        self.fn_extent_where(name, (0, self.text.len()), |at| {
+            !blocks.iter().any(|&(lo, hi)| lo < at && at < hi)
+        })
+    }
+
+    /// The byte ranges of the `impl` and `trait` items' blocks (an
+    /// `impl Trait` in a type is none).
+    fn impl_and_trait_blocks(&self) -> Vec<(usize, usize)> {
+        let toks = lex(self.text);
+        let mut out = Vec::new();
+        for (k, r) in toks.iter().enumerate() {
+            let word = &self.text[r.clone()];
+            if word != "impl" && word != "trait" {
+                continue;
+            }
+            let before = k
+                .checked_sub(1)
+                .map(|j| &self.text[toks[j].clone()])
+                .unwrap_or("");
+            if matches!(
+                before,
+                "(" | "," | ":" | ">" | "<" | "=" | "&" | "mut" | "dyn"
+            ) {
+                continue;
+            }
+            if let Some(block) = self.block_from(r.end) {
+                out.push(block);
+            }
+        }
+        out
+    }
+
     /// [`Self::fn_extent`] inside a byte range (an `impl` block's).
     pub fn fn_extent_in(&self, name: &str, range: (usize, usize)) -> Option<(usize, usize, Span)> {
+        self.fn_extent_where(name, range, |_| true)
+    }
+
+    /// [`Self::fn_extent_in`] for the `fn NAME` items at offsets `keep`
+    /// accepts.
+    fn fn_extent_where(
+        &self,
+        name: &str,
+        range: (usize, usize),
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<(usize, usize, Span)> {
         let mut found = None;
         let needle = format!("fn {name}");
         let (lo, hi) = (range.0.min(self.text.len()), range.1.min(self.text.len()));
@@ -323,7 +384,7 @@ impl<'a> SourceText<'a> {
             start = at + needle.len();
             let after = self.text[start..].chars().next();
             let before_ok = at == 0 || !is_ident_byte(self.text.as_bytes()[at - 1]);
-            if before_ok && matches!(after, Some('(') | Some('<')) {
+            if before_ok && matches!(after, Some('(') | Some('<')) && keep(at) {
                 if found.is_some() {
                     return None;
                 }
@@ -777,6 +838,19 @@ mod tests {
         assert_eq!(at("mix"), None);
         assert_eq!(s.file_id("src/keyed/inner.rs"), Some(2));
         assert_eq!(s.file_id("src/nowhere.rs"), None);
+    }
+
+    #[test]
+    fn a_free_fn_is_told_from_methods_of_the_same_name() {
+        let text = "struct A;\nimpl A {\n    fn apply(self) {}\n}\n\
+                    trait T { fn apply(&self) {} }\n\
+                    fn apply<F: Fn(i32) -> i32>(f: F, x: impl T) -> i32 { f(1) }\n";
+        let s = SourceText::new(text);
+        assert_eq!(s.fn_extent("apply"), None, "three `fn apply`");
+        let (_, _, span) = s.free_fn_extent("apply").unwrap();
+        assert_eq!(span.lo_line, 6);
+        let methods = SourceText::new("impl A { fn m() {} }\nimpl B { fn m() {} }\n");
+        assert_eq!(methods.free_fn_extent("m"), None);
     }
 
     #[test]

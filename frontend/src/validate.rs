@@ -101,10 +101,10 @@ pub fn validate(doc: &PreparedMir) -> VResult {
             }
         }
         if let Some(layout) = &c.layout {
-            let scalars = crate::closure_layout::measurable(c).ok_or_else(|| {
-                err("a layout is recorded, but not every capture is a by-value scalar".into())
+            let shapes = crate::closure_layout::measurable(c, doc).ok_or_else(|| {
+                err("a layout is recorded, but not every capture is a by-value scalar or an aggregate of them".into())
             })?;
-            crate::closure_layout::ClosureLayout::of_recorded(&scalars, layout)
+            crate::closure_layout::ClosureLayout::of_recorded(&shapes, layout)
                 .map_err(|e| err(format!("layout: {e}")))?;
         }
     }

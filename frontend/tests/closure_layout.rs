@@ -101,6 +101,7 @@ fn the_probe_struct_agrees_with_real_closures() {
         measured.layouts[1],
         ClosureLayout {
             fields: vec![],
+            captures: vec![],
             size: 0,
             align: 1
         }

@@ -116,12 +116,26 @@ pub struct ClosureFact {
 }
 
 /// rustc's layout of a closure object: size, alignment and each capture's
-/// offset, in field order (the `captures`' order).
+/// offset, in field order (the `captures`' order), and the scalars inside
+/// its aggregate captures.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutFact {
     pub size: u64,
     pub align: u64,
     pub offsets: Vec<u64>,
+    /// In capture and field order; empty when every capture is a scalar.
+    pub leaves: Vec<LeafFact>,
+}
+
+/// One scalar inside an aggregate capture, at its offset from the start of
+/// the closure object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeafFact {
+    pub capture: u32,
+    /// Field (or element) indices inside the capture.
+    pub path: Vec<u32>,
+    pub scalar: vocab::Scalar,
+    pub offset: u64,
 }
 
 pub use vocab::CallKind;
@@ -325,6 +339,43 @@ impl<'c> Reader<'_, 'c, '_> {
         self.array(name, "a string", crate::string_attr)
     }
 
+    /// The scalars of an `rmir.env_layout`'s aggregate captures (none when
+    /// it has no `leaf_captures`).
+    fn leaves(&self) -> Result<Vec<LeafFact>, String> {
+        if self.op.attribute("leaf_captures").is_err() {
+            return Ok(Vec::new());
+        }
+        let captures = self.uints("leaf_captures")?;
+        let paths = self.strs("leaf_paths")?;
+        let types = self.tys("leaf_types")?;
+        let offsets = self.uints("leaf_offsets")?;
+        if paths.len() != captures.len()
+            || types.len() != captures.len()
+            || offsets.len() != captures.len()
+        {
+            return Err(self.err("has leaf arrays of different lengths"));
+        }
+        (0..captures.len())
+            .map(|i| {
+                let path = paths[i]
+                    .split('.')
+                    .map(|p| p.parse::<u32>().ok())
+                    .collect::<Option<Vec<u32>>>()
+                    .ok_or_else(|| self.err(&format!("has the leaf path `{}`", paths[i])))?;
+                let scalar = types[i]
+                    .scalar()
+                    .ok_or_else(|| self.err(&format!("has the leaf type `{}`", types[i])))?;
+                Ok(LeafFact {
+                    capture: u32::try_from(captures[i])
+                        .map_err(|_| self.err("has a leaf capture out of range"))?,
+                    path,
+                    scalar,
+                    offset: offsets[i],
+                })
+            })
+            .collect()
+    }
+
     /// An `rmir.adt_def` fact.
     fn adt(&self) -> Result<frontend::adt::AdtDef, String> {
         use frontend::adt::{AdtDef, AdtKind, VariantDef};
@@ -360,6 +411,8 @@ impl<'c> Reader<'_, 'c, '_> {
             )?,
             discr,
             variants,
+            // Only the frontend's layout probe reads a struct's repr.
+            repr: Vec::new(),
         })
     }
 
@@ -469,6 +522,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                     size: r.uint("size")?,
                     align: r.uint("align")?,
                     offsets: r.uints("offsets")?,
+                    leaves: r.leaves()?,
                 },
             )),
             "rmir.capture" => captures.push((

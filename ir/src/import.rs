@@ -446,19 +446,44 @@ impl<'c, 'p> Importer<'c, 'p> {
             .iter()
             .map(|&o| Ok(self.int(int(o)?)))
             .collect::<Result<Vec<_>, String>>()?;
-        self.fact_op(
-            "rmir.env_layout",
-            &[
-                ("closure", self.symbol(&c.body)),
-                ("size", self.int(int(layout.size)?)),
-                ("align", self.int(int(layout.align)?)),
-                (
-                    "offsets",
-                    ArrayAttribute::new(self.context, &offsets).into(),
-                ),
-            ],
-            self.closure_loc(c),
-        )
+        let mut attrs = vec![
+            ("closure", self.symbol(&c.body)),
+            ("size", self.int(int(layout.size)?)),
+            ("align", self.int(int(layout.align)?)),
+            (
+                "offsets",
+                ArrayAttribute::new(self.context, &offsets).into(),
+            ),
+        ];
+        // The scalars of aggregate captures, in parallel arrays (absent
+        // when every capture is a scalar).
+        if !layout.leaves.is_empty() {
+            let mut captures = Vec::new();
+            let mut paths = Vec::new();
+            let mut types = Vec::new();
+            let mut at = Vec::new();
+            for l in &layout.leaves {
+                captures.push(self.int(i64::from(l.capture)));
+                let path: Vec<String> = l.path.iter().map(u32::to_string).collect();
+                paths.push(self.str(&path.join(".")));
+                types.push(l.ty.clone());
+                at.push(self.int(int(l.offset)?));
+            }
+            attrs.push((
+                "leaf_captures",
+                ArrayAttribute::new(self.context, &captures).into(),
+            ));
+            attrs.push((
+                "leaf_paths",
+                ArrayAttribute::new(self.context, &paths).into(),
+            ));
+            attrs.push(("leaf_types", self.tys(&types)));
+            attrs.push((
+                "leaf_offsets",
+                ArrayAttribute::new(self.context, &at).into(),
+            ));
+        }
+        self.fact_op("rmir.env_layout", &attrs, self.closure_loc(c))
     }
 
     fn capture(

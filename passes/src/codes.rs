@@ -9,7 +9,7 @@ pub enum Code {
     BorrowedCapture,
     /// A raw-pointer capture.
     PointerCapture,
-    /// A capture that is not a numeric scalar (struct, `Vec`, array, string, box, closure).
+    /// A capture that is not made of numeric scalars (`Vec`, string, box, enum, generic struct).
     NonScalarCapture,
     /// Mutable callback state: `FnMut`, or a write through the environment.
     MutableState,
@@ -165,22 +165,25 @@ Read the value on the host and capture the value:
     native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(k))
 "#;
 
-const EXPLAIN_E0103: &str = r#"A callback captures a value that is not a numeric scalar.
+const EXPLAIN_E0103: &str = r#"A callback captures a value that is not made of numeric scalars.
 
-Callback environments may hold only integers, floats, `bool` and `char`, read by
-value: their layout is the project's own ABI, checked on the C++ side field
-by field. A `Vec`, `String` or `Box` owns host memory; a struct, tuple or
-array would need a layout the provider does not know.
+Callback environments hold integers, floats, `bool` and `char`, and tuples,
+arrays, non-generic structs of the crate and closures made of them, by
+value: the closure object's own bytes, laid out as rustc lays them out
+(measured), each scalar checked on the C++ side field by field. A `Vec`,
+`String` or `Box` owns host memory, a reference or pointer holds a host
+address, and an enum, a generic struct or a struct of another crate has no
+measured layout.
 
 Erroneous code example:
 
     let table = vec![1, 2, 3];
     native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(table[0]))
 
-Capture the scalars the callback needs:
+Capture the values the callback needs, as scalars or an array:
 
-    let t0 = table[0];
-    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(t0))
+    let t = [table[0], table[1], table[2]];
+    native::reduce(data, 0, move |a, b| a.wrapping_add(b).wrapping_add(t[0]))
 "#;
 
 const EXPLAIN_E0104: &str = r#"A callback has mutable state.

@@ -1,5 +1,6 @@
-// Rejected (non-scalar captures): one closure captures a `Vec<i32>` and a whole
-// `Params` struct (used through a method, so 2021 captures do not split it).
+// Rejected (non-scalar captures): one closure captures a `Vec<i32>`, which
+// is E0103, and a whole `Params` struct (used through a method, so 2021
+// captures do not split it), which is made of scalars and raises nothing.
 pub struct Params {
     pub scale: i32,
     pub bias: i32,

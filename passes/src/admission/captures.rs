@@ -1,5 +1,6 @@
-//! Rule: captures are scalars held by value (E0101 borrowed, E0102 raw
-//! pointer, E0103 anything else that is not a number, `bool` or `char`).
+//! Rule: captures are scalars held by value, or tuples, arrays, structs and
+//! closures of them, measured (E0101 borrowed, E0102 raw pointer, E0103
+//! anything else that is not made of numbers, `bool` and `char`).
 
 use frontend::pmir::Span;
 use frontend::ty::{Scalar, Ty};
@@ -22,7 +23,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let ty = cap.ty.clone();
         if let Some(d) = borrowed(ctx, cap, &ty)
             .or_else(|| pointer(ctx, cap, &ty))
-            .or_else(|| non_scalar(ctx, cap, &ty))
+            .or_else(|| non_scalar(ctx, closure, cap, &ty))
         {
             out.push(d);
         }
@@ -105,8 +106,19 @@ fn pointer(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
     )
 }
 
-fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
-    if is_numeric_scalar(ty) {
+fn non_scalar(
+    ctx: &Ctx<'_>,
+    closure: &ClosureFact,
+    cap: &CaptureFact,
+    ty: &Ty,
+) -> Option<Diagnostic> {
+    if is_numeric_scalar(ty)
+        || super::is_measured_aggregate(closure, cap)
+        || made_of_scalars(ctx, ty, 0)
+    {
+        // An aggregate of scalars the frontend did not measure (another
+        // capture of the closure stopped it) is E0110's, once the others
+        // are fixed.
         return None;
     }
     let name = &cap.name;
@@ -115,15 +127,48 @@ fn non_scalar(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         Diagnostic::new(
             Code::NonScalarCapture,
             format!(
-                "callback captures `{name}` of type `{}`, which is not a numeric scalar",
+                "callback captures `{name}` of type `{}`, which is not made of numeric scalars",
                 cap.ty
             ),
             label(cap.loc, format!("`{name}` is captured here")),
         )
         .with_label(ctx.callback_label("this closure runs on the GPU"))
-        .with_note("a callback environment holds integers, floats, `bool` and `char` only, by value: that is its ABI")
+        .with_note("a callback environment holds integers, floats, `bool` and `char`, and tuples, arrays, structs of the crate and closures made of them, by value: that is its ABI")
         .with_suggestions(help, fix),
     )
+}
+
+/// Whether a value of `ty` is made of numeric scalars the environment can
+/// hold by value: a scalar, or a tuple, array, non-generic struct of the
+/// crate or closure of them (what `frontend::closure_layout::shape_of`
+/// measures, read from the module's facts).
+fn made_of_scalars(ctx: &Ctx<'_>, ty: &Ty, depth: usize) -> bool {
+    let inner = |t: &Ty| made_of_scalars(ctx, t, depth + 1);
+    depth <= 8
+        && match ty {
+            Ty::Scalar(_) => is_numeric_scalar(ty),
+            Ty::Tuple(parts) => !parts.is_empty() && parts.iter().all(inner),
+            Ty::Array(e, _) => inner(e),
+            Ty::Adt { args, .. } if args.is_empty() => ctx
+                .facts
+                .adts
+                .of(ty)
+                .filter(|(d, _)| d.params.is_empty())
+                .and_then(|_| ctx.facts.adts.struct_fields(ty))
+                .is_some_and(|fields| !fields.is_empty() && fields.iter().all(inner)),
+            Ty::Closure { .. } => ctx
+                .facts
+                .closures
+                .values()
+                .find(|c| &c.ty == ty)
+                .is_some_and(|c| {
+                    !c.captures.is_empty()
+                        && c.captures
+                            .iter()
+                            .all(|k| k.mode == CaptureMode::ByValue && inner(&k.ty))
+                }),
+            _ => false,
+        }
 }
 
 /// A help, and the changes it may propose, in order of preference.

@@ -34,7 +34,7 @@ pub use libraries::DeviceLibraries;
 
 use crate::call_graph::CallGraph;
 use crate::diagnostic::{Diagnostic, Label};
-use facts::{CallbackRef, ClosureFact, Loc, ModuleFacts, RegistrationFact};
+use facts::{CallbackRef, CaptureFact, ClosureFact, Loc, ModuleFacts, RegistrationFact};
 
 /// Everything a rule sees about one registration.
 pub struct Ctx<'a> {
@@ -223,22 +223,17 @@ fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
     }
 }
 
-/// The environment of a closure whose captures are scalars: rustc's layout
-/// of the closure object, as the frontend measured it (`rmir.env_layout`).
+/// The environment of a closure whose captures are scalars or aggregates
+/// of them: rustc's layout of the closure object, as the frontend measured
+/// it (`rmir.env_layout`), one field per captured scalar (an aggregate's as
+/// `name.i.j`, `frontend::closure_layout::leaf_name`).
 pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
-    let fields = c
-        .captures
-        .iter()
-        .map(|k| {
-            let scalar =
-                k.ty.scalar()
-                    .ok_or_else(|| format!("the capture `{}` is not a scalar", k.name))?;
-            Ok((k.name.clone(), scalar))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
     let Some(layout) = &c.layout else {
-        if fields.is_empty() {
+        if c.captures.is_empty() {
             return Ok(EnvLayout::empty());
+        }
+        if let Some(k) = c.captures.iter().find(|k| k.ty.scalar().is_none()) {
+            return Err(format!("the capture `{}` is not a scalar", k.name));
         }
         return Err(
             "the document records no layout for it: import the `.rs` file (or rustc's MIR \
@@ -246,13 +241,38 @@ pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
                 .to_string(),
         );
     };
-    let placed: Vec<(String, Scalar, u64)> = fields
-        .into_iter()
-        .zip(&layout.offsets)
-        .map(|((n, s), &o)| (n, s, o))
-        .collect();
+    let mut placed: Vec<(String, Scalar, u64)> = Vec::new();
+    for (k, (cap, &offset)) in c.captures.iter().zip(&layout.offsets).enumerate() {
+        if let Some(scalar) = cap.ty.scalar() {
+            placed.push((cap.name.clone(), scalar, offset));
+            continue;
+        }
+        let before = placed.len();
+        for leaf in layout.leaves.iter().filter(|l| l.capture as usize == k) {
+            let name = frontend::closure_layout::leaf_name(&cap.name, &leaf.path);
+            placed.push((name, leaf.scalar, leaf.offset));
+        }
+        if placed.len() == before {
+            return Err(format!(
+                "the capture `{}` is neither a scalar nor an aggregate of scalars",
+                cap.name
+            ));
+        }
+    }
     EnvLayout::from_fields(&placed, layout.size, layout.align)
         .map_err(|e| format!("the recorded layout is unusable: {e}"))
+}
+
+/// Whether capture `cap` of `c` is an aggregate whose scalars the
+/// frontend measured (`rmir.env_layout`'s leaves).
+pub fn is_measured_aggregate(c: &ClosureFact, cap: &CaptureFact) -> bool {
+    let Some(layout) = &c.layout else {
+        return false;
+    };
+    c.captures
+        .iter()
+        .position(|k| std::ptr::eq(k, cap))
+        .is_some_and(|k| layout.leaves.iter().any(|l| l.capture as usize == k))
 }
 
 /// The readable ABI summary of an admitted callback (for people and snapshots).

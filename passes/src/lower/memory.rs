@@ -183,6 +183,9 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
             format!("`{func}` is not an admitted closure body: no environment layout"),
         )
     })?;
+    if ty.scalar().is_none() {
+        return aggregate_capture(rw, plan, op, env, &name, &ty);
+    }
     let field = env.fields.iter().find(|f| f.name == name).ok_or_else(|| {
         rw.error(
             op,
@@ -206,6 +209,63 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
         .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
     let i8t = rw.ty("i8", op)?;
     Ok((rw.gep(op, env_ptr, &[offset], &[], i8t)?, field.align))
+}
+
+/// A capture that is an aggregate (a tuple, an array, a struct, a closure):
+/// its scalars lie in the environment at rustc's offsets (fields `name.i.j`,
+/// `closure_layout::leaf_name`), the lowering's value of its type in a
+/// stack slot of our layout. The scalars are copied into the slot where the
+/// capture is used; the environment is immutable, so every copy is the
+/// same, and LLVM keeps them in registers.
+fn aggregate_capture(
+    rw: &Rw<'_>,
+    plan: &Plan,
+    op: Op,
+    env: &manifest::env::EnvLayout,
+    name: &str,
+    ty: &Ty,
+) -> Result<(Val, u64), LowerError> {
+    let leaves: Vec<(&manifest::env::EnvField, Vec<i32>)> = env
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let path = f.name.strip_prefix(name)?.strip_prefix('.')?;
+            let path = path
+                .split('.')
+                .map(|i| i.parse::<i32>().ok())
+                .collect::<Option<Vec<i32>>>()?;
+            Some((f, path))
+        })
+        .collect();
+    if leaves.is_empty() {
+        return Err(rw.error(
+            op,
+            format!("the environment has no fields of the capture `{name}` (`{ty}`)"),
+        ));
+    }
+    let t = memory_type(rw, plan, op, ty)?;
+    let slot = rw.alloca(op, t)?;
+    let env_ptr = rw.operand(op, 0)?;
+    let i8t = rw.ty("i8", op)?;
+    for (field, path) in leaves {
+        let offset = i32::try_from(field.offset)
+            .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
+        let from = rw.gep(op, env_ptr, &[offset], &[], i8t)?;
+        let leaf = memory_type(rw, plan, op, &Ty::Scalar(field.scalar))?;
+        let align = rw.attr_text(&format!("{} : i64", field.align), op)?;
+        let value = if field.scalar == frontend::ty::Scalar::Bool {
+            // A byte holding 0 or 1, as in `rmir.capture_read`.
+            let byte = rw.emit1(op, "llvm.load", &[from], i8t, &[("alignment", align)])?;
+            rw.emit1(op, "arith.trunci", &[byte], leaf, &[])?
+        } else {
+            rw.emit1(op, "llvm.load", &[from], leaf, &[("alignment", align)])?
+        };
+        let mut indices = vec![0];
+        indices.extend(path);
+        let to = rw.gep(op, slot, &indices, &[], t)?;
+        rw.emit(op, "llvm.store", &[value, to], &[], &[])?;
+    }
+    Ok((slot, types::align_of(ty, &plan.adts).unwrap_or(1)))
 }
 
 /// A constant value as MIR prints it inside an enum constant: a variant

@@ -8,7 +8,7 @@ use manifest::env::EnvLayout;
 use melior::ir::{operation::OperationLike, Module};
 
 use frontend::ty::Ty;
-use ir::facts::{BodyKind, CaptureFact, ModuleFacts};
+use ir::facts::{BodyKind, ModuleFacts};
 
 use super::{Callback, LowerError, Options};
 use crate::call_graph::CallGraph;
@@ -192,42 +192,35 @@ impl Plan {
     }
 }
 
-/// The layout must hold exactly the closure's captures, in field order:
-/// capture reads find their field by name, and the C++ side by position.
+/// The layout must hold exactly the closure's captured scalars, in field
+/// order: capture reads find their fields by name, and the C++ side by
+/// position.
 fn check_env(
     module: &Module<'_>,
     facts: &ModuleFacts,
     body: &str,
     env: &EnvLayout,
 ) -> Result<(), LowerError> {
-    let captures: Vec<&CaptureFact> = facts
-        .closure(body)
-        .map(|c| c.captures.iter().collect())
-        .unwrap_or_default();
-    let names: Vec<&str> = captures.iter().map(|c| c.name.as_str()).collect();
-    let layout: Vec<&str> = env.fields.iter().map(|f| f.name.as_str()).collect();
-    if names != layout {
+    let expected = match facts.closure(body) {
+        Some(c) => crate::admission::closure_env(c)
+            .map_err(|why| module_error(module, format!("closure `{body}`: {why}")))?,
+        None => EnvLayout::empty(),
+    };
+    let spell = |l: &EnvLayout| -> Vec<String> {
+        l.fields
+            .iter()
+            .map(|f| format!("{}: {}", f.name, f.scalar.name()))
+            .collect()
+    };
+    if spell(env) != spell(&expected) {
         return Err(module_error(
             module,
             format!(
                 "the environment layout of `{body}` has fields [{}], its captures in field order are [{}]",
-                layout.join(", "),
-                names.join(", ")
+                spell(env).join(", "),
+                spell(&expected).join(", ")
             ),
         ));
-    }
-    for (c, f) in captures.iter().zip(&env.fields) {
-        if c.ty.scalar().map(|s| s.name()) != Some(f.scalar.name()) {
-            return Err(module_error(
-                module,
-                format!(
-                    "capture `{}` of `{body}` is `{}`, its environment field is `{}`",
-                    c.name,
-                    c.ty,
-                    f.scalar.name()
-                ),
-            ));
-        }
     }
     Ok(())
 }

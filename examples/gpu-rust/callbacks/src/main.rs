@@ -7,7 +7,9 @@
 //! several types, the `core` operator traits they use (`+`, `/`, `%`,
 //! `<<`, `-x`, `<`, `cmp`, `Default`, `From`, `Into`), trait default
 //! methods, closures handed to generic and `impl Fn` helpers (capturing by
-//! value and by reference, `FnMut` state, a closure returned by a helper).
+//! value and by reference, `FnMut` state, a closure returned by a helper),
+//! aggregates captured whole (arrays, tuples, structs of the file with and
+//! without `#[repr(C)]`, nested, and a closure), read at rustc's offsets.
 //! Every `reduce` operation is associative and commutative.
 //!
 //! `callbacks [--count N]` (default 1,000,000 random inputs besides the
@@ -170,6 +172,54 @@ fn mixed(x: f64, s: f32, o: u8) -> f64 {
 /// A generic function that registers: the GPU code is made for each
 /// element type it is called with, and the program finds the kernel by its
 /// call site and types.
+/// A struct rustc reorders (the `f64` first), with a `bool`.
+#[derive(Clone, Copy)]
+struct Affine {
+    scale: f32,
+    on: bool,
+    shift: f64,
+}
+
+impl Affine {
+    fn apply(self, x: f64) -> f64 {
+        if self.on {
+            x * self.scale as f64 + self.shift
+        } else {
+            -x
+        }
+    }
+}
+
+/// Declaration order, with padding.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Window {
+    lo: u8,
+    hi: u64,
+    mid: u16,
+}
+
+/// Nested aggregates: a struct, an array and a tuple with a `char`.
+#[derive(Clone, Copy)]
+struct Scene {
+    view: Window,
+    gains: [f32; 3],
+    tag: (i8, char),
+}
+
+fn table_of(x: u32, w: [u32; 4]) -> u32 {
+    x.wrapping_mul(w[(x % 4) as usize])
+}
+
+fn window_of(x: u64, w: Window) -> u64 {
+    x.clamp(w.lo as u64, w.hi.max(w.lo as u64)).wrapping_add(w.mid as u64)
+}
+
+fn scene_of(x: f32, s: Scene) -> f32 {
+    let g = s.gains[(x.to_bits() % 3) as usize];
+    x * g + s.view.mid as f32 + s.tag.0 as f32 + (s.tag.1 as u32 & 0xff) as f32
+}
+
 fn largest_of<T: DeviceElement + PartialOrd>(gpu: &Gpu, data: &[T], lowest: T) -> Result<T, Error> {
     gpu.reduce(data, lowest, |a, b| if a > b { a } else { b })
 }
@@ -388,6 +438,41 @@ fn run(gpu: &Gpu, n: usize) -> Result<Vec<Line>, Error> {
     let g = gpu.transform(&u32s, |x| widen(x) ^ widen(x as u8))?;
     let h: Vec<i64> = u32s.iter().map(|&x| widen(x) ^ widen(x as u8)).collect();
     lines.push(compare("widen::<u32>, widen::<u8> (Into)", &u32s, &g, &h));
+    let weights = [3, 0x9e37_79b9, 7, u32::MAX];
+    let g = gpu.transform(&u32s, move |x| table_of(x, weights))?;
+    let h: Vec<u32> = u32s.iter().map(|&x| table_of(x, weights)).collect();
+    lines.push(compare("captured array [u32; 4], indexed at run time", &u32s, &g, &h));
+    let bounds = (-1_000_000_007_i64, 1 << 40);
+    let g = gpu.transform(&i64s, move |x| {
+        let b = bounds;
+        x.clamp(b.0.min(b.1), b.0.max(b.1))
+    })?;
+    let h: Vec<i64> = i64s.iter().map(|&x| x.clamp(bounds.0.min(bounds.1), bounds.0.max(bounds.1))).collect();
+    lines.push(compare("captured tuple (i64, i64)", &i64s, &g, &h));
+    for a in [Affine { scale: 0.75, on: true, shift: -2.5 }, Affine { scale: 3.0, on: false, shift: 1.0 }] {
+        let g = gpu.transform(&f64s, move |x| a.apply(x))?;
+        let h: Vec<f64> = f64s.iter().map(|&x| a.apply(x)).collect();
+        lines.push(compare("captured struct, reordered, with a bool", &f64s, &g, &h));
+    }
+    let w = Window { lo: 17, hi: 1 << 50, mid: 40_000 };
+    let g = gpu.transform(&u64s, move |x| window_of(x, w))?;
+    let h: Vec<u64> = u64s.iter().map(|&x| window_of(x, w)).collect();
+    lines.push(compare("captured #[repr(C)] struct", &u64s, &g, &h));
+    let scene = Scene { view: w, gains: [0.5, -1.25, 3.0], tag: (-7, '𝄞') };
+    let g = gpu.transform(&f32s, move |x| scene_of(x, scene))?;
+    let h: Vec<f32> = f32s.iter().map(|&x| scene_of(x, scene)).collect();
+    lines.push(compare("captured nested struct, array and tuple", &f32s, &g, &h));
+    let shift = 13u8;
+    let mix = move |v: u32| v.rotate_left(shift as u32) ^ (k as u32);
+    let g = gpu.transform(&u32s, move |x| {
+        let f = mix;
+        f(x)
+    })?;
+    let h: Vec<u32> = u32s.iter().map(|&x| mix(x)).collect();
+    lines.push(compare("captured closure", &u32s, &g, &h));
+    let g = gpu.reduce(&u32s, 0, move |a, b| a.max(b).min(mix(7)))?;
+    let h = u32s.iter().fold(0, |a, &b| a.max(b).min(mix(7)));
+    lines.push(compare_one("reduce capped by a captured closure", g, h));
     Ok(lines)
 }
 
