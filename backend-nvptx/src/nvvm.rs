@@ -158,6 +158,9 @@ pub struct NvvmProgram {
     api: &'static Api,
     program: Program,
     modules: Vec<String>,
+    /// The text modules, by name: a log line naming one of their lines
+    /// (`callbacks.ll (13, 29): parse expected type`) is shown with it.
+    texts: Vec<(String, String)>,
 }
 
 // SAFETY: a libNVVM program is only touched through `&mut self` or `&self`
@@ -199,6 +202,7 @@ impl NvvmProgram {
             api,
             program,
             modules: Vec::new(),
+            texts: Vec::new(),
         })
     }
 
@@ -233,7 +237,39 @@ impl NvvmProgram {
             });
         }
         self.modules.push(name.to_string());
+        if !ir.starts_with(b"BC") {
+            if let Ok(text) = std::str::from_utf8(ir) {
+                self.texts.push((name.to_string(), text.to_string()));
+            }
+        }
         Ok(())
+    }
+
+    /// `log` with the module line each of its `NAME (LINE, COL): …` lines
+    /// names, quoted under it.
+    fn with_lines(&self, log: String) -> String {
+        let mut out = String::with_capacity(log.len());
+        for l in log.lines() {
+            out.push_str(l);
+            out.push('\n');
+            let quoted = self.texts.iter().find_map(|(name, text)| {
+                let rest = l.strip_prefix(name.as_str())?.strip_prefix(" (")?;
+                let (line, rest) = rest.split_once(", ")?;
+                let (col, _) = rest.split_once("):")?;
+                let line: usize = line.parse().ok()?;
+                let col: usize = col.parse().ok()?;
+                let source = text.lines().nth(line.checked_sub(1)?)?;
+                let shown: String = source.chars().take(300).collect();
+                Some(format!(
+                    "  | {shown}\n  | {}^\n",
+                    " ".repeat(col.saturating_sub(1).min(300))
+                ))
+            });
+            if let Some(q) = quoted {
+                out.push_str(&q);
+            }
+        }
+        out
     }
 
     /// The program log so far.
@@ -260,6 +296,7 @@ impl NvvmProgram {
             unsafe { (self.api.verify_program)(self.program, ptrs.len() as c_int, ptrs.as_ptr()) };
         let log = self.log();
         if code != 0 {
+            let log = self.with_lines(log);
             return Err(NvvmError::Call {
                 call: "nvvmVerifyProgram",
                 code: error_name(self.api, code),
@@ -277,7 +314,7 @@ impl NvvmProgram {
         // SAFETY: valid program; `ptrs` points into `c_opts`, alive here.
         let code =
             unsafe { (self.api.compile_program)(self.program, ptrs.len() as c_int, ptrs.as_ptr()) };
-        let log = self.log();
+        let log = self.with_lines(self.log());
         let fail = |call, code| NvvmError::Call {
             call,
             code: error_name(self.api, code),

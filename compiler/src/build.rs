@@ -514,7 +514,12 @@ impl LinkedChunk {
 
 /// What nvJitLink 13.0 says when its `-g` link of LTOIR fails for control
 /// flow it cannot give debug information (docs/debug-info.md).
-const G_LINK_FAILURE: &str = "Symbol name with unsupported characters";
+const G_LINK_FAILURES: [&str; 2] = [
+    "Symbol name with unsupported characters",
+    // ptxas inside nvJitLink, on some loops `-g` keeps (core's iterator
+    // models, docs/debug-info.md).
+    "Attempted to Dereference Out of Bounds",
+];
 
 /// Instantiates the provider for chunk `i`'s thunks (chunk 0 also holds the
 /// benchmark's C++ functor and copy kernel), compiles it with NVRTC and links
@@ -678,10 +683,17 @@ fn link_chunk(
             // inlining it. The same inputs always take the same path, so
             // the result is cached under the first plan's key.
             (Err(e), Some(ptx))
-                if args.lto && args.debug && e.to_string().contains(G_LINK_FAILURE) =>
+                if args.lto
+                    && args.debug
+                    && G_LINK_FAILURES.iter().any(|f| e.to_string().contains(f)) =>
             {
+                let why = G_LINK_FAILURES
+                    .iter()
+                    .find(|f| e.to_string().contains(*f))
+                    .copied()
+                    .unwrap_or_default();
                 eprintln!(
-                    "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({G_LINK_FAILURE}, \
+                    "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({why}, \
                      docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"
                 );
                 let fallback = plan_with(input(&format!("thunks.{i}.ptx"), ptx.clone())?)?;

@@ -435,10 +435,12 @@ fn own_record(
         return Ok(Own::None);
     }
     // Every closure's span must point into a file the document holds (a
-    // file rustc read but did not list would be read as another's lines).
+    // file rustc read but did not list would be read as another's lines);
+    // `core`'s closures, whose bodies the core model gives, have none.
     let unknown: Vec<String> = doc
         .closures
         .iter()
+        .filter(|c| !frontend::core_model::is_model_closure(&c.ty))
         .filter_map(|c| match &c.ty {
             frontend::ty::Ty::Closure { file, span } if doc.source.file_id(file).is_none() => {
                 Some(format!("{file}:{}:{}", span.lo_line, span.lo_col))

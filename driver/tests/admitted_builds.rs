@@ -1,7 +1,8 @@
 //! Admitted means it builds: every case file in `tests/` (admission cases,
 //! the corpus, the verdict cases) and `examples/` is built by `driver build`
 //! at opt-level 0 and 3, with overflow checks on and off, by the LTOIR and
-//! the PTX route, with `--keep-going`. A build either writes its cubin and
+//! the PTX route, and with `-g` (both routes) and `--lineinfo`, with
+//! `--keep-going`. A build either writes its cubin and
 //! manifest (exit 0, or exit 1 when admission rejected some registrations)
 //! or fails only because admission rejected every registration; any other
 //! failure is an admitted callback that did not build, and fails the test.
@@ -38,7 +39,16 @@ fn cases() -> Vec<PathBuf> {
     out
 }
 
-const CONFIGS: [(&str, &[&str]); 8] = [
+const CONFIGS: [(&str, &[&str]); 11] = [
+    ("O0 checks lto -g", &["--overflow-checks", "on", "-g"]),
+    (
+        "O0 checks ptx -g",
+        &["--overflow-checks", "on", "--no-lto", "-g"],
+    ),
+    (
+        "O3 checks lto lineinfo",
+        &["-O", "--overflow-checks", "on", "--lineinfo"],
+    ),
     ("O0 checks lto", &["--overflow-checks", "on"]),
     ("O0 nochecks lto", &["--overflow-checks", "off"]),
     ("O3 checks lto", &["-O", "--overflow-checks", "on"]),

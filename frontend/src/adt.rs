@@ -90,6 +90,15 @@ impl AdtDef {
     /// substituted for the parameters.
     pub fn fields(&self, index: usize, args: &[Ty]) -> Option<Vec<Ty>> {
         let v = self.variants.get(index)?;
+        // `ControlFlow<B>` is `ControlFlow<B, ()>`: the one default a
+        // type here has.
+        let defaulted;
+        let args = if self.path.ends_with("ControlFlow") && args.len() + 1 == self.params.len() {
+            defaulted = [args, &[Ty::Tuple(Vec::new())]].concat();
+            defaulted.as_slice()
+        } else {
+            args
+        };
         Some(v.fields.iter().map(|t| self.subst(t, args)).collect())
     }
 
@@ -274,6 +283,48 @@ pub fn std_def(path: &str) -> Option<AdtDef> {
             isize,
             vec![v("RangeInclusive", 0, &["Idx", "Idx", "bool"])],
         ),
+        // Iterator adapters, fields in `core`'s order and meaning: inlined
+        // code builds and reads them (`Zip` as for iterators with random
+        // access; `StepBy` of an unsigned range counts what is left in its
+        // range's end, as the core model does, `frontend::core_model`).
+        "iter::Map" | "iter::adapters::map::Map" => def(
+            "",
+            &["I", "F"],
+            Struct,
+            isize,
+            vec![v("Map", 0, &["I", "F"])],
+        ),
+        "iter::Filter" | "iter::adapters::filter::Filter" => def(
+            "",
+            &["I", "P"],
+            Struct,
+            isize,
+            vec![v("Filter", 0, &["I", "P"])],
+        ),
+        "iter::Enumerate" | "iter::adapters::enumerate::Enumerate" => def(
+            "",
+            &["I"],
+            Struct,
+            isize,
+            vec![v("Enumerate", 0, &["I", "usize"])],
+        ),
+        "iter::Rev" | "iter::adapters::rev::Rev" => {
+            def("", &["I"], Struct, isize, vec![v("Rev", 0, &["I"])])
+        }
+        "iter::StepBy" | "iter::adapters::step_by::StepBy" => def(
+            "",
+            &["I"],
+            Struct,
+            isize,
+            vec![v("StepBy", 0, &["I", "usize", "bool"])],
+        ),
+        "iter::Zip" | "iter::adapters::zip::Zip" => def(
+            "",
+            &["A", "B"],
+            Struct,
+            isize,
+            vec![v("Zip", 0, &["A", "B", "usize", "usize", "usize"])],
+        ),
         "marker::PhantomData" => def("", &["T"], Struct, isize, vec![v("PhantomData", 0, &[])]),
         "num::Wrapping" => def("", &["T"], Struct, isize, vec![v("Wrapping", 0, &["T"])]),
         // The value itself, never zero: what `frontend::niche` builds for
@@ -305,7 +356,10 @@ pub fn collect(doc: &mut PreparedMir) {
                 if found.contains_key(path) {
                     continue;
                 }
-                let Some(d) = std_def(path).or_else(|| user_def(&items, path)) else {
+                let Some(d) = std_def(path)
+                    .or_else(|| user_def(&items, path))
+                    .or_else(|| trimmed_std_def(path))
+                else {
                     continue;
                 };
                 for variant in 0..d.variants.len() {
@@ -320,6 +374,35 @@ pub fn collect(doc: &mut PreparedMir) {
         }
     }
     doc.adts = found.into_values().collect();
+}
+
+/// A `core` type MIR names by its last segment alone (`Option<u32>` in a
+/// function's header, `ControlFlow<()>`): rustc trims a path where the name
+/// is unambiguous, so a crate item of that name (tried first) would have
+/// kept it whole.
+fn trimmed_std_def(path: &str) -> Option<AdtDef> {
+    let full = match path {
+        "Option" => "std::option::Option",
+        "Result" => "std::result::Result",
+        "Ordering" => "std::cmp::Ordering",
+        "ControlFlow" => "std::ops::ControlFlow",
+        "FpCategory" => "std::num::FpCategory",
+        "RangeInclusive" => "std::ops::RangeInclusive",
+        "Wrapping" => "std::num::Wrapping",
+        "Saturating" => "std::num::Saturating",
+        "NonZero" => "std::num::NonZero",
+        "PhantomData" => "std::marker::PhantomData",
+        "Map" => "std::iter::Map",
+        "Filter" => "std::iter::Filter",
+        "Enumerate" => "std::iter::Enumerate",
+        "Rev" => "std::iter::Rev",
+        "StepBy" => "std::iter::StepBy",
+        "Zip" => "std::iter::Zip",
+        _ => return None,
+    };
+    let mut d = std_def(full)?;
+    d.path = path.to_string();
+    Some(d)
 }
 
 /// The crate's item whose name is the last segment of `path`: the one item

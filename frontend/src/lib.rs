@@ -7,6 +7,7 @@ pub mod adt;
 pub mod bridge;
 mod cached;
 pub mod closure_layout;
+pub mod core_model;
 mod mono;
 mod niche;
 pub mod panics;

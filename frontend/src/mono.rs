@@ -58,8 +58,14 @@ fn is_closure_of(name: &str, generic: &str) -> bool {
 }
 
 /// Adds to `bodies` every instance of a generic body that a call names,
-/// transitively.
-pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFacts) {
+/// transitively, and the instances of the core model's closures that
+/// `closures` asks for.
+pub(crate) fn instantiate(
+    mir: &str,
+    bodies: &mut Vec<Body>,
+    source: &SourceFacts,
+    closures: &[crate::core_model::ClosureInstance],
+) {
     let sources = Sources::new(source);
     let lines: Vec<&str> = mir.lines().collect();
     let generics: BTreeMap<String, Generic> = bodies
@@ -86,6 +92,20 @@ pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFact
     let mut made: BTreeSet<String> = bodies.iter().map(|b| b.name.clone()).collect();
     let limit = bodies.len() + MAX_INSTANCES;
     let mut pending: Vec<usize> = (0..bodies.len()).collect();
+    for c in closures {
+        if !generics.contains_key(&c.generic) {
+            continue;
+        }
+        let name = format!("{}::<{}>", c.generic, c.args.join(", "));
+        for mut instance in
+            make_instances(bodies, &generics, &c.generic, &c.args, &name, false, &lines)
+        {
+            retype_closure(&mut instance, &c.ty);
+            made.insert(instance.name.clone());
+            bodies.push(instance);
+            pending.push(bodies.len() - 1);
+        }
+    }
     while let Some(i) = pending.pop() {
         for (name, generic, args) in instances_called(&bodies[i], &generics, &params) {
             if made.contains(&name) || bodies.len() >= limit {
@@ -103,6 +123,21 @@ pub(crate) fn instantiate(mir: &str, bodies: &mut Vec<Body>, source: &SourceFact
         }
     }
     instantiate_callbacks(bodies, &generics, &params, &lines, &mut made);
+}
+
+/// A core model closure's instance made for a `core` closure type: its
+/// environment is that type (`{closure@rmir-core:2:1: 2:1}`), not the
+/// model's closure type, so each `core` closure value finds its own body.
+fn retype_closure(body: &mut Body, ty: &str) {
+    let Some(own) = crate::prepare::env_type(body).map(Ty::to_string) else {
+        return;
+    };
+    for decl in &mut body.locals {
+        let text = decl.ty.to_string();
+        if text.contains(&own) {
+            decl.ty = Ty::parse(&text.replace(&own, ty));
+        }
+    }
 }
 
 /// The instances of a generic body and of its closures (`lerp::{closure#0}`),
@@ -297,8 +332,16 @@ fn unify(
     }
 }
 
-/// The generic parameters of a `fn` body, when it has any.
+/// The generic parameters of a `fn` body, when it has any: given already
+/// (the core model's, `core_model::mark_generics`), else read from the
+/// source.
 fn generic_of(body: &Body, sources: &Sources<'_>) -> Option<Generic> {
+    if !body.generic_params.is_empty() {
+        return Some(Generic {
+            params: body.generic_params.clone(),
+            default_of: None,
+        });
+    }
     let (file, (open, _), name) = sources.fn_extent(&body.name)?;
     let text = sources.text(file)?;
     let mut params = declared_params(text.slice(text.span_start(name)?, open))?;
@@ -332,7 +375,7 @@ fn mentions_self(body: &Body) -> bool {
 /// The type and const parameters of a `fn` header from its name on
 /// (`lerp<T: Copy>(a: T) -> T`), in order, lifetimes left out; empty for a
 /// `fn` with no generic list. `None` when the list does not close.
-fn declared_params(header: &str) -> Option<Vec<String>> {
+pub(crate) fn declared_params(header: &str) -> Option<Vec<String>> {
     let toks: Vec<&str> = lex(header).into_iter().map(|r| &header[r]).collect();
     // The name, then `<` when the function is generic.
     if toks.get(1) != Some(&"<") {

@@ -1107,22 +1107,35 @@ fn parse_named_fields(src: Src<'_>, s: &str) -> PResult<Vec<(Option<String>, Ope
 /// A path as MIR prints type and value paths: `Foo`, `Option::<i32>::Some`,
 /// `Arguments::<'_>`, `<i32 as Ord>::max`. No parentheses or braces.
 fn is_path(s: &str) -> bool {
+    // Inside generic arguments anything goes but unbalanced brackets: a
+    // unit `()`, a closure type `{closure@a.rs:1:2: 1:3}`, `fn(i32) -> i32`.
     let mut depth = 0i32;
+    let mut inner = 0i32;
+    let mut prev = ' ';
     for c in s.chars() {
         match c {
-            '<' => depth += 1,
-            '>' => {
+            '<' if inner == 0 => depth += 1,
+            '>' if inner == 0 && prev != '-' => {
                 depth -= 1;
                 if depth < 0 {
                     return false;
                 }
             }
+            '(' | '[' | '{' if depth > 0 => inner += 1,
+            ')' | ']' | '}' if depth > 0 => {
+                inner -= 1;
+                if inner < 0 {
+                    return false;
+                }
+            }
             c if c.is_alphanumeric() || matches!(c, '_' | ':' | '\'' | '&' | '*') => {}
-            ',' | ' ' | '[' | ']' | ';' if depth > 0 => {}
+            _ if depth > 0 => {}
             _ => return false,
         }
+        prev = c;
     }
     depth == 0
+        && inner == 0
         && s.chars()
             .next()
             .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '<')

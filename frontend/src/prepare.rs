@@ -16,7 +16,22 @@ use crate::ty::{Scalar, Ty};
 
 /// Parses MIR text and prepares it.
 pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
+    // `core`'s iterator calls and closures, routed to the core model.
+    let routed = crate::core_model::route(mir, source.overflow_checks.unwrap_or(true)).map_err(
+        |message| MirError {
+            line: 1,
+            col: 1,
+            message,
+        },
+    )?;
+    let (mir, model_closures) = match &routed {
+        Some(r) => (r.text.as_str(), r.closures.as_slice()),
+        None => (mir, &[][..]),
+    };
     let (mut bodies, consts) = parse_mir_items(mir)?;
+    if routed.is_some() {
+        crate::core_model::mark_generics(&mut bodies);
+    }
     // `const {alloc1: *mut i32}` is the address of a static's allocation;
     // its dump (`alloc1 (static: BIAS, size: 4, align: 4) {`) names it.
     let statics = static_allocations(mir);
@@ -49,7 +64,10 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
         }
     }
     inline_const_items(&mut bodies);
-    crate::mono::instantiate(mir, &mut bodies, &source);
+    crate::mono::instantiate(mir, &mut bodies, &source, model_closures);
+    if routed.is_some() {
+        crate::core_model::prune(&mut bodies);
+    }
     crate::niche::expand(&mut bodies);
     Ok(prepare(bodies, source))
 }
@@ -447,6 +465,11 @@ fn untuple_args(args: &mut Vec<Operand>, locals: &[crate::pmir::LocalDecl]) {
     let [_, tuple] = args.as_slice() else {
         return;
     };
+    // A closure of no arguments is called with `const ()`.
+    if matches!(tuple, Operand::Const(Constant::Unit)) {
+        args.truncate(1);
+        return;
+    }
     let place = match tuple {
         Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => p.clone(),
         _ => return,

@@ -310,6 +310,11 @@ pub enum CoreOp {
     CheckedPow,
     /// `overflowing_pow`: the wrapped power and whether it overflowed.
     OverflowingPow,
+    /// `overflowing_div`/`overflowing_rem`: the wrapped quotient or
+    /// remainder, and whether it overflowed (`MIN / -1`); optimised MIR
+    /// calls them from `wrapping_div`/`wrapping_rem` with overflow checks.
+    OverflowingDiv,
+    OverflowingRem,
     RemEuclid,
     DivEuclid,
     // The transcendental functions, through libdevice (`__nv_expf`, …).
@@ -474,6 +479,8 @@ pub const CORE_OPS: &[CoreEntry] = &[
     m("to_radians", O::ToRadians, 1, R::Float),
     m("checked_pow", O::CheckedPow, 2, R::Int),
     m("overflowing_pow", O::OverflowingPow, 2, R::Int),
+    m("overflowing_div", O::OverflowingDiv, 2, R::Int),
+    m("overflowing_rem", O::OverflowingRem, 2, R::Int),
     m("rem_euclid", O::RemEuclid, 2, R::Int),
     m("div_euclid", O::DivEuclid, 2, R::Int),
     m("exp", O::Exp, 1, R::Float),

@@ -21,7 +21,7 @@ pub const TIMEOUT_VAR: &str = "RMIR_RUSTC_TIMEOUT";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Prefixes of our scratch folder names; [`remove_stale`] touches no others.
-const KINDS: [&str; 4] = ["bridge", "hostref", "layout", "cargo"];
+const KINDS: [&str; 5] = ["bridge", "hostref", "layout", "cargo", "core-model"];
 
 /// What is alive now and must not outlive the process.
 struct Live {

@@ -590,6 +590,7 @@ impl<'c, 'p> Importer<'c, 'p> {
             closure,
             env: closure.and_then(|_| entry.argument(0).ok().map(Into::into)),
             slots: Vec::new(),
+            sret: None,
             block_index: body
                 .blocks
                 .iter()
@@ -692,6 +693,9 @@ struct BodyBuilder<'c, 'a, 'm, 'p> {
     /// The environment pointer (argument 0 of a closure body).
     env: Option<Value<'c, 'a>>,
     slots: Vec<Value<'c, 'a>>,
+    /// The caller's place for a result in memory (`rmir.sret`): `_0` is a
+    /// local like any other, copied there at each `return`.
+    sret: Option<Value<'c, 'a>>,
     block_index: HashMap<u32, usize>,
     blocks: Vec<BlockRef<'c, 'a>>,
     cur: BlockRef<'c, 'a>,
@@ -776,7 +780,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         if entry.argument_count() > params {
             // The caller's place for a result in memory (`rmir.sret`).
             let sret = entry.argument(params).map_err(|e| e.to_string())?;
-            self.slots[0] = sret.into();
+            self.sret = Some(sret.into());
         }
         for i in 0..params.min(entry.argument_count()) {
             let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
@@ -1187,9 +1191,14 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                     "a borrowed constant (`&` of a literal or of a `const` item), which the GPU \
                      lowering does not place in memory",
                 ),
-                None => unsupported(format!(
-                    "the constant `{text}`, whose type is not known here"
-                )),
+                // `Range::<u32> {{ start: 0_u32, end: 4_u32 }}`: a struct
+                // constant names its type.
+                None => match struct_constant_type(text) {
+                    Some(ty) => self.opaque_constant(text, &ty),
+                    None => unsupported(format!(
+                        "the constant `{text}`, whose type is not known here"
+                    )),
+                },
             },
         }
     }
@@ -1702,8 +1711,14 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 let ret = &self.body.locals[0].ty;
                 let values = match self.m.repr(ret) {
                     Repr::Value(_) => vec![self.read(&Place::local(frontend::pmir::Local(0)))?],
-                    // Written in place: `_0` is the caller's slot.
-                    Repr::Memory | Repr::Nothing => vec![],
+                    // Copied to the caller's slot.
+                    Repr::Memory | Repr::Nothing => {
+                        if let Some(sret) = self.sret {
+                            let ty = self.m.ty(ret);
+                            self.op("rmir.copy", &[sret, self.slots[0]], &[], &[("ty", ty)])?;
+                        }
+                        vec![]
+                    }
                 };
                 self.op("func.return", &values, &[], &[])?;
                 Ok(())
@@ -1991,5 +2006,24 @@ fn predicate_attr<'c>(ctx: &'c Context, table: &[&str], name: &str) -> Res<Attri
     match table.iter().position(|p| *p == name) {
         Some(i) => parse_attr(ctx, &format!("{i} : i64")),
         None => unsupported(format!("comparison predicate `{name}`")),
+    }
+}
+
+/// The type of a struct constant as MIR prints it in an operand
+/// (`std::ops::Range::<u32> {{ start: 0_u32, end: 4_u32 }}` is a
+/// `std::ops::Range<u32>`), or of a value rustc folded to its bytes
+/// (`{transmute(0x…): T}`).
+fn struct_constant_type(text: &str) -> Option<Ty> {
+    // `{transmute(0x0000000000000000): {closure@…}}`: the bytes of a value
+    // rustc folded, and its type.
+    if let Some(rest) = text.strip_prefix("{transmute(0x") {
+        let (_, ty) = rest.split_once("): ")?;
+        return Some(Ty::parse(ty.strip_suffix('}')?));
+    }
+    let (head, rest) = text.split_once(" {{ ")?;
+    rest.ends_with(" }}").then_some(())?;
+    match Ty::parse(&head.replacen("::<", "<", 1)) {
+        ty @ Ty::Adt { .. } => Some(ty),
+        _ => None,
     }
 }

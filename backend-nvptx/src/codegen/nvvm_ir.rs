@@ -745,7 +745,16 @@ impl Emitter {
                 md_string(name),
                 k + 2
             ));
-            let (llvm_ty, _) = scalar_llvm(*scalar);
+            // The thunk's own parameter type: a narrow integer travels
+            // widened to 32 bits in the thunk ABI (its low bits are the value).
+            // SAFETY: `f` is a live thunk with a parameter per argument.
+            let param = unsafe {
+                (LLVMCountParams(f) > k as u32 + 1).then(|| LLVMGetParam(f, k as u32 + 1))
+            };
+            let llvm_ty = match param {
+                Some(p) => self.type_of(p)?,
+                None => scalar_llvm(*scalar).0.to_string(),
+            };
             lines.push(format!(
                 "call void @llvm.dbg.value(metadata {llvm_ty} %p{}, metadata !{var}, {expr}), !dbg !{loc}",
                 k + 1
@@ -1136,15 +1145,17 @@ impl Emitter {
                         self.typed(self.operand(i, 0)?)?,
                         self.block(LLVMGetSuccessor(i, 0))?
                     );
+                    // One line: a `!dbg` attachment follows the whole
+                    // instruction (`Self::attach` appends it per line).
                     for k in 1..LLVMGetNumSuccessors(i) {
                         let _ = write!(
                             s,
-                            "\n    {}, {}",
+                            " {}, {}",
                             self.typed(LLVMGetSwitchCaseValue(i, k))?,
                             self.block(LLVMGetSuccessor(i, k))?
                         );
                     }
-                    s.push_str("\n  ]");
+                    s.push_str(" ]");
                     s
                 };
                 self.line(line);

@@ -5,8 +5,11 @@
 //! `native::reduce`. Closures are expression trees over scalar locals
 //! (`i8`…`u64`, `f32`, `f64`, `bool`), `as` casts, operators, the core
 //! methods of [`frontend::registry::CORE_OPS`] (so the generator follows the
-//! capability table), `if`/`else`, `while` loops with bounded counters, local
-//! helper `fn`s, and captures of several types.
+//! capability table), `if`/`else`, `while` loops with bounded counters,
+//! `for` loops over ranges (`..`, `..=`, `.rev()`, `.step_by()`) and
+//! iterator chains over them with closures (`fold`, `any`, `all`,
+//! `position`, `map(…).sum()` of floats, `filter(…).count()`), local helper
+//! `fn`s, and captures of several types.
 //!
 //! Everything is chosen so that the rustc-built host reference cannot panic
 //! on any input, with or without overflow checks: integer arithmetic is
@@ -146,6 +149,8 @@ enum Shape {
     CheckedU32(u32),
     /// `x.m(e).0`: the first of a `(Self, bool)`, `e` masked to `mask`.
     OverflowingU32(u32),
+    /// `x.m(y | 1).0`: the first of a `(Self, bool)`, a divisor never zero.
+    OverflowingDivisor,
     /// `x.m(y)` with a positive divisor (never zero, never -1).
     PositiveDivisor,
     /// `x.m()` returning `ret`, or Self when `None`.
@@ -174,6 +179,7 @@ fn shape(name: &str, t: Scalar, arity: usize) -> Shape {
         "wrapping_pow" | "saturating_pow" => Shape::U32Arg(15),
         "checked_pow" => Shape::CheckedU32(15),
         "overflowing_pow" => Shape::OverflowingU32(15),
+        "overflowing_div" | "overflowing_rem" => Shape::OverflowingDivisor,
         "rem_euclid" | "div_euclid" => Shape::PositiveDivisor,
         // `pow` overflows (a panic with overflow checks) unless the
         // exponent is 0 or 1.
@@ -416,10 +422,14 @@ impl Ctx<'_> {
                 let e_arg = format!("({} & {mask})", self.expr(Scalar::U32, d));
                 return format!("({recv}).{}({e_arg}).0", e.name);
             }
+            Shape::OverflowingDivisor => {
+                let y = self.expr(r, d);
+                return format!("({recv}).{}(({y} | 1)).0", e.name);
+            }
             _ => {}
         }
         let args = match shape(e.name, r, e.arity) {
-            Shape::CheckedU32(_) | Shape::OverflowingU32(_) => vec![],
+            Shape::CheckedU32(_) | Shape::OverflowingU32(_) | Shape::OverflowingDivisor => vec![],
             Shape::PositiveDivisor if is_int(r) && r.is_signed() => {
                 vec![format!("(({} & 0x3f) | 1)", self.expr(r, d))]
             }
@@ -441,12 +451,101 @@ impl Ctx<'_> {
         format!("({recv}).{}({})", e.name, args.join(", "))
     }
 
+    /// A range of small literals of the integer type `et`, iterated by
+    /// `core`'s machinery: `lo..hi`, `lo..=hi`, reversed or stepped.
+    fn range(&mut self, et: Scalar) -> String {
+        let lo = self.rng.below(4) as i64 - if et.is_signed() { 2 } else { 0 };
+        let hi = lo + self.rng.below(6) as i64;
+        let lit = |v: i64| {
+            if v < 0 {
+                format!("({v}{})", et.name())
+            } else {
+                format!("{v}{}", et.name())
+            }
+        };
+        let (lo, hi) = (lit(lo), lit(hi));
+        match self.rng.below(5) {
+            0 => format!("({lo}..={hi})"),
+            1 => format!("({lo}..{hi}).rev()"),
+            2 => format!("({lo}..{hi}).step_by({})", 1 + self.rng.below(3)),
+            3 => format!("({lo}..={hi}).rev()"),
+            _ => format!("({lo}..{hi})"),
+        }
+    }
+
+    /// An expression over `core`'s iterators of a range, of type `t`, with
+    /// a closure whose parameters (`acc`, the element) join the variables
+    /// in scope for its body only.
+    fn iterator(&mut self, t: Scalar, d: u32) -> String {
+        let ints: Vec<Scalar> = TYPES.iter().copied().filter(|x| is_int(*x)).collect();
+        let et = *self.rng.pick(&ints);
+        let range = self.range(et);
+        let i = self.fresh("i");
+        let scope = self.vars.len();
+        let text = match (t, self.rng.below(3)) {
+            (Scalar::Bool, k) => {
+                self.vars.push((i.clone(), et));
+                let p = self.expr(Scalar::Bool, d);
+                let m = if k == 0 { "all" } else { "any" };
+                format!("{range}.{m}(|{i}| {p})")
+            }
+            (Scalar::U32, 0) => {
+                let or = self.expr(Scalar::U32, d);
+                self.vars.push((i.clone(), et));
+                let p = self.expr(Scalar::Bool, d);
+                format!("{range}.position(|{i}| {p}).map_or({or}, |p| p as u32)")
+            }
+            (f, 1) if is_float(f) => {
+                self.vars.push((i.clone(), et));
+                let e = self.expr(f, d);
+                format!("{range}.map(|{i}| {e}).sum::<{}>()", f.name())
+            }
+            (_, 2) if is_int(t) => {
+                self.vars.push((i.clone(), et));
+                let p = self.expr(Scalar::Bool, d);
+                format!("({range}.filter(|&{i}| {p}).count() as {})", t.name())
+            }
+            _ => {
+                let acc = self.fresh("acc");
+                let init = self.expr(t, d);
+                self.vars.push((acc.clone(), t));
+                self.vars.push((i.clone(), et));
+                let e = self.expr(t, d);
+                format!("{range}.fold({init}, |{acc}, {i}| {e})")
+            }
+        };
+        self.vars.truncate(scope);
+        text
+    }
+
     /// Statements that bind new locals, with branches and bounded loops.
     fn stmts(&mut self, out: &mut String, indent: &str, count: usize, depth: u32) {
         for _ in 0..count {
             let t = *self.rng.pick(&TYPES);
             let name = self.fresh("v");
-            match self.rng.below(4) {
+            match self.rng.below(6) {
+                4 => {
+                    // A `for` loop over a range, updating a fresh accumulator.
+                    let ints: Vec<Scalar> = TYPES.iter().copied().filter(|x| is_int(*x)).collect();
+                    let et = *self.rng.pick(&ints);
+                    let range = self.range(et);
+                    let i = self.fresh("i");
+                    let init = self.expr(t, depth);
+                    out.push_str(&format!("{indent}let mut {name}: {} = {init};\n", t.name()));
+                    out.push_str(&format!("{indent}for {i} in {range} {{\n"));
+                    let scope = self.vars.len();
+                    self.vars.push((name.clone(), t));
+                    self.vars.push((i, et));
+                    let step = self.expr(t, depth);
+                    self.vars.truncate(scope);
+                    out.push_str(&format!("{indent}    {name} = {step};\n{indent}}}\n"));
+                    self.vars.push((name, t));
+                }
+                5 => {
+                    let e = self.iterator(t, depth);
+                    out.push_str(&format!("{indent}let {name}: {} = {e};\n", t.name()));
+                    self.vars.push((name, t));
+                }
                 0 => {
                     // A bounded loop that updates a fresh accumulator.
                     let j = self.fresh("j");

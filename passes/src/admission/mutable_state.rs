@@ -1,5 +1,5 @@
 //! Rule: no mutable callback state: not `FnMut`/`FnOnce`, and no write
-//! through the environment anywhere the callback reaches.
+//! through the callback's environment.
 
 use frontend::ty::Ty;
 
@@ -123,11 +123,13 @@ fn to_reduce(ctx: &Ctx<'_>, help: &str) -> Vec<Suggestion> {
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     statics(ctx, out);
+    // Only the callback's own environment is shared by the provider's
+    // threads: a closure built inside the callback (a value on each
+    // thread's stack, `enumerate`'s counter) may write its own captures.
     let writes: Vec<_> = ctx
-        .graph
-        .bodies()
+        .root
+        .and_then(|b| ctx.facts.bodies.get(b))
         .into_iter()
-        .filter_map(|b| ctx.facts.bodies.get(b))
         .flat_map(|b| b.env_writes.iter().map(|(_, at)| *at))
         .collect();
     let kind = ctx.closure.map(|c| c.kind).unwrap_or(ClosureKind::Fn);

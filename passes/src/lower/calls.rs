@@ -756,6 +756,22 @@ impl<'c> Core<'_, 'c> {
                 let (acc, overflow) = self.pow_parts(false)?;
                 some(self.pair(acc, overflow)?)
             }
+            // The wrapped result, and `MIN / -1` (signed only) as the flag.
+            CoreOp::OverflowingDiv | CoreOp::OverflowingRem => {
+                let v = self.wrapping_div_rem(op == CoreOp::OverflowingDiv)?;
+                let i1 = self.rw.ty("i1", self.at)?;
+                let flag = if self.signed() {
+                    let (a, b, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
+                    let min = self.min_const()?;
+                    let minus = self.int(ty, -1)?;
+                    let is_min = self.cmpi("eq", a, min)?;
+                    let is_minus = self.cmpi("eq", b, minus)?;
+                    self.bin("arith.andi", is_min, is_minus)?
+                } else {
+                    self.rw.int_const(self.at, i1, 0)?
+                };
+                some(self.pair(v, flag)?)
+            }
             CoreOp::RemEuclid | CoreOp::DivEuclid => some(self.euclid(op == CoreOp::DivEuclid)?),
             CoreOp::Pow => some(self.pow(Pow::Checked)?),
             CoreOp::WrappingPow => some(self.pow(Pow::Wrapping)?),

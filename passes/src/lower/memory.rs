@@ -47,6 +47,7 @@ const LOWERED: &[&str] = &[
     "rmir.discriminant",
     "rmir.set_discriminant",
     "rmir.write_discriminant",
+    "rmir.env_write",
 ];
 
 pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
@@ -268,8 +269,10 @@ fn aggregate_capture(
     Ok((slot, types::align_of(ty, &plan.adts).unwrap_or(1)))
 }
 
-/// A constant value as MIR prints it inside an enum constant: a variant
-/// with its fields (`Some(Equal)`, `Less`) or a scalar (`3_i32`, `true`).
+/// A constant value as MIR prints it inside an enum or struct constant: a
+/// variant with its fields (`Some(Equal)`, `Less`), a struct with its named
+/// fields in order (`Range::<u32> {{ start: 0_u32, end: 4_u32 }}`), or a
+/// scalar (`3_i32`, `true`).
 #[derive(Debug, PartialEq)]
 struct ConstTree {
     head: String,
@@ -278,7 +281,31 @@ struct ConstTree {
 
 fn const_tree(text: &str) -> Option<ConstTree> {
     let text = text.trim();
-    let (head, fields) = match text.find('(') {
+    if let Some((head, rest)) = text.split_once(" {{ ") {
+        let inner = rest.strip_suffix(" }}")?;
+        let mut fields = Vec::new();
+        for part in split_fields(inner) {
+            let (_, value) = part.split_once(": ")?;
+            fields.push(const_tree(value)?);
+        }
+        return Some(ConstTree {
+            head: head.to_string(),
+            fields,
+        });
+    }
+    // The `(` that opens the variant's fields, not one inside the type's
+    // generic arguments (`ControlFlow::<()>::Break(())`).
+    let mut angle = 0i32;
+    let open = text.char_indices().find_map(|(i, c)| {
+        match c {
+            '<' => angle += 1,
+            '>' => angle -= 1,
+            '(' if angle == 0 => return Some(i),
+            _ => {}
+        }
+        None
+    });
+    let (head, fields) = match open {
         Some(open) if text.ends_with(')') => {
             let inner = &text[open + 1..text.len() - 1];
             let mut fields = Vec::new();
@@ -307,14 +334,39 @@ fn const_tree(text: &str) -> Option<ConstTree> {
     })
 }
 
+/// `inner` split at its top-level commas.
+fn split_fields(inner: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        out.push(inner[start..].trim());
+    }
+    out
+}
+
 /// `const Option::<i32>::None`, `const Less`,
 /// `const Option::<Ordering>::Some(Equal)`: a slot of the enum holding the
 /// constant; `None` when the constant is not an enum value this reads.
 fn enum_constant(rw: &Rw<'_>, plan: &Plan, op: Op, ty: &Ty) -> Result<Option<Val>, LowerError> {
-    if plan.adts.enum_of(ty).is_none() {
+    let text = rewrite::str_attr(op, "value").unwrap_or_default();
+    if let Some(slot) = folded_constant(rw, plan, op, ty, &text)? {
+        return Ok(Some(slot));
+    }
+    let is_struct = plan.adts.struct_fields(ty).is_some() && text.contains(" {{ ");
+    if plan.adts.enum_of(ty).is_none() && !is_struct {
         return Ok(None);
     }
-    let text = rewrite::str_attr(op, "value").unwrap_or_default();
     let Some(tree) = const_tree(&text) else {
         return Ok(None);
     };
@@ -327,6 +379,95 @@ fn enum_constant(rw: &Rw<'_>, plan: &Plan, op: Op, ty: &Ty) -> Result<Option<Val
         ));
     }
     Ok(Some(slot))
+}
+
+/// `{transmute(0x…): T}`: a value rustc folded to its bytes, for a type
+/// holding one scalar that is not zero-sized (`enumerate`'s closure: a
+/// zero-sized closure and a `usize` count): the bytes are that scalar
+/// (whatever rustc's layout of the rest, which has no bytes). `None` for
+/// any other constant.
+fn folded_constant(
+    rw: &Rw<'_>,
+    plan: &Plan,
+    op: Op,
+    ty: &Ty,
+    text: &str,
+) -> Result<Option<Val>, LowerError> {
+    let Some(hex) = text
+        .strip_prefix("{transmute(0x")
+        .and_then(|r| r.split_once(')'))
+        .map(|(h, _)| h)
+    else {
+        return Ok(None);
+    };
+    let mut leaves = Vec::new();
+    if !sized_leaves(plan, ty, &mut vec![0], &mut leaves) {
+        return Ok(None);
+    }
+    let [(path, scalar)] = leaves.as_slice() else {
+        return Err(rw.error(
+            op,
+            format!(
+                "the folded constant `{text}` holds {} scalars; the GPU lowering reads one",
+                leaves.len()
+            ),
+        ));
+    };
+    let (Ok(bits), true) = (
+        u128::from_str_radix(hex, 16),
+        hex.len() as u64 == 2 * scalar.size(),
+    ) else {
+        return Ok(None);
+    };
+    let t = memory_type(rw, plan, op, ty)?;
+    let slot = rw.alloca(op, t)?;
+    let st = memory_type(rw, plan, op, &Ty::Scalar(*scalar))?;
+    let it = rw.ty(&format!("i{}", 8 * scalar.size()), op)?;
+    let raw = rw.int_const(op, it, bits as i64)?;
+    let value = if scalar.is_float() {
+        rw.emit1(op, "llvm.bitcast", &[raw], st, &[])?
+    } else if *scalar == vocab::Scalar::Bool {
+        rw.emit1(op, "arith.trunci", &[raw], st, &[])?
+    } else {
+        raw
+    };
+    let addr = rw.gep(op, slot, path, &[], t)?;
+    rw.emit(op, "llvm.store", &[value, addr], &[], &[])?;
+    Ok(Some(slot))
+}
+
+/// The scalars of `ty` that are not zero-sized, each with its path in our
+/// layout; false when a part has no known layout.
+fn sized_leaves(
+    plan: &Plan,
+    ty: &Ty,
+    path: &mut Vec<i32>,
+    out: &mut Vec<(Vec<i32>, vocab::Scalar)>,
+) -> bool {
+    if let Some(s) = ty.scalar() {
+        out.push((path.clone(), s));
+        return true;
+    }
+    if ty.is_unit() || matches!(ty, Ty::FnDef { .. }) || plan.empty_closures.contains(ty) {
+        return true;
+    }
+    let fields = match ty {
+        Ty::Tuple(parts) => parts.clone(),
+        _ if plan.adts.enum_of(ty).is_some() => return false,
+        _ => match plan.adts.struct_fields(ty) {
+            Some(f) => f,
+            None => return false,
+        },
+    };
+    for (j, f) in fields.iter().enumerate() {
+        path.push(j as i32);
+        let ok = sized_leaves(plan, f, path, out);
+        path.pop();
+        if !ok {
+            return false;
+        }
+    }
+    true
 }
 
 /// Stores the constant `tree` of type `ty` at `path` in the slot of type
@@ -360,6 +501,24 @@ fn store_constant(
             path.extend([index as i32 + 1, j as i32]);
             let ok = store_constant(rw, plan, op, slot, t, path, fty, field)?;
             path.truncate(path.len() - 2);
+            if !ok {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    // `()`: nothing to store.
+    if ty.is_unit() {
+        return Ok((tree.head.is_empty() || tree.head == "()") && tree.fields.is_empty());
+    }
+    if let Some(fields) = plan.adts.struct_fields(ty) {
+        if fields.len() != tree.fields.len() {
+            return Ok(false);
+        }
+        for (j, (fty, field)) in fields.iter().zip(&tree.fields).enumerate() {
+            path.push(j as i32);
+            let ok = store_constant(rw, plan, op, slot, t, path, fty, field)?;
+            path.pop();
             if !ok {
                 return Ok(false);
             }
@@ -425,6 +584,22 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 &[],
                 &[],
             )?;
+            None
+        }
+        // A closure built inside a callback writing its own capture
+        // (`enumerate`'s counter): admission refused any write through the
+        // callback's environment, so what is left is such a value's field.
+        "rmir.env_write" => {
+            let ty = rw.ty_attr(op, "ty")?;
+            let t = memory_type(rw, plan, op, &ty)?;
+            let value = rw.operand(op, 1)?;
+            let is_ptr = rewrite::type_of(value).to_string() == "!llvm.ptr";
+            let value = if is_ptr && t.to_string() != "!llvm.ptr" {
+                rw.emit1(op, "llvm.load", &[value], t, &[])?
+            } else {
+                value
+            };
+            rw.emit(op, "llvm.store", &[value, rw.operand(op, 0)?], &[], &[])?;
             None
         }
         "rmir.copy" => {

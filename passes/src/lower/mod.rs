@@ -221,7 +221,7 @@ pub const PASSES: &[PassInfo] = &[
             "rmir.local", "rmir.field", "rmir.deref", "rmir.index", "rmir.const_index",
             "rmir.capture_addr", "rmir.capture_read", "rmir.load", "rmir.store", "rmir.copy",
             "rmir.ref", "rmir.constant", "rmir.aggregate", "rmir.downcast", "rmir.discriminant",
-            "rmir.set_discriminant", "rmir.write_discriminant",
+            "rmir.set_discriminant", "rmir.write_discriminant", "rmir.env_write",
         ],
         kind: PassKind::Rust(memory::run),
     },
