@@ -349,6 +349,18 @@ pub fn collect(doc: &mut PreparedMir) {
         .iter()
         .flat_map(|b| b.locals.iter().map(|l| l.ty.clone()))
         .collect();
+    // A struct constant names its type, which no local may have.
+    for b in &doc.bodies {
+        for block in &b.blocks {
+            if let crate::pmir::TerminatorKind::Call { args, .. } = &block.terminator.kind {
+                for a in args {
+                    if let crate::pmir::Operand::Const(crate::pmir::Constant::Other(text)) = a {
+                        work.extend(struct_constant_type(text));
+                    }
+                }
+            }
+        }
+    }
     while let Some(ty) = work.pop() {
         match &ty {
             Ty::Adt { path, args } => {
@@ -374,6 +386,23 @@ pub fn collect(doc: &mut PreparedMir) {
         }
     }
     doc.adts = found.into_values().collect();
+}
+
+/// The type of a struct constant as MIR prints it in an operand
+/// (`std::ops::Range::<u32> {{ start: 0_u32, end: 4_u32 }}` is a
+/// `std::ops::Range<u32>`), or of a value rustc folded to its bytes
+/// (`{transmute(0x…): T}`).
+pub fn struct_constant_type(text: &str) -> Option<Ty> {
+    if let Some(rest) = text.strip_prefix("{transmute(0x") {
+        let (_, ty) = rest.split_once("): ")?;
+        return Some(Ty::parse(ty.strip_suffix('}')?));
+    }
+    let (head, rest) = text.split_once(" {{ ")?;
+    rest.ends_with(" }}").then_some(())?;
+    match Ty::parse(&head.replacen("::<", "<", 1)) {
+        ty @ Ty::Adt { .. } => Some(ty),
+        _ => None,
+    }
 }
 
 /// A `core` type MIR names by its last segment alone (`Option<u32>` in a

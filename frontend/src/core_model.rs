@@ -560,6 +560,12 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
             (Kind::Inclusive, "DoubleEndedIterator", "try_rfold") => {
                 ("inclusive_try_rfold", with_x(&generics, x()?))
             }
+            (Kind::Inclusive, "RangeInclusiveIteratorImpl", "spec_try_fold") => {
+                ("inclusive_try_fold", with_x(&generics, x()?))
+            }
+            (Kind::Inclusive, "RangeInclusiveIteratorImpl", "spec_try_rfold") => {
+                ("inclusive_try_rfold", with_x(&generics, x()?))
+            }
             (Kind::Inclusive, "RangeInclusiveIteratorImpl", "spec_next") => {
                 ("inclusive_next", Vec::new())
             }

@@ -1193,7 +1193,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
                 ),
                 // `Range::<u32> {{ start: 0_u32, end: 4_u32 }}`: a struct
                 // constant names its type.
-                None => match struct_constant_type(text) {
+                None => match frontend::adt::struct_constant_type(text) {
                     Some(ty) => self.opaque_constant(text, &ty),
                     None => unsupported(format!(
                         "the constant `{text}`, whose type is not known here"
@@ -2006,24 +2006,5 @@ fn predicate_attr<'c>(ctx: &'c Context, table: &[&str], name: &str) -> Res<Attri
     match table.iter().position(|p| *p == name) {
         Some(i) => parse_attr(ctx, &format!("{i} : i64")),
         None => unsupported(format!("comparison predicate `{name}`")),
-    }
-}
-
-/// The type of a struct constant as MIR prints it in an operand
-/// (`std::ops::Range::<u32> {{ start: 0_u32, end: 4_u32 }}` is a
-/// `std::ops::Range<u32>`), or of a value rustc folded to its bytes
-/// (`{transmute(0x…): T}`).
-fn struct_constant_type(text: &str) -> Option<Ty> {
-    // `{transmute(0x0000000000000000): {closure@…}}`: the bytes of a value
-    // rustc folded, and its type.
-    if let Some(rest) = text.strip_prefix("{transmute(0x") {
-        let (_, ty) = rest.split_once("): ")?;
-        return Some(Ty::parse(ty.strip_suffix('}')?));
-    }
-    let (head, rest) = text.split_once(" {{ ")?;
-    rest.ends_with(" }}").then_some(())?;
-    match Ty::parse(&head.replacen("::<", "<", 1)) {
-        ty @ Ty::Adt { .. } => Some(ty),
-        _ => None,
     }
 }
