@@ -682,16 +682,11 @@ fn link_chunk(
             // which links; the provider calls the callback rather than
             // inlining it. The same inputs always take the same path, so
             // the result is cached under the first plan's key.
-            (Err(e), Some(ptx))
-                if args.lto
-                    && args.debug
-                    && G_LINK_FAILURES.iter().any(|f| e.to_string().contains(f)) =>
-            {
-                let why = G_LINK_FAILURES
-                    .iter()
-                    .find(|f| e.to_string().contains(*f))
-                    .copied()
-                    .unwrap_or_default();
+            (Err(e), Some(ptx)) if args.lto && args.debug => {
+                let text = e.to_string();
+                let Some(why) = G_LINK_FAILURES.iter().find(|f| text.contains(*f)) else {
+                    return Err(text);
+                };
                 eprintln!(
                     "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({why}, \
                      docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"

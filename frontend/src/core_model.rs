@@ -74,8 +74,6 @@ pub fn is_model_closure(ty: &Ty) -> bool {
 /// Whether a body's name is one of the model's.
 pub(crate) fn is_model_body(name: &str) -> bool {
     name.starts_with("rmir_")
-        || name.starts_with("<rmir_")
-        || name.starts_with("<impl at rmir_core.rs")
 }
 
 /// Routes `mir` to the model; `None` when it uses nothing the model holds.
@@ -247,7 +245,7 @@ impl Closures {
         let mut rest = line;
         while let Some(at) = rest.find("{closure@") {
             out.push_str(&rest[..at]);
-            let Some(len) = balanced(&rest[at..]) else {
+            let Some(len) = crate::parse::matching(&rest[at..], 0).map(|close| close + 1) else {
                 out.push_str(&rest[at..]);
                 return out;
             };
@@ -289,24 +287,6 @@ impl Closures {
         });
         Some(ty)
     }
-}
-
-/// The length of the balanced `{…}` group `text` starts with.
-fn balanced(text: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// A type's text with module paths dropped (`std::iter::Map` → `Map`): MIR
@@ -384,9 +364,8 @@ fn last_segment(path: &str) -> Option<(&str, &str, Vec<String>)> {
         Some(open_to_end) => {
             let open = matching_open(open_to_end)?;
             let list = &open_to_end[open + 1..];
-            let args = split_top(list)
+            let args = split_args(list)
                 .into_iter()
-                .map(str::trim)
                 .filter(|a| !a.starts_with('\''))
                 .map(str::to_string)
                 .collect();
@@ -420,28 +399,14 @@ fn matching_open(text: &str) -> Option<usize> {
     None
 }
 
-/// `text` split at its top-level commas.
-fn split_top(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    let b = text.as_bytes();
-    for i in 0..b.len() {
-        match b[i] {
-            b'>' if i > 0 && b[i - 1] == b'-' => {}
-            b'<' | b'(' | b'[' | b'{' => depth += 1,
-            b'>' | b')' | b']' | b'}' => depth -= 1,
-            b',' if depth == 0 => {
-                out.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !text[start..].trim().is_empty() {
-        out.push(&text[start..]);
-    }
-    out
+/// A generic argument list split at its top-level commas, each trimmed
+/// (`ty::split_top`).
+fn split_args(text: &str) -> Vec<&str> {
+    crate::ty::split_top(text, ',')
+        .into_iter()
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -457,7 +422,7 @@ fn route_call(line: &str) -> Option<String> {
     let callee_start = eq + 3;
     let open = callee_start + call_paren(&t[callee_start..])?;
     let callee = &t[callee_start..open];
-    let close = open + balanced_paren(&t[open..])?;
+    let close = crate::parse::matching(t, open)? + 1;
     let args = &t[open + 1..close - 1];
     let (model, args) = model_call(callee, args)?;
     let indent = &line[..line.len() - t.len()];
@@ -485,36 +450,17 @@ fn call_paren(text: &str) -> Option<usize> {
     None
 }
 
-/// The length of the `(…)` group `text` starts with.
-fn balanced_paren(text: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// A modelled callee's model function with its generic arguments, and the
 /// call's arguments (rewritten where the model takes fewer).
 fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
     let (path, generics) = crate::parse::split_generics(callee);
     let generics: Vec<String> = generics.iter().map(Ty::to_string).collect();
-    if let Some((self_ty, tr, method)) = qualified(&path) {
+    if let Some((self_ty, tr, method)) = crate::mono::qualified(&path) {
         let self_ty = Ty::parse(self_ty);
-        let tr = tr.split_once('<').map_or(tr, |(t, _)| t);
         let tr = tr.rsplit("::").next().unwrap_or(tr);
         // `Iterator::any`/`all`: `try_fold(…) == Break(())`/`Continue(())`.
         if tr == "PartialEq" && method == "eq" && last(&self_ty) == Some("ControlFlow") {
-            let parts = split_top(args);
+            let parts = split_args(args);
             let [value, constant] = parts.as_slice() else {
                 return None;
             };
@@ -604,9 +550,9 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
     let (head, ty_args) = ty.split_once("::<")?;
     let head = head.rsplit("::").next()?;
     if let Some(model) = option_result_method(head, method) {
-        let mut all: Vec<String> = split_top(ty_args.strip_suffix('>')?)
+        let mut all: Vec<String> = split_args(ty_args.strip_suffix('>')?)
             .into_iter()
-            .map(|a| a.trim().to_string())
+            .map(str::to_string)
             .collect();
         all.extend(generics);
         return Some((with_generics(model, &all), args.to_string()));
@@ -672,14 +618,6 @@ fn control_flow_break(r: &str) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// `<S as Trait>::method` → (`S`, `Trait`, `method`).
-fn qualified(path: &str) -> Option<(&str, &str, &str)> {
-    let inner = path.strip_prefix('<')?;
-    let (head, method) = inner.rsplit_once(">::")?;
-    let (self_ty, tr) = head.split_once(" as ")?;
-    Some((self_ty, tr, method))
 }
 
 fn last(ty: &Ty) -> Option<&str> {

@@ -467,7 +467,7 @@ fn instance_named(
 
 /// `<S as Trait>::method` → (`S`, `Trait`, `method`), the trait without
 /// its generic arguments.
-fn qualified(path: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn qualified(path: &str) -> Option<(&str, &str, &str)> {
     let inner = path.strip_prefix('<')?;
     let (head, method) = inner.rsplit_once(">::")?;
     let (self_ty, tr) = head.split_once(" as ")?;

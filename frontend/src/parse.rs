@@ -1629,7 +1629,7 @@ fn parse_message(s: &str) -> String {
 }
 
 /// Index of the bracket that closes the one opened at `open` (any of `([{<`).
-fn matching(s: &str, open: usize) -> Option<usize> {
+pub(crate) fn matching(s: &str, open: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let (o, c) = match bytes.get(open)? {
         b'(' => (b'(', b')'),

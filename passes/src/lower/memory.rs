@@ -284,7 +284,8 @@ fn const_tree(text: &str) -> Option<ConstTree> {
     if let Some((head, rest)) = text.split_once(" {{ ") {
         let inner = rest.strip_suffix(" }}")?;
         let mut fields = Vec::new();
-        for part in split_fields(inner) {
+        let parts = frontend::ty::split_top(inner, ',');
+        for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             let (_, value) = part.split_once(": ")?;
             fields.push(const_tree(value)?);
         }
@@ -308,22 +309,14 @@ fn const_tree(text: &str) -> Option<ConstTree> {
     let (head, fields) = match open {
         Some(open) if text.ends_with(')') => {
             let inner = &text[open + 1..text.len() - 1];
-            let mut fields = Vec::new();
-            let (mut depth, mut start) = (0i32, 0);
-            for (i, c) in inner.char_indices() {
-                match c {
-                    '(' | '<' | '[' => depth += 1,
-                    ')' | '>' | ']' => depth -= 1,
-                    ',' if depth == 0 => {
-                        fields.push(const_tree(&inner[start..i])?);
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            if !inner.trim().is_empty() {
-                fields.push(const_tree(&inner[start..])?);
-            }
+            let fields = if inner.trim().is_empty() {
+                Vec::new()
+            } else {
+                frontend::ty::split_top(inner, ',')
+                    .into_iter()
+                    .map(const_tree)
+                    .collect::<Option<Vec<_>>>()?
+            };
             (&text[..open], fields)
         }
         _ => (text, Vec::new()),
@@ -332,27 +325,6 @@ fn const_tree(text: &str) -> Option<ConstTree> {
         head: head.rsplit("::").next().unwrap_or(head).to_string(),
         fields,
     })
-}
-
-/// `inner` split at its top-level commas.
-fn split_fields(inner: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' | '<' | '[' | '{' => depth += 1,
-            ')' | '>' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !inner[start..].trim().is_empty() {
-        out.push(inner[start..].trim());
-    }
-    out
 }
 
 /// `const Option::<i32>::None`, `const Less`,
