@@ -438,3 +438,45 @@ fn the_nvvm_emitter_names_what_it_cannot_write() {
         "{err}"
     );
 }
+
+/// The host JIT runs the lowered thunk itself: case 03 adds its captured
+/// `k`, case 01 panics on overflow (the call reports it, the process goes
+/// on), case 05's helpers are inlined into the thunk.
+#[test]
+fn lowered_thunks_run_on_the_host() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    let slot = |v: i32| {
+        let mut s = [0u8; SLOT];
+        s[..4].copy_from_slice(&v.to_le_bytes());
+        s
+    };
+    let context = context();
+    let (module, thunks) = lowered(&context, "03_wrapping_capture.rs", 0, true);
+    let env = 1000i32.to_le_bytes();
+    let r = with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+        let mut out = [0u8; SLOT];
+        f.call(&env, &[slot(i32::MAX), slot(2)], &mut out).unwrap();
+        i32::from_le_bytes(out[..4].try_into().unwrap())
+    })
+    .unwrap();
+    assert_eq!(r, i32::MAX.wrapping_add(2).wrapping_add(1000));
+
+    let context = self::context();
+    let (module, thunks) = lowered(&context, "01_add_overflow_checks.rs", 0, true);
+    let (ok, panicked) = with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+        let mut out = [0u8; SLOT];
+        let ok = f.call(&[], &[slot(40), slot(2)], &mut out).map(|()| out[0]);
+        let panicked = f.call(&[], &[slot(i32::MAX), slot(1)], &mut out);
+        (ok, panicked)
+    })
+    .unwrap();
+    assert_eq!((ok, panicked), (Some(42), None));
+
+    let context = self::context();
+    let (module, thunks) = lowered(&context, "05_helper_chain.rs", 0, true);
+    with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+        let mut out = [0u8; SLOT];
+        f.call(&[0u8; 64], &[slot(3), slot(4)], &mut out)
+    })
+    .unwrap();
+}

@@ -28,7 +28,7 @@ use manifest::{
     Callback, Fingerprint, InputSpec, Manifest, RegistrationId, Variant, GENERATOR, MANIFEST_FORMAT,
 };
 use passes::admission::{Outcome, Verdict};
-use passes::diagnostic::Emitter;
+use passes::diagnostic::{Emitter, Format};
 use passes::lower::{self, Thunk};
 use rayon::prelude::*;
 
@@ -106,9 +106,16 @@ pub struct BuildArgs<'a> {
     pub lint: bool,
     /// Warnings fail the build (exit 1, nothing written).
     pub deny_warnings: bool,
+    /// The flag that denied them, for the note (`--deny-warnings`).
+    pub deny_by: &'a str,
     /// Build the admitted registrations when others are rejected (the
     /// build still fails, exit 1); without it a rejection writes nothing.
     pub keep_going: bool,
+    /// How rejections and warnings are printed.
+    pub diagnostics: Format,
+    /// Admit and lint only (`cargo check`): no device code is built and
+    /// nothing is written.
+    pub check_only: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -131,7 +138,7 @@ struct Chunk {
 /// does on an error: with [`BuildArgs::keep_going`] the admitted ones are
 /// written first.
 pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
-    let built = build_counted(args)?;
+    let built = build_counted(args).map_err(|e| e.message)?;
     if built.rejected > 0 {
         eprintln!(
             "error: {} rejected of {} registrations; the admitted ones are built (--keep-going)",
@@ -148,10 +155,57 @@ pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
 pub struct Built {
     pub admitted: usize,
     pub rejected: usize,
+    /// Cubins linked (none when only checked).
+    pub cubins: usize,
+    /// Warnings printed.
+    pub warnings: usize,
+}
+
+/// Why a build failed. `reported`: the diagnostics printed before it say
+/// why (a rejection, a denied warning), so a caller that prints errors as
+/// rustc does (inside cargo) need not repeat it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildFailure {
+    pub message: String,
+    pub reported: bool,
+}
+
+impl BuildFailure {
+    pub fn is_reported(&self) -> bool {
+        self.reported
+    }
+
+    fn reported(message: String) -> BuildFailure {
+        BuildFailure {
+            message,
+            reported: true,
+        }
+    }
+}
+
+impl From<String> for BuildFailure {
+    fn from(message: String) -> BuildFailure {
+        BuildFailure {
+            message,
+            reported: false,
+        }
+    }
+}
+
+impl From<&str> for BuildFailure {
+    fn from(message: &str) -> BuildFailure {
+        message.to_string().into()
+    }
+}
+
+impl std::fmt::Display for BuildFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// [`build`], saying how many registrations were admitted and rejected.
-pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
+pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     let arch: Arch = args.arch.parse().map_err(|e| format!("--arch: {e}"))?;
     if args.bench && !args.lto {
         return Err("--bench builds both routes and needs --lto".into());
@@ -179,19 +233,18 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         None => admit_and_lower(args.file, args.config, &context, &mut timings, &device)?,
     };
     let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
-    let styled = std::io::stderr().is_terminal();
-    let emitter = Emitter::new(&doc.source, styled);
+    let emitter = Emitter::new(&doc.source, false);
     let mut rejected = 0;
     for o in outcomes {
         if let Verdict::Rejected(diags) = &o.verdict {
             rejected += 1;
             for d in diags {
-                eprintln!("{}\n", emitter.render(d));
+                eprintln!("{}", emitter.emit(d, args.diagnostics));
             }
         }
     }
     if rejected > 0 && !args.keep_going && admitted.lowered.is_some() {
-        return Err(format!(
+        return Err(BuildFailure::reported(format!(
             "{rejected} rejected of {} registrations: nothing is written{}",
             outcomes.len(),
             if !args.quiet {
@@ -199,14 +252,19 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
             } else {
                 ""
             }
-        ));
+        )));
     }
     let Some((lowered_module, lowered)) = &admitted.lowered else {
-        return Err(format!(
+        let message = format!(
             "{}: no admitted registration to build ({} found, {rejected} rejected)",
             doc.source.file,
             outcomes.len()
-        ));
+        );
+        return Err(if rejected > 0 {
+            BuildFailure::reported(message)
+        } else {
+            message.into()
+        });
     };
     // The device libraries together with what the admitted callbacks call
     // (what admission found defined): unresolved and multiply defined
@@ -224,12 +282,14 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     // The module admission judged is the module that is built: its
     // lowering, split into chunks of thunks for parallel code generation.
     let units: Vec<(Vec<Thunk>, String)> = timings.time("split", || {
+        let parts = lower::split::Parts::of(lowered_module);
         lowered
             .thunks
             .chunks(chunk_size(lowered.thunks.len()))
             .map(|group| {
                 let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
-                lower::split::extract(lowered_module, &roots)
+                parts
+                    .extract(&roots, true)
                     .map(|text| (group.to_vec(), text))
                     .map_err(|e| e.to_string())
             })
@@ -258,53 +318,76 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
         _ => Vec::new(),
     };
     // The operator contract runs on the host while the callbacks compile.
-    let lint =
-        args.lint && args.prepared.is_none() && args.file.extension().is_some_and(|e| e == "rs");
+    let lint_jobs = if args.lint {
+        Some(timings.time("operator contract (split)", || {
+            crate::contract::jobs(lowered_module, &lowered.thunks)
+        })?)
+    } else {
+        None
+    };
     let (chunks, linted) = rayon::join(
-        || compile_chunks(&units, &codegen, args, &debug_vars),
         || {
-            lint.then(|| {
+            if args.check_only {
+                Ok(Vec::new())
+            } else {
+                compile_chunks(&units, &codegen, args, &debug_vars)
+            }
+        },
+        || {
+            lint_jobs.map(|jobs| {
                 let mut t = Timings::default();
-                let r = crate::contract::lint(
-                    args.file,
-                    doc,
+                let linted = crate::contract::lint(
+                    &jobs,
+                    &doc.source,
                     outcomes,
                     device_inputs,
                     args.cache,
                     &mut t,
                 );
-                (r, t)
+                (linted, t)
             })
         },
     );
     let chunks = chunks?;
     let mut warnings = 0;
-    if let Some((result, t)) = linted {
+    if let Some((l, t)) = linted {
         timings.merge(&t);
-        match result {
-            Ok(l) => {
-                for w in &l.warnings {
-                    eprintln!("{}\n", emitter.render(w));
-                }
-                warnings += l.warnings.len();
-                if !l.unchecked.is_empty() && !args.quiet {
-                    eprintln!(
-                        "note: the operator contract was not checked for {}\n",
-                        l.unchecked.join("; ")
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("warning: the operator contract could not be checked: {e}\n");
-                warnings += 1;
+        for w in &l.warnings {
+            let w = if args.deny_warnings {
+                w.clone().deny(args.deny_by)
+            } else {
+                w.clone()
+            };
+            eprintln!("{}", emitter.emit(&w, args.diagnostics));
+        }
+        warnings += l.warnings.len();
+        if !l.unchecked.is_empty() {
+            let note = format!(
+                "the operator contract was not checked for {}",
+                l.unchecked.join("; ")
+            );
+            match args.diagnostics {
+                Format::Human { .. } => eprintln!("note: {note}\n"),
+                Format::RustcJson { ansi } => eprintln!(
+                    "{}",
+                    passes::diagnostic::rustc_json_message("note", &note, ansi)
+                ),
             }
         }
     }
     if args.deny_warnings && warnings > 0 {
-        return Err(format!(
+        return Err(BuildFailure::reported(format!(
             "{warnings} warning{} denied (--deny-warnings): nothing is written",
             if warnings == 1 { "" } else { "s" }
-        ));
+        )));
+    }
+    if args.check_only {
+        return Ok(Built {
+            admitted: lowered.thunks.len(),
+            rejected,
+            cubins: 0,
+            warnings,
+        });
     }
     let wall = wall.elapsed();
     for c in &chunks {
@@ -487,6 +570,8 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, String> {
     Ok(Built {
         admitted: lowered.thunks.len(),
         rejected,
+        cubins: linked.len(),
+        warnings,
     })
 }
 

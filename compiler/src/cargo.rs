@@ -32,7 +32,9 @@ use frontend::bridge::RustcConfig;
 use frontend::pmir::{ModuleFile, SourceFacts};
 use manifest::embed::{read_section, Record};
 
-use crate::build::{build_counted, BuildArgs};
+use passes::diagnostic::Format;
+
+use crate::build::{build_counted, BuildArgs, Built};
 
 /// Set (to `1`) in the environment of the cargo that `driver cargo` runs:
 /// the driver, started by cargo as `RUSTC_WRAPPER`, then acts as a wrapper.
@@ -47,31 +49,69 @@ pub fn is_wrapper_invocation() -> bool {
     std::env::var_os(WRAPPER_VAR).is_some_and(|v| v == "1") && std::env::args_os().len() >= 2
 }
 
-/// `driver cargo ARGS…`: runs `cargo ARGS…` with the driver as rustc's
-/// wrapper. Only `build` is supported.
+/// Set (to `1`) by `driver cargo … --deny-warnings`: the wrapper then
+/// fails a crate on a warning of ours, as rustc's `-D warnings` does.
+pub const DENY_WARNINGS_VAR: &str = "RMIR_DENY_WARNINGS";
+
+/// The cargo commands `driver cargo` runs. `check` and `clippy` admit
+/// every callback (and lint it) without building device code.
+pub const COMMANDS: &[&str] = &["build", "run", "test", "bench", "check", "clippy"];
+
+/// `driver cargo COMMAND ARGS…`: runs `cargo COMMAND ARGS…` with the driver
+/// as rustc's wrapper. `--deny-warnings` (before any `--`) is the driver's:
+/// our warnings become errors.
 pub fn cargo(args: &[OsString]) -> Result<ExitCode, String> {
+    let usage = || {
+        format!(
+            "usage: driver cargo {{{}}} [cargo options]",
+            COMMANDS.join("|")
+        )
+    };
     match args.first().and_then(|a| a.to_str()) {
-        Some("build") => {}
+        Some(c) if COMMANDS.contains(&c) => {}
         Some(other) => {
             return Err(format!(
-                "`driver cargo {other}` is not supported: use `driver cargo build …`"
+                "`driver cargo {other}` is not supported: the commands are {}",
+                COMMANDS
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         }
-        None => return Err("usage: driver cargo build [cargo build options]".into()),
+        None => return Err(usage()),
     }
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let deny = args[..end].iter().any(|a| a == "--deny-warnings");
+    let args: Vec<&OsString> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| *i >= end || *a != "--deny-warnings")
+        .map(|(_, a)| a)
+        .collect();
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find the driver's own executable: {e}"))?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(args)
+    let mut command = Command::new(&cargo);
+    command
+        .args(&args)
         .env("RUSTC_WRAPPER", &exe)
-        .env(WRAPPER_VAR, "1")
+        .env(WRAPPER_VAR, "1");
+    if deny {
+        command.env(DENY_WARNINGS_VAR, "1");
+    } else {
+        command.env_remove(DENY_WARNINGS_VAR);
+    }
+    let status = command
         .status()
         .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
-    Ok(if status.success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    let runs_programs = matches!(args[0].to_str(), Some("run" | "test" | "bench"));
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        // `cargo run` and `cargo test` pass on the program's own status;
+        // a build that fails is exit 1, as every failed command here.
+        Some(c) if runs_programs => ExitCode::from(c.clamp(1, 255) as u8),
+        _ => ExitCode::from(1),
     })
 }
 
@@ -90,6 +130,17 @@ struct Invocation {
     opt_level: u8,
     overflow_checks: Option<bool>,
     debug_assertions: Option<bool>,
+    /// `--emit` kinds (`dep-info`, `metadata`, `link`).
+    emit: Vec<String>,
+    /// `--error-format=json`: cargo reads our diagnostics as rustc's.
+    json: bool,
+    /// `--json=diagnostic-rendered-ansi`: cargo wants colour.
+    ansi: bool,
+    /// `-D warnings` (cargo's `RUSTFLAGS` convention).
+    deny_warnings: bool,
+    /// `--cap-lints allow`: cargo's setting for a dependency it does not
+    /// own, whose warnings nobody can act on.
+    lints_allowed: bool,
 }
 
 /// rustc flags followed by a separate value.
@@ -168,6 +219,15 @@ impl Invocation {
                 "--crate-type" => inv.crate_types.extend(value.split(',').map(str::to_string)),
                 "--test" => inv.test = true,
                 "--out-dir" => inv.out_dir = Some(PathBuf::from(value)),
+                "--emit" => inv.emit.extend(
+                    value
+                        .split(',')
+                        .map(|k| k.split('=').next().unwrap_or(k).to_string()),
+                ),
+                "--error-format" => inv.json = value == "json",
+                "--json" => inv.ansi |= value.split(',').any(|k| k == "diagnostic-rendered-ansi"),
+                "-D" | "--deny" | "-F" | "--forbid" => inv.deny_warnings |= value == "warnings",
+                "--cap-lints" => inv.lints_allowed = value == "allow",
                 "--target" => inv.target = Some(value),
                 "--extern" => {
                     if let Some((name, path)) = value.split_once('=') {
@@ -183,6 +243,9 @@ impl Invocation {
                         "extra-filename" => inv.extra_filename = v.to_string(),
                         _ => {}
                     }
+                }
+                f if f.starts_with("-D") && f.len() > 2 => {
+                    inv.deny_warnings |= &f[2..] == "warnings"
                 }
                 f if !f.starts_with('-') && f.ends_with(".rs") => inv.input = Some(f.to_string()),
                 _ => {}
@@ -237,6 +300,32 @@ impl Invocation {
         )
     }
 
+    /// `cargo check` and `cargo clippy`: metadata only, nothing linked.
+    fn check_only(&self) -> bool {
+        !self.emit.is_empty() && !self.emit.iter().any(|k| k == "link")
+    }
+
+    /// How our diagnostics are printed: as cargo asked rustc for its own.
+    fn diagnostics(&self) -> Format {
+        if self.json {
+            Format::RustcJson { ansi: self.ansi }
+        } else {
+            Format::human_for_stderr()
+        }
+    }
+
+    /// Prints an error of the wrapper itself, as rustc would print it.
+    fn error(&self, message: &str) {
+        if self.json {
+            eprintln!(
+                "{}",
+                passes::diagnostic::rustc_json_message("error", message, self.ansi)
+            );
+        } else {
+            eprintln!("error: {message}");
+        }
+    }
+
     fn kind(&self) -> &str {
         if self.test {
             "test"
@@ -252,40 +341,118 @@ fn dependency_sidecar(path: &Path) -> PathBuf {
     path.with_extension("rmir")
 }
 
-/// Runs as cargo's rustc wrapper: `argv` is `[driver, rustc, args…]`.
+/// Runs as cargo's rustc wrapper: `argv` is `[driver, rustc, args…]`, or
+/// `[driver, WRAPPER, rustc, args…]` when cargo also has a workspace wrapper
+/// (`cargo clippy`'s `clippy-driver`): the real compilation runs through
+/// it, our own runs of rustc (MIR, layout probe) run rustc itself.
 pub fn wrap(argv: &[OsString], isolation: backend_nvptx::Isolation) -> ExitCode {
-    let rustc = argv[1].clone();
-    let args = &argv[2..];
+    let (compiler, rustc, args) = match argv.get(2) {
+        Some(next) if is_program(next) => (&argv[1..3], argv[2].clone(), &argv[3..]),
+        _ => (&argv[1..2], argv[1].clone(), &argv[2..]),
+    };
     // The layout probe and `rustc -vV` (frontend::bridge::rustc) must run
     // the compiler cargo chose, not whichever `rustc` is on PATH: a closure's
     // layout belongs to one rustc. Set before any thread starts.
     std::env::set_var("RUSTC", &rustc);
     let inv = Invocation::parse(args);
     if inv.input.is_none() {
-        // A query (`-vV`, `--print cfg`): not a crate.
-        return run_rustc(&rustc, args, &[]);
+        if args.len() == 1 && args[0] == "-vV" {
+            return verbose_version(compiler);
+        }
+        // A query (`--print cfg`): not a crate.
+        return run_rustc(compiler, args, &[]);
     }
     match prepare(&rustc, &inv, isolation) {
         Ok(Prepared::Run(extra)) => {
-            let code = run_rustc(&rustc, args, &extra);
+            let code = run_rustc(compiler, args, &extra);
             if code == ExitCode::SUCCESS && inv.uses_api() {
-                if let Err(e) = track_device_libraries(&inv) {
-                    eprintln!("error: rmir: crate `{}`: {e}", inv.crate_name());
+                if let Err(e) = track_inputs(&inv) {
+                    inv.error(&format!("rmir: crate `{}`: {e}", inv.crate_name()));
                     return ExitCode::from(1);
                 }
             }
             code
         }
-        Ok(Prepared::RustcFails) => run_rustc(&rustc, args, &[]),
+        Ok(Prepared::RustcFails) => run_rustc(compiler, args, &[]),
+        Ok(Prepared::Failed) => ExitCode::from(1),
         Err(message) => {
-            eprintln!(
-                "error: rmir: crate `{}` ({}): {message}",
+            inv.error(&format!(
+                "rmir: crate `{}` ({}): {message}",
                 inv.crate_name(),
                 inv.input.as_deref().unwrap_or("?")
-            );
+            ));
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether an argument of the wrapper names a program (the compiler behind
+/// a workspace wrapper) rather than being one of rustc's arguments.
+fn is_program(arg: &OsStr) -> bool {
+    let path = Path::new(arg);
+    !arg.to_string_lossy().starts_with('-')
+        && path.extension().is_none_or(|e| e != "rs")
+        && path.is_file()
+}
+
+/// `rustc -vV` with a last line naming this driver. Cargo hashes the
+/// verbose version into every unit's fingerprint and file names (its
+/// `-C metadata`), so what `driver cargo` builds is never taken for what a
+/// plain `cargo build` built, nor the reverse: each keeps its own artifacts
+/// in `deps/`, and the program cargo copies out is the one the last command
+/// built (cargo copies it again even when nothing was compiled). The line
+/// names the driver's build too (its size and modification time, which
+/// cargo's cache of this answer also keys on), so a new driver rebuilds the
+/// callbacks as a new rustc rebuilds the crates.
+fn verbose_version(compiler: &[OsString]) -> ExitCode {
+    let out = match Command::new(&compiler[0])
+        .args(&compiler[1..])
+        .arg("-vV")
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!(
+                "error: rmir: cannot run {}: {e}",
+                Path::new(&compiler[0]).display()
+            );
+            return ExitCode::from(1);
+        }
+    };
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(&out.stderr);
+    if !out.status.success() {
+        return ExitCode::from(out.status.code().map_or(1, |c| c.clamp(1, 255) as u8));
+    }
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!("rmir-driver: {}\n", driver_identity()));
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// This driver's version and build: `0.1.0 (NNN bytes, modified SECS.NANOS)`.
+fn driver_identity() -> String {
+    let build = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .ok()
+        .and_then(|m| {
+            let t = m
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!(
+                " ({} bytes, modified {}.{:09})",
+                m.len(),
+                t.as_secs(),
+                t.subsec_nanos()
+            ))
+        })
+        .unwrap_or_default();
+    format!("{}{build}", env!("CARGO_PKG_VERSION"))
 }
 
 enum Prepared {
@@ -293,6 +460,9 @@ enum Prepared {
     Run(Vec<OsString>),
     /// rustc rejects the crate: run it to report its own errors.
     RustcFails,
+    /// The crate's callbacks failed (a rejection, a denied warning): what
+    /// failed is printed.
+    Failed,
 }
 
 fn prepare(
@@ -320,7 +490,16 @@ fn prepare(
             Own::Record(r) => records.insert(0, r),
             Own::None => {}
             Own::RustcFails => return Ok(Prepared::RustcFails),
+            Own::Failed => return Ok(Prepared::Failed),
         }
+    }
+    if inv.check_only() {
+        // Nothing is linked, and no dependent reads a sidecar. A checked
+        // crate's metadata holds no optimised MIR, which the MIR of a crate
+        // that depends on it needs (rustc's MIR inliner reads it at
+        // opt-level 3: "missing optimized MIR"); asking for MIR output
+        // makes rustc encode it, for the cost of MIR optimisation alone.
+        return Ok(Prepared::Run(vec!["--emit=mir=/dev/null".into()]));
     }
     let blob: Vec<u8> = records.iter().flat_map(Record::encode).collect();
     if inv.is_lib() {
@@ -345,9 +524,10 @@ fn prepare(
 
 enum Own {
     Record(Record),
-    /// The crate calls no registration.
+    /// The crate calls no registration (or, checked only, builds nothing).
     None,
     RustcFails,
+    Failed,
 }
 
 /// Compiles the crate's callbacks: its MIR (same rustc, same arguments),
@@ -462,6 +642,8 @@ fn own_record(
         None => Vec::new(),
     };
     let arch = std::env::var(ARCH_VAR).unwrap_or_else(|_| "sm_90".into());
+    let deny_warnings =
+        inv.deny_warnings || std::env::var_os(DENY_WARNINGS_VAR).is_some_and(|v| v == "1");
     let built = build_counted(&BuildArgs {
         file: Path::new(&input),
         config: &RustcConfig::default(),
@@ -482,14 +664,28 @@ fn own_record(
         quiet: true,
         cache: cache.as_ref(),
         link: &link,
-        // The crate's MIR comes from cargo's rustc; the host harness reads
-        // a single file (see `contract`).
-        lint: false,
-        deny_warnings: false,
+        lint: !inv.lints_allowed,
+        deny_warnings,
+        deny_by: if inv.deny_warnings {
+            "-D warnings"
+        } else {
+            "--deny-warnings"
+        },
         // A rejection fails the crate's build before anything is written.
         keep_going: false,
-    })?;
-    debug_assert_eq!(built.rejected, 0);
+        check_only: inv.check_only(),
+        diagnostics: inv.diagnostics(),
+    });
+    let built = match built {
+        Ok(b) => b,
+        // What failed was printed, as rustc prints its errors.
+        Err(e) if e.is_reported() => return Ok(Own::Failed),
+        Err(e) => return Err(e.to_string()),
+    };
+    summary(inv, &built);
+    if inv.check_only() {
+        return Ok(Own::None);
+    }
     let manifest_text = std::fs::read_to_string(output.join("manifest.json"))
         .map_err(|e| format!("cannot read the build's manifest: {e}"))?;
     let m = manifest::Manifest::from_json(&manifest_text)?;
@@ -504,6 +700,34 @@ fn own_record(
         manifest: manifest_text,
         cubins,
     }))
+}
+
+/// One line per crate after its callbacks are built, in cargo's style:
+/// `rmir app (bin): 12 callbacks admitted, 3 cubins, 1 warning`.
+fn summary(inv: &Invocation, built: &Built) {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut line = format!(
+        "{} ({}): {} admitted",
+        inv.crate_name(),
+        inv.kind(),
+        plural(built.admitted, "callback")
+    );
+    if !inv.check_only() {
+        line.push_str(&format!(", {}", plural(built.cubins, "cubin")));
+    }
+    if built.warnings > 0 {
+        line.push_str(&format!(", {}", plural(built.warnings, "warning")));
+    }
+    // Cargo shows a compiler's plain lines as they are; its own status
+    // words are bold green, right-aligned in 12 columns.
+    let word = "rmir";
+    if inv.ansi
+        || (!inv.json && matches!(Format::human_for_stderr(), Format::Human { styled: true }))
+    {
+        eprintln!("\x1b[1m\x1b[32m{word:>12}\x1b[0m {line}");
+    } else {
+        eprintln!("{word:>12} {line}");
+    }
 }
 
 /// An object file whose only content is `blob` in the `rmir_artifacts`
@@ -556,8 +780,14 @@ fn artifacts_object(rustc: &OsStr, inv: &Invocation, blob: &[u8]) -> Result<Path
     Ok(object)
 }
 
-fn run_rustc(rustc: &OsStr, args: &[OsString], extra: &[OsString]) -> ExitCode {
-    match Command::new(rustc).args(args).args(extra).status() {
+fn run_rustc(compiler: &[OsString], args: &[OsString], extra: &[OsString]) -> ExitCode {
+    let rustc = &compiler[0];
+    match Command::new(rustc)
+        .args(&compiler[1..])
+        .args(args)
+        .args(extra)
+        .status()
+    {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
         Err(e) => {
@@ -570,12 +800,19 @@ fn run_rustc(rustc: &OsStr, args: &[OsString], extra: &[OsString]) -> ExitCode {
     }
 }
 
-/// Adds the package's device libraries, and its `Cargo.toml` (which lists
-/// them: cargo does not rebuild for a change of `package.metadata`), to the
-/// dep-info file rustc wrote for the crate (`OUT_DIR/NAME-HASH.d`), so that
-/// cargo rebuilds the crate when one of them changes, as it does for a
-/// source file.
-fn track_device_libraries(inv: &Invocation) -> Result<(), String> {
+/// The environment variables a crate's callbacks depend on: cargo
+/// rebuilds the crate when one changes, as it does for a variable read by
+/// `env!`.
+const TRACKED_VARS: &[&str] = &[ARCH_VAR, DENY_WARNINGS_VAR];
+
+/// Adds to the dep-info file rustc wrote for the crate
+/// (`OUT_DIR/NAME-HASH.d`) what its callbacks depend on beyond its source
+/// files, so that cargo rebuilds the crate when one of them changes:
+///
+/// - the package's device libraries, and its `Cargo.toml` (which lists
+///   them: cargo does not rebuild for a change of `package.metadata`);
+/// - [`TRACKED_VARS`], as rustc's `# env-dep:` lines.
+fn track_inputs(inv: &Invocation) -> Result<(), String> {
     let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
         return Ok(());
     };
@@ -615,6 +852,13 @@ fn track_device_libraries(inv: &Invocation) -> Result<(), String> {
     // that a removed library is not an error for make-style readers.
     for l in &links {
         out.push_str(&format!("\n{}:\n", escape(l)));
+    }
+    out.push('\n');
+    for var in TRACKED_VARS {
+        match std::env::var(var) {
+            Ok(value) => out.push_str(&format!("# env-dep:{var}={value}\n")),
+            Err(_) => out.push_str(&format!("# env-dep:{var}\n")),
+        }
     }
     crate::output::write_atomic(&dep_info, out.as_bytes())
 }

@@ -33,9 +33,8 @@ pub struct Argument {
 pub enum ArgKind {
     /// The `&[i32]` input.
     Input,
-    /// A slice of another scalar type: one element for the contract check
-    /// (`&[0, 1]` for `&[usize]`, segment offsets over it); bundles take
-    /// none.
+    /// A slice of another scalar type (`&[0, 1]` for `&[usize]`, segment
+    /// offsets over the input); bundles take none.
     Slice(Scalar),
     Scalar(Scalar),
     /// A tuple of scalars.
@@ -313,84 +312,89 @@ fn literal(a: &Argument) -> String {
     }
 }
 
+/// A value as `{:?}` prints it, for the shim's log (`native`'s functions
+/// ask only `Copy` of `T`, not `Debug`): a numeric `T` by its name, another
+/// by its type name.
+const SHOW: &str = r#"
+fn show<T: Copy>(x: &T) -> String {
+    macro_rules! show {
+        ($($t:ident)*) => {$(
+            if core::any::type_name::<T>() == stringify!($t) {
+                // SAFETY: T is $t, by name.
+                return format!("{:?}", unsafe { core::mem::transmute_copy::<T, $t>(x) });
+            }
+        )*};
+    }
+    show!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 bool char);
+    format!("a value of `{}`", core::any::type_name::<T>())
+}
+"#;
+
 const SHIM: &str = r#"//! Forwards to the real provider API crate and records each call.
 extern crate native_ref;
 pub use native_ref::gpu;
 use std::cell::RefCell;
-pub struct Call { pub data: usize, pub len: usize, pub init: String, pub result: String, pub contract: Vec<String> }
+pub struct Call { pub data: usize, pub len: usize, pub init: String, pub result: String }
 thread_local! { static LOG: RefCell<Vec<Call>> = const { RefCell::new(Vec::new()) }; }
-thread_local! { static LINT: core::cell::Cell<bool> = const { core::cell::Cell::new(false) }; }
 pub fn take_log() -> Vec<Call> { LOG.with(|l| std::mem::take(&mut *l.borrow_mut())) }
-/// With `true`, each call also checks its operation's contract.
-pub fn lint(on: bool) { LINT.with(|l| l.set(on)) }
-fn record<T: Copy>(data: usize, len: usize, init: &T, result: &T, contract: Vec<String>) {
-    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: lint_show(init), result: lint_show(result), contract }));
+fn record<T: Copy>(data: usize, len: usize, init: &T, result: &T) {
+    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: show(init), result: show(result) }));
 }
 #[inline(never)]
 pub fn reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> T {
-    let contract = if LINT.with(|l| l.get()) { check_contract(&op, true) } else { Vec::new() };
     let r = native_ref::reduce(data, init, op);
-    record(data.as_ptr() as usize, data.len(), &init, &r, contract);
+    record(data.as_ptr() as usize, data.len(), &init, &r);
     r
 }
 #[inline(never)]
 pub fn reduce_mut<T: Copy, F: FnMut(T, T) -> T>(data: &[T], init: T, op: F) -> T {
     let r = native_ref::reduce_mut(data, init, op);
-    record(data.as_ptr() as usize, data.len(), &init, &r, Vec::new());
+    record(data.as_ptr() as usize, data.len(), &init, &r);
     r
 }
-fn lint_on() -> bool { LINT.with(|l| l.get()) }
-fn record_call(data: usize, len: usize, contract: Vec<String>) {
-    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: String::new(), result: String::new(), contract }));
+fn record_call(data: usize, len: usize) {
+    LOG.with(|l| l.borrow_mut().push(Call { data, len, init: String::new(), result: String::new() }));
 }
 #[inline(never)]
 pub fn inclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], op: F) -> Vec<T> {
-    let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
-    record_call(data.as_ptr() as usize, data.len(), contract);
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::inclusive_scan(data, op)
 }
 #[inline(never)]
 pub fn exclusive_scan<T: Copy, F: Fn(T, T) -> T>(data: &[T], init: T, op: F) -> Vec<T> {
-    let contract = if lint_on() { check_contract(&op, false) } else { Vec::new() };
-    record_call(data.as_ptr() as usize, data.len(), contract);
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::exclusive_scan(data, init, op)
 }
 #[inline(never)]
 pub fn segmented_reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], offsets: &[usize], init: T, op: F) -> Vec<T> {
-    let contract = if lint_on() { check_contract(&op, true) } else { Vec::new() };
-    record_call(data.as_ptr() as usize, data.len(), contract);
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::segmented_reduce(data, offsets, init, op)
 }
 #[inline(never)]
 pub fn sort_by<T: Copy, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
-    let contract = if lint_on() { check_order(&less) } else { Vec::new() };
-    record_call(data.as_ptr() as usize, data.len(), contract);
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::sort_by(data, less)
 }
 #[inline(never)]
 pub fn transform<T: Copy, U, F: Fn(T) -> U>(data: &[T], op: F) -> Vec<U> {
-    record_call(data.as_ptr() as usize, data.len(), Vec::new());
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::transform(data, op)
 }
 #[inline(never)]
 pub fn transform2<T: Copy, U: Copy, V, F: Fn(T, U) -> V>(a: &[T], b: &[U], op: F) -> Vec<V> {
-    record_call(a.as_ptr() as usize, a.len(), Vec::new());
+    record_call(a.as_ptr() as usize, a.len());
     native_ref::transform2(a, b, op)
 }
 #[inline(never)]
 pub fn select<T: Copy, P: Fn(T) -> bool>(data: &[T], pred: P) -> Vec<T> {
-    record_call(data.as_ptr() as usize, data.len(), Vec::new());
+    record_call(data.as_ptr() as usize, data.len());
     native_ref::select(data, pred)
 }
 "#;
 
 /// The user's device libraries compiled for the host, so that the
-/// reference runs the same helpers: each `.cu` file by the host C++
-/// compiler (`CXX`, default `c++`) as C++, with `__host__`, `__device__`
-/// and `__forceinline__` defined away, into one static library. Returns
-/// its `-l` argument (`static=rmir_device_host`), or `None` without
-/// libraries. A library that is not CUDA source has no host code: an
-/// error naming it.
+/// reference runs the same helpers, into one static library. Returns its
+/// `-l` argument (`static=rmir_device_host`), or `None` without libraries.
 fn host_device_libraries(
     inputs: &[backend_nvptx::LinkInput],
     dir: &Scratch,
@@ -398,14 +402,69 @@ fn host_device_libraries(
     if inputs.is_empty() {
         return Ok(None);
     }
+    let objects = device_objects(inputs, dir, "the host reference")?;
+    let lib = dir.join("librmir_device_host.a");
+    let out = run(
+        Command::new("ar").arg("rcs").arg(&lib).args(&objects),
+        dir,
+        "archiving the device libraries for the host",
+    )
+    .map_err(|e| e.replace("{program}", "ar"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ar failed on the host device libraries:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    Ok(Some("static=rmir_device_host".to_string()))
+}
+
+/// The user's device libraries compiled for the host as one shared library
+/// (`DIR/librmir_device_host.so`), for the operator contract lint's JIT to
+/// resolve their functions in. An error says which library has no host
+/// code, or why one did not compile.
+pub fn host_device_shared_library(
+    inputs: &[backend_nvptx::LinkInput],
+    dir: &Scratch,
+) -> Result<std::path::PathBuf, String> {
+    let objects = device_objects(inputs, dir, "the lint")?;
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let lib = dir.join("librmir_device_host.so");
+    let out = run(
+        Command::new(&cxx)
+            .arg("-shared")
+            .arg("-o")
+            .arg(&lib)
+            .args(&objects),
+        dir,
+        "linking the device libraries for the host",
+    )
+    .map_err(|e| e.replace("{program}", &cxx))?;
+    if !out.status.success() {
+        return Err(format!(
+            "linking the device libraries for the host ({cxx}) failed:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    Ok(lib)
+}
+
+/// Each `.cu` library compiled by the host C++ compiler (`CXX`, default
+/// `c++`) as C++, with `__host__`, `__device__` and `__forceinline__`
+/// defined away: the object files' paths. A library that is not CUDA
+/// source has no host code: an error naming it (`what` needs host code).
+fn device_objects(
+    inputs: &[backend_nvptx::LinkInput],
+    dir: &Scratch,
+    what: &str,
+) -> Result<Vec<String>, String> {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let mut objects = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         if input.description.kind() != backend_nvptx::ItemKind::CudaSource {
             return Err(format!(
-                "the host reference needs host code for every device library, and `{}` is {} \
-                 (only `.cu` libraries are compiled for the host); build without --bundle, or \
-                 link the `.cu` source",
+                "{what} needs host code for every device library, and `{}` is {} \
+                 (only `.cu` libraries are compiled for the host); link the `.cu` source",
                 input.name,
                 input.description.kind()
             ));
@@ -434,27 +493,14 @@ fn host_device_libraries(
         .map_err(|e| e.replace("{program}", &cxx))?;
         if !out.status.success() {
             return Err(format!(
-                "compiling the device library `{}` for the host reference ({cxx}) failed:\n{}",
+                "compiling the device library `{}` for {what} ({cxx}) failed:\n{}",
                 input.name,
                 String::from_utf8_lossy(&out.stderr).trim_end()
             ));
         }
         objects.push(obj.display().to_string());
     }
-    let lib = dir.join("librmir_device_host.a");
-    let out = run(
-        Command::new("ar").arg("rcs").arg(&lib).args(&objects),
-        dir,
-        "archiving the device libraries for the host",
-    )
-    .map_err(|e| e.replace("{program}", "ar"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "ar failed on the host device libraries:\n{}",
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        ));
-    }
-    Ok(Some("static=rmir_device_host".to_string()))
+    Ok(objects)
 }
 
 /// Runs rustc in the scratch folder under the time limit.
@@ -514,98 +560,6 @@ pub fn call_index(doc: &PreparedMir, index: usize) -> usize {
         .count()
 }
 
-/// A registration whose operation's contract is checked: its caller,
-/// called once by the harness with seeded arguments (so the callback has
-/// the captures the caller gives it).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContractJob {
-    pub registration: usize,
-    pub caller: String,
-    pub call_index: usize,
-    pub arguments: Vec<Argument>,
-}
-
-/// What the contract check found for one registration: `(law,
-/// counterexample)` pairs, `law` being `associative` or `commutative`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContractFinding {
-    pub registration: usize,
-    pub law: String,
-    pub counterexample: String,
-}
-
-/// Runs each job's callback on the host over edge and pseudo-random values
-/// of its element type (see `lint_shim`) and returns the violations.
-pub fn run_contract(
-    file: &Path,
-    overflow_checks: bool,
-    jobs: &[ContractJob],
-    device_libraries: &[backend_nvptx::LinkInput],
-) -> Result<Vec<ContractFinding>, String> {
-    if jobs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let crates = host_crates(file, overflow_checks, device_libraries)?;
-    let out = crates.run_harness(&contract_harness(jobs))?;
-    parse_contract(&out, jobs)
-}
-
-/// The contract harness: each job's caller once, on one generated element.
-fn contract_harness(jobs: &[ContractJob]) -> String {
-    let mut s = String::from(
-        "#![allow(unused)]\nextern crate callbacks;\nextern crate native;\nextern crate rmir_gen;\n\
-         fn main() {\n    native::lint(true);\n    let mut data = vec![0i32; 1];\n    \
-         rmir_gen::fill_inputs(1, 0, &mut data);\n    let data = &data[..];\n",
-    );
-    for (j, job) in jobs.iter().enumerate() {
-        let args: Vec<String> = job.arguments.iter().map(literal).collect();
-        let _ = writeln!(
-            s,
-            "    native::take_log();\n    let _ = callbacks::{}({});\n    match native::take_log().get({}) {{\n        \
-             Some(c) => {{ for f in &c.contract {{ println!(\"{j}\\t{{f}}\"); }} println!(\"{j}\\tchecked\"); }}\n        \
-             None => println!(\"{j}\\tno-call\"),\n    }}",
-            job.caller,
-            args.join(", "),
-            job.call_index
-        );
-    }
-    s.push_str("}\n");
-    s
-}
-
-fn parse_contract(out: &str, jobs: &[ContractJob]) -> Result<Vec<ContractFinding>, String> {
-    let mut findings = Vec::new();
-    let mut checked = vec![false; jobs.len()];
-    for line in out.lines() {
-        let bad = || format!("unexpected contract harness output `{line}`");
-        let mut parts = line.splitn(3, '\t');
-        let j: usize = parts.next().and_then(|j| j.parse().ok()).ok_or_else(bad)?;
-        let job = jobs.get(j).ok_or_else(bad)?;
-        match (parts.next(), parts.next()) {
-            (Some("checked"), None) => checked[j] = true,
-            (Some("no-call"), None) => {
-                return Err(format!(
-                    "the contract check: `{}` made no registration call #{} with the generated arguments",
-                    job.caller, job.call_index
-                ))
-            }
-            (Some(law), Some(counterexample)) => findings.push(ContractFinding {
-                registration: job.registration,
-                law: law.to_string(),
-                counterexample: counterexample.to_string(),
-            }),
-            _ => return Err(bad()),
-        }
-    }
-    if let Some(j) = checked.iter().position(|c| !c) {
-        return Err(format!(
-            "the contract check did not report on registration #{}",
-            jobs[j].registration
-        ));
-    }
-    Ok(findings)
-}
-
 /// The user's crate and its dependencies built natively, in a scratch
 /// folder: what a harness links.
 struct HostCrates {
@@ -626,7 +580,7 @@ fn host_crates(
         std::fs::write(dir.join(n), text).map_err(|e| format!("cannot write {}: {e}", d(n)))
     };
     frontend::bridge::write_native(dir.path(), "native_ref.rs")?;
-    write("shim.rs", &format!("{SHIM}{}", crate::lint_shim::CONTRACT))?;
+    write("shim.rs", &format!("{SHIM}{SHOW}"))?;
     write("gen.rs", manifest::GENERATOR_SOURCE)?;
     let oc = format!(
         "overflow-checks={}",

@@ -20,6 +20,6 @@ pub mod contract;
 pub mod devicelibs;
 pub mod hostref;
 pub mod input;
-pub mod lint_shim;
+pub mod laws;
 pub mod output;
 pub mod timings;

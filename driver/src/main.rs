@@ -324,7 +324,10 @@ fn main() -> ExitCode {
                 link: &link_files,
                 lint: !no_lint,
                 deny_warnings,
+                deny_by: "--deny-warnings",
                 keep_going,
+                diagnostics: passes::diagnostic::Format::human_for_stderr(),
+                check_only: false,
             })
         }),
         Command::Cache { action } => cache_command(action),

@@ -192,8 +192,13 @@ fn a_rejected_callback_fails_the_cargo_build() {
         "the suggestion is shown in the module file: {e}"
     );
     assert!(e.contains("help: add `move` before the closure"), "{e}");
-    assert!(e.contains("error: rmir: crate `borrows`"), "{e}");
-    assert!(e.contains("1 rejected"), "{e}");
+    // Counted by cargo as rustc's errors are, with none of its "process
+    // didn't exit successfully" lines.
+    assert!(
+        e.contains("error: could not compile `borrows` (lib) due to 1 previous error"),
+        "{e}"
+    );
+    assert!(!e.contains("Caused by"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -345,5 +350,347 @@ fn package_metadata_links_device_libraries() {
         "{}",
         stderr(&o)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cargo` itself, with the driver's environment removed.
+fn plain_cargo(args: &[&str], target: &Path) -> Output {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RMIR_CARGO_WRAPPER")
+        .current_dir(root())
+        .output()
+        .expect("cargo runs")
+}
+
+/// The first line of `driver inspect`: how many builds a program carries.
+fn embedded(path: &Path, target: &Path) -> String {
+    inspect(path, target)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A plain `cargo build` and `driver cargo build`, in either order, never
+/// take each other's binary for up to date: each keeps its own artifacts
+/// (the driver's line in `rustc -vV` is part of cargo's fingerprints and
+/// file names), and the program in `target/debug` is the one the last
+/// command built, with nothing compiled again when switching back.
+#[test]
+fn plain_cargo_builds_and_driver_builds_never_leave_a_stale_binary() {
+    let dir = scratch_package("stale", "stale");
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "use native::gpu::Gpu;
+
+         fn main() {
+    let data: Vec<u32> = (0..100).collect();
+             let k = std::env::args().count() as u32;
+             match Gpu::open(0).and_then(|gpu| gpu.reduce(&data, 0, move |a, b| a.max(b).min(k * 50))) {
+                 Ok(v) => println!(\"{v}\"),
+        Err(e) => {
+            eprintln!(\"error: {e}\");
+                     std::process::exit(1)
+        }
+    }
+}
+",
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let manifest = manifest.to_str().unwrap();
+    let cargo = || {
+        plain_cargo(
+            &["build", "--offline", "--manifest-path", manifest],
+            &target,
+        )
+    };
+    let app = target.join("debug/stale");
+    let kernels = "program with 1 embedded build";
+    let none = "program with 0 embedded builds";
+
+    let o = cargo();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(embedded(&app, &target).contains(none));
+    let o = build_package(&dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Compiling stale"), "{}", stderr(&o));
+    assert!(
+        embedded(&app, &target).contains(kernels),
+        "after driver cargo build"
+    );
+    // Back to plain cargo: its own binary again, nothing recompiled.
+    let o = cargo();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Compiling"), "{}", stderr(&o));
+    assert!(embedded(&app, &target).contains(none));
+    let o = build_package(&dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("Compiling"), "{}", stderr(&o));
+    assert!(
+        embedded(&app, &target).contains(kernels),
+        "driver after plain cargo"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A workspace whose library and binary each register a reduce that is
+/// neither associative nor commutative: `driver cargo build` prints both W0201 warnings as
+/// cargo prints rustc's (counted per crate, passed on by
+/// `--message-format=json`), with a summary line per crate; the driver's
+/// `--deny-warnings` and cargo's `-D warnings` make them errors;
+/// `cargo check` and `cargo clippy` admit and lint without building device
+/// code.
+#[test]
+fn lint_warnings_reach_cargo_builds_checks_and_json_messages() {
+    let dir = scratch("lint-workspace");
+    for member in ["keyed/src", "app/src"] {
+        std::fs::create_dir_all(dir.join(member)).unwrap();
+    }
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[workspace]\nresolver = \"2\"\nmembers = [\"keyed\", \"app\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("examples/gpu-workspace/Cargo.lock"),
+        dir.join("Cargo.lock"),
+    )
+    .unwrap();
+    let native = root().join("native").display().to_string();
+    std::fs::write(
+        dir.join("keyed/Cargo.toml"),
+        format!(
+            "[package]\nname = \"keyed\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nnative = {{ path = {native:?}, features = [\"gpu\"] }}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("keyed/src/lib.rs"),
+        "use native::gpu::{Error, Gpu};\n\n\
+         pub fn keyed(gpu: &Gpu, data: &[u32], k: u32) -> Result<u32, Error> {\n    \
+         gpu.reduce(data, 0, move |a, b| a.wrapping_sub(b) ^ k)\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app/Cargo.toml"),
+        format!(
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\nnative = {{ path = {native:?}, features = [\"gpu\"] }}\n\
+             keyed = {{ path = \"../keyed\" }}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app/src/main.rs"),
+        "use native::gpu::{Error, Gpu};\n\n\
+         fn main() -> Result<(), Error> {\n    let gpu = Gpu::open(0)?;\n    \
+         let data: Vec<i32> = (0..1000).collect();\n    \
+         let (m, c) = (std::env::args().count() as i32, 3);\n    \
+         let r = gpu.reduce(&data, i32::MIN, move |a, b| a.max((b & m) + c))?;\n    \
+         let s = keyed::keyed(&gpu, &[1, 2, 3], 7)?;\n    println!(\"{r} {s}\");\n    Ok(())\n}\n",
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let run = |args: &[&str], rustflags: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_driver"));
+        c.arg("cargo")
+            .args(args)
+            .args(["--offline", "--manifest-path", manifest.to_str().unwrap()])
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTC_WRAPPER")
+            .env_remove("RUSTFLAGS")
+            .current_dir(root());
+        if let Some(f) = rustflags {
+            c.env("RUSTFLAGS", f);
+        }
+        c.output().expect("driver runs")
+    };
+    let warned = |e: &str| {
+        assert!(
+            e.contains("warning[W0201]: the operation of this `Gpu::reduce` is not associative"),
+            "{e}"
+        );
+        assert!(e.contains("--> keyed/src/lib.rs:4:9"), "{e}");
+        assert!(e.contains("--> app/src/main.rs:7:17"), "{e}");
+        assert!(
+            e.contains("warning: `keyed` (lib) generated 2 warnings"),
+            "{e}"
+        );
+    };
+    let o = run(&["build"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    warned(&e);
+    assert!(
+        e.contains("rmir keyed (lib): 1 callback admitted, 1 cubin, 2 warnings"),
+        "{e}"
+    );
+    assert!(
+        e.contains("rmir app (bin): 1 callback admitted, 1 cubin"),
+        "{e}"
+    );
+    // The counterexample names the captured values that show it.
+    assert!(e.contains(", with the captures k = "), "{e}");
+
+    // JSON messages: our diagnostics are compiler messages, as rustc's.
+    let o = run(&["build", "--message-format=json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let w0201 = out
+        .lines()
+        .filter(|l| {
+            l.contains("\"reason\":\"compiler-message\"") && l.contains("\"code\":\"W0201\"")
+        })
+        .count();
+    assert_eq!(w0201, 4, "{out}");
+
+    // Denied, by the driver's flag and by cargo's convention.
+    for (args, rustflags, by) in [
+        (&["build", "--deny-warnings"][..], None, "`--deny-warnings`"),
+        (&["build"][..], Some("-D warnings"), "`-D warnings`"),
+    ] {
+        let o = run(args, rustflags);
+        assert_eq!(o.status.code(), Some(1), "{by}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("error[W0201]"), "{by}: {e}");
+        assert!(
+            e.contains(&format!("= note: {by} makes this warning an error")),
+            "{e}"
+        );
+        assert!(
+            e.contains("error: could not compile `keyed` (lib) due to 2 previous errors"),
+            "{e}"
+        );
+        assert!(!e.contains("Caused by"), "{e}");
+    }
+
+    // Checked: admitted and linted, no device code.
+    for command in ["check", "clippy"] {
+        let o = run(&[command], None);
+        assert!(o.status.success(), "{command}: {}", stderr(&o));
+        let e = stderr(&o);
+        warned(&e);
+        assert!(
+            e.contains("rmir app (bin): 1 callback admitted, 2 warnings"),
+            "{command}: {e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `driver cargo run` and `driver cargo test` build as `driver cargo build`
+/// does, then run: a `#[test]` calling the GPU carries its callbacks, and
+/// without a GPU fails with a clear message (the program's own status is
+/// cargo's). A fn item of another crate passed as the callback is a
+/// located error.
+#[test]
+fn cargo_run_and_test_carry_the_callbacks() {
+    let dir = scratch_package("run-test", "runs");
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "use native::gpu::{Error, Gpu};\n\n\
+         fn total(gpu: &Gpu, data: &[u64]) -> Result<u64, Error> {\n    \
+         gpu.reduce(data, 0, |a, b| a.wrapping_add(b))\n}\n\n\
+         fn main() -> Result<(), Error> {\n    let gpu = Gpu::open(0)?;\n    \
+         println!(\"{}\", total(&gpu, &[1, 2, 3])?);\n    Ok(())\n}\n\n\
+         #[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn totals_on_the_gpu() {\n        \
+         let gpu = Gpu::open(0).expect(\"a GPU\");\n        \
+         let data: Vec<u64> = (0..100).collect();\n        \
+         assert_eq!(total(&gpu, &data).unwrap(), 4950);\n        \
+         let m = gpu.reduce(&data, 0, |a, b| a.max(b)).unwrap();\n        \
+         assert_eq!(m, 99);\n    }\n}\n",
+    )
+    .unwrap();
+    let target = dir.join("target");
+    let manifest = dir.join("Cargo.toml");
+    let manifest = manifest.to_str().unwrap();
+    let gpu = Path::new("/dev/nvidia0").exists();
+    let o = driver(
+        &["cargo", "run", "--offline", "--manifest-path", manifest],
+        &target,
+    );
+    let e = stderr(&o);
+    assert!(
+        e.contains("rmir runs (bin): 1 callback admitted, 1 cubin"),
+        "{e}"
+    );
+    if !gpu {
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains("NoDevice"), "{e}");
+    }
+    let o = driver(
+        &["cargo", "test", "--offline", "--manifest-path", manifest],
+        &target,
+    );
+    let e = stderr(&o);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        e.contains("rmir runs (test): 2 callbacks admitted, 1 cubin"),
+        "{e}"
+    );
+    if gpu {
+        assert!(o.status.success(), "{out}\n{e}");
+    } else {
+        assert_eq!(o.status.code(), Some(101), "{out}\n{e}");
+        assert!(
+            out.contains("test tests::totals_on_the_gpu ... FAILED"),
+            "{out}"
+        );
+        assert!(out.contains("no CUDA driver"), "{out}");
+    }
+    // The test program carries both callbacks, at their call sites.
+    let o = driver(
+        &[
+            "cargo",
+            "test",
+            "--no-run",
+            "--offline",
+            "--message-format=json",
+            "--manifest-path",
+            manifest,
+        ],
+        &target,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let exe = out
+        .lines()
+        .filter(|l| l.contains("\"test\":true"))
+        .find_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            v["executable"].as_str().map(PathBuf::from)
+        })
+        .unwrap_or_else(|| panic!("no test executable in {out}"));
+    let listing = inspect(&exe, &target);
+    assert!(listing.contains("(test): sm_90, 2 callbacks"), "{listing}");
+    assert!(listing.contains("called at src/main.rs:4:9"), "{listing}");
+    assert!(listing.contains("called at src/main.rs:22:21"), "{listing}");
+
+    // Another crate's function as the callback: located, E0105.
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "use native::gpu::{Error, Gpu};\n\n\
+         fn main() -> Result<(), Error> {\n    let gpu = Gpu::open(0)?;\n    \
+         println!(\"{}\", gpu.reduce(&[1u32, 2, 3], 0, u32::midpoint)?);\n    Ok(())\n}\n",
+    )
+    .unwrap();
+    let o = driver(
+        &["cargo", "build", "--offline", "--manifest-path", manifest],
+        &target,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("is a function of another crate: it has no body to compile"),
+        "{e}"
+    );
+    assert!(e.contains("--> src/main.rs:5:24"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

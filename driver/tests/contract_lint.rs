@@ -1,8 +1,9 @@
 //! The operator contract lint (W0201): every case under `tests/lint` says
 //! in its first line what the lint must find (`// expect: clean`, or
 //! `// expect: W0201 LAW`: associative, commutative, or for a sort's
-//! comparator irreflexive, asymmetric, transitive); `driver build` runs it
-//! on the host and its warnings are snapshots. `--deny-warnings` fails the
+//! comparator irreflexive, asymmetric, transitive), and may name device
+//! libraries in its second (`// link: FILE…`); `driver build` runs it on
+//! the host and its warnings are snapshots. `--deny-warnings` fails the
 //! build without writing anything; `driver explain W0201` explains it.
 
 mod common;
@@ -51,7 +52,18 @@ fn lint_cases_warn_exactly_when_a_law_breaks() {
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
         let rel = format!("tests/lint/{stem}.rs");
         let dir = out.join(&stem);
-        let o = driver(&["build", &rel, "-o", dir.to_str().unwrap()]);
+        let text = std::fs::read_to_string(p).unwrap();
+        let links: Vec<&str> = text
+            .lines()
+            .nth(1)
+            .and_then(|l| l.strip_prefix("// link: "))
+            .map(|l| l.split_whitespace().collect())
+            .unwrap_or_default();
+        let mut args = vec!["build", rel.as_str(), "-o", dir.to_str().unwrap()];
+        for l in &links {
+            args.extend(["--link", l]);
+        }
+        let o = driver(&args);
         assert!(o.status.success(), "{stem}: {}", stderr(&o));
         let e = stderr(&o);
         // The summary line names a scratch folder: keep what follows it.
@@ -63,6 +75,10 @@ fn lint_cases_warn_exactly_when_a_law_breaks() {
             })
             .collect::<Vec<_>>()
             .join("\n");
+        assert!(
+            !e.contains("not checked"),
+            "{stem}: the lint must check every callback:\n{e}"
+        );
         if expect == "clean" {
             assert!(!e.contains("warning"), "{stem} must be clean:\n{e}");
         } else {

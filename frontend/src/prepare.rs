@@ -200,6 +200,7 @@ fn for_each_operand(body: &mut Body, mut f: impl FnMut(&mut Operand)) {
 /// Resolves and annotates parsed bodies. Infallible: anything it cannot
 /// resolve is recorded as such (a foreign callee, a callback of another kind).
 pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
+    separate_test_descriptors(&mut bodies);
     let sources = Sources::new(&source);
     let impl_ranges = name_impl_methods(&mut bodies, &sources);
     let names = local_names(&bodies, &sources);
@@ -326,6 +327,20 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                 .is_some_and(|s| concrete_sites.contains(&(s.file, s.lo_line, s.lo_col)))
     });
     core_fn_item_bodies(&mut bodies, &mut registrations);
+    // A fn item with no body here (a function of another crate) is a
+    // callback of its type, which admission rejects at the call.
+    for r in registrations.iter_mut() {
+        if let Callback::FnItem { body } = &r.callback {
+            if !bodies.iter().any(|b| b.name == *body) {
+                let ty = r
+                    .generics
+                    .iter()
+                    .find(|t| matches!(t, Ty::FnDef { name, .. } if crate::parse::split_generics(name).0 == *body))
+                    .map_or_else(|| format!("fn item `{body}`"), |t| t.to_string());
+                r.callback = Callback::Other { ty };
+            }
+        }
+    }
 
     let mut doc = PreparedMir {
         format: FORMAT.to_string(),
@@ -567,6 +582,40 @@ impl ClosureBodies {
             .iter()
             .max_by_key(|(name, instance)| (shared(name), *instance == want_instance))
             .map(|(name, _)| name)
+    }
+}
+
+/// `#[test]` (in a crate built with `--test`) makes a `const` of the test
+/// function's own path, its descriptor, holding a closure that calls the
+/// function: MIR prints them as `tests::t` and `tests::t::{closure#0}`,
+/// names the function and its own first closure also have. Such a const
+/// and its closures are renamed `tests::t::{const}` and
+/// `tests::t::{const}::{closure#0}`, so that each name is one body's.
+fn separate_test_descriptors(bodies: &mut [Body]) {
+    let fns: BTreeSet<String> = bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Fn)
+        .map(|b| b.name.clone())
+        .collect();
+    let mut renamed: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for b in bodies.iter_mut() {
+        if b.kind == BodyKind::Const && fns.contains(&b.name) {
+            let closures = b.locals.iter().filter_map(|l| closure_key(&l.ty)).collect();
+            renamed.push((b.name.clone(), closures));
+            b.name = format!("{}::{{const}}", b.name);
+        }
+    }
+    for b in bodies.iter_mut().filter(|b| b.kind == BodyKind::Closure) {
+        let Some(key) = env_type(b).and_then(closure_key) else {
+            continue;
+        };
+        for (item, closures) in &renamed {
+            if closures.contains(&key) {
+                if let Some(rest) = b.name.strip_prefix(item.as_str()) {
+                    b.name = format!("{item}::{{const}}{rest}");
+                }
+            }
+        }
     }
 }
 

@@ -21,7 +21,7 @@ pub const TIMEOUT_VAR: &str = "RMIR_RUSTC_TIMEOUT";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Prefixes of our scratch folder names; [`remove_stale`] touches no others.
-const KINDS: [&str; 5] = ["bridge", "hostref", "layout", "cargo", "core-model"];
+const KINDS: [&str; 6] = ["bridge", "hostref", "layout", "cargo", "core-model", "lint"];
 
 /// What is alive now and must not outlive the process.
 struct Live {

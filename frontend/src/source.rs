@@ -439,7 +439,8 @@ impl<'a> SourceText<'a> {
         if word.is_empty() {
             return out;
         }
-        let (lo, hi) = (range.0.min(self.text.len()), range.1.min(self.text.len()));
+        let hi = range.1.min(self.text.len());
+        let lo = range.0.min(hi);
         let hay = &self.text[lo..hi];
         let mut start = 0;
         while let Some(pos) = hay[start..].find(word) {

@@ -53,6 +53,15 @@ pub fn print(module: &Module) -> String {
         .unwrap_or_else(|e| format!("// the module could not be printed: {e}"))
 }
 
+/// The module's text without source locations: what its code computes,
+/// the same for a callback moved to another line.
+pub fn print_without_locations(module: &Module) -> String {
+    module
+        .as_operation()
+        .to_string_with_flags(OperationPrintingFlags::new().use_local_scope())
+        .unwrap_or_else(|e| format!("// the module could not be printed: {e}"))
+}
+
 /// The value of a string attribute; `None` for any other attribute.
 ///
 /// `melior::ir::attribute::StringAttribute::value` panics on the empty

@@ -351,18 +351,21 @@ false), asymmetric, transitive, and transitive in its ties. No GPU library
 checks any of this: a violation gives a wrong answer, different from the
 sequential host reference, and it may change with the input size.
 
-At build time the callback itself runs on the host (built natively, like
-the host reference, with the captures its caller's seeded arguments give
-it) over edge values of its element type (0, 1, -1, MIN, MAX, ...) and
-pseudo-random ones; the first triple (or pair) that breaks a law is the
-counterexample. Integers must agree exactly. Floats are judged within a
-tolerance (16 ulps of the largest magnitude among operands and results),
-because rounding differs by grouping even for `+`: a float sum is not
-reported, a float `a - b` is. An input on which the callback panics (an
-overflow check) is skipped.
+At build time the callback itself runs on the host: the code the GPU gets,
+compiled for this CPU (device library calls run the library's host build),
+with several sets of captured values (all ones, all zeros, then
+pseudo-random ones) over edge values of its element type (0, 1, -1, MIN,
+MAX, ...) and pseudo-random ones; the first triple (or pair) that breaks a
+law is the counterexample, with the captures that show it. Integers must
+agree exactly. Floats are judged within a tolerance (16 ulps of the
+largest magnitude among operands and results), because rounding differs
+by grouping even for `+`: a float sum is not reported, a float `a - b` is.
+An input on which the callback panics (an overflow check, `clamp` with
+bounds the wrong way round) is skipped.
 
-The build goes on; `driver build --deny-warnings` makes it an error
-(exit 1, nothing written).
+The build goes on; `driver build --deny-warnings`, `driver cargo build
+--deny-warnings` or `RUSTFLAGS="-D warnings"` makes it an error (exit 1,
+nothing written).
 
 Erroneous code example:
 

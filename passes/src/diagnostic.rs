@@ -5,7 +5,10 @@
 //! [`Suggestion`], rendered as rustc renders one (the help, then the changed
 //! lines). Also one JSON object a line for tools (`--error-format=json`),
 //! where a suggestion's edits carry rustc's `suggested_replacement` and
-//! `suggestion_applicability`.
+//! `suggestion_applicability`; and rustc's own JSON diagnostics
+//! ([`Emitter::rustc_json`]), which cargo reads from its compiler: inside a
+//! Cargo build our diagnostics are shown, counted, coloured and passed on
+//! (`--message-format=json`) as rustc's are.
 
 use annotate_snippets::{AnnotationKind, Group, Level, Patch, Renderer, Snippet};
 use frontend::pmir::{FileId, SourceFacts, Span, ROOT_FILE};
@@ -14,6 +17,54 @@ use serde::Serialize;
 
 use crate::codes::Code;
 pub use crate::suggestion::{Applicability, Edit, Hoist, Replacement, Resolved, Suggestion};
+
+/// How diagnostics are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// rustc's human rendering, with colour when `styled`.
+    Human { styled: bool },
+    /// rustc's `--error-format=json` objects, one a line; `ansi`: their
+    /// `rendered` text in colour (`--json=diagnostic-rendered-ansi`).
+    RustcJson { ansi: bool },
+}
+
+impl Format {
+    /// rustc's choice for its own diagnostics on stderr: colour on a
+    /// terminal, none with `NO_COLOR` set (to anything).
+    pub fn human_for_stderr() -> Format {
+        use std::io::IsTerminal;
+        Format::Human {
+            styled: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+}
+
+/// A diagnostic of the compiler itself (no source to show), as rustc's
+/// `--error-format=json` prints one: `error: MESSAGE` and the like.
+pub fn rustc_json_message(level: &str, message: &str, ansi: bool) -> String {
+    let title = match level {
+        "warning" => Level::WARNING,
+        "note" => Level::NOTE,
+        _ => Level::ERROR,
+    }
+    .primary_title(message);
+    let renderer = if ansi {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let rendered = format!("{}\n\n", renderer.render(&[Group::with_title(title)]));
+    serde_json::json!({
+        "$message_type": "diagnostic",
+        "message": message,
+        "code": null,
+        "level": level,
+        "spans": [],
+        "children": [],
+        "rendered": rendered,
+    })
+    .to_string()
+}
 
 /// Where a label points: a source span when one is known, else the line of
 /// the MIR text the fact came from.
@@ -45,6 +96,8 @@ pub struct Diagnostic {
     /// The code changes the help may propose, in order of preference: the
     /// first that applies to the text is shown, with its own message.
     pub suggestions: Vec<Suggestion>,
+    /// A warning made an error (`--deny-warnings`, `-D warnings`).
+    pub denied: bool,
 }
 
 impl Diagnostic {
@@ -57,7 +110,25 @@ impl Diagnostic {
             notes: Vec::new(),
             help: None,
             suggestions: Vec::new(),
+            denied: false,
         }
+    }
+
+    /// Whether it is printed as an error: an error's code, or a warning
+    /// denied.
+    pub fn is_error(&self) -> bool {
+        !self.code.is_warning() || self.denied
+    }
+
+    /// A warning made an error, as rustc's `-D warnings` makes one, with a
+    /// note saying by what (`by`: the flag).
+    pub fn deny(mut self, by: &str) -> Diagnostic {
+        if self.code.is_warning() && !self.denied {
+            self.denied = true;
+            self.notes
+                .push(format!("`{by}` makes this warning an error"));
+        }
+        self
     }
 
     pub fn with_label(mut self, label: Label) -> Diagnostic {
@@ -129,10 +200,10 @@ impl<'a> Emitter<'a> {
     /// The human rendering, like rustc's `error[E…]: …` block. Labels in
     /// other files than the primary's get a snippet of their own file.
     pub fn render(&self, d: &Diagnostic) -> String {
-        let level = if d.code.is_warning() {
-            Level::WARNING
-        } else {
+        let level = if d.is_error() {
             Level::ERROR
+        } else {
+            Level::WARNING
         };
         let title = level.primary_title(&d.message).id(d.code.as_str());
         let mut group = Group::with_title(title);
@@ -216,6 +287,114 @@ impl<'a> Emitter<'a> {
             Some(line) => format!("{} (at {}:{line})", l.text, self.source.mir_file),
             None => l.text.clone(),
         }
+    }
+
+    /// `d` as `format` prints it, without a final newline (a human rendering
+    /// is followed by a blank line, as rustc's).
+    pub fn emit(&self, d: &Diagnostic, format: Format) -> String {
+        match format {
+            Format::Human { styled } => {
+                format!("{}\n", Emitter::new(self.source, styled).render(d))
+            }
+            Format::RustcJson { ansi } => self.rustc_json(d, ansi),
+        }
+    }
+
+    /// One object of rustc's `--error-format=json`: `message`, `code` (with
+    /// its explanation), `level`, `spans` with their lines' text,
+    /// `children` (the notes, and the help with a suggestion's edits as
+    /// `suggested_replacement`s), `rendered`.
+    pub fn rustc_json(&self, d: &Diagnostic, ansi: bool) -> String {
+        use serde_json::{json, Value};
+        let span = |span: Span,
+                    label: Option<&str>,
+                    is_primary: bool,
+                    replacement: Option<(&str, &str)>|
+         -> Option<Value> {
+            let range = self.range(span)?;
+            let text = self.source.text_of(span.file)?;
+            let lines: Vec<Value> = text
+                .lines()
+                .enumerate()
+                .skip(span.lo_line.saturating_sub(1) as usize)
+                .take((span.hi_line + 1).saturating_sub(span.lo_line) as usize)
+                .map(|(i, line)| {
+                    let n = i as u32 + 1;
+                    let start = if n == span.lo_line { span.lo_col } else { 1 };
+                    let end = if n == span.hi_line {
+                        span.hi_col
+                    } else {
+                        line.chars().count() as u32 + 1
+                    };
+                    json!({"text": line, "highlight_start": start, "highlight_end": end})
+                })
+                .collect();
+            Some(json!({
+                "file_name": self.source.file_name(span.file),
+                "byte_start": range.start,
+                "byte_end": range.end,
+                "line_start": span.lo_line,
+                "line_end": span.hi_line,
+                "column_start": span.lo_col,
+                "column_end": span.hi_col,
+                "is_primary": is_primary,
+                "text": lines,
+                "label": label,
+                "suggested_replacement": replacement.map(|r| r.0),
+                "suggestion_applicability": replacement.map(|r| r.1),
+                "expansion": null,
+            }))
+        };
+        let mut spans: Vec<Value> = Vec::new();
+        let mut unlocated: Vec<String> = Vec::new();
+        for (l, primary) in
+            std::iter::once((&d.primary, true)).chain(d.secondary.iter().map(|l| (l, false)))
+        {
+            if !primary && l.span.is_some() && l.span == d.primary.span {
+                continue;
+            }
+            match l.span.and_then(|s| span(s, Some(&l.text), primary, None)) {
+                Some(v) => spans.push(v),
+                None => unlocated.push(self.mir_ref(l)),
+            }
+        }
+        let child = |level: &str, message: &str, spans: Vec<Value>| json!({"message": message, "code": null, "level": level, "spans": spans, "children": [], "rendered": null});
+        let mut children: Vec<Value> = unlocated
+            .iter()
+            .chain(&d.notes)
+            .map(|n| child("note", n, Vec::new()))
+            .collect();
+        match (self.suggestion(d), &d.help) {
+            (Some(s), _) => {
+                let edits = s
+                    .edits
+                    .iter()
+                    .filter_map(|e| {
+                        span(
+                            e.span,
+                            None,
+                            true,
+                            Some((&e.text, s.applicability.as_str())),
+                        )
+                    })
+                    .collect();
+                children.push(child("help", &s.message, edits));
+            }
+            (None, Some(h)) => children.push(child("help", h, Vec::new())),
+            (None, None) => {}
+        }
+        let mut rendered = Emitter::new(self.source, ansi).render(d);
+        rendered.push_str("\n\n");
+        let object = json!({
+            "$message_type": "diagnostic",
+            "message": d.message,
+            "code": {"code": d.code.as_str(), "explanation": d.code.explain()},
+            "level": if d.is_error() { "error" } else { "warning" },
+            "spans": spans,
+            "children": children,
+            "rendered": rendered,
+        });
+        object.to_string()
     }
 
     /// One JSON object, as `--error-format=json` prints a line.
@@ -309,11 +488,7 @@ impl<'a> Emitter<'a> {
             .collect();
         let json = Json {
             code: d.code.as_str(),
-            level: if d.code.is_warning() {
-                "warning"
-            } else {
-                "error"
-            },
+            level: if d.is_error() { "error" } else { "warning" },
             message: &d.message,
             spans,
             notes: &d.notes,

@@ -23,6 +23,7 @@
 //! LLVM 7-style metadata for libNVVM (`nvvm_ir`), so the LTOIR route keeps
 //! the Rust lines through nvJitLink's inlining too.
 
+pub mod host;
 pub mod nvvm_ir;
 
 use inkwell::{

@@ -69,6 +69,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
                 return None;
             }
         }
+        if let CallbackRef::Other(Ty::FnDef { name, .. }) = &ctx.reg.callback {
+            out.push(
+                Diagnostic::new(
+                    Code::Signature,
+                    format!("callback `{name}` is a function of another crate: it has no body to compile"),
+                    ctx.registration_label("registered here"),
+                )
+                .with_note("the GPU code is compiled from the MIR of the crate that makes the call, which holds the bodies of its own functions only")
+                .with_help(format!("define the function in this crate (a copy of `{name}`), or pass a closure written here")),
+            );
+            return None;
+        }
         let what = match &ctx.reg.callback {
             CallbackRef::Other(t) => format!("callback of type `{t}` has no body to compile"),
             CallbackRef::Closure(b) | CallbackRef::FnItem(b) => {

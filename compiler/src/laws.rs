@@ -1,0 +1,512 @@
+//! The laws a provider's operation must keep, checked by calling it over
+//! edge and pseudo-random values of its element type: associativity (and
+//! commutativity for the reduces) of a fold, the strict weak order of a
+//! comparator. The callee is any function of parameter slots (the host JIT
+//! of the lowered callback, `contract`), so the checks know nothing of how
+//! it runs; a call that panics gives no evidence either way and is skipped.
+//!
+//! Values travel as [`Slot`]s: the scalar's little-endian bytes, zero
+//! above its size.
+
+use manifest::Scalar;
+
+pub use backend_nvptx::codegen::host::SLOT;
+
+/// One value: a scalar's bytes, little-endian, zero-padded.
+pub type Slot = [u8; SLOT];
+
+/// A law broken, with the values that show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `associative`, `commutative`, `irreflexive`, `asymmetric`,
+    /// `transitive`, `transitive in its ties`.
+    pub law: String,
+    pub counterexample: String,
+}
+
+/// The pseudo-random sequence of the checks (xorshift64), the same on every
+/// run: a warning does not come and go between builds.
+struct Sequence(u64);
+
+impl Sequence {
+    fn new() -> Sequence {
+        Sequence(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn mask(s: Scalar) -> u128 {
+    match s.size() {
+        16 => u128::MAX,
+        n => (1u128 << (8 * n)) - 1,
+    }
+}
+
+fn int_slot(bits: u128, s: Scalar) -> Slot {
+    let mut slot = [0u8; SLOT];
+    let n = s.size() as usize;
+    slot[..n].copy_from_slice(&(bits & mask(s)).to_le_bytes()[..n]);
+    slot
+}
+
+fn float_slot(x: f64, s: Scalar) -> Slot {
+    let mut slot = [0u8; SLOT];
+    match s {
+        Scalar::F32 => slot[..4].copy_from_slice(&(x as f32).to_le_bytes()),
+        _ => slot[..8].copy_from_slice(&x.to_le_bytes()),
+    }
+    slot
+}
+
+fn bits(v: &Slot) -> u128 {
+    u128::from_le_bytes(*v)
+}
+
+fn as_f64(v: &Slot, s: Scalar) -> f64 {
+    match s {
+        Scalar::F32 => f32::from_le_bytes(v[..4].try_into().expect("4 bytes")) as f64,
+        _ => f64::from_le_bytes(v[..8].try_into().expect("8 bytes")),
+    }
+}
+
+/// The values the checks draw from: edge values first (24, or all of a
+/// type with fewer), then pseudo-random ones. `None` for a type the host
+/// has no arithmetic for (`f16`, `f128`).
+pub fn values(s: Scalar) -> Option<Vec<Slot>> {
+    let mut seq = Sequence::new();
+    let mut v: Vec<Slot> = Vec::new();
+    match s {
+        _ if s.is_int() => {
+            let width = 8 * s.size() as u32;
+            let (min, max) = if s.is_signed() {
+                (1u128 << (width - 1), (1u128 << (width - 1)) - 1)
+            } else {
+                (0, mask(s))
+            };
+            let neg = |x: i128| x as u128;
+            let half_min = if s.is_signed() {
+                neg(-(1i128 << (width - 2)))
+            } else {
+                0
+            };
+            let edges = [
+                0,
+                1,
+                2,
+                3,
+                7,
+                max,
+                max.wrapping_sub(1),
+                min,
+                min.wrapping_add(1),
+                max >> 1,
+                half_min,
+                neg(-1),
+                neg(-2),
+                neg(-7),
+                100,
+                neg(-100),
+                0x55,
+                0x7f,
+            ];
+            v.extend(edges.iter().map(|&b| int_slot(b, s)));
+            v.dedup();
+            while v.len() < 24 {
+                v.push(int_slot(seq.next() as u128, s));
+            }
+            for _ in 0..40 {
+                v.push(int_slot(seq.next() as u128, s));
+                v.push(int_slot(((seq.next() % 201) as u128).wrapping_sub(100), s));
+            }
+        }
+        Scalar::F32 | Scalar::F64 => {
+            let edges = [
+                0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.25, 1e3, -1e3, 0.1, 7.0, -0.75,
+            ];
+            v.extend(edges.iter().map(|&x| float_slot(x, s)));
+            let mut draw = || (seq.next() % 2_000_001) as f64 / 1000.0 - 1000.0;
+            while v.len() < 24 {
+                v.push(float_slot(draw(), s));
+            }
+            for _ in 0..80 {
+                v.push(float_slot(draw(), s));
+            }
+        }
+        Scalar::Bool => v.extend([int_slot(0, s), int_slot(1, s)]),
+        Scalar::Char => {
+            let edges = [
+                '\0',
+                'a',
+                'z',
+                'A',
+                '0',
+                ' ',
+                '\u{7f}',
+                'é',
+                '\u{ffff}',
+                '\u{10ffff}',
+            ];
+            v.extend(edges.iter().map(|&c| int_slot(c as u128, s)));
+            while v.len() < 64 {
+                let c = (seq.next() % 0x11_0000) as u32;
+                if let Some(c) = char::from_u32(c) {
+                    v.push(int_slot(c as u128, s));
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(v)
+}
+
+/// A value as `{:?}` prints it.
+pub fn show(v: &Slot, s: Scalar) -> String {
+    match s {
+        Scalar::F32 => format!("{:?}", as_f64(v, s) as f32),
+        Scalar::F64 => format!("{:?}", as_f64(v, s)),
+        Scalar::Bool => format!("{:?}", v[0] != 0),
+        Scalar::Char => match char::from_u32(bits(v) as u32) {
+            Some(c) => format!("{c:?}"),
+            None => format!("{:#x} (not a char)", bits(v)),
+        },
+        _ if s.is_signed() => {
+            let width = 8 * s.size() as u32;
+            let shift = 128 - width;
+            format!("{}", ((bits(v) << shift) as i128) >> shift)
+        }
+        _ => format!("{}", bits(v) & mask(s)),
+    }
+}
+
+/// Equal bits for integers; for floats, equal within 16 ulps of the
+/// largest magnitude among the operands and results (rounding differs by
+/// grouping even for an associative operation such as `+`), NaN equal to
+/// NaN.
+fn same(l: &Slot, r: &Slot, operands: &[&Slot], s: Scalar) -> bool {
+    if !s.is_float() {
+        return bits(l) & mask(s) == bits(r) & mask(s);
+    }
+    let eps = match s {
+        Scalar::F32 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    };
+    let (x, y) = (as_f64(l, s), as_f64(r, s));
+    if x.is_nan() || y.is_nan() {
+        return x.is_nan() && y.is_nan();
+    }
+    if x == y {
+        return true;
+    }
+    let scale = operands
+        .iter()
+        .map(|o| as_f64(o, s).abs())
+        .fold(x.abs().max(y.abs()), f64::max);
+    (x - y).abs() <= 16.0 * eps * scale
+}
+
+/// The third operands for the pair `(i, j)`: every edge value while both
+/// are edges, then one step of a pseudo-random walk.
+fn thirds(vals: &[Slot], i: usize, j: usize) -> Vec<Slot> {
+    if i < 24 && j < 24 {
+        vals[..24.min(vals.len())].to_vec()
+    } else {
+        vec![vals[(i * 31 + j * 17) % vals.len()]]
+    }
+}
+
+/// The laws a fold's operation `op` breaks over `s` (associativity, and
+/// commutativity when `commutative`): at most one counterexample each.
+pub fn check_fold(
+    op: &dyn Fn(&Slot, &Slot) -> Option<Slot>,
+    s: Scalar,
+    commutative: bool,
+) -> Vec<Finding> {
+    let Some(vals) = values(s) else {
+        return Vec::new();
+    };
+    let show = |v: &Slot| show(v, s);
+    let mut found = Vec::new();
+    'assoc: for (i, a) in vals.iter().enumerate() {
+        for (j, b) in vals.iter().enumerate() {
+            for c in thirds(&vals, i, j) {
+                let (Some(ab), Some(bc)) = (op(a, b), op(b, &c)) else {
+                    continue;
+                };
+                let (Some(l), Some(r)) = (op(&ab, &c), op(a, &bc)) else {
+                    continue;
+                };
+                if !same(&l, &r, &[a, b, &c], s) {
+                    found.push(Finding {
+                        law: "associative".into(),
+                        counterexample: format!(
+                            "op(op(a, b), c) = {} but op(a, op(b, c)) = {} for a = {}, b = {}, c = {}",
+                            show(&l),
+                            show(&r),
+                            show(a),
+                            show(b),
+                            show(&c)
+                        ),
+                    });
+                    break 'assoc;
+                }
+            }
+        }
+    }
+    if commutative {
+        'comm: for a in &vals {
+            for b in &vals {
+                let (Some(l), Some(r)) = (op(a, b), op(b, a)) else {
+                    continue;
+                };
+                if !same(&l, &r, &[a, b], s) {
+                    found.push(Finding {
+                        law: "commutative".into(),
+                        counterexample: format!(
+                            "op(a, b) = {} but op(b, a) = {} for a = {}, b = {}",
+                            show(&l),
+                            show(&r),
+                            show(a),
+                            show(b)
+                        ),
+                    });
+                    break 'comm;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The law of strict weak orders the comparator `less` breaks over `s`:
+/// at most one counterexample.
+pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Vec<Finding> {
+    let Some(vals) = values(s) else {
+        return Vec::new();
+    };
+    let show = |v: &Slot| show(v, s);
+    let found = |law: &str, counterexample: String| {
+        vec![Finding {
+            law: law.into(),
+            counterexample,
+        }]
+    };
+    for a in &vals {
+        if less(a, a) == Some(true) {
+            return found(
+                "irreflexive",
+                format!("less(a, a) is true for a = {}", show(a)),
+            );
+        }
+    }
+    for a in &vals {
+        for b in &vals {
+            if less(a, b) == Some(true) && less(b, a) == Some(true) {
+                return found(
+                    "asymmetric",
+                    format!(
+                        "less(a, b) and less(b, a) are both true for a = {}, b = {}",
+                        show(a),
+                        show(b)
+                    ),
+                );
+            }
+        }
+    }
+    for (i, a) in vals.iter().enumerate() {
+        for (j, b) in vals.iter().enumerate() {
+            for c in thirds(&vals, i, j) {
+                let (Some(ab), Some(bc), Some(ac)) = (less(a, b), less(b, &c), less(a, &c)) else {
+                    continue;
+                };
+                if ab && bc && !ac {
+                    return found(
+                        "transitive",
+                        format!(
+                            "less(a, b) and less(b, c) but not less(a, c) for a = {}, b = {}, c = {}",
+                            show(a),
+                            show(b),
+                            show(&c)
+                        ),
+                    );
+                }
+                let (Some(ba), Some(cb), Some(ca)) = (less(b, a), less(&c, b), less(&c, a)) else {
+                    continue;
+                };
+                if !ab && !ba && !bc && !cb && (ac || ca) {
+                    return found(
+                        "transitive in its ties",
+                        format!(
+                            "a ~ b and b ~ c (neither is less) but not a ~ c for a = {}, b = {}, c = {}",
+                            show(a),
+                            show(b),
+                            show(&c)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold<T: Copy>(
+        s: Scalar,
+        from: impl Fn(&Slot) -> T,
+        to: impl Fn(T) -> Slot,
+        op: impl Fn(T, T) -> T,
+    ) -> String {
+        let call = |a: &Slot, b: &Slot| Some(to(op(from(a), from(b))));
+        let laws: Vec<String> = check_fold(&call, s, true)
+            .into_iter()
+            .map(|f| f.law)
+            .collect();
+        if laws.is_empty() {
+            "clean".into()
+        } else {
+            laws.join(",")
+        }
+    }
+
+    macro_rules! slot_of {
+        ($t:ty) => {
+            (
+                |v: &Slot| <$t>::from_le_bytes(v[..size_of::<$t>()].try_into().unwrap()),
+                |x: $t| {
+                    let mut s = [0u8; SLOT];
+                    s[..size_of::<$t>()].copy_from_slice(&x.to_le_bytes());
+                    s
+                },
+            )
+        };
+    }
+
+    /// Each operation is found to break exactly the laws it breaks (floats
+    /// within the documented tolerance), over the element types the
+    /// providers take.
+    #[test]
+    fn the_checks_find_the_laws_each_operation_breaks() {
+        let (f32_from, f32_to) = slot_of!(f32);
+        let (f64_from, f64_to) = slot_of!(f64);
+        let (u8_from, u8_to) = slot_of!(u8);
+        let (i8_from, i8_to) = slot_of!(i8);
+        let (i64_from, i64_to) = slot_of!(i64);
+        let (i128_from, i128_to) = slot_of!(i128);
+        let cases = [
+            ("f32 add", fold(Scalar::F32, f32_from, f32_to, |a, b| a + b)),
+            ("f64 add", fold(Scalar::F64, f64_from, f64_to, |a, b| a + b)),
+            ("f64 mul", fold(Scalar::F64, f64_from, f64_to, |a, b| a * b)),
+            ("f32 max", fold(Scalar::F32, f32_from, f32_to, f32::max)),
+            ("f32 sub", fold(Scalar::F32, f32_from, f32_to, |a, b| a - b)),
+            (
+                "f64 mean",
+                fold(Scalar::F64, f64_from, f64_to, |a, b| (a + b) / 2.0),
+            ),
+            (
+                "u8 wrapping add",
+                fold(Scalar::U8, u8_from, u8_to, u8::wrapping_add),
+            ),
+            (
+                "u8 saturating add",
+                fold(Scalar::U8, u8_from, u8_to, u8::saturating_add),
+            ),
+            ("i64 min", fold(Scalar::I64, i64_from, i64_to, i64::min)),
+            (
+                "i8 saturating add",
+                fold(Scalar::I8, i8_from, i8_to, i8::saturating_add),
+            ),
+            ("i64 left", fold(Scalar::I64, i64_from, i64_to, |a, _| a)),
+            (
+                "i128 wrapping mul",
+                fold(Scalar::I128, i128_from, i128_to, i128::wrapping_mul),
+            ),
+            (
+                "i128 wrapping sub",
+                fold(Scalar::I128, i128_from, i128_to, i128::wrapping_sub),
+            ),
+        ];
+        let got: Vec<String> = cases.iter().map(|(n, l)| format!("{n}: {l}")).collect();
+        assert_eq!(
+            got,
+            [
+                "f32 add: clean",
+                "f64 add: clean",
+                "f64 mul: clean",
+                "f32 max: clean",
+                "f32 sub: associative,commutative",
+                "f64 mean: associative",
+                "u8 wrapping add: clean",
+                "u8 saturating add: clean",
+                "i64 min: clean",
+                "i8 saturating add: associative",
+                "i64 left: commutative",
+                "i128 wrapping mul: clean",
+                "i128 wrapping sub: associative,commutative",
+            ]
+        );
+    }
+
+    #[test]
+    fn comparators_are_checked_for_a_strict_weak_order() {
+        let (from, _) = slot_of!(i32);
+        let check = |less: fn(i32, i32) -> bool| {
+            let call = |a: &Slot, b: &Slot| Some(less(from(a), from(b)));
+            check_order(&call, Scalar::I32)
+                .into_iter()
+                .map(|f| f.law)
+                .collect::<Vec<_>>()
+        };
+        assert!(check(|a, b| a < b).is_empty());
+        assert!(check(|a, b| (a & 0xf) < (b & 0xf)).is_empty());
+        assert_eq!(check(|a, b| a <= b), ["irreflexive"]);
+        assert_eq!(check(|a, b| a != b), ["asymmetric"]);
+        assert_eq!(
+            check(|a, b| a.wrapping_sub(b) < 0),
+            ["asymmetric"],
+            "a modular order (0 - MIN and MIN - 0 both wrap to MIN)"
+        );
+        assert_eq!(
+            check(|a, b| (b as i64 - a as i64).rem_euclid(3) == 1),
+            ["transitive"],
+            "rock, paper, scissors"
+        );
+        assert_eq!(
+            check(|a, b| b as i64 - a as i64 > 1),
+            ["transitive in its ties"],
+            "less by more than one: 0 ~ 1 and 1 ~ 2, but 0 < 2"
+        );
+    }
+
+    #[test]
+    fn values_cover_each_type_with_valid_bit_patterns() {
+        for s in Scalar::ALL {
+            let Some(vals) = values(s) else {
+                assert!(matches!(s, Scalar::F16 | Scalar::F128), "{s:?}");
+                continue;
+            };
+            assert!(vals.len() >= 2, "{s:?}");
+            for v in &vals {
+                assert_eq!(bits(v) & !mask(s), 0, "{s:?}: bytes above its size");
+                if s == Scalar::Char {
+                    assert!(char::from_u32(bits(v) as u32).is_some());
+                }
+            }
+        }
+        assert_eq!(show(&int_slot(u128::MAX, Scalar::I8), Scalar::I8), "-1");
+        assert_eq!(
+            show(&int_slot(1 << 127, Scalar::I128), Scalar::I128),
+            i128::MIN.to_string()
+        );
+        assert_eq!(show(&int_slot(200, Scalar::U8), Scalar::U8), "200");
+        assert_eq!(show(&float_slot(-3.25, Scalar::F32), Scalar::F32), "-3.25");
+    }
+}
