@@ -9,6 +9,10 @@
 #   edit:  both again after the same one-closure edit (the app's crate
 #          rebuilt, its dependencies fresh).
 #
+# A plain `cargo build` of the app with the `gpu` feature (no callbacks
+# compiled: its calls would find no kernel) runs beside them, to tell the
+# dependencies' share from the driver's.
+#
 # Every build must succeed, and each driver build must carry the app's four
 # callbacks (`driver inspect`); anything else exits non-zero.
 #
@@ -16,7 +20,7 @@
 #   DRIVER=target/release/driver ROUNDS=3 bash benches/cargo_bench.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-driver=${DRIVER:-$root/target/release/driver}
+driver=$(realpath "${DRIVER:-$root/target/release/driver}")
 rounds=${ROUNDS:-3}
 [ -x "$driver" ] || { echo "cargo_bench: no driver at $driver" >&2; exit 1; }
 work=$(mktemp -d /tmp/rmir-cargo-bench.XXXXXX)
@@ -80,21 +84,26 @@ callbacks() {
 }
 
 for r in $(seq "$rounds"); do
-  g="$work/gpu-$r" c="$work/cpu-$r"
+  g="$work/gpu-$r" c="$work/cpu-$r" p="$work/plain-$r"
   app "$g" ', features = ["gpu"]'
   app "$c" ''
+  app "$p" ', features = ["gpu"]'
   (cd "$c" && timed "$c/cold" cargo build --offline) >> "$work/cpu-cold"
+  (cd "$p" && timed "$p/cold" cargo build --offline) >> "$work/plain-cold"
   (cd "$g" && RMIR_CACHE_DIR="$g/cache" timed "$g/cold" "$driver" cargo build --offline) >> "$work/gpu-cold"
   callbacks "$g"
   edit "$c"
   edit "$g"
+  edit "$p"
   (cd "$c" && timed "$c/edit" cargo build --offline) >> "$work/cpu-edit"
+  (cd "$p" && timed "$p/edit" cargo build --offline) >> "$work/plain-edit"
   (cd "$g" && RMIR_CACHE_DIR="$g/cache" timed "$g/edit" "$driver" cargo build --offline) >> "$work/gpu-edit"
   callbacks "$g"
 done
 for k in cold edit; do
   cpu=$(median < "$work/cpu-$k")
+  plain=$(median < "$work/plain-$k")
   gpu=$(median < "$work/gpu-$k")
-  printf '%s: cargo build (CPU only) %.3f s, driver cargo build %.3f s, ratio %.2fx\n' \
-    "$k" "$cpu" "$gpu" "$(echo "$gpu / $cpu" | bc -l)"
+  printf '%s: cargo build (CPU only) %.3f s, cargo build (gpu feature) %.3f s, driver cargo build %.3f s: %.2fx, %.2fx\n' \
+    "$k" "$cpu" "$plain" "$gpu" "$(echo "$gpu / $cpu" | bc -l)" "$(echo "$gpu / $plain" | bc -l)"
 done
