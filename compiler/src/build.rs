@@ -37,14 +37,23 @@ use crate::hostref::{self, HostJob};
 use crate::timings::Timings;
 
 /// Callbacks per compilation unit (chunk): a function of the number of
-/// callbacks only, so output is independent of threads. Small files get
+/// callbacks (and of `edits`, [`BuildArgs::for_edits`]) only, so output is
+/// independent of threads. Small files get
 /// chunks of 4 (more parallel work, and an edit of one callback relinks 4
 /// kernels, not 16); from 256 callbacks on, chunks of 16 (every chunk pays
 /// NVRTC and nvJitLink's fixed cost: chunks of 4 made 1,000 callbacks take
 /// 62 s instead of 33; docs/perf.md).
-fn chunk_size(callbacks: usize) -> usize {
+fn chunk_size(callbacks: usize, edits: bool) -> usize {
+    if edits && callbacks <= EDIT_CHUNKS_UP_TO {
+        return 1;
+    }
     callbacks.div_ceil(16).clamp(4, 16)
 }
+
+/// With [`BuildArgs::for_edits`], crates of up to this many callbacks get a
+/// chunk (a cubin) per callback: an edit relinks one kernel, not four
+/// (nvJitLink's link of a chunk is most of an edit's cost: docs/perf.md).
+const EDIT_CHUNKS_UP_TO: usize = 8;
 
 /// What `--emit` can ask for besides the cubin and manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -116,6 +125,9 @@ pub struct BuildArgs<'a> {
     /// Admit and lint only (`cargo check`): no device code is built and
     /// nothing is written.
     pub check_only: bool,
+    /// Chunk for fast rebuilds after an edit rather than for the fewest
+    /// links (a Cargo build: a cubin per callback in small crates).
+    pub for_edits: bool,
 }
 
 /// One compiled chunk of callbacks.
@@ -285,7 +297,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
         let parts = lower::split::Parts::of(lowered_module);
         lowered
             .thunks
-            .chunks(chunk_size(lowered.thunks.len()))
+            .chunks(chunk_size(lowered.thunks.len(), args.for_edits))
             .map(|group| {
                 let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
                 parts

@@ -674,6 +674,9 @@ fn own_record(
         // A rejection fails the crate's build before anything is written.
         keep_going: false,
         check_only: inv.check_only(),
+        // The records' cubins are read by the program, never by name:
+        // a cubin per callback makes an edit relink one kernel.
+        for_edits: true,
         diagnostics: inv.diagnostics(),
     });
     let built = match built {

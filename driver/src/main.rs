@@ -328,6 +328,7 @@ fn main() -> ExitCode {
                 keep_going,
                 diagnostics: passes::diagnostic::Format::human_for_stderr(),
                 check_only: false,
+                for_edits: false,
             })
         }),
         Command::Cache { action } => cache_command(action),

@@ -632,7 +632,7 @@ fn cargo_run_and_test_carry_the_callbacks() {
     let e = stderr(&o);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
-        e.contains("rmir runs (test): 2 callbacks admitted, 1 cubin"),
+        e.contains("rmir runs (test): 2 callbacks admitted, 2 cubins"),
         "{e}"
     );
     if gpu {
@@ -669,7 +669,11 @@ fn cargo_run_and_test_carry_the_callbacks() {
         })
         .unwrap_or_else(|| panic!("no test executable in {out}"));
     let listing = inspect(&exe, &target);
-    assert!(listing.contains("(test): sm_90, 2 callbacks"), "{listing}");
+    // A cubin per callback: an edit relinks one kernel.
+    assert!(
+        listing.contains("(test): sm_90, 2 callbacks, 2 cubins"),
+        "{listing}"
+    );
     assert!(listing.contains("called at src/main.rs:4:9"), "{listing}");
     assert!(listing.contains("called at src/main.rs:22:21"), "{listing}");
 
