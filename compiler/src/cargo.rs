@@ -401,9 +401,9 @@ fn is_program(arg: &OsStr) -> bool {
 /// plain `cargo build` built, nor the reverse: each keeps its own artifacts
 /// in `deps/`, and the program cargo copies out is the one the last command
 /// built (cargo copies it again even when nothing was compiled). The line
-/// names the driver's build too (its size and modification time, which
-/// cargo's cache of this answer also keys on), so a new driver rebuilds the
-/// callbacks as a new rustc rebuilds the crates.
+/// names the driver's version only: a rebuilt driver rebuilds the crates
+/// with callbacks (the driver's executable is in their dep-info,
+/// [`track_inputs`]), not every dependency.
 fn verbose_version(compiler: &[OsString]) -> ExitCode {
     let out = match Command::new(&compiler[0])
         .args(&compiler[1..])
@@ -428,31 +428,9 @@ fn verbose_version(compiler: &[OsString]) -> ExitCode {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!("rmir-driver: {}\n", driver_identity()));
+    text.push_str(&format!("rmir-driver: {}\n", env!("CARGO_PKG_VERSION")));
     let _ = std::io::stdout().write_all(text.as_bytes());
     ExitCode::SUCCESS
-}
-
-/// This driver's version and build: `0.1.0 (NNN bytes, modified SECS.NANOS)`.
-fn driver_identity() -> String {
-    let build = std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .ok()
-        .and_then(|m| {
-            let t = m
-                .modified()
-                .ok()?
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?;
-            Some(format!(
-                " ({} bytes, modified {}.{:09})",
-                m.len(),
-                t.as_secs(),
-                t.subsec_nanos()
-            ))
-        })
-        .unwrap_or_default();
-    format!("{}{build}", env!("CARGO_PKG_VERSION"))
 }
 
 enum Prepared {
@@ -814,6 +792,8 @@ const TRACKED_VARS: &[&str] = &[ARCH_VAR, DENY_WARNINGS_VAR];
 ///
 /// - the package's device libraries, and its `Cargo.toml` (which lists
 ///   them: cargo does not rebuild for a change of `package.metadata`);
+/// - this driver's executable: a rebuilt driver compiles the callbacks
+///   again, as a new rustc compiles the crate again;
 /// - [`TRACKED_VARS`], as rustc's `# env-dep:` lines.
 fn track_inputs(inv: &Invocation) -> Result<(), String> {
     let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
@@ -821,6 +801,9 @@ fn track_inputs(inv: &Invocation) -> Result<(), String> {
     };
     let mut links = metadata_links(Path::new(&dir))?;
     links.insert(0, Path::new(&dir).join("Cargo.toml"));
+    if let Ok(exe) = std::env::current_exe() {
+        links.push(exe);
+    }
     let Some(out_dir) = &inv.out_dir else {
         return Ok(());
     };

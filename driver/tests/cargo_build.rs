@@ -378,7 +378,8 @@ fn embedded(path: &Path, target: &Path) -> String {
 /// take each other's binary for up to date: each keeps its own artifacts
 /// (the driver's line in `rustc -vV` is part of cargo's fingerprints and
 /// file names), and the program in `target/debug` is the one the last
-/// command built, with nothing compiled again when switching back.
+/// command built, with nothing compiled again when switching back. A
+/// rebuilt driver compiles the crate with callbacks again, and only it.
 #[test]
 fn plain_cargo_builds_and_driver_builds_never_leave_a_stale_binary() {
     let dir = scratch_package("stale", "stale");
