@@ -372,7 +372,7 @@ fn capture_sets(env: &EnvLayout) -> Vec<(Vec<u8>, String)> {
     if env.fields.is_empty() {
         return vec![(vec![0u8; env.size as usize], String::new())];
     }
-    let mut draw = 0x2545_F491_4F6C_DD1Du64;
+    let mut sequence = laws::Sequence::from_seed(0x2545_F491_4F6C_DD1D);
     let mut sets = Vec::new();
     for set in 0..6 {
         let mut bytes = vec![0u8; env.size as usize];
@@ -382,15 +382,10 @@ fn capture_sets(env: &EnvLayout) -> Vec<(Vec<u8>, String)> {
             let value: Slot = match set {
                 0 => vals.get(1).copied().unwrap_or([0; SLOT]),
                 1 => vals.first().copied().unwrap_or([0; SLOT]),
-                _ => {
-                    draw ^= draw << 13;
-                    draw ^= draw >> 7;
-                    draw ^= draw << 17;
-                    match vals.len() {
-                        0 => [0; SLOT],
-                        n => vals[(draw % n as u64) as usize],
-                    }
-                }
+                _ => match vals.len() {
+                    0 => [0; SLOT],
+                    n => vals[(sequence.draw() % n as u64) as usize],
+                },
             };
             let at = field.offset as usize;
             let size = field.size as usize;

@@ -26,14 +26,26 @@ pub struct Finding {
 
 /// The pseudo-random sequence of the checks (xorshift64), the same on every
 /// run: a warning does not come and go between builds.
-struct Sequence(u64);
+pub struct Sequence(u64);
+
+impl Default for Sequence {
+    fn default() -> Sequence {
+        Sequence::new()
+    }
+}
 
 impl Sequence {
-    fn new() -> Sequence {
-        Sequence(0x9E37_79B9_7F4A_7C15)
+    /// The sequence of the checks' values.
+    pub fn new() -> Sequence {
+        Sequence::from_seed(0x9E37_79B9_7F4A_7C15)
     }
 
-    fn next(&mut self) -> u64 {
+    /// Another sequence (a nonzero seed).
+    pub fn from_seed(seed: u64) -> Sequence {
+        Sequence(seed)
+    }
+
+    pub fn draw(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -118,11 +130,11 @@ pub fn values(s: Scalar) -> Option<Vec<Slot>> {
             v.extend(edges.iter().map(|&b| int_slot(b, s)));
             v.dedup();
             while v.len() < 24 {
-                v.push(int_slot(seq.next() as u128, s));
+                v.push(int_slot(seq.draw() as u128, s));
             }
             for _ in 0..40 {
-                v.push(int_slot(seq.next() as u128, s));
-                v.push(int_slot(((seq.next() % 201) as u128).wrapping_sub(100), s));
+                v.push(int_slot(seq.draw() as u128, s));
+                v.push(int_slot(((seq.draw() % 201) as u128).wrapping_sub(100), s));
             }
         }
         Scalar::F32 | Scalar::F64 => {
@@ -130,7 +142,7 @@ pub fn values(s: Scalar) -> Option<Vec<Slot>> {
                 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.25, 1e3, -1e3, 0.1, 7.0, -0.75,
             ];
             v.extend(edges.iter().map(|&x| float_slot(x, s)));
-            let mut draw = || (seq.next() % 2_000_001) as f64 / 1000.0 - 1000.0;
+            let mut draw = || (seq.draw() % 2_000_001) as f64 / 1000.0 - 1000.0;
             while v.len() < 24 {
                 v.push(float_slot(draw(), s));
             }
@@ -154,7 +166,7 @@ pub fn values(s: Scalar) -> Option<Vec<Slot>> {
             ];
             v.extend(edges.iter().map(|&c| int_slot(c as u128, s)));
             while v.len() < 64 {
-                let c = (seq.next() % 0x11_0000) as u32;
+                let c = (seq.draw() % 0x11_0000) as u32;
                 if let Some(c) = char::from_u32(c) {
                     v.push(int_slot(c as u128, s));
                 }
