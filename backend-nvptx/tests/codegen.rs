@@ -453,7 +453,7 @@ fn lowered_thunks_run_on_the_host() {
     let context = context();
     let (module, thunks) = lowered(&context, "03_wrapping_capture.rs", 0, true);
     let env = 1000i32.to_le_bytes();
-    let r = with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+    let r = with_host_code(&module, &thunks[0].symbol, &|_| Ok(None), |f| {
         let mut out = [0u8; SLOT];
         f.call(&env, &[slot(i32::MAX), slot(2)], &mut out).unwrap();
         i32::from_le_bytes(out[..4].try_into().unwrap())
@@ -463,7 +463,7 @@ fn lowered_thunks_run_on_the_host() {
 
     let context = self::context();
     let (module, thunks) = lowered(&context, "01_add_overflow_checks.rs", 0, true);
-    let (ok, panicked) = with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+    let (ok, panicked) = with_host_code(&module, &thunks[0].symbol, &|_| Ok(None), |f| {
         let mut out = [0u8; SLOT];
         let ok = f.call(&[], &[slot(40), slot(2)], &mut out).map(|()| out[0]);
         let panicked = f.call(&[], &[slot(i32::MAX), slot(1)], &mut out);
@@ -474,7 +474,7 @@ fn lowered_thunks_run_on_the_host() {
 
     let context = self::context();
     let (module, thunks) = lowered(&context, "05_helper_chain.rs", 0, true);
-    with_host_code(&module, &thunks[0].symbol, &|_| None, |f| {
+    with_host_code(&module, &thunks[0].symbol, &|_| Ok(None), |f| {
         let mut out = [0u8; SLOT];
         f.call(&[0u8; 64], &[slot(3), slot(4)], &mut out)
     })

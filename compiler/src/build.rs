@@ -183,10 +183,6 @@ pub struct BuildFailure {
 }
 
 impl BuildFailure {
-    pub fn is_reported(&self) -> bool {
-        self.reported
-    }
-
     fn reported(message: String) -> BuildFailure {
         BuildFailure {
             message,
@@ -364,26 +360,23 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     let mut warnings = 0;
     if let Some((l, t)) = linted {
         timings.merge(&t);
-        for w in &l.warnings {
+        warnings += l.warnings.len();
+        for w in l.warnings {
             let w = if args.deny_warnings {
-                w.clone().deny(args.deny_by)
+                w.deny(args.deny_by)
             } else {
-                w.clone()
+                w
             };
             eprintln!("{}", emitter.emit(&w, args.diagnostics));
         }
-        warnings += l.warnings.len();
         if !l.unchecked.is_empty() {
             let note = format!(
                 "the operator contract was not checked for {}",
                 l.unchecked.join("; ")
             );
-            match args.diagnostics {
-                Format::Human { .. } => eprintln!("note: {note}\n"),
-                Format::RustcJson { ansi } => eprintln!(
-                    "{}",
-                    passes::diagnostic::rustc_json_message("note", &note, ansi)
-                ),
+            eprintln!("{}", args.diagnostics.message("note", &note));
+            if let Format::Human { .. } = args.diagnostics {
+                eprintln!();
             }
         }
     }

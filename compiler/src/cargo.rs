@@ -105,13 +105,13 @@ pub fn cargo(args: &[OsString]) -> Result<ExitCode, String> {
     let status = command
         .status()
         .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    // `cargo run` and `cargo test` pass on the program's own status; a
+    // build that fails is exit 1, as every failed command here.
     let runs_programs = matches!(args[0].to_str(), Some("run" | "test" | "bench"));
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        // `cargo run` and `cargo test` pass on the program's own status;
-        // a build that fails is exit 1, as every failed command here.
-        Some(c) if runs_programs => ExitCode::from(c.clamp(1, 255) as u8),
-        _ => ExitCode::from(1),
+    Ok(if runs_programs || status.success() {
+        exit_code(status)
+    } else {
+        ExitCode::from(1)
     })
 }
 
@@ -201,15 +201,18 @@ impl Invocation {
         let mut i = 0;
         while i < strs.len() {
             let a = strs[i].as_str();
-            // `--flag value` or `--flag=value`.
+            // `--flag value`, `--flag=value`, `-X value` or `-Xvalue`.
+            let short = VALUE_FLAGS
+                .iter()
+                .find(|f| f.len() == 2 && a.len() > 2 && a.starts_with(**f));
             let (flag, value) =
                 if let Some((f, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
                     (f.to_string(), Some(v.to_string()))
                 } else if VALUE_FLAGS.contains(&a) {
                     i += 1;
                     (a.to_string(), strs.get(i).cloned())
-                } else if let Some(v) = a.strip_prefix("-C").filter(|v| !v.is_empty()) {
-                    ("-C".to_string(), Some(v.to_string()))
+                } else if let Some(f) = short {
+                    (f.to_string(), Some(a[2..].to_string()))
                 } else {
                     (a.to_string(), None)
                 };
@@ -243,9 +246,6 @@ impl Invocation {
                         "extra-filename" => inv.extra_filename = v.to_string(),
                         _ => {}
                     }
-                }
-                f if f.starts_with("-D") && f.len() > 2 => {
-                    inv.deny_warnings |= &f[2..] == "warnings"
                 }
                 f if !f.starts_with('-') && f.ends_with(".rs") => inv.input = Some(f.to_string()),
                 _ => {}
@@ -316,14 +316,7 @@ impl Invocation {
 
     /// Prints an error of the wrapper itself, as rustc would print it.
     fn error(&self, message: &str) {
-        if self.json {
-            eprintln!(
-                "{}",
-                passes::diagnostic::rustc_json_message("error", message, self.ansi)
-            );
-        } else {
-            eprintln!("error: {message}");
-        }
+        eprintln!("{}", self.diagnostics().message("error", message));
     }
 
     fn kind(&self) -> &str {
@@ -422,7 +415,7 @@ fn verbose_version(compiler: &[OsString]) -> ExitCode {
     use std::io::Write;
     let _ = std::io::stderr().write_all(&out.stderr);
     if !out.status.success() {
-        return ExitCode::from(out.status.code().map_or(1, |c| c.clamp(1, 255) as u8));
+        return exit_code(out.status);
     }
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     if !text.ends_with('\n') {
@@ -660,7 +653,7 @@ fn own_record(
     let built = match built {
         Ok(b) => b,
         // What failed was printed, as rustc prints its errors.
-        Err(e) if e.is_reported() => return Ok(Own::Failed),
+        Err(e) if e.reported => return Ok(Own::Failed),
         Err(e) => return Err(e.to_string()),
     };
     summary(inv, &built);
@@ -702,9 +695,7 @@ fn summary(inv: &Invocation, built: &Built) {
     // Cargo shows a compiler's plain lines as they are; its own status
     // words are bold green, right-aligned in 12 columns.
     let word = "rmir";
-    if inv.ansi
-        || (!inv.json && matches!(Format::human_for_stderr(), Format::Human { styled: true }))
-    {
+    if inv.diagnostics().styled() {
         eprintln!("\x1b[1m\x1b[32m{word:>12}\x1b[0m {line}");
     } else {
         eprintln!("{word:>12} {line}");
@@ -761,6 +752,15 @@ fn artifacts_object(rustc: &OsStr, inv: &Invocation, blob: &[u8]) -> Result<Path
     Ok(object)
 }
 
+/// A child's status as this process's: 0 stays 0, a failure (or a signal)
+/// is 1 to 255.
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        code => ExitCode::from(code.map_or(1, |c| c.clamp(1, 255) as u8)),
+    }
+}
+
 fn run_rustc(compiler: &[OsString], args: &[OsString], extra: &[OsString]) -> ExitCode {
     let rustc = &compiler[0];
     match Command::new(rustc)
@@ -769,8 +769,7 @@ fn run_rustc(compiler: &[OsString], args: &[OsString], extra: &[OsString]) -> Ex
         .args(extra)
         .status()
     {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Ok(s) => exit_code(s),
         Err(e) => {
             eprintln!(
                 "error: rmir: cannot run {}: {e}",
@@ -940,8 +939,14 @@ mod tests {
             "app/src/main.rs",
             "--test",
             "-Coverflow-checks=off",
+            "-Dwarnings",
+            "--cap-lints",
+            "allow",
         ]);
         assert!(t.is_final() && !t.overflow_checks());
+        assert!(t.deny_warnings && t.lints_allowed);
+        assert!(inv(&["-D", "warnings", "a.rs"]).deny_warnings);
+        assert!(!inv(&["-Dunused", "a.rs"]).deny_warnings);
         assert!(inv(&["-vV"]).input.is_none());
     }
 }

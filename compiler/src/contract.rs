@@ -16,7 +16,7 @@
 //! its provider, element type and environment layout: an edit checks only
 //! the callbacks it changed.
 
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use backend_nvptx::codegen::host::{self, HostFn, SLOT};
@@ -135,8 +135,10 @@ const TIME_LIMIT: Duration = Duration::from_secs(10);
 const CHECKS: &str = "laws/2";
 
 /// The device libraries' host build, made when a callback first needs it.
-struct DeviceLibraries<'a> {
-    inputs: &'a [backend_nvptx::LinkInput],
+/// Shared with each callback's thread, which may outlive the lint (see
+/// [`check_limited`]): the library stays loaded while its code can run.
+struct DeviceLibraries {
+    inputs: Vec<backend_nvptx::LinkInput>,
     built: std::sync::OnceLock<Result<HostLibrary, String>>,
 }
 
@@ -146,7 +148,7 @@ struct HostLibrary {
     _dir: frontend::scratch::Scratch,
 }
 
-impl DeviceLibraries<'_> {
+impl DeviceLibraries {
     /// The address of `symbol` in the libraries' host build; `Err` when they
     /// have none (a library that is not CUDA source, a compile error).
     fn resolve(&self, symbol: &str) -> Result<Option<usize>, String> {
@@ -155,7 +157,7 @@ impl DeviceLibraries<'_> {
         }
         let built = self.built.get_or_init(|| {
             let dir = frontend::scratch::Scratch::new("lint")?;
-            let path = crate::hostref::host_device_shared_library(self.inputs, &dir)?;
+            let path = crate::hostref::host_device_shared_library(&self.inputs, &dir)?;
             // SAFETY: a library just compiled from the user's device code,
             // whose initialisers are those of plain C++ functions.
             let library = unsafe { libloading::Library::new(&path) }
@@ -181,10 +183,10 @@ pub fn lint(
     cache: Option<&cache::Cache>,
     timings: &mut Timings,
 ) -> Linted {
-    let libraries = DeviceLibraries {
-        inputs: device_inputs,
+    let libraries = Arc::new(DeviceLibraries {
+        inputs: device_inputs.to_vec(),
         built: std::sync::OnceLock::new(),
-    };
+    });
     let library_bytes: Vec<u8> = device_inputs
         .iter()
         .flat_map(|d| crate::buildcache::pack(&[d.name.as_bytes(), &d.bytes]))
@@ -259,7 +261,8 @@ pub fn lint(
 fn canonical_symbols(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
-    while let Some(at) = ["rmir_cb", "rmir_fn"]
+    use passes::lower::plan::{BODY_PREFIX, THUNK_PREFIX};
+    while let Some(at) = [THUNK_PREFIX, BODY_PREFIX]
         .iter()
         .filter_map(|p| rest.find(p).map(|i| i + p.len()))
         .min()
@@ -272,22 +275,16 @@ fn canonical_symbols(code: &str) -> String {
 }
 
 /// [`check`] on a thread of its own, given up after [`TIME_LIMIT`] (the
-/// thread is left to finish or to end with the process).
-fn check_limited(job: &LintJob, libraries: &DeviceLibraries<'_>) -> Result<Vec<Finding>, String> {
-    // The symbols the code declares, resolved here: the thread outlives
-    // this call when it runs too long, so it takes only owned values.
-    let mut symbols = std::collections::BTreeMap::new();
-    for name in declared_functions(&job.code) {
-        if let Some(address) = libraries.resolve(&name)? {
-            symbols.insert(name, address);
-        }
-    }
+/// thread is left to finish or to end with the process, holding what it
+/// runs: the job and the device libraries).
+fn check_limited(job: &LintJob, libraries: &Arc<DeviceLibraries>) -> Result<Vec<Finding>, String> {
     let (send, receive) = mpsc::channel();
     let owned = job.clone();
+    let libraries = Arc::clone(libraries);
     std::thread::Builder::new()
         .name("rmir-lint".into())
         .spawn(move || {
-            let _ = send.send(check(&owned, &|name| symbols.get(name).copied()));
+            let _ = send.send(check(&owned, &|name| libraries.resolve(name)));
         })
         .map_err(|e| format!("cannot start a thread: {e}"))?;
     match receive.recv_timeout(TIME_LIMIT) {
@@ -299,24 +296,12 @@ fn check_limited(job: &LintJob, libraries: &DeviceLibraries<'_>) -> Result<Vec<F
     }
 }
 
-/// The functions the LLVM-dialect `code` declares without a body
-/// (`llvm.func @ffi_mix(i32, i32) -> i32` with no region), by name.
-fn declared_functions(code: &str) -> Vec<String> {
-    code.lines()
-        .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix("llvm.func ")?;
-            let rest = rest.trim_start_matches(|c: char| c.is_ascii_lowercase() || c == ' ');
-            let name = rest.strip_prefix('@')?;
-            let end = name.find('(')?;
-            (!l.trim_end().ends_with('{')).then(|| name[..end].trim_matches('"').to_string())
-        })
-        .filter(|n| !n.starts_with("llvm."))
-        .collect()
-}
-
 /// The callback's lowered code compiled for the host and checked with
 /// each set of capture values until one breaks a law.
-fn check(job: &LintJob, resolve: &dyn Fn(&str) -> Option<usize>) -> Result<Vec<Finding>, String> {
+fn check(
+    job: &LintJob,
+    resolve: &dyn Fn(&str) -> Result<Option<usize>, String>,
+) -> Result<Vec<Finding>, String> {
     let Element::Scalar(s) = job.element else {
         return Err("composite elements are not checked yet".into());
     };
@@ -373,12 +358,16 @@ fn capture_sets(env: &EnvLayout) -> Vec<(Vec<u8>, String)> {
         return vec![(vec![0u8; env.size as usize], String::new())];
     }
     let mut sequence = laws::Sequence::from_seed(0x2545_F491_4F6C_DD1D);
+    let values: Vec<Vec<Slot>> = env
+        .fields
+        .iter()
+        .map(|f| laws::values(f.scalar).unwrap_or_default())
+        .collect();
     let mut sets = Vec::new();
     for set in 0..6 {
         let mut bytes = vec![0u8; env.size as usize];
         let mut names = Vec::new();
-        for field in &env.fields {
-            let vals = laws::values(field.scalar).unwrap_or_default();
+        for (field, vals) in env.fields.iter().zip(&values) {
             let value: Slot = match set {
                 0 => vals.get(1).copied().unwrap_or([0; SLOT]),
                 1 => vals.first().copied().unwrap_or([0; SLOT]),

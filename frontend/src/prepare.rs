@@ -326,21 +326,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                 .span
                 .is_some_and(|s| concrete_sites.contains(&(s.file, s.lo_line, s.lo_col)))
     });
-    core_fn_item_bodies(&mut bodies, &mut registrations);
-    // A fn item with no body here (a function of another crate) is a
-    // callback of its type, which admission rejects at the call.
-    for r in registrations.iter_mut() {
-        if let Callback::FnItem { body } = &r.callback {
-            if !bodies.iter().any(|b| b.name == *body) {
-                let ty = r
-                    .generics
-                    .iter()
-                    .find(|t| matches!(t, Ty::FnDef { name, .. } if crate::parse::split_generics(name).0 == *body))
-                    .map_or_else(|| format!("fn item `{body}`"), |t| t.to_string());
-                r.callback = Callback::Other { ty };
-            }
-        }
-    }
+    fn_items_without_bodies(&mut bodies, &mut registrations);
 
     let mut doc = PreparedMir {
         format: FORMAT.to_string(),
@@ -1185,13 +1171,16 @@ fn closure_site(
     Some(found.4)
 }
 
-/// A pure core function passed as the callback (`i32::wrapping_add`,
-/// `core::cmp::max`, `i32::max`) has no body in the MIR. It gets one here,
-/// `_0 = CALLEE(copy _1, copy _2); return`, named after the fn item's type
-/// (`std::cmp::max::<i32>`), so that admission, lowering and the thunk treat
-/// it like any local fn item; the call resolves against the same capability
-/// table as a call inside a closure.
-fn core_fn_item_bodies(bodies: &mut Vec<Body>, registrations: &mut [Registration]) {
+/// A fn item passed as the callback whose body the MIR does not hold.
+///
+/// A pure core function (`i32::wrapping_add`, `core::cmp::max`, `i32::max`)
+/// gets one here, `_0 = CALLEE(copy _1, copy _2); return`, named after the
+/// fn item's type (`std::cmp::max::<i32>`), so that admission, lowering and
+/// the thunk treat it like any local fn item; the call resolves against the
+/// same capability table as a call inside a closure. Any other (a function
+/// of another crate) becomes a callback of its type, which admission
+/// rejects at the call.
+fn fn_items_without_bodies(bodies: &mut Vec<Body>, registrations: &mut [Registration]) {
     for r in registrations.iter_mut() {
         let Callback::FnItem { body } = &r.callback else {
             continue;
@@ -1199,28 +1188,43 @@ fn core_fn_item_bodies(bodies: &mut Vec<Body>, registrations: &mut [Registration
         if bodies.iter().any(|b| b.name == *body) {
             continue;
         }
-        let Some(Ty::FnDef { sig, name }) = r
+        let def = r
             .generics
             .iter()
             .find(|t| matches!(t, Ty::FnDef { name, .. } if crate::parse::split_generics(name).0 == *body))
-        else {
-            continue;
-        };
-        let Some((params, ret)) = fn_sig(sig) else {
-            continue;
-        };
-        let Some(path) = core_callee_path(name, &params) else {
-            continue;
-        };
-        let resolution = match registry::core_scalar(&path) {
-            Some((method, ty)) => Resolution::CoreScalar { method, ty },
-            None => continue,
-        };
-        if !bodies.iter().any(|b| b.name == *name) {
-            bodies.push(forwarding_body(name, &path, resolution, &params, ret, r));
+            .cloned();
+        match def.as_ref().and_then(core_forwarding) {
+            Some((name, path, resolution, params, ret)) => {
+                if !bodies.iter().any(|b| b.name == name) {
+                    bodies.push(forwarding_body(&name, &path, resolution, &params, ret, r));
+                }
+                r.callback = Callback::FnItem { body: name };
+            }
+            None => {
+                let ty = def.map_or_else(|| format!("fn item `{body}`"), |t| t.to_string());
+                r.callback = Callback::Other { ty };
+            }
         }
-        r.callback = Callback::FnItem { body: name.clone() };
     }
+}
+
+/// What the forwarding body of a core fn item `def` calls: its name, the
+/// callee's core path and resolution, its parameter and return types.
+/// `None` for a fn item the capability table does not hold.
+fn core_forwarding(def: &Ty) -> Option<(String, String, Resolution, Vec<Ty>, Ty)> {
+    let Ty::FnDef { sig, name } = def else {
+        return None;
+    };
+    let (params, ret) = fn_sig(sig)?;
+    let path = core_callee_path(name, &params)?;
+    let (method, ty) = registry::core_scalar(&path)?;
+    Some((
+        name.clone(),
+        path,
+        Resolution::CoreScalar { method, ty },
+        params,
+        ret,
+    ))
 }
 
 /// `fn(i32, i32) -> i32` → the parameter types and the return type.

@@ -37,6 +37,24 @@ impl Format {
             styled: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
         }
     }
+
+    /// Whether what is printed is coloured.
+    pub fn styled(self) -> bool {
+        match self {
+            Format::Human { styled } => styled,
+            Format::RustcJson { ansi } => ansi,
+        }
+    }
+
+    /// A message of the compiler itself (no source to show) at `level`
+    /// (`error`, `warning`, `note`), as this format prints one, without a
+    /// final newline: `error: MESSAGE`, or rustc's JSON object for it.
+    pub fn message(self, level: &str, message: &str) -> String {
+        match self {
+            Format::Human { .. } => format!("{level}: {message}"),
+            Format::RustcJson { ansi } => rustc_json_message(level, message, ansi),
+        }
+    }
 }
 
 /// A diagnostic of the compiler itself (no source to show), as rustc's
@@ -120,6 +138,15 @@ impl Diagnostic {
         !self.code.is_warning() || self.denied
     }
 
+    /// Its level as rustc's JSON names it.
+    fn level_name(&self) -> &'static str {
+        if self.is_error() {
+            "error"
+        } else {
+            "warning"
+        }
+    }
+
     /// A warning made an error, as rustc's `-D warnings` makes one, with a
     /// note saying by what (`by`: the flag).
     pub fn deny(mut self, by: &str) -> Diagnostic {
@@ -200,6 +227,11 @@ impl<'a> Emitter<'a> {
     /// The human rendering, like rustc's `error[E…]: …` block. Labels in
     /// other files than the primary's get a snippet of their own file.
     pub fn render(&self, d: &Diagnostic) -> String {
+        self.render_styled(d, self.styled)
+    }
+
+    /// [`Self::render`], coloured or not whatever this emitter's default.
+    fn render_styled(&self, d: &Diagnostic, styled: bool) -> String {
         let level = if d.is_error() {
             Level::ERROR
         } else {
@@ -274,7 +306,7 @@ impl<'a> Emitter<'a> {
             (Some(h), None) => groups.push(group.element(Level::HELP.message(h))),
             (None, None) => groups.push(group),
         }
-        let renderer = if self.styled {
+        let renderer = if styled {
             Renderer::styled()
         } else {
             Renderer::plain()
@@ -293,9 +325,7 @@ impl<'a> Emitter<'a> {
     /// is followed by a blank line, as rustc's).
     pub fn emit(&self, d: &Diagnostic, format: Format) -> String {
         match format {
-            Format::Human { styled } => {
-                format!("{}\n", Emitter::new(self.source, styled).render(d))
-            }
+            Format::Human { styled } => format!("{}\n", self.render_styled(d, styled)),
             Format::RustcJson { ansi } => self.rustc_json(d, ansi),
         }
     }
@@ -383,13 +413,13 @@ impl<'a> Emitter<'a> {
             (None, Some(h)) => children.push(child("help", h, Vec::new())),
             (None, None) => {}
         }
-        let mut rendered = Emitter::new(self.source, ansi).render(d);
+        let mut rendered = self.render_styled(d, ansi);
         rendered.push_str("\n\n");
         let object = json!({
             "$message_type": "diagnostic",
             "message": d.message,
             "code": {"code": d.code.as_str(), "explanation": d.code.explain()},
-            "level": if d.is_error() { "error" } else { "warning" },
+            "level": d.level_name(),
             "spans": spans,
             "children": children,
             "rendered": rendered,
@@ -488,13 +518,13 @@ impl<'a> Emitter<'a> {
             .collect();
         let json = Json {
             code: d.code.as_str(),
-            level: if d.is_error() { "error" } else { "warning" },
+            level: d.level_name(),
             message: &d.message,
             spans,
             notes: &d.notes,
             help,
             children,
-            rendered: Emitter::new(self.source, false).render(d),
+            rendered: self.render_styled(d, false),
         };
         serde_json::to_string(&json).expect("diagnostics serialise")
     }

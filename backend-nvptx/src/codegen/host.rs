@@ -29,7 +29,7 @@ use inkwell::{
     passes::PassBuilderOptions,
     targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine},
     types::BasicTypeEnum,
-    values::{AsValueRef, BasicValue, FunctionValue, InstructionOpcode},
+    values::{BasicValue, CallSiteValue, FunctionValue, InstructionOpcode},
     AddressSpace, OptimizationLevel,
 };
 
@@ -68,6 +68,9 @@ pub enum HostError {
     Codegen(#[from] CodegenError),
     #[error("it calls `{0}`, which has no host code")]
     Unresolved(String),
+    /// The device libraries' host build failed or cannot exist.
+    #[error("{0}")]
+    NoHostCode(String),
     #[error("the host's LLVM JIT: {0}")]
     Jit(String),
     #[error("`{0}` is not a function of the module")]
@@ -77,11 +80,12 @@ pub enum HostError {
 /// Compiles `thunk` of the LLVM-dialect `module` for the host and gives
 /// `f` a function that calls it. A function the module declares but does
 /// not define is libdevice's (the host's `libm`), else `resolve` gives its
-/// address (a device library's host build), else the callback cannot run.
+/// address (a device library's host build), else the callback cannot run
+/// (and `resolve`'s error, when it has one, says why).
 pub fn with_host_code<R>(
     module: &melior::ir::Module<'_>,
     thunk: &str,
-    resolve: &dyn Fn(&str) -> Option<usize>,
+    resolve: &dyn Fn(&str) -> Result<Option<usize>, String>,
     f: impl FnOnce(HostFn) -> R,
 ) -> Result<R, HostError> {
     let context = LlvmContext::create();
@@ -92,7 +96,7 @@ pub fn with_host_code<R>(
     let target = llvm
         .get_function(thunk)
         .ok_or_else(|| HostError::Missing(thunk.to_string()))?;
-    inline_into_thunks(&context, &llvm, &tm)?;
+    inline_into(target, &context, &llvm, &tm)?;
     let flag = llvm.add_global(context.i8_type(), None, "rmir_host_panicked");
     flag.set_initializer(&context.i8_type().const_zero());
     flag.set_linkage(Linkage::Internal);
@@ -113,11 +117,12 @@ pub fn with_host_code<R>(
         if function.count_basic_blocks() > 0 || name.starts_with("llvm.") {
             continue;
         }
-        let address = libm()
-            .get(name.as_str())
-            .copied()
-            .or_else(|| resolve(&name))
-            .ok_or_else(|| HostError::Unresolved(name.clone()))?;
+        let address = match libm().get(name.as_str()) {
+            Some(&a) => a,
+            None => resolve(&name)
+                .map_err(HostError::NoHostCode)?
+                .ok_or_else(|| HostError::Unresolved(name.clone()))?,
+        };
         mapped.push((function, address));
     }
     let engine: ExecutionEngine<'_> = llvm
@@ -156,12 +161,13 @@ fn host_machine() -> Result<TargetMachine, HostError> {
         .ok_or_else(|| HostError::Jit(format!("no target machine for {triple}")))
 }
 
-/// Marks every defined function but the exported thunks `alwaysinline`
-/// and runs LLVM's always-inliner: a panic in a helper then sits in the
-/// thunk, where [`returns_on_panic`] makes it leave the call. (A recursive
-/// helper stays a call; its panic returns from it, and the flag still
-/// reports the call as panicked.)
-fn inline_into_thunks<'c>(
+/// Marks every defined function but `thunk` `alwaysinline` and runs
+/// LLVM's always-inliner: a panic in a helper then sits in the thunk, where
+/// [`returns_on_panic`] makes it leave the call. (A recursive helper stays
+/// a call; its panic returns from it, and the flag still reports the call
+/// as panicked.)
+fn inline_into<'c>(
+    thunk: FunctionValue<'c>,
     context: &'c LlvmContext,
     llvm: &LlvmModule<'c>,
     tm: &TargetMachine,
@@ -169,8 +175,7 @@ fn inline_into_thunks<'c>(
     let always = Attribute::get_named_enum_kind_id("alwaysinline");
     let never = Attribute::get_named_enum_kind_id("noinline");
     for function in llvm.get_functions() {
-        let name = function.get_name().to_string_lossy();
-        if function.count_basic_blocks() == 0 || name.starts_with("rmir_cb") {
+        if function.count_basic_blocks() == 0 || function == thunk {
             continue;
         }
         function.remove_enum_attribute(AttributeLoc::Function, never);
@@ -220,20 +225,15 @@ fn returns_on_panic<'c>(
 }
 
 fn is_trap(inst: inkwell::values::InstructionValue<'_>) -> bool {
-    // SAFETY: `inst` is a live call instruction.
-    let callee = unsafe { llvm_sys::core::LLVMGetCalledValue(inst.as_value_ref()) };
-    if callee.is_null() {
-        return false;
-    }
-    let mut len = 0;
-    // SAFETY: a live value; LLVM returns its name and length.
-    let name = unsafe { llvm_sys::core::LLVMGetValueName2(callee, &mut len) };
-    if name.is_null() {
-        return false;
-    }
-    // SAFETY: `len` bytes at `name`, owned by the value.
-    let name = unsafe { std::slice::from_raw_parts(name.cast::<u8>(), len) };
-    matches!(name, b"llvm.trap" | b"llvm.ubsantrap" | b"llvm.debugtrap")
+    CallSiteValue::try_from(inst)
+        .ok()
+        .and_then(CallSiteValue::get_called_fn_value)
+        .is_some_and(|f| {
+            matches!(
+                f.get_name().to_bytes(),
+                b"llvm.trap" | b"llvm.ubsantrap" | b"llvm.debugtrap"
+            )
+        })
 }
 
 fn zero(t: BasicTypeEnum<'_>) -> inkwell::values::BasicValueEnum<'_> {

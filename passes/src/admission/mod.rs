@@ -109,7 +109,8 @@ pub struct Outcome {
 
 /// The thunk symbol for a registration: stable, C-safe, unique per module.
 pub fn thunk_name(index: usize, body: &str) -> String {
-    crate::lower::plan::c_symbol(&format!("rmir_cb{index}_"), body)
+    use crate::lower::plan::{c_symbol, THUNK_PREFIX};
+    c_symbol(&format!("{THUNK_PREFIX}{index}_"), body)
 }
 
 /// Admission of a module: every rule on every registration, then the trial

@@ -81,6 +81,13 @@ fn module_error(module: &Module<'_>, message: String) -> LowerError {
     }
 }
 
+/// What every thunk's symbol starts with, before the registration's
+/// number (`rmir_cb3_entry_closure_0`).
+pub const THUNK_PREFIX: &str = "rmir_cb";
+/// What every lowered body's symbol starts with, before its number in the
+/// module (`rmir_fn12_helper`).
+pub const BODY_PREFIX: &str = "rmir_fn";
+
 /// `prefix` + the C-safe spelling of `name` (`entry::{closure#0}` →
 /// `entry_closure_0`).
 pub fn c_symbol(prefix: &str, name: &str) -> String {
@@ -129,7 +136,7 @@ impl Plan {
         let symbols: BTreeMap<String, String> = kept
             .iter()
             .enumerate()
-            .map(|(i, b)| (b.clone(), c_symbol(&format!("rmir_fn{i}_"), b)))
+            .map(|(i, b)| (b.clone(), c_symbol(&format!("{BODY_PREFIX}{i}_"), b)))
             .collect();
         let mut envs = BTreeMap::new();
         let mut thunks = Vec::new();
