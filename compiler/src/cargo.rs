@@ -36,6 +36,14 @@ use passes::diagnostic::Format;
 
 use crate::build::{build_counted, BuildArgs, Built};
 
+/// Whether `file` is a source of the standard library as rustc names it
+/// in spans of its expansions (remapped to `/rustc/COMMIT/library/…`).
+fn is_std_source(file: &str) -> bool {
+    file.strip_prefix("/rustc/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, path)| path.starts_with("library/"))
+}
+
 /// Set (to `1`) in the environment of the cargo that `driver cargo` runs:
 /// the driver, started by cargo as `RUSTC_WRAPPER`, then acts as a wrapper.
 pub const WRAPPER_VAR: &str = "RMIR_CARGO_WRAPPER";
@@ -587,11 +595,14 @@ fn own_record(
     }
     // Every closure's span must point into a file the document holds (a
     // file rustc read but did not list would be read as another's lines);
-    // `core`'s closures, whose bodies the core model gives, have none.
+    // `core`'s closures, whose bodies the core model gives, have none, and
+    // the standard library's (a `thread_local!` expands to closures of its
+    // own source, `/rustc/HASH/library/…`) are never a callback's.
     let unknown: Vec<String> = doc
         .closures
         .iter()
         .filter(|c| !frontend::core_model::is_model_closure(&c.ty))
+        .filter(|c| !matches!(&c.ty, frontend::ty::Ty::Closure { file, .. } if is_std_source(file)))
         .filter_map(|c| match &c.ty {
             frontend::ty::Ty::Closure { file, span } if doc.source.file_id(file).is_none() => {
                 Some(format!("{file}:{}:{}", span.lo_line, span.lo_col))

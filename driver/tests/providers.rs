@@ -164,6 +164,25 @@ fn the_validation_program_builds_with_every_case_callable() {
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
+    // The pipeline program of the same workspace (device-resident results,
+    // the `_into` forms, further streams) carries a kernel for each of its
+    // GPU calls, and without a GPU says why.
+    let pipeline = target.join("debug/pipeline");
+    let o = Command::new(env!("CARGO_BIN_EXE_driver"))
+        .args(["inspect", pipeline.to_str().unwrap()])
+        .output()
+        .expect("driver runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    let callable = text.lines().filter(|l| l.contains(": called at ")).count();
+    assert_eq!(callable, 23, "{text}");
+    let o = Command::new(&pipeline)
+        .arg("check")
+        .output()
+        .expect("pipeline runs");
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("pipeline: no CUDA"), "{e}");
     let _ = std::fs::remove_dir_all(&target);
 }
 

@@ -81,6 +81,29 @@ def signatures(kind, t, out_t, exclusive):
     raise ValueError(kind)
 
 
+# The cases that write into a buffer of the caller's (the `_into` forms),
+# one per provider that has one; every other case takes the call's own
+# device result.
+INTO = {"inclusive_scan_add", "exclusive_scan_add", "transform_affine", "transform2_affine", "segmented_reduce"}
+
+
+def gpu_body(name, provider, kind, args, ret, closure):
+    """The GPU function's body: the call, and the copy of a device result
+    to the host."""
+    if kind == "fold":
+        return f"    gpu.{provider}({args}, {closure})\n"
+    if name not in INTO:
+        return f"    gpu.{provider}({args}, {closure})?.to_vec()\n"
+    elem = ret[len("Vec<"):-1]
+    length = "offsets.len().saturating_sub(1)" if kind == "seg" else args.split(",")[0] + ".len()"
+    inputs, rest = {"scan": ("d", args[len("d"):]), "map": ("d", ""), "zip": ("a, b", ""), "seg": ("d, offsets", args[len("d, offsets"):])}[kind]
+    return (
+        f"    let mut out = gpu.alloc::<{elem}>({length})?;\n"
+        f"    gpu.{provider}_into({inputs}, &mut out{rest}, {closure})?;\n"
+        f"    out.to_vec()\n"
+    )
+
+
 def entry(name, provider, kind, exact, t):
     """The table entry: an `Op` variant wrapping the two functions."""
     g, h = f"gpu_{name}_{t}", f"cpu_{name}_{t}"
@@ -137,7 +160,7 @@ def main():
                 hp = hp.replace("init: ", "_init: ")
             text.append(
                 f"pub fn gpu_{name}_{t}(gpu: &Gpu, {gp}) -> Result<{ret}, Error> {{\n"
-                f"    gpu.{provider}({ga}, {closure})\n}}\n\n"
+                f"{gpu_body(name, provider, kind, ga, ret, closure)}}}\n\n"
                 f"pub fn cpu_{name}_{t}({hp}) -> {ret} {{\n"
                 f"    native::{provider}({ha}, {closure})\n}}\n\n"
             )

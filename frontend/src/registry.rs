@@ -152,6 +152,38 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
+    // The `_into` forms write into a caller's device buffer, the argument
+    // before the callback's (and before `init`).
+    RegistrationFn {
+        function: "inclusive_scan_into",
+        provider: Provider::InclusiveScan,
+        callback_arg: 3,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "exclusive_scan_into",
+        provider: Provider::ExclusiveScan,
+        callback_arg: 4,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "transform_into",
+        provider: Provider::Transform,
+        callback_arg: 3,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "transform2_into",
+        provider: Provider::Transform2,
+        callback_arg: 4,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "segmented_reduce_into",
+        provider: Provider::SegmentedReduce,
+        callback_arg: 5,
+        receiver: Some("Gpu"),
+    },
 ];
 
 /// The receiver types a core operation is defined on (and lowered for).

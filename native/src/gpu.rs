@@ -43,8 +43,12 @@ pub enum ErrorKind {
     Mismatch,
     /// The builds embedded in the program cannot be read or loaded.
     Artifacts,
-    /// The driver failed a call.
+    /// The driver failed a call, or a kernel failed (surfacing at the next
+    /// wait).
     Device,
+    /// A device allocation did not fit: the message names the bytes asked
+    /// and free.
+    OutOfMemory,
     /// This build of `native` has no GPU backend (the `gpu` feature is off).
     Unavailable,
 }
@@ -75,6 +79,15 @@ impl std::error::Error for Error {}
 pub trait Input<T> {
     #[doc(hidden)]
     fn source(&self) -> Source<'_, T>;
+
+    /// How many elements a call reads.
+    fn len(&self) -> usize {
+        self.source().len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[doc(hidden)]
@@ -135,7 +148,43 @@ impl<T> Input<T> for DeviceSlice<'_, T> {
     }
 }
 
-/// Elements resident on a device ([`Gpu::upload`]); freed on drop.
+/// Where an `_into` call writes: a [`DeviceVec`], or a [`DeviceSliceMut`]
+/// of one. Its length must be the number of results the call writes.
+pub trait Output<T> {
+    #[doc(hidden)]
+    fn target(&mut self) -> Target<'_, T>;
+}
+
+#[doc(hidden)]
+pub struct Target<'a, T> {
+    vec: &'a DeviceVec<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T> Output<T> for DeviceVec<T> {
+    fn target(&mut self) -> Target<'_, T> {
+        Target {
+            vec: self,
+            start: 0,
+            len: self.len,
+        }
+    }
+}
+
+impl<T> Output<T> for DeviceSliceMut<'_, T> {
+    fn target(&mut self) -> Target<'_, T> {
+        Target {
+            vec: self.vec,
+            start: self.start,
+            len: self.len,
+        }
+    }
+}
+
+/// Elements resident on a device: uploaded ([`Gpu::upload`]), allocated
+/// ([`Gpu::alloc`]) or the result of a call; freed on drop, after the
+/// work already enqueued that uses them.
 pub struct DeviceVec<T> {
     len: usize,
     alloc: backend::Alloc,
@@ -150,6 +199,14 @@ pub struct DeviceSlice<'a, T> {
     len: usize,
 }
 
+/// A range of a [`DeviceVec`] that an `_into` call writes
+/// ([`DeviceVec::slice_mut`]).
+pub struct DeviceSliceMut<'a, T> {
+    vec: &'a mut DeviceVec<T>,
+    start: usize,
+    len: usize,
+}
+
 impl<T> DeviceSlice<'_, T> {
     pub fn len(&self) -> usize {
         self.len
@@ -158,6 +215,37 @@ impl<T> DeviceSlice<'_, T> {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+impl<T> DeviceSliceMut<'_, T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// `(start, end)` of `range` in `0..len`; panics out of bounds, as slicing
+/// a `Vec` does.
+fn bounds(range: impl core::ops::RangeBounds<usize>, len: usize) -> (usize, usize) {
+    use core::ops::Bound;
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s + 1,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e + 1,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    assert!(
+        start <= end && end <= len,
+        "range {start}..{end} out of bounds of a DeviceVec of {len} elements"
+    );
+    (start, end)
 }
 
 impl<T: DeviceElement> DeviceVec<T> {
@@ -175,22 +263,7 @@ impl<T: DeviceElement> DeviceVec<T> {
     ///
     /// When the range is out of bounds, as slicing a `Vec` does.
     pub fn slice(&self, range: impl core::ops::RangeBounds<usize>) -> DeviceSlice<'_, T> {
-        use core::ops::Bound;
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s + 1,
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e + 1,
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => self.len,
-        };
-        assert!(
-            start <= end && end <= self.len,
-            "range {start}..{end} out of bounds of a DeviceVec of {} elements",
-            self.len
-        );
+        let (start, end) = bounds(range, self.len);
         DeviceSlice {
             vec: self,
             start,
@@ -198,18 +271,141 @@ impl<T: DeviceElement> DeviceVec<T> {
         }
     }
 
-    /// Copies the elements back to the host.
+    /// The elements in `range`, for an `_into` call to write.
+    ///
+    /// # Panics
+    ///
+    /// When the range is out of bounds, as slicing a `Vec` does.
+    pub fn slice_mut(
+        &mut self,
+        range: impl core::ops::RangeBounds<usize>,
+    ) -> DeviceSliceMut<'_, T> {
+        let (start, end) = bounds(range, self.len);
+        DeviceSliceMut {
+            vec: self,
+            start,
+            len: end - start,
+        }
+    }
+
+    /// Copies the elements to a new `Vec` on the host, once the calls
+    /// that write them are done (an error of one surfaces here).
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
-        let mut out: Vec<T> = Vec::with_capacity(self.len);
-        let bytes = self.len * size_of::<T>();
-        // SAFETY: the buffer's bytes were uploaded from `len` values of T
-        // (Gpu::upload), so they are valid T values; `out` has capacity.
+        let mut out = Vec::new();
+        self.to_vec_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the elements into `out`, replacing what it held and reusing
+    /// its allocation: a `Vec` kept between calls is written at the copy
+    /// engines' speed, where a new one first faults in its pages.
+    pub fn to_vec_into(&self, out: &mut Vec<T>) -> Result<(), Error> {
+        out.clear();
+        let fresh = out.capacity() < self.len;
+        out.reserve(self.len);
+        if fresh {
+            // New memory is faulted in by a plain write first, as a C++
+            // `std::vector<T>(n)` is zeroed before its copy: page faults
+            // inside the driver's copy from its staging buffer cost more.
+            // SAFETY: `len` elements of spare capacity.
+            unsafe { core::ptr::write_bytes(out.as_mut_ptr(), 0, self.len) };
+        }
+        // SAFETY: the spare capacity holds `len` elements; the bytes
+        // copied into it are `len` values of T written by uploads or
+        // kernels of this element type, and every bit pattern of a
+        // `DeviceElement` is a value.
         unsafe {
-            let dst = core::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, bytes);
-            backend::download(&self.alloc, dst)?;
+            let dst = core::slice::from_raw_parts_mut(
+                out.as_mut_ptr() as *mut u8,
+                self.len * size_of::<T>(),
+            );
+            backend::download(&self.alloc, 0, dst)?;
             out.set_len(self.len);
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// Copies the elements into `out`, which must have the same length (a
+    /// [`HostBuffer`] is written at the page-locked copy speed).
+    pub fn copy_to(&self, out: &mut [T]) -> Result<(), Error> {
+        if out.len() != self.len {
+            return Err(length_error("copy_to", self.len, out.len()));
+        }
+        // SAFETY: a `DeviceElement`'s every bit pattern is a value.
+        let dst = unsafe {
+            core::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, size_of_val(out))
+        };
+        backend::download(&self.alloc, 0, dst)
+    }
+
+    /// Replaces the elements with `data`, which must have the same length,
+    /// after the calls already enqueued that use them.
+    pub fn copy_from(&mut self, data: &[T]) -> Result<(), Error> {
+        if data.len() != self.len {
+            return Err(length_error("copy_from", self.len, data.len()));
+        }
+        backend::upload_into(&self.alloc, bytes_of(data))
+    }
+}
+
+fn length_error(what: &str, device: usize, host: usize) -> Error {
+    Error {
+        kind: ErrorKind::Mismatch,
+        message: std::format!("{what}: the DeviceVec has {device} elements, the host slice {host}"),
+    }
+}
+
+/// The bytes of `data`.
+fn bytes_of<T: DeviceElement>(data: &[T]) -> &[u8] {
+    // SAFETY: a `DeviceElement` has no padding: every byte is initialised.
+    unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) }
+}
+
+/// Page-locked host memory ([`Gpu::alloc_host`]): copies to and from it
+/// run at the copy engines' speed, and may run while the program goes on
+/// ([`Gpu::upload_async`], [`Gpu::download_async`]). Its elements are
+/// reached through [`HostBuffer::as_slice`] and
+/// [`HostBuffer::as_mut_slice`], which first wait for such a copy; it is
+/// freed after it.
+pub struct HostBuffer<T> {
+    len: usize,
+    alloc: backend::Host,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the buffer is owned host memory of `len` T values; the copies
+// that use it are tracked by `alloc` under its own lock.
+unsafe impl<T: Send> Send for HostBuffer<T> {}
+unsafe impl<T: Sync> Sync for HostBuffer<T> {}
+
+impl<T: DeviceElement> HostBuffer<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The elements, once a copy into them is done (its error, or an
+    /// earlier call's, surfaces here).
+    pub fn as_slice(&self) -> Result<&[T], Error> {
+        backend::host_wait(&self.alloc)?;
+        // SAFETY: `len` T values, zeroed at allocation (a value of every
+        // element type) or written by copies of this element type, which
+        // are done; borrowed for as long as `self`, so no copy starts.
+        Ok(unsafe {
+            core::slice::from_raw_parts(backend::host_ptr(&self.alloc) as *const T, self.len)
+        })
+    }
+
+    /// The elements, to write, once every copy from or into them is done.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
+        backend::host_wait(&self.alloc)?;
+        // SAFETY: as for `as_slice`, borrowed mutably.
+        Ok(unsafe {
+            core::slice::from_raw_parts_mut(backend::host_ptr(&self.alloc) as *mut T, self.len)
+        })
     }
 }
 
@@ -225,9 +421,16 @@ pub struct Launch {
     pub input_address: u64,
 }
 
-/// One CUDA device, opened once per process (later opens share it).
+/// One CUDA device and one of its streams. The device is opened once per
+/// process (later opens share it); calls on one `Gpu` are enqueued on its
+/// stream and return without waiting for the device, except where the host
+/// needs a value (a reduce's result, a select's length, a copy to the
+/// host).
 pub struct Gpu {
     device: backend::Device,
+    /// The stream: 0 for the device's default one ([`Gpu::open`]), another
+    /// for [`Gpu::stream`].
+    lane: usize,
 }
 
 /// The element types the providers take: `i8`, `i16`, `i32`, `i64`, `u8`,
@@ -320,10 +523,41 @@ const BOOL: ElementId = id!(element Bool);
 
 impl Gpu {
     /// Opens device `ordinal`. A clear [`Error`] without a driver or device.
+    ///
+    /// Every `Gpu` of one device opened this way shares the device's
+    /// default stream: calls from any thread run in the order they were
+    /// made. [`Gpu::stream`] gives a stream of its own.
     pub fn open(ordinal: usize) -> Result<Gpu, Error> {
         Ok(Gpu {
             device: backend::open(ordinal)?,
+            lane: 0,
         })
+    }
+
+    /// Another stream of the same device: its calls run in their own
+    /// order, beside the other streams' (a copy on one while a kernel
+    /// runs on another). Data written by a call on one stream and read on
+    /// another is ordered for you: the reading call waits for the writing
+    /// one, and nothing is freed while a stream still uses it.
+    pub fn stream(&self) -> Result<Gpu, Error> {
+        Ok(Gpu {
+            device: self.device,
+            lane: backend::lane(&self.device)?,
+        })
+    }
+
+    /// Waits for every call made on this stream so far. A kernel's error
+    /// surfaces at a wait (here, or at a host read: [`DeviceVec::to_vec`],
+    /// a reduce's value), naming the call sites it may come from.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        backend::synchronize(&self.device, self.lane)
+    }
+
+    /// The device's free and total memory in bytes. Memory a call freed
+    /// stays with the device's pool for later calls, so it is not counted
+    /// free.
+    pub fn memory(&self) -> Result<(usize, usize), Error> {
+        backend::memory(&self.device)
     }
 
     /// The device's name, as the driver reports it.
@@ -339,23 +573,91 @@ impl Gpu {
         backend::last_launch()
     }
 
-    /// Copies `data` to the device, for calls that read it there.
+    /// Copies `data` to the device, for calls that read it there. From a
+    /// [`HostBuffer`] the copy runs at the page-locked speed.
     pub fn upload<T: DeviceElement>(&self, data: &[T]) -> Result<DeviceVec<T>, Error> {
-        // SAFETY: a `DeviceElement` has no padding: every byte of `data` is
-        // initialised.
-        let bytes =
-            unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) };
         Ok(DeviceVec {
             len: data.len(),
-            alloc: backend::upload(&self.device, bytes)?,
+            alloc: backend::upload(&self.device, self.lane, bytes_of(data))?,
             _t: PhantomData,
         })
+    }
+
+    /// `len` zeroed elements on the device (an `_into` call's output).
+    pub fn alloc<T: DeviceElement>(&self, len: usize) -> Result<DeviceVec<T>, Error> {
+        let bytes = byte_len::<T>(len)?;
+        Ok(DeviceVec {
+            len,
+            alloc: backend::alloc(&self.device, self.lane, bytes)?,
+            _t: PhantomData,
+        })
+    }
+
+    /// Copies `host` to the device without waiting: the copy runs in this
+    /// stream's order, and `host` is not written before it is done
+    /// ([`HostBuffer::as_mut_slice`] waits).
+    pub fn upload_async<T: DeviceElement>(
+        &self,
+        host: &HostBuffer<T>,
+    ) -> Result<DeviceVec<T>, Error> {
+        Ok(DeviceVec {
+            len: host.len,
+            alloc: backend::upload_async(&self.device, self.lane, &host.alloc)?,
+            _t: PhantomData,
+        })
+    }
+
+    /// Copies `data` into `host` (of the same length) without waiting: the
+    /// copy runs in this stream's order, after the calls that write `data`,
+    /// and `host`'s elements are reached once it is done
+    /// ([`HostBuffer::as_slice`] waits).
+    pub fn download_async<T: DeviceElement>(
+        &self,
+        data: &DeviceVec<T>,
+        host: &mut HostBuffer<T>,
+    ) -> Result<(), Error> {
+        if data.len != host.len {
+            return Err(length_error("download_async", data.len, host.len));
+        }
+        backend::download_async(&self.device, self.lane, &data.alloc, &host.alloc)
+    }
+
+    /// `len` zeroed elements of page-locked host memory.
+    pub fn alloc_host<T: DeviceElement>(&self, len: usize) -> Result<HostBuffer<T>, Error> {
+        let bytes = byte_len::<T>(len)?;
+        Ok(HostBuffer {
+            len,
+            alloc: backend::alloc_host(&self.device, bytes)?,
+            _t: PhantomData,
+        })
+    }
+
+    /// A copy of `data` on the device, made by the device.
+    pub fn copy<T: DeviceElement, D: Input<T> + ?Sized>(
+        &self,
+        data: &D,
+    ) -> Result<DeviceVec<T>, Error> {
+        match data.source() {
+            Source::Host(h) => self.upload(h),
+            Source::Device { vec, start, len } => {
+                let out = self.alloc::<T>(len)?;
+                let size = size_of::<T>();
+                backend::copy(
+                    &self.device,
+                    self.lane,
+                    (&vec.alloc, start * size),
+                    (&out.alloc, 0),
+                    len * size,
+                )?;
+                Ok(out)
+            }
+        }
     }
 
     /// Folds `data` with `op` from `init` on the GPU: the registration
     /// [`crate::reduce`] runs on the CPU. `op` must be associative and
     /// commutative; the combining order is the provider's, fixed for a
-    /// given length (deterministic).
+    /// given length (deterministic). Waits for the value.
     #[track_caller]
     #[inline(never)]
     pub fn reduce<T, D, F>(&self, data: &D, init: T, op: F) -> Result<T, Error>
@@ -365,77 +667,111 @@ impl Gpu {
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
-        let out: Vec<T> = self.run(
-            site,
-            id!(provider Reduce),
-            &[T::ELEMENT, T::ELEMENT, T::ELEMENT],
-            &[data.source()],
-            None,
-            Some(&init),
-            &op,
-            1,
-        )?;
-        out.first().copied().ok_or_else(|| Error {
-            kind: ErrorKind::Mismatch,
-            message: "the reduce kernel returned no value".into(),
-        })
+        let mut value = core::mem::MaybeUninit::<T>::uninit();
+        let call = self.call::<F>(site, id!(provider Reduce), &[T::ELEMENT; 3]);
+        // SAFETY: `value` has room for one T; the backend checks the
+        // element type against the compiled one before it writes it.
+        let written = unsafe {
+            backend::run(
+                &self.device,
+                self.lane,
+                &call,
+                &[data.source()],
+                None,
+                Some(bytes_of(core::slice::from_ref(&init))),
+                &op as *const F as *const u8,
+                backend::Out::Value(value.as_mut_ptr() as *mut u8, size_of::<T>()),
+            )?
+        };
+        match written {
+            backend::Done::Value(n) if n == size_of::<T>() => {
+                // SAFETY: the kernel wrote one T (a DeviceElement: every
+                // bit pattern is a value).
+                Ok(unsafe { value.assume_init() })
+            }
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "the reduce kernel returned no value".into(),
+            }),
+        }
     }
 
     /// Every prefix of `data` folded with `op` ([`crate::inclusive_scan`]).
     /// `op` must be associative; the result is the same bits on every run.
     #[track_caller]
     #[inline(never)]
-    pub fn inclusive_scan<T, D, F>(&self, data: &D, op: F) -> Result<Vec<T>, Error>
+    pub fn inclusive_scan<T, D, F>(&self, data: &D, op: F) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
-        let source = data.source();
-        let n = source.len();
-        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
-        self.run::<T, T, F>(
-            site,
-            id!(provider InclusiveScan),
-            &types,
-            &[source],
-            None,
-            None,
-            &op,
-            n,
-        )
+        let call = self.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
+        self.fresh(&call, &[data.source()], None, None, &op)
+    }
+
+    /// [`Gpu::inclusive_scan`] into `out`, which has `data`'s length.
+    #[track_caller]
+    #[inline(never)]
+    pub fn inclusive_scan_into<T, D, O, F>(&self, data: &D, out: &mut O, op: F) -> Result<(), Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        O: Output<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
+        self.into(&call, &[data.source()], None, None, &op, out.target())
     }
 
     /// Every prefix before an element, from `init` ([`crate::exclusive_scan`]).
     #[track_caller]
     #[inline(never)]
-    pub fn exclusive_scan<T, D, F>(&self, data: &D, init: T, op: F) -> Result<Vec<T>, Error>
+    pub fn exclusive_scan<T, D, F>(&self, data: &D, init: T, op: F) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
-        let source = data.source();
-        let n = source.len();
-        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
-        self.run(
-            site,
-            id!(provider ExclusiveScan),
-            &types,
-            &[source],
+        let call = self.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
+        self.fresh(&call, &[data.source()], None, Some(&init), &op)
+    }
+
+    /// [`Gpu::exclusive_scan`] into `out`, which has `data`'s length.
+    #[track_caller]
+    #[inline(never)]
+    pub fn exclusive_scan_into<T, D, O, F>(
+        &self,
+        data: &D,
+        out: &mut O,
+        init: T,
+        op: F,
+    ) -> Result<(), Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        O: Output<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
+        self.into(
+            &call,
+            &[data.source()],
             None,
             Some(&init),
             &op,
-            n,
+            out.target(),
         )
     }
 
     /// `op` of each element ([`crate::transform`]).
     #[track_caller]
     #[inline(never)]
-    pub fn transform<T, U, D, F>(&self, data: &D, op: F) -> Result<Vec<U>, Error>
+    pub fn transform<T, U, D, F>(&self, data: &D, op: F) -> Result<DeviceVec<U>, Error>
     where
         T: DeviceElement,
         U: DeviceElement,
@@ -443,25 +779,36 @@ impl Gpu {
         F: Fn(T) -> U,
     {
         let site = core::panic::Location::caller();
-        let source = data.source();
-        let n = source.len();
-        self.run::<T, U, F>(
-            site,
-            id!(provider Transform),
-            &[T::ELEMENT, U::ELEMENT],
-            &[source],
-            None,
-            None,
-            &op,
-            n,
-        )
+        let call = self.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
+        self.fresh(&call, &[data.source()], None, None, &op)
+    }
+
+    /// [`Gpu::transform`] into `out`, which has `data`'s length.
+    #[track_caller]
+    #[inline(never)]
+    pub fn transform_into<T, U, D, O, F>(&self, data: &D, out: &mut O, op: F) -> Result<(), Error>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        D: Input<T> + ?Sized,
+        O: Output<U> + ?Sized,
+        F: Fn(T) -> U,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
+        self.into(&call, &[data.source()], None, None, &op, out.target())
     }
 
     /// `op` of each pair of elements ([`crate::transform2`]); the inputs
     /// must have one length.
     #[track_caller]
     #[inline(never)]
-    pub fn transform2<T, U, V, DA, DB, F>(&self, a: &DA, b: &DB, op: F) -> Result<Vec<V>, Error>
+    pub fn transform2<T, U, V, DA, DB, F>(
+        &self,
+        a: &DA,
+        b: &DB,
+        op: F,
+    ) -> Result<DeviceVec<V>, Error>
     where
         T: DeviceElement,
         U: DeviceElement,
@@ -471,32 +818,42 @@ impl Gpu {
         F: Fn(T, U) -> V,
     {
         let site = core::panic::Location::caller();
-        let (sa, sb) = (a.source(), b.source());
-        if sa.len() != sb.len() {
-            return Err(Error {
-                kind: ErrorKind::Mismatch,
-                message: std::format!(
-                    "transform2: the inputs differ in length ({} and {})",
-                    sa.len(),
-                    sb.len()
-                ),
-            });
-        }
-        let n = sa.len();
-        let types = [T::ELEMENT, U::ELEMENT, V::ELEMENT];
-        // SAFETY of the erasure: the backend reads the second input with
-        // the size checked against the compiled type.
-        let sb = erase(sb);
-        self.run::<T, V, F>(
+        let (sa, sb) = pair(a.source(), b.source())?;
+        let call = self.call::<F>(
             site,
             id!(provider Transform2),
-            &types,
-            &[sa, sb],
-            None,
-            None,
-            &op,
-            n,
-        )
+            &[T::ELEMENT, U::ELEMENT, V::ELEMENT],
+        );
+        self.fresh(&call, &[sa, sb], None, None, &op)
+    }
+
+    /// [`Gpu::transform2`] into `out`, which has the inputs' length.
+    #[track_caller]
+    #[inline(never)]
+    pub fn transform2_into<T, U, V, DA, DB, O, F>(
+        &self,
+        a: &DA,
+        b: &DB,
+        out: &mut O,
+        op: F,
+    ) -> Result<(), Error>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        V: DeviceElement,
+        DA: Input<T> + ?Sized,
+        DB: Input<U> + ?Sized,
+        O: Output<V> + ?Sized,
+        F: Fn(T, U) -> V,
+    {
+        let site = core::panic::Location::caller();
+        let (sa, sb) = pair(a.source(), b.source())?;
+        let call = self.call::<F>(
+            site,
+            id!(provider Transform2),
+            &[T::ELEMENT, U::ELEMENT, V::ELEMENT],
+        );
+        self.into(&call, &[sa, sb], None, None, &op, out.target())
     }
 
     /// One fold from `init` per segment ([`crate::segmented_reduce`]):
@@ -510,92 +867,85 @@ impl Gpu {
         offsets: &[usize],
         init: T,
         op: F,
-    ) -> Result<Vec<T>, Error>
+    ) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
         let site = core::panic::Location::caller();
-        let segments = offsets.len().saturating_sub(1);
-        let types = [T::ELEMENT, T::ELEMENT, T::ELEMENT];
-        self.run(
-            site,
-            id!(provider SegmentedReduce),
-            &types,
+        let call = self.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
+        self.fresh(&call, &[data.source()], Some(offsets), Some(&init), &op)
+    }
+
+    /// [`Gpu::segmented_reduce`] into `out`, which has one element per
+    /// segment (`offsets.len() - 1`).
+    #[track_caller]
+    #[inline(never)]
+    pub fn segmented_reduce_into<T, D, O, F>(
+        &self,
+        data: &D,
+        offsets: &[usize],
+        out: &mut O,
+        init: T,
+        op: F,
+    ) -> Result<(), Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        O: Output<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
+        self.into(
+            &call,
             &[data.source()],
             Some(offsets),
             Some(&init),
             &op,
-            segments,
+            out.target(),
         )
     }
 
-    /// The elements `pred` keeps, in order ([`crate::select`]).
+    /// The elements `pred` keeps, in order ([`crate::select`]). Waits for
+    /// the count of kept elements (the result's length).
     #[track_caller]
     #[inline(never)]
-    pub fn select<T, D, P>(&self, data: &D, pred: P) -> Result<Vec<T>, Error>
+    pub fn select<T, D, P>(&self, data: &D, pred: P) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
         P: Fn(T) -> bool,
     {
         let site = core::panic::Location::caller();
-        let source = data.source();
-        let n = source.len();
-        self.run::<T, T, P>(
-            site,
-            id!(provider Select),
-            &[T::ELEMENT, BOOL],
-            &[source],
-            None,
-            None,
-            &pred,
-            n,
-        )
+        let call = self.call::<P>(site, id!(provider Select), &[T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source()], None, None, &pred)
     }
 
     /// The elements stably sorted by `less`, a strict weak order
     /// ([`crate::sort_by`]); at most 2^32 - 1 of them.
     #[track_caller]
     #[inline(never)]
-    pub fn sort_by<T, D, C>(&self, data: &D, less: C) -> Result<Vec<T>, Error>
+    pub fn sort_by<T, D, C>(&self, data: &D, less: C) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
         C: Fn(T, T) -> bool,
     {
         let site = core::panic::Location::caller();
-        let source = data.source();
-        let n = source.len();
-        let types = [T::ELEMENT, T::ELEMENT, BOOL];
-        self.run::<T, T, C>(
-            site,
-            id!(provider SortBy),
-            &types,
-            &[source],
-            None,
-            None,
-            &less,
-            n,
-        )
+        let call = self.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source()], None, None, &less)
     }
 
-    /// Runs `provider` for the call at `site` and returns up to `capacity`
-    /// elements of its output.
-    #[allow(clippy::too_many_arguments)]
-    fn run<T, O, F>(
+    /// The facts of the call at `site` that identify its kernel.
+    fn call<'t, F>(
         &self,
-        site: &core::panic::Location<'_>,
+        site: &'static core::panic::Location<'static>,
         provider: ProviderId,
-        types: &[ElementId],
-        inputs: &[Source<'_, T>],
-        offsets: Option<&[usize]>,
-        init: Option<&T>,
-        op: &F,
-        capacity: usize,
-    ) -> Result<Vec<O>, Error> {
-        let call = Call {
+        types: &'t [ElementId],
+    ) -> Call<'t> {
+        Call {
             file: site.file(),
             line: site.line(),
             column: site.column(),
@@ -604,46 +954,117 @@ impl Gpu {
             closure_type: core::any::type_name::<F>(),
             closure_size: size_of::<F>(),
             closure_align: align_of::<F>(),
-        };
-        let mut out: Vec<O> = Vec::with_capacity(capacity);
-        // SAFETY: `init` is one live T, `op` a live F, the inputs live for
-        // the call, and `out` has room for `capacity` elements of O; the
-        // backend checks every type against the compiled ones before it
-        // reads or writes them as such, and writes at most the room given.
-        unsafe {
-            let init = init
-                .map(|v| core::slice::from_raw_parts(v as *const T as *const u8, size_of::<T>()));
-            let closure = op as *const F as *const u8;
-            let room = capacity * size_of::<O>();
-            let written = backend::run(
+        }
+    }
+
+    /// Runs `call` into a new device allocation of `O` elements.
+    fn fresh<T, O, F>(
+        &self,
+        call: &Call<'_>,
+        inputs: &[Source<'_, T>],
+        offsets: Option<&[usize]>,
+        init: Option<&T>,
+        op: &F,
+    ) -> Result<DeviceVec<O>, Error> {
+        // SAFETY: `init` is one live T and `op` a live F; the backend
+        // checks every type against the compiled ones before it reads or
+        // writes them as such.
+        let done = unsafe {
+            backend::run(
                 &self.device,
-                &call,
+                self.lane,
+                call,
                 inputs,
                 offsets,
-                init,
-                closure,
-                out.as_mut_ptr() as *mut u8,
-                room,
-            )?;
-            if size_of::<O>() == 0 || written % size_of::<O>() != 0 || written > room {
-                return Err(Error {
-                    kind: ErrorKind::Mismatch,
-                    message: std::format!(
-                        "the kernel returned {written} bytes for elements of {} bytes",
-                        size_of::<O>()
-                    ),
-                });
-            }
-            out.set_len(written / size_of::<O>());
+                init.map(value_bytes),
+                op as *const F as *const u8,
+                backend::Out::New,
+            )?
+        };
+        match done {
+            backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
+                len,
+                alloc,
+                _t: PhantomData,
+            }),
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "the call returned no device result".into(),
+            }),
         }
-        Ok(out)
+    }
+
+    /// Runs `call` into `out`.
+    fn into<T, O, F>(
+        &self,
+        call: &Call<'_>,
+        inputs: &[Source<'_, T>],
+        offsets: Option<&[usize]>,
+        init: Option<&T>,
+        op: &F,
+        out: Target<'_, O>,
+    ) -> Result<(), Error> {
+        // SAFETY: as for `fresh`; the output is a live allocation of ours,
+        // whose range the backend checks.
+        unsafe {
+            backend::run(
+                &self.device,
+                self.lane,
+                call,
+                inputs,
+                offsets,
+                init.map(value_bytes),
+                op as *const F as *const u8,
+                backend::Out::Into(&out.vec.alloc, out.start, out.len),
+            )?
+        };
+        Ok(())
     }
 }
 
-/// A second input's source with its element type erased to the first's
-/// (the backend reads it by the compiled type's size).
-fn erase<U, T>(s: Source<'_, U>) -> Source<'_, T> {
-    match s {
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        backend::release_lane(&self.device, self.lane);
+    }
+}
+
+/// The bytes of one value (an initial value, checked against the compiled
+/// element size by the backend).
+fn value_bytes<T>(v: &T) -> &[u8] {
+    // SAFETY: reads `size_of::<T>()` bytes of a live value; the backend
+    // checks T against the compiled element type (a DeviceElement, with no
+    // padding) before it uses them.
+    unsafe { core::slice::from_raw_parts(v as *const T as *const u8, size_of::<T>()) }
+}
+
+/// The bytes of `len` elements of T, or an error when they overflow.
+fn byte_len<T>(len: usize) -> Result<usize, Error> {
+    len.checked_mul(size_of::<T>()).ok_or_else(|| Error {
+        kind: ErrorKind::OutOfMemory,
+        message: std::format!(
+            "{len} elements of {} bytes do not fit in memory",
+            size_of::<T>()
+        ),
+    })
+}
+
+/// transform2's inputs, of one length, the second's element type erased to
+/// the first's (the backend reads it by the compiled type's size).
+fn pair<'a, T, U>(
+    a: Source<'a, T>,
+    b: Source<'a, U>,
+) -> Result<(Source<'a, T>, Source<'a, T>), Error> {
+    if a.len() != b.len() {
+        return Err(Error {
+            kind: ErrorKind::Mismatch,
+            message: std::format!(
+                "transform2: the inputs differ in length ({} and {})",
+                a.len(),
+                b.len()
+            ),
+        });
+    }
+    let b = match b {
         // SAFETY: only the address and the length are read, as bytes of
         // the compiled element size.
         Source::Host(h) => {
@@ -655,19 +1076,20 @@ fn erase<U, T>(s: Source<'_, U>) -> Source<'_, T> {
             start,
             len,
         },
-    }
+    };
+    Ok((a, b))
 }
 
 /// The facts of one call that identify its kernel.
 #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 struct Call<'a> {
-    file: &'a str,
+    file: &'static str,
     line: u32,
     column: u32,
     provider: ProviderId,
     /// The callback's parameter and result types, in order.
     types: &'a [ElementId],
-    closure_type: &'a str,
+    closure_type: &'static str,
     closure_size: usize,
     closure_align: usize,
 }
@@ -679,6 +1101,21 @@ mod backend {
 
     pub type Device = &'static host::Device;
     pub type Alloc = host::DeviceAlloc;
+    pub type Host = host::HostAlloc;
+
+    /// Where a call's result goes.
+    pub enum Out<'a> {
+        Value(*mut u8, usize),
+        New,
+        Into(&'a Alloc, usize, usize),
+    }
+
+    /// What a call produced: a value's bytes, or device elements (in a new
+    /// allocation, or in the `Out::Into` one).
+    pub enum Done {
+        Value(usize),
+        Device(Option<Alloc>, usize),
+    }
 
     fn convert(e: HostError) -> Error {
         let kind = match e.kind {
@@ -687,6 +1124,7 @@ mod backend {
             HostErrorKind::Mismatch => ErrorKind::Mismatch,
             HostErrorKind::Artifacts => ErrorKind::Artifacts,
             HostErrorKind::Device => ErrorKind::Device,
+            HostErrorKind::OutOfMemory => ErrorKind::OutOfMemory,
         };
         Error {
             kind,
@@ -698,16 +1136,73 @@ mod backend {
         host::Device::open(ordinal).map_err(convert)
     }
 
+    pub fn lane(d: &Device) -> Result<usize, Error> {
+        d.lane().map_err(convert)
+    }
+
+    pub fn release_lane(d: &Device, lane: usize) {
+        d.release_lane(lane)
+    }
+
+    pub fn synchronize(d: &Device, lane: usize) -> Result<(), Error> {
+        d.synchronize(lane).map_err(convert)
+    }
+
     pub fn name(d: &Device) -> &str {
         &d.name
     }
 
-    pub fn upload(d: &Device, bytes: &[u8]) -> Result<Alloc, Error> {
-        d.upload(bytes).map_err(convert)
+    pub fn upload(d: &Device, lane: usize, bytes: &[u8]) -> Result<Alloc, Error> {
+        d.upload(lane, bytes).map_err(convert)
     }
 
-    pub fn download(a: &Alloc, out: &mut [u8]) -> Result<(), Error> {
-        a.download(out).map_err(convert)
+    pub fn upload_into(a: &Alloc, bytes: &[u8]) -> Result<(), Error> {
+        a.upload(0, 0, bytes).map_err(convert)
+    }
+
+    pub fn alloc(d: &Device, lane: usize, bytes: usize) -> Result<Alloc, Error> {
+        d.alloc(lane, bytes).map_err(convert)
+    }
+
+    pub fn alloc_host(d: &Device, bytes: usize) -> Result<Host, Error> {
+        let h = d.alloc_host(bytes).map_err(convert)?;
+        // SAFETY: `bytes` writable bytes of our own allocation.
+        unsafe { core::ptr::write_bytes(h.as_ptr(), 0, bytes) };
+        Ok(h)
+    }
+
+    pub fn host_ptr(h: &Host) -> *mut u8 {
+        h.as_ptr()
+    }
+
+    pub fn host_wait(h: &Host) -> Result<(), Error> {
+        h.wait().map_err(convert)
+    }
+
+    pub fn memory(d: &Device) -> Result<(usize, usize), Error> {
+        d.memory().map_err(convert)
+    }
+
+    pub fn upload_async(d: &Device, lane: usize, h: &Host) -> Result<Alloc, Error> {
+        d.upload_async(lane, h).map_err(convert)
+    }
+
+    pub fn download_async(d: &Device, lane: usize, a: &Alloc, h: &Host) -> Result<(), Error> {
+        d.download_async(lane, a, h).map_err(convert)
+    }
+
+    pub fn copy(
+        d: &Device,
+        lane: usize,
+        src: (&Alloc, usize),
+        dst: (&Alloc, usize),
+        bytes: usize,
+    ) -> Result<(), Error> {
+        d.copy(lane, src, dst, bytes).map_err(convert)
+    }
+
+    pub fn download(a: &Alloc, offset: usize, out: &mut [u8]) -> Result<(), Error> {
+        a.download(offset, out).map_err(convert)
     }
 
     pub fn last_launch() -> Option<super::Launch> {
@@ -723,14 +1218,14 @@ mod backend {
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn run<T>(
         d: &Device,
+        lane: usize,
         call: &Call<'_>,
         inputs: &[Source<'_, T>],
         offsets: Option<&[usize]>,
         init: Option<&[u8]>,
         closure: *const u8,
-        out: *mut u8,
-        room: usize,
-    ) -> Result<usize, Error> {
+        out: Out<'_>,
+    ) -> Result<Done, Error> {
         let info = host::CallInfo {
             file: call.file,
             line: call.line,
@@ -761,8 +1256,17 @@ mod backend {
             init,
             closure,
         };
+        let output = match out {
+            Out::Value(ptr, room) => host::Output::Value { ptr, room },
+            Out::New => host::Output::New,
+            Out::Into(alloc, start, len) => host::Output::Into { alloc, start, len },
+        };
         // SAFETY: forwarded from the caller.
-        unsafe { d.run(&info, &request, out, room) }.map_err(convert)
+        let produced = unsafe { d.run(lane, &info, &request, output) }.map_err(convert)?;
+        Ok(match produced {
+            host::Produced::Value(n) => Done::Value(n),
+            host::Produced::Device { alloc, len } => Done::Device(alloc, len),
+        })
     }
 }
 
@@ -770,8 +1274,23 @@ mod backend {
 mod backend {
     use super::{Call, Error, ErrorKind, Source};
 
+    #[derive(Clone, Copy)]
     pub struct Device;
     pub struct Alloc;
+    pub struct Host;
+
+    #[allow(dead_code)]
+    pub enum Out<'a> {
+        Value(*mut u8, usize),
+        New,
+        Into(&'a Alloc, usize, usize),
+    }
+
+    #[allow(dead_code)]
+    pub enum Done {
+        Value(usize),
+        Device(Option<Alloc>, usize),
+    }
 
     fn unavailable() -> Error {
         Error {
@@ -786,6 +1305,16 @@ mod backend {
         Err(unavailable())
     }
 
+    pub fn lane(_: &Device) -> Result<usize, Error> {
+        Err(unavailable())
+    }
+
+    pub fn release_lane(_: &Device, _: usize) {}
+
+    pub fn synchronize(_: &Device, _: usize) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
     pub fn last_launch() -> Option<super::Launch> {
         None
     }
@@ -794,11 +1323,53 @@ mod backend {
         ""
     }
 
-    pub fn upload(_: &Device, _: &[u8]) -> Result<Alloc, Error> {
+    pub fn upload(_: &Device, _: usize, _: &[u8]) -> Result<Alloc, Error> {
         Err(unavailable())
     }
 
-    pub fn download(_: &Alloc, _: &mut [u8]) -> Result<(), Error> {
+    pub fn upload_into(_: &Alloc, _: &[u8]) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
+    pub fn alloc(_: &Device, _: usize, _: usize) -> Result<Alloc, Error> {
+        Err(unavailable())
+    }
+
+    pub fn alloc_host(_: &Device, _: usize) -> Result<Host, Error> {
+        Err(unavailable())
+    }
+
+    pub fn host_ptr(_: &Host) -> *mut u8 {
+        core::ptr::NonNull::<u64>::dangling().as_ptr() as *mut u8
+    }
+
+    pub fn host_wait(_: &Host) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
+    pub fn memory(_: &Device) -> Result<(usize, usize), Error> {
+        Err(unavailable())
+    }
+
+    pub fn upload_async(_: &Device, _: usize, _: &Host) -> Result<Alloc, Error> {
+        Err(unavailable())
+    }
+
+    pub fn download_async(_: &Device, _: usize, _: &Alloc, _: &Host) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
+    pub fn copy(
+        _: &Device,
+        _: usize,
+        _: (&Alloc, usize),
+        _: (&Alloc, usize),
+        _: usize,
+    ) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
+    pub fn download(_: &Alloc, _: usize, _: &mut [u8]) -> Result<(), Error> {
         Err(unavailable())
     }
 
@@ -808,14 +1379,14 @@ mod backend {
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn run<T>(
         _: &Device,
+        _: usize,
         _: &Call<'_>,
         _: &[Source<'_, T>],
         _: Option<&[usize]>,
         _: Option<&[u8]>,
         _: *const u8,
-        _: *mut u8,
-        _: usize,
-    ) -> Result<usize, Error> {
+        _: Out<'_>,
+    ) -> Result<Done, Error> {
         Err(unavailable())
     }
 }

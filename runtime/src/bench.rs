@@ -3,7 +3,7 @@
 //! variant timed in every pass so the spread between passes shows the noise.
 
 use crate::build::{Loaded, ResolvedKernel};
-use crate::gpu::{DeviceBuffer, Gpu};
+use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{launch, LaunchArgs, Workspace};
 use crate::run::{generate_parallel, guard, Prepared};
 use crate::RuntimeError;
@@ -252,7 +252,7 @@ pub fn bench_prepared(
             }
             .map(Some),
             Target::Memcpy => gpu
-                .copy_device(&copy_output, &inputs[buffer], bytes)
+                .copy_device(Stream::null(), &copy_output, &inputs[buffer], bytes)
                 .map(|()| None),
         }
     };

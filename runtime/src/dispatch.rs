@@ -12,7 +12,7 @@
 //! ticket counter of the tile streams, which every launch leaves at zero.
 
 use crate::build::ResolvedKernel;
-use crate::gpu::{DeviceBuffer, Gpu};
+use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
 use manifest::{Element, Kernel, ParamKind, Provider, Signature, Stage};
@@ -23,6 +23,8 @@ pub use manifest::provider::WARP_SEGMENT_LIMIT;
 /// needed and kept between calls.
 pub struct Scratch<'g> {
     gpu: &'g Gpu,
+    /// Where every launch, copy and allocation of its calls goes.
+    pub stream: &'g Stream,
     pub workspace: Workspace<'g>,
     /// Look-back state of 8-byte and of 16-byte descriptors.
     narrow_state: Option<DeviceBuffer<'g>>,
@@ -59,29 +61,33 @@ pub struct Job {
 }
 
 /// One call's launches, in order: `(kernel, grid, threads a block)`.
+/// The names are the manifest's, borrowed: a call allocates none.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Launched {
-    pub launches: Vec<(String, u32, u32)>,
+pub struct Launched<'k> {
+    pub launches: Vec<(&'k str, u32, u32)>,
 }
 
-impl Launched {
-    fn push(&mut self, k: &ResolvedKernel<'_>, grid: u32) {
+impl<'k> Launched<'k> {
+    fn push(&mut self, k: &'k ResolvedKernel<'_>, grid: u32) {
         self.launches
-            .push((k.kernel.name.clone(), grid, k.kernel.launch.threads()));
+            .push((&k.kernel.name, grid, k.kernel.launch.threads()));
     }
 }
 
+/// A buffer of at least `bytes` in `slot`, in `stream`'s order (a
+/// smaller one it replaces is freed after the work that used it).
 fn grow<'g>(
     gpu: &'g Gpu,
+    stream: &'g Stream,
     slot: &mut Option<DeviceBuffer<'g>>,
     bytes: usize,
     zeroed: bool,
 ) -> Result<u64, RuntimeError> {
     if slot.as_ref().is_none_or(|b| b.bytes() < bytes) {
         *slot = None;
-        let buffer = gpu.alloc(bytes.max(256))?;
+        let buffer = gpu.alloc_on(bytes.max(256), stream)?;
         if zeroed {
-            buffer.fill_bytes(0)?;
+            buffer.fill_on(stream, 0)?;
         }
         *slot = Some(buffer);
     }
@@ -99,6 +105,7 @@ impl<'g> Scratch<'g> {
     /// A workspace for reduces of the largest grid any of `kernels` gets.
     pub fn new<'k>(
         gpu: &'g Gpu,
+        stream: &'g Stream,
         kernels: impl IntoIterator<Item = &'k Kernel>,
     ) -> Result<Scratch<'g>, RuntimeError> {
         let workspace = Workspace::new(
@@ -111,6 +118,7 @@ impl<'g> Scratch<'g> {
         let count = gpu.alloc(8)?;
         Ok(Scratch {
             gpu,
+            stream,
             workspace,
             narrow_state: None,
             wide_state: None,
@@ -123,11 +131,11 @@ impl<'g> Scratch<'g> {
 
     /// Look-back state of `bytes` for a launch, and the launch's epoch.
     fn state(&mut self, bytes: u64, wide: bool) -> Result<(u64, u32), RuntimeError> {
-        let gpu = self.gpu;
+        let (gpu, stream) = (self.gpu, self.stream);
         if self.epoch == u32::MAX {
             // The epochs wrap: clear every slot so that no old one matches.
             for b in [&self.narrow_state, &self.wide_state].into_iter().flatten() {
-                b.fill_bytes(0)?;
+                b.fill_on(stream, 0)?;
             }
             self.epoch = 0;
         }
@@ -137,21 +145,31 @@ impl<'g> Scratch<'g> {
         } else {
             &mut self.narrow_state
         };
-        let address = grow(gpu, slot, bytes as usize, true)?;
+        let address = grow(gpu, stream, slot, bytes as usize, true)?;
         Ok((address, self.epoch))
     }
 
-    /// The result of the last reduce: `size` bytes.
+    /// The result of the last reduce: `size` bytes, once the stream has
+    /// computed it.
     pub fn read_value(&self, size: usize) -> Result<Vec<u8>, RuntimeError> {
         let mut out = vec![0u8; size];
-        self.workspace.output.download(0, &mut out)?;
+        // SAFETY: pageable memory, read after the stream's wait below.
+        unsafe {
+            self.workspace
+                .output
+                .download_on(self.stream, 0, &mut out)?
+        };
+        self.stream.synchronize()?;
         Ok(out)
     }
 
-    /// How many elements the last select kept.
+    /// How many elements the last select kept, once the stream has
+    /// counted them.
     pub fn read_count(&self) -> Result<u64, RuntimeError> {
         let mut out = [0u64; 1];
-        self.count.download(0, &mut out)?;
+        // SAFETY: pageable memory, read after the stream's wait below.
+        unsafe { self.count.download_on(self.stream, 0, &mut out)? };
+        self.stream.synchronize()?;
         Ok(out[0])
     }
 }
@@ -186,7 +204,7 @@ fn stage<'a, 'm>(
 }
 
 /// Runs the provider of `kernels` (one registration's, every stage) on
-/// `job`, asynchronously, on the default stream. A reduce leaves its
+/// `job`, asynchronously, on the scratch's stream. A reduce leaves its
 /// result in the workspace, a select its count in [`Scratch::count`].
 ///
 /// # Safety
@@ -197,13 +215,13 @@ fn stage<'a, 'm>(
 /// u64s, the output as many elements as the provider writes for them
 /// ([`output_bytes`]); and each stays allocated until the stream has
 /// finished the launches.
-pub unsafe fn run(
+pub unsafe fn run<'k>(
     scratch: &mut Scratch<'_>,
     signature: &Signature,
-    kernels: &[&ResolvedKernel<'_>],
+    kernels: &[&'k ResolvedKernel<'_>],
     job: &Job,
-) -> Result<Launched, RuntimeError> {
-    let gpu = scratch.gpu;
+) -> Result<Launched<'k>, RuntimeError> {
+    let (gpu, stream) = (scratch.gpu, scratch.stream);
     let main = kernels
         .first()
         .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
@@ -236,14 +254,14 @@ pub unsafe fn run(
                 .u64(ParamKind::Output, ws.output.address(0));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
             let k = stage(kernels, Stage::Main)?;
             if job.len == 0 {
                 if provider == Provider::Select {
-                    scratch.count.upload(0, &[0u64])?;
+                    scratch.count.fill_on(stream, 0)?;
                 }
                 return Ok(launched);
             }
@@ -260,7 +278,7 @@ pub unsafe fn run(
                 .u64(ParamKind::Count, scratch.count.address(0));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::Transform | Provider::Transform2 => {
@@ -272,7 +290,7 @@ pub unsafe fn run(
             args.u64(ParamKind::Len, job.len);
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::SegmentedReduce => {
@@ -301,7 +319,7 @@ pub unsafe fn run(
                 .u32(ParamKind::PerBlock, u32::from(per_block));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
         Provider::SortBy => {
@@ -329,12 +347,14 @@ pub unsafe fn run(
             let mut ping = passes % 2 == 0;
             let buffer = grow(
                 gpu,
+                stream,
                 &mut scratch.sort_buffer,
                 (job.len * element.size()) as usize,
                 false,
             )?;
             let partitions = grow(
                 gpu,
+                stream,
                 &mut scratch.partitions,
                 ((tiles + 1) * 4) as usize,
                 false,
@@ -349,7 +369,7 @@ pub unsafe fn run(
                 .set(ParamKind::Ping, [u8::from(ping)]);
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, block_sort, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, block_sort, grid, &args)? };
             launched.push(block_sort, grid);
             let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
             let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
@@ -360,9 +380,9 @@ pub unsafe fn run(
                 // (griddepcontrol.wait) before they read: each launch may
                 // start while the one before it drains, as CUB launches them.
                 // SAFETY: as for `launch_grid` above.
-                unsafe { launch_with(gpu, partition, partition_grid, &args, true)? };
+                unsafe { launch_with(gpu, stream, partition, partition_grid, &args, true)? };
                 // SAFETY: as for `launch_grid` above.
-                unsafe { launch_with(gpu, merge, grid, &args, true)? };
+                unsafe { launch_with(gpu, stream, merge, grid, &args, true)? };
                 launched.push(partition, partition_grid);
                 launched.push(merge, grid);
                 ping = !ping;
@@ -374,7 +394,7 @@ pub unsafe fn run(
             args.u64(ParamKind::Len, job.len);
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
     }

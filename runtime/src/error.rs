@@ -27,6 +27,12 @@ pub enum RuntimeError {
          this needs a machine with an NVIDIA GPU and its driver"
     )]
     NoDriver { searched: String },
+    #[error("the device is out of memory: {asked} bytes asked, {free} of {total} free")]
+    OutOfMemory {
+        asked: usize,
+        free: usize,
+        total: usize,
+    },
     #[error("no CUDA device: {0}")]
     NoDevice(String),
     #[error("CUDA driver call {call} failed: {name} ({code}): {message}")]

@@ -48,6 +48,29 @@ fn has_symbol(name: &str) -> bool {
     unsafe { sys::culib().get::<*const c_void>(name.as_bytes()).is_ok() }
 }
 
+/// Whether `ptr` is page-locked host memory the driver knows
+/// (`cuMemHostAlloc`, `cuMemHostRegister`): a copy from it in stream order
+/// may still be reading it after the call returns. Asked with
+/// `cuPointerGetAttributes`, which answers "unknown" for memory the driver
+/// does not know instead of failing (a failed driver call is an error
+/// compute-sanitizer reports).
+pub fn is_page_locked(ptr: *const u8) -> bool {
+    let mut kind: u32 = 0;
+    let mut attribute = sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    let mut data = [&mut kind as *mut u32 as *mut c_void];
+    // SAFETY: one attribute, a u32, written to a local.
+    let status = unsafe {
+        sys::cuPointerGetAttributes(
+            1,
+            &mut attribute,
+            data.as_mut_ptr(),
+            ptr as sys::CUdeviceptr,
+        )
+    };
+    status == sys::cudaError_enum::CUDA_SUCCESS
+        && kind == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32
+}
+
 /// One device with its primary context current on this thread.
 pub struct Gpu {
     device: sys::CUdevice,
@@ -130,19 +153,108 @@ impl Gpu {
 
     pub fn alloc(&self, bytes: usize) -> Result<DeviceBuffer<'_>, RuntimeError> {
         // SAFETY: plain allocation; freed in Drop.
-        let ptr = check("cuMemAlloc", unsafe { result::malloc_sync(bytes.max(1)) })?;
+        let ptr = unsafe { result::malloc_sync(bytes.max(1)) }
+            .map_err(|e| self.allocation_error("cuMemAlloc", bytes, e))?;
         Ok(DeviceBuffer {
             ptr,
             bytes,
+            stream: std::ptr::null_mut(),
             _gpu: PhantomData,
         })
     }
 
-    pub fn event(&self) -> Result<Event<'_>, RuntimeError> {
+    /// A stream-ordered allocation (`cuMemAllocAsync`) from the device's
+    /// pool: usable by work enqueued on `stream` after this call, freed in
+    /// stream order on drop (on the stream [`DeviceBuffer::free_on`] last
+    /// named), so work already enqueued that uses it finishes first.
+    pub fn alloc_on<'s>(
+        &'s self,
+        bytes: usize,
+        stream: &'s Stream,
+    ) -> Result<DeviceBuffer<'s>, RuntimeError> {
+        // SAFETY: `stream` is live for 's; the memory is freed in Drop on
+        // a live stream of this context.
+        let ptr = unsafe { result::malloc_async(stream.raw, bytes.max(1)) }
+            .map_err(|e| self.allocation_error("cuMemAllocAsync", bytes, e))?;
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            stream: stream.raw,
+            _gpu: PhantomData,
+        })
+    }
+
+    /// An allocation that failed: out of memory names the bytes asked and
+    /// free.
+    fn allocation_error(
+        &self,
+        call: &'static str,
+        bytes: usize,
+        e: result::DriverError,
+    ) -> RuntimeError {
+        if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+            let (free, total) = result::mem_get_info().unwrap_or((0, 0));
+            return RuntimeError::OutOfMemory {
+                asked: bytes,
+                free,
+                total,
+            };
+        }
+        driver_error(call, e)
+    }
+
+    /// Keeps what the device's memory pool frees for later allocations
+    /// instead of returning it to the driver at each synchronisation (what
+    /// CUB's and RAPIDS' allocators do): a stream-ordered allocation of a
+    /// size seen before then costs no mapping.
+    pub fn keep_pool_memory(&self) -> Result<(), RuntimeError> {
+        // SAFETY: `device` came from cuDeviceGet.
+        let pool = check("cuDeviceGetDefaultMemPool", unsafe {
+            result::device::get_default_mem_pool(self.device)
+        })?;
+        let mut threshold: u64 = u64::MAX;
+        // SAFETY: the release threshold is a u64 attribute.
+        check("cuMemPoolSetAttribute", unsafe {
+            result::mem_pool::set_attribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut c_void,
+            )
+        })
+    }
+
+    /// A new non-blocking stream of this context.
+    pub fn stream(&self) -> Result<Stream, RuntimeError> {
         let raw = check(
-            "cuEventCreate",
-            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT),
+            "cuStreamCreate",
+            result::stream::create(result::stream::StreamKind::NonBlocking),
         )?;
+        Ok(Stream { raw, owned: true })
+    }
+
+    /// `bytes` of page-locked host memory (`cuMemHostAlloc`), which the
+    /// copy engines read and write directly.
+    pub fn alloc_host(&self, bytes: usize) -> Result<PinnedBuffer, RuntimeError> {
+        // SAFETY: plain allocation; freed in Drop.
+        let ptr = unsafe { result::malloc_host(bytes.max(1), 0) }
+            .map_err(|e| self.allocation_error("cuMemHostAlloc", bytes, e))?;
+        Ok(PinnedBuffer {
+            ptr: ptr as *mut u8,
+            bytes,
+        })
+    }
+
+    pub fn event(&self) -> Result<Event<'_>, RuntimeError> {
+        self.event_with(sys::CUevent_flags::CU_EVENT_DEFAULT)
+    }
+
+    /// An event for ordering only (no timing: cheaper to record and wait).
+    pub fn order_event(&self) -> Result<Event<'_>, RuntimeError> {
+        self.event_with(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+    }
+
+    fn event_with(&self, flags: sys::CUevent_flags) -> Result<Event<'_>, RuntimeError> {
+        let raw = check("cuEventCreate", result::event::create(flags))?;
         Ok(Event {
             raw,
             _gpu: PhantomData,
@@ -154,9 +266,30 @@ impl Gpu {
         check("cuCtxSynchronize", result::ctx::synchronize())
     }
 
-    /// `cuMemcpyDtoDAsync` on the default stream.
+    /// `cuMemcpyDtoDAsync` of `bytes` between two device addresses, on
+    /// `stream`.
+    ///
+    /// # Safety
+    ///
+    /// Both ranges lie inside allocations of this context that stay live
+    /// until the stream has done the copy.
+    pub unsafe fn copy_device_at(
+        &self,
+        stream: &Stream,
+        dst: u64,
+        src: u64,
+        bytes: usize,
+    ) -> Result<(), RuntimeError> {
+        // SAFETY: the caller's contract.
+        check("cuMemcpyDtoDAsync", unsafe {
+            result::memcpy_dtod_async(dst, src, bytes, stream.raw)
+        })
+    }
+
+    /// `cuMemcpyDtoDAsync` on `stream`.
     pub fn copy_device(
         &self,
+        stream: &Stream,
         dst: &DeviceBuffer<'_>,
         src: &DeviceBuffer<'_>,
         bytes: usize,
@@ -169,11 +302,11 @@ impl Gpu {
         }
         // SAFETY: both ranges lie inside live allocations (checked above).
         check("cuMemcpyDtoDAsync", unsafe {
-            result::memcpy_dtod_async(dst.ptr, src.ptr, bytes, std::ptr::null_mut())
+            result::memcpy_dtod_async(dst.ptr, src.ptr, bytes, stream.raw)
         })
     }
 
-    /// Launches `function` on the default stream with programmatic
+    /// Launches `function` on `stream` with programmatic
     /// dependent launch allowed (`cuLaunchKernelEx`,
     /// `PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel may start before the
     /// one before it on the stream has finished, and must wait for it
@@ -190,6 +323,7 @@ impl Gpu {
     /// device memory.
     pub unsafe fn launch_dependent(
         &self,
+        stream: &Stream,
         function: &Function<'_>,
         grid: u32,
         block: u32,
@@ -214,7 +348,7 @@ impl Gpu {
             blockDimY: 1,
             blockDimZ: 1,
             sharedMemBytes: shared_bytes,
-            hStream: std::ptr::null_mut(),
+            hStream: stream.raw,
             attrs: &mut attribute,
             numAttrs: 1,
         };
@@ -234,7 +368,7 @@ impl Gpu {
         }
     }
 
-    /// Launches `function` on the default stream. `params` are the kernel's
+    /// Launches `function` on `stream`. `params` are the kernel's
     /// parameter values in order, each as its bytes.
     ///
     /// # Safety
@@ -247,6 +381,7 @@ impl Gpu {
     /// device memory.
     pub unsafe fn launch(
         &self,
+        stream: &Stream,
         function: &Function<'_>,
         grid: u32,
         block: u32,
@@ -265,7 +400,7 @@ impl Gpu {
                 (grid, 1, 1),
                 (block, 1, 1),
                 shared_bytes,
-                std::ptr::null_mut(),
+                stream.raw,
                 &mut pointers,
             )
         }
@@ -406,10 +541,13 @@ impl Function<'_> {
     }
 }
 
-/// Device memory, freed on drop.
+/// Device memory, freed on drop: at once ([`Gpu::alloc`]), or in the
+/// order of the stream it was last given ([`Gpu::alloc_on`]).
 pub struct DeviceBuffer<'g> {
     ptr: sys::CUdeviceptr,
     bytes: usize,
+    /// Where the free is enqueued; null: `cuMemFree`.
+    stream: sys::CUstream,
     _gpu: PhantomData<&'g Gpu>,
 }
 
@@ -459,12 +597,181 @@ impl DeviceBuffer<'_> {
             result::memset_d8_sync(self.ptr, value, self.bytes)
         })
     }
+
+    /// Sets every byte to `value`, in `stream`'s order.
+    pub fn fill_on(&self, stream: &Stream, value: u8) -> Result<(), RuntimeError> {
+        // SAFETY: the whole allocation.
+        check("cuMemsetD8Async", unsafe {
+            result::memset_d8_async(self.ptr, value, self.bytes, stream.raw)
+        })
+    }
+
+    /// Copies `data` to `offset` bytes in, in `stream`'s order. From
+    /// pageable memory the driver has copied `data` when this returns; from
+    /// page-locked memory the copy may still be running.
+    ///
+    /// # Safety
+    ///
+    /// When `data` is page-locked, it must not be written (or freed) before
+    /// the stream has passed the copy.
+    pub unsafe fn upload_on<T: Copy>(
+        &self,
+        stream: &Stream,
+        offset: usize,
+        data: &[T],
+    ) -> Result<(), RuntimeError> {
+        let len = std::mem::size_of_val(data);
+        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
+            return Err(RuntimeError::Usage(format!(
+                "upload of {len} bytes at {offset} into a buffer of {}",
+                self.bytes
+            )));
+        }
+        // SAFETY: destination range checked above; the source's lifetime is
+        // the caller's contract.
+        check("cuMemcpyHtoDAsync", unsafe {
+            result::memcpy_htod_async(self.ptr + offset as u64, data, stream.raw)
+        })
+    }
+
+    /// Copies `out.len()` elements from `offset` bytes in, in `stream`'s
+    /// order (to pageable memory the driver returns when the copy is done).
+    ///
+    /// # Safety
+    ///
+    /// When `out` is page-locked, it must not be read, written or freed
+    /// before the stream has passed the copy.
+    pub unsafe fn download_on<T: Copy>(
+        &self,
+        stream: &Stream,
+        offset: usize,
+        out: &mut [T],
+    ) -> Result<(), RuntimeError> {
+        let len = std::mem::size_of_val(out);
+        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
+            return Err(RuntimeError::Usage(format!(
+                "download of {len} bytes at {offset} from a buffer of {}",
+                self.bytes
+            )));
+        }
+        // SAFETY: source range checked above; the destination's lifetime
+        // is the caller's contract.
+        check("cuMemcpyDtoHAsync", unsafe {
+            result::memcpy_dtoh_async(out, self.ptr + offset as u64, stream.raw)
+        })
+    }
+
+    /// Frees a stream-ordered allocation on `stream` instead of the one it
+    /// was allocated on: the last stream that used it, once every use on
+    /// other streams is ordered before that stream's later work.
+    ///
+    /// # Safety
+    ///
+    /// `stream` outlives this buffer, and every use of the buffer is
+    /// ordered before what `stream` does next.
+    pub unsafe fn free_on(&mut self, stream: &Stream) {
+        if !self.stream.is_null() {
+            self.stream = stream.raw;
+        }
+    }
 }
 
 impl Drop for DeviceBuffer<'_> {
     fn drop(&mut self) {
-        // SAFETY: allocated in Gpu::alloc, freed once.
-        let _ = unsafe { result::free_sync(self.ptr) };
+        // SAFETY: allocated in Gpu::alloc or Gpu::alloc_on, freed once; a
+        // stream-ordered one on a live stream (alloc_on's lifetime, or
+        // free_on's contract). Errors at teardown have no one to go to.
+        let _ = unsafe {
+            if self.stream.is_null() {
+                result::free_sync(self.ptr)
+            } else {
+                result::free_async(self.ptr, self.stream)
+            }
+        };
+    }
+}
+
+/// A CUDA stream: work on it runs in the order it was enqueued.
+pub struct Stream {
+    raw: sys::CUstream,
+    /// Created by us (destroyed on drop); the null stream is not.
+    owned: bool,
+}
+
+// SAFETY: a stream handle may be used from any thread of its context; the
+// driver serialises what is enqueued on it.
+unsafe impl Send for Stream {}
+unsafe impl Sync for Stream {}
+
+static NULL_STREAM: Stream = Stream {
+    raw: std::ptr::null_mut(),
+    owned: false,
+};
+
+impl Stream {
+    /// The context's legacy default stream, which waits for and is waited
+    /// for by every blocking stream.
+    pub fn null() -> &'static Stream {
+        &NULL_STREAM
+    }
+
+    /// Waits for everything enqueued so far; surfaces any asynchronous
+    /// (kernel) error.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        // SAFETY: a live stream of the current context.
+        check("cuStreamSynchronize", unsafe {
+            result::stream::synchronize(self.raw)
+        })
+    }
+
+    /// Makes later work on this stream wait until `event` (recorded on
+    /// another stream) has completed.
+    pub fn wait(&self, event: &Event<'_>) -> Result<(), RuntimeError> {
+        // SAFETY: live stream and event.
+        check("cuStreamWaitEvent", unsafe {
+            result::stream::wait_event(
+                self.raw,
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: created in Gpu::stream, destroyed once; the driver
+            // finishes its work first.
+            let _ = unsafe { result::stream::destroy(self.raw) };
+        }
+    }
+}
+
+/// Page-locked host memory ([`Gpu::alloc_host`]), freed on drop.
+pub struct PinnedBuffer {
+    ptr: *mut u8,
+    bytes: usize,
+}
+
+// SAFETY: plain host memory owned by this value.
+unsafe impl Send for PinnedBuffer {}
+unsafe impl Sync for PinnedBuffer {}
+
+impl PinnedBuffer {
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for PinnedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once.
+        let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
     }
 }
 
@@ -476,9 +783,14 @@ pub struct Event<'g> {
 impl Event<'_> {
     /// Records on the default stream.
     pub fn record(&self) -> Result<(), RuntimeError> {
-        // SAFETY: live event, default stream.
+        self.record_on(Stream::null())
+    }
+
+    /// Records on `stream`: completes when the work enqueued before it has.
+    pub fn record_on(&self, stream: &Stream) -> Result<(), RuntimeError> {
+        // SAFETY: live event and stream.
         check("cuEventRecord", unsafe {
-            result::event::record(self.raw, std::ptr::null_mut())
+            result::event::record(self.raw, stream.raw)
         })
     }
 

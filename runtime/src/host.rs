@@ -17,11 +17,12 @@
 
 use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
-use crate::gpu::{DeviceBuffer, Gpu};
+use crate::gpu::{DeviceBuffer, Event, Gpu, PinnedBuffer, Stream};
 use crate::RuntimeError;
 use manifest::{Callback, Kernel, RegistrationId};
 pub use manifest::{Provider, Scalar};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Why a call did not run, as `native::gpu::Error` reports it.
@@ -37,6 +38,8 @@ pub enum HostErrorKind {
     Artifacts,
     /// The driver failed a call.
     Device,
+    /// A device allocation did not fit.
+    OutOfMemory,
 }
 
 #[derive(Debug, Clone)]
@@ -67,6 +70,7 @@ fn device_error(e: RuntimeError) -> HostError {
         | RuntimeError::Cubin { .. }
         | RuntimeError::KernelMissing { .. }
         | RuntimeError::AbiMismatch { .. } => HostErrorKind::Artifacts,
+        RuntimeError::OutOfMemory { .. } => HostErrorKind::OutOfMemory,
         _ => HostErrorKind::Device,
     };
     error(kind, e.to_string())
@@ -75,7 +79,9 @@ fn device_error(e: RuntimeError) -> HostError {
 /// The facts of one call that the lookup checks.
 #[derive(Debug, Clone, Copy)]
 pub struct CallInfo<'a> {
-    pub file: &'a str,
+    /// `Location::file()` of the call: kept (not copied) by an error that
+    /// surfaces at a later wait.
+    pub file: &'static str,
     pub line: u32,
     pub column: u32,
     /// The registration's provider.
@@ -91,8 +97,26 @@ pub struct CallInfo<'a> {
 }
 
 impl CallInfo<'_> {
-    fn site(&self) -> String {
-        format!("{}:{}:{}", self.file, self.line, self.column)
+    fn site(&self) -> Site {
+        Site {
+            file: self.file,
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
+/// Where a call was made.
+#[derive(Debug, Clone, Copy)]
+struct Site {
+    file: &'static str,
+    line: u32,
+    column: u32,
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
     }
 }
 
@@ -269,10 +293,10 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
             callback.provider, call.provider
         ));
     }
-    let compiled = dispatch::signature_types(&callback.signature);
-    let fits = compiled.len() == call.types.len()
+    let signature = &callback.signature;
+    let compiled = signature.params.iter().chain([&signature.ret]);
+    let fits = signature.params.len() + 1 == call.types.len()
         && compiled
-            .iter()
             .zip(call.types)
             .all(|(e, s)| e.scalar() == Some(*s));
     if !fits {
@@ -304,18 +328,58 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // Devices.
 
+/// One stream of a device and what its calls need besides their inputs
+/// and outputs. A device has at least one (lane 0, every `Gpu::open`'s);
+/// `Device::lane` adds more, which are kept for the process and reused.
+struct Lane {
+    stream: &'static Stream,
+    scratch: Option<Scratch<'static>>,
+    /// Whether a [`Device::lane`] handle holds it (lane 0: always).
+    held: bool,
+    /// The calls launched since the last wait on this stream, for the
+    /// message of an error that surfaces at the next wait.
+    pending: Pending,
+}
+
+/// Calls launched since a stream's last wait.
+#[derive(Default)]
+struct Pending {
+    count: usize,
+    first: Option<Site>,
+    last: Option<Site>,
+}
+
+impl Pending {
+    fn push(&mut self, site: Site) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(site);
+        } else {
+            self.last = Some(site);
+        }
+    }
+
+    /// Which calls an error surfacing now may come from.
+    fn describe(&self) -> String {
+        match (self.count, &self.first, &self.last) {
+            (0, _, _) => "no call launched since the last wait".into(),
+            (1, Some(f), _) => format!("the call at {f}"),
+            (n, Some(f), Some(l)) => {
+                format!(
+                    "one of the {n} calls since the last wait (the first at {f}, the last at {l})"
+                )
+            }
+            (n, _, _) => format!("one of {n} calls since the last wait"),
+        }
+    }
+}
+
 /// Everything a device holds, behind its lock.
 struct State {
     gpu: &'static Gpu,
     /// Per build: its modules (kept for the process) and resolved kernels.
-    loaded: HashMap<usize, BTreeMap<String, ResolvedKernel<'static>>>,
-    scratch: Option<Scratch<'static>>,
-    /// Device copies of host inputs (one per input), grown as needed.
-    staging: Vec<Option<DeviceBuffer<'static>>>,
-    /// Segment offsets, as u64.
-    offsets: Option<DeviceBuffer<'static>>,
-    /// The output array.
-    output: Option<DeviceBuffer<'static>>,
+    loaded: HashMap<usize, &'static BTreeMap<String, ResolvedKernel<'static>>>,
+    lanes: Vec<Lane>,
 }
 
 // SAFETY: the CUDA driver API may be called from any thread once the
@@ -323,18 +387,81 @@ struct State {
 // and `Device::lock` makes the context current on the calling thread first.
 unsafe impl Send for State {}
 
+impl State {
+    /// Waits for lane `lane`'s stream; an error names the calls it may
+    /// come from.
+    fn wait(&mut self, lane: usize) -> Result<(), HostError> {
+        let l = &mut self.lanes[lane];
+        let result = l.stream.synchronize();
+        let pending = std::mem::take(&mut l.pending);
+        result.map_err(|e| {
+            error(
+                HostErrorKind::Device,
+                format!("the GPU failed running {}: {e}", pending.describe()),
+            )
+        })
+    }
+
+    /// Orders the next use of `alloc` on lane `lane` after every use so
+    /// far (on whatever lane made it): uses of one allocation form one
+    /// sequence across streams, and its free goes to the last one's.
+    fn order(&self, alloc: &DeviceAlloc, lane: usize) -> Result<(), HostError> {
+        let from = alloc.lane.load(Ordering::Relaxed);
+        if from != lane {
+            let event = self.gpu.order_event().map_err(device_error)?;
+            event
+                .record_on(self.lanes[from].stream)
+                .map_err(device_error)?;
+            self.lanes[lane].stream.wait(&event).map_err(device_error)?;
+            alloc.lane.store(lane, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// A new stream-ordered allocation of `bytes` on lane `lane`.
+    fn alloc(
+        &self,
+        device: &'static Device,
+        lane: usize,
+        bytes: usize,
+    ) -> Result<DeviceAlloc, HostError> {
+        let buffer = self
+            .gpu
+            .alloc_on(bytes, self.lanes[lane].stream)
+            .map_err(device_error)?;
+        Ok(DeviceAlloc {
+            device,
+            buffer: Some(buffer),
+            bytes,
+            lane: AtomicUsize::new(lane),
+        })
+    }
+}
+
 /// One device, opened once per process.
 pub struct Device {
     pub ordinal: usize,
     pub name: String,
+    /// For making the context current outside the lock; everything else
+    /// goes through `state`.
+    gpu: &'static Gpu,
     state: Mutex<State>,
 }
 
-/// Device memory of ours (`native::gpu::DeviceVec`): freed on drop.
+// SAFETY: outside the mutex, `gpu` is only used to make its context
+// current (`cuCtxSetCurrent`), which the driver allows from any thread.
+unsafe impl Sync for Device {}
+unsafe impl Send for Device {}
+
+/// Device memory of ours (`native::gpu::DeviceVec`), allocated in stream
+/// order and freed on drop in the order of the last stream that used it:
+/// never while work that reads or writes it is still enqueued.
 pub struct DeviceAlloc {
     device: &'static Device,
     buffer: Option<DeviceBuffer<'static>>,
     pub bytes: usize,
+    /// The lane of its last use (changed only under the device's lock).
+    lane: AtomicUsize,
 }
 
 // SAFETY: as for `State`: the buffer is only touched under the device's
@@ -352,27 +479,167 @@ impl DeviceAlloc {
         self.buffer.as_ref().map_or(0, |b| b.address(0))
     }
 
-    /// Copies the whole allocation back.
-    pub fn download(&self, out: &mut [u8]) -> Result<(), HostError> {
-        if out.len() != self.bytes {
+    /// Copies `out.len()` bytes from `offset` bytes in to the host, once
+    /// the work enqueued before that writes them is done.
+    pub fn download(&self, offset: usize, out: &mut [u8]) -> Result<(), HostError> {
+        if offset
+            .checked_add(out.len())
+            .is_none_or(|end| end > self.bytes)
+        {
             return Err(error(
-                HostErrorKind::Device,
-                format!("download of {} bytes from {}", out.len(), self.bytes),
+                HostErrorKind::Mismatch,
+                format!(
+                    "a download of {} bytes at {offset} from {} bytes",
+                    out.len(),
+                    self.bytes
+                ),
             ));
         }
-        let _state = self.device.lock()?;
-        match &self.buffer {
-            Some(b) if self.bytes > 0 => b.download(0, out).map_err(device_error),
-            _ => Ok(()),
+        let mut state = self.device.lock()?;
+        let lane = self.lane.load(Ordering::Relaxed);
+        if let Some(b) = self.buffer.as_ref().filter(|_| !out.is_empty()) {
+            let stream = state.lanes[lane].stream;
+            // SAFETY: the range was checked above; `out` is waited for
+            // below, before this returns.
+            let copied = unsafe { b.download_on(stream, offset, out) };
+            copied.map_err(|e| wait_error(&mut state, lane, e))?;
         }
+        state.wait(lane)
     }
+
+    /// Copies `data` to `offset` bytes in, after the work enqueued before
+    /// that uses this memory (on `lane` of this allocation's device).
+    pub fn upload(&self, lane: usize, offset: usize, data: &[u8]) -> Result<(), HostError> {
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > self.bytes)
+        {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!(
+                    "an upload of {} bytes at {offset} into {} bytes",
+                    data.len(),
+                    self.bytes
+                ),
+            ));
+        }
+        let mut state = self.device.lock()?;
+        state.order(self, lane)?;
+        stage(&mut state, lane, self, offset, data)
+    }
+}
+
+/// Enqueues a copy of `data` into `alloc` on `lane`; waits when `data` is
+/// page-locked (the copy would otherwise read it after this returns, while
+/// the caller may write it), not when it is pageable (the driver has
+/// copied it before returning).
+fn stage(
+    state: &mut State,
+    lane: usize,
+    alloc: &DeviceAlloc,
+    offset: usize,
+    data: &[u8],
+) -> Result<(), HostError> {
+    let Some(buffer) = alloc.buffer.as_ref().filter(|_| !data.is_empty()) else {
+        return Ok(());
+    };
+    let stream = state.lanes[lane].stream;
+    // SAFETY: a page-locked source is waited for below.
+    let copied = unsafe { buffer.upload_on(stream, offset, data) };
+    copied.map_err(|e| after_pending(state, lane, e))?;
+    if crate::gpu::is_page_locked(data.as_ptr()) {
+        state.wait(lane)?;
+    }
+    Ok(())
 }
 
 impl Drop for DeviceAlloc {
     fn drop(&mut self) {
-        if let Ok(_state) = self.device.lock() {
-            self.buffer.take();
+        if let Ok(state) = self.device.lock() {
+            if let Some(mut buffer) = self.buffer.take() {
+                let lane = self.lane.load(Ordering::Relaxed);
+                // SAFETY: lanes live for the process, and every use of the
+                // buffer is ordered on its last lane (State::order).
+                unsafe { buffer.free_on(state.lanes[lane].stream) };
+            }
         }
+    }
+}
+
+/// Page-locked host memory (`native::gpu::HostBuffer`), freed on drop.
+/// A copy to or from it may still run after the call that enqueued it
+/// returns: the copy's event is kept here, and every access waits for it
+/// ([`HostAlloc::wait`]), as does the free.
+pub struct HostAlloc {
+    device: &'static Device,
+    buffer: PinnedBuffer,
+    /// The last copy enqueued that reads or writes it: its lane and the
+    /// event recorded after it.
+    pending: Mutex<Option<(usize, Event<'static>)>>,
+}
+
+// SAFETY: the event is only used under `pending`'s lock (and the device's
+// context made current), the memory is plain host memory.
+unsafe impl Send for HostAlloc {}
+unsafe impl Sync for HostAlloc {}
+
+impl HostAlloc {
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.buffer.as_ptr()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.buffer.bytes()
+    }
+
+    /// Waits for the copy that reads or writes this memory, if one is
+    /// enqueued: afterwards the host may read and write it.
+    pub fn wait(&self) -> Result<(), HostError> {
+        // Taken out first: the device's lock is never asked for while this
+        // one is held (`enqueue` takes them in the other order).
+        let taken = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let Some((lane, event)) = taken else {
+            return Ok(());
+        };
+        self.device.gpu.make_current().map_err(device_error)?;
+        match event.synchronize() {
+            Ok(()) => Ok(()),
+            Err(e) => Err(wait_error(&mut *self.device.lock()?, lane, e)),
+        }
+    }
+
+    /// Orders a copy about to be enqueued on `lane` after the one pending
+    /// (on another lane), then records its event once enqueued.
+    fn enqueue(
+        &self,
+        state: &mut State,
+        lane: usize,
+        copy: impl FnOnce(&mut State) -> Result<(), HostError>,
+    ) -> Result<(), HostError> {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((from, event)) = pending.as_ref() {
+            if *from != lane {
+                state.lanes[lane].stream.wait(event).map_err(device_error)?;
+            }
+        }
+        copy(state)?;
+        let event = state.gpu.order_event().map_err(device_error)?;
+        event
+            .record_on(state.lanes[lane].stream)
+            .map_err(device_error)?;
+        *pending = Some((lane, event));
+        Ok(())
+    }
+}
+
+impl Drop for HostAlloc {
+    fn drop(&mut self) {
+        // The memory is freed only after the copies that use it.
+        let _ = self.wait();
     }
 }
 
@@ -395,6 +662,33 @@ impl Input<'_> {
             Input::Host { len, .. } | Input::Device { len, .. } => *len,
         }
     }
+}
+
+/// Where a call's result goes.
+pub enum Output<'a> {
+    /// A reduce's value: `room` bytes at `ptr` on the host.
+    Value { ptr: *mut u8, room: usize },
+    /// A new device allocation of the call's own.
+    New,
+    /// `len` elements from element `start` of an allocation of ours (the
+    /// `_into` forms).
+    Into {
+        alloc: &'a DeviceAlloc,
+        start: usize,
+        len: usize,
+    },
+}
+
+/// What a call produced.
+pub enum Produced {
+    /// Bytes of a reduce's value written to the host.
+    Value(usize),
+    /// Elements of the result on the device: in a new allocation, or
+    /// (`None`) in the `Output::Into` one.
+    Device {
+        alloc: Option<DeviceAlloc>,
+        len: usize,
+    },
 }
 
 /// What a call hands its provider besides the callback's types.
@@ -423,28 +717,38 @@ pub struct LaunchReport {
     pub input_address: u64,
 }
 
+/// The last launch on this thread, as the manifest's names: recording it
+/// allocates nothing once the vector has grown.
+struct LastLaunch {
+    ran: bool,
+    kernels: Vec<(&'static str, u32, u32)>,
+    input_address: u64,
+}
+
 thread_local! {
-    static LAST_LAUNCH: std::cell::RefCell<Option<LaunchReport>> =
-        const { std::cell::RefCell::new(None) };
+    static LAST_LAUNCH: std::cell::RefCell<LastLaunch> = const {
+        std::cell::RefCell::new(LastLaunch {
+            ran: false,
+            kernels: Vec::new(),
+            input_address: 0,
+        })
+    };
 }
 
 /// The [`LaunchReport`] of the last call on this thread that ran (`None`
 /// before any did).
 pub fn last_launch() -> Option<LaunchReport> {
-    LAST_LAUNCH.with(|l| l.borrow().clone())
-}
-
-/// A buffer of at least `bytes`, kept in `slot`.
-fn grown(
-    gpu: &'static Gpu,
-    slot: &mut Option<DeviceBuffer<'static>>,
-    bytes: usize,
-) -> Result<u64, HostError> {
-    if slot.as_ref().is_none_or(|s| s.bytes() < bytes) {
-        *slot = None;
-        *slot = Some(gpu.alloc(bytes.max(1 << 20)).map_err(device_error)?);
-    }
-    Ok(slot.as_ref().map_or(0, |s| s.address(0)))
+    LAST_LAUNCH.with(|l| {
+        let l = l.borrow();
+        l.ran.then(|| LaunchReport {
+            kernels: l
+                .kernels
+                .iter()
+                .map(|&(k, g, b)| (k.to_string(), g, b))
+                .collect(),
+            input_address: l.input_address,
+        })
+    })
 }
 
 impl Device {
@@ -457,16 +761,21 @@ impl Device {
             return Ok(d);
         }
         let gpu: &'static Gpu = Box::leak(Box::new(Gpu::open(ordinal).map_err(device_error)?));
+        gpu.keep_pool_memory().map_err(device_error)?;
+        let stream: &'static Stream = Box::leak(Box::new(gpu.stream().map_err(device_error)?));
         let device: &'static Device = Box::leak(Box::new(Device {
             ordinal,
             name: gpu.name.clone(),
+            gpu,
             state: Mutex::new(State {
                 gpu,
                 loaded: HashMap::new(),
-                scratch: None,
-                staging: Vec::new(),
-                offsets: None,
-                output: None,
+                lanes: vec![Lane {
+                    stream,
+                    scratch: None,
+                    held: true,
+                    pending: Pending::default(),
+                }],
             }),
         }));
         devices.insert(ordinal, device);
@@ -479,37 +788,207 @@ impl Device {
         Ok(state)
     }
 
-    /// Copies `bytes` to a new device allocation.
-    pub fn upload(&'static self, bytes: &[u8]) -> Result<DeviceAlloc, HostError> {
-        let state = self.lock()?;
-        let buffer = state.gpu.alloc(bytes.len()).map_err(device_error)?;
-        if !bytes.is_empty() {
-            buffer.upload(0, bytes).map_err(device_error)?;
+    /// A lane of its own: a stream whose work may run beside other lanes'.
+    /// Give it back with [`Device::release_lane`].
+    pub fn lane(&self) -> Result<usize, HostError> {
+        let mut state = self.lock()?;
+        if let Some(i) = state.lanes.iter().position(|l| !l.held) {
+            state.lanes[i].held = true;
+            return Ok(i);
         }
-        Ok(DeviceAlloc {
+        let stream: &'static Stream =
+            Box::leak(Box::new(state.gpu.stream().map_err(device_error)?));
+        state.lanes.push(Lane {
+            stream,
+            scratch: None,
+            held: true,
+            pending: Pending::default(),
+        });
+        Ok(state.lanes.len() - 1)
+    }
+
+    /// Returns a lane for reuse (its stream keeps what is enqueued; the
+    /// allocations it last used are freed in its order).
+    pub fn release_lane(&self, lane: usize) {
+        if lane == 0 {
+            return;
+        }
+        if let Ok(mut state) = self.lock() {
+            if let Some(l) = state.lanes.get_mut(lane) {
+                l.held = false;
+            }
+        }
+    }
+
+    /// Waits for everything enqueued on `lane`; a kernel's error surfaces
+    /// here, naming the calls it may come from.
+    pub fn synchronize(&self, lane: usize) -> Result<(), HostError> {
+        self.lock()?.wait(lane)
+    }
+
+    /// A new allocation of `bytes`, zeroed in `lane`'s order.
+    pub fn alloc(&'static self, lane: usize, bytes: usize) -> Result<DeviceAlloc, HostError> {
+        let state = self.lock()?;
+        let alloc = state.alloc(self, lane, bytes)?;
+        if let Some(b) = alloc.buffer.as_ref().filter(|_| bytes > 0) {
+            b.fill_on(state.lanes[lane].stream, 0)
+                .map_err(device_error)?;
+        }
+        Ok(alloc)
+    }
+
+    /// The device's free and total memory in bytes (`cuMemGetInfo`); the
+    /// pool keeps what calls freed, so this is what is left beside it.
+    pub fn memory(&self) -> Result<(usize, usize), HostError> {
+        let _state = self.lock()?;
+        cudarc::driver::result::mem_get_info()
+            .map_err(|e| error(HostErrorKind::Device, format!("cuMemGetInfo failed: {e:?}")))
+    }
+
+    /// `bytes` of page-locked host memory.
+    pub fn alloc_host(&'static self, bytes: usize) -> Result<HostAlloc, HostError> {
+        let state = self.lock()?;
+        Ok(HostAlloc {
             device: self,
-            buffer: Some(buffer),
-            bytes: bytes.len(),
+            buffer: state.gpu.alloc_host(bytes).map_err(device_error)?,
+            pending: Mutex::new(None),
         })
     }
 
-    /// Runs the provider compiled for `call` on `request`, the closure's
-    /// captured fields read at the manifest's offsets, and copies its output
-    /// (at most `room` bytes) to `out`; returns the bytes written.
+    /// Copies `host` to a new device allocation in `lane`'s order, without
+    /// waiting: `host` is not written before the copy has read it
+    /// ([`HostAlloc::wait`]).
+    pub fn upload_async(
+        &'static self,
+        lane: usize,
+        host: &HostAlloc,
+    ) -> Result<DeviceAlloc, HostError> {
+        let mut state = self.lock()?;
+        let alloc = state.alloc(self, lane, host.bytes())?;
+        host.enqueue(&mut state, lane, |state| {
+            let (Some(b), true) = (alloc.buffer.as_ref(), host.bytes() > 0) else {
+                return Ok(());
+            };
+            // SAFETY: `host` holds `bytes` bytes, and is neither written
+            // nor freed before the event recorded after this copy.
+            let data = unsafe { std::slice::from_raw_parts(host.as_ptr(), host.bytes()) };
+            let copied = unsafe { b.upload_on(state.lanes[lane].stream, 0, data) };
+            copied.map_err(|e| after_pending(state, lane, e))
+        })?;
+        Ok(alloc)
+    }
+
+    /// Copies `alloc` (all of it) into `host` in `lane`'s order, after the
+    /// calls that write it, without waiting: `host` is not read, written
+    /// or freed before the copy is done ([`HostAlloc::wait`]).
+    pub fn download_async(
+        &self,
+        lane: usize,
+        alloc: &DeviceAlloc,
+        host: &HostAlloc,
+    ) -> Result<(), HostError> {
+        if alloc.bytes != host.bytes() {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!(
+                    "a copy of {} device bytes into {} host bytes",
+                    alloc.bytes,
+                    host.bytes()
+                ),
+            ));
+        }
+        if !std::ptr::eq(alloc.device, self) {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!(
+                    "the data lives on device {}, the copy runs on device {}",
+                    alloc.device.ordinal, self.ordinal
+                ),
+            ));
+        }
+        let mut state = self.lock()?;
+        state.order(alloc, lane)?;
+        host.enqueue(&mut state, lane, |state| {
+            let (Some(b), true) = (alloc.buffer.as_ref(), host.bytes() > 0) else {
+                return Ok(());
+            };
+            // SAFETY: `host` holds `bytes` bytes, and is neither read,
+            // written nor freed before the event recorded after this copy.
+            let out = unsafe { std::slice::from_raw_parts_mut(host.as_ptr(), host.bytes()) };
+            let copied = unsafe { b.download_on(state.lanes[lane].stream, 0, out) };
+            copied.map_err(|e| after_pending(state, lane, e))
+        })
+    }
+
+    /// Copies `bytes` to a new device allocation, in `lane`'s order.
+    pub fn upload(&'static self, lane: usize, bytes: &[u8]) -> Result<DeviceAlloc, HostError> {
+        let mut state = self.lock()?;
+        let alloc = state.alloc(self, lane, bytes.len())?;
+        stage(&mut state, lane, &alloc, 0, bytes)?;
+        Ok(alloc)
+    }
+
+    /// Copies `bytes` bytes between two allocations of this device, in
+    /// `lane`'s order.
+    pub fn copy(
+        &self,
+        lane: usize,
+        (src, src_offset): (&DeviceAlloc, usize),
+        (dst, dst_offset): (&DeviceAlloc, usize),
+        bytes: usize,
+    ) -> Result<(), HostError> {
+        let inside = |a: &DeviceAlloc, o: usize| o.checked_add(bytes).is_some_and(|e| e <= a.bytes);
+        if !inside(src, src_offset) || !inside(dst, dst_offset) {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!(
+                    "a copy of {bytes} bytes from {src_offset} of {} into {dst_offset} of {}",
+                    src.bytes, dst.bytes
+                ),
+            ));
+        }
+        let state = self.lock()?;
+        state.order(src, lane)?;
+        state.order(dst, lane)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let (Some(s), Some(d)) = (src.buffer.as_ref(), dst.buffer.as_ref()) else {
+            return Ok(());
+        };
+        // SAFETY: both ranges were checked inside their allocations, which
+        // are freed in this lane's order (ordered above), after the copy.
+        unsafe {
+            state.gpu.copy_device_at(
+                state.lanes[lane].stream,
+                d.address(dst_offset),
+                s.address(src_offset),
+                bytes,
+            )
+        }
+        .map_err(device_error)
+    }
+
+    /// Runs the provider compiled for `call` on `request` in `lane`'s
+    /// order, the closure's captured fields read at the manifest's
+    /// offsets, into `output`. Returns once the work is enqueued, except
+    /// where the host needs a value from the device: a reduce's result
+    /// (written to `Output::Value`) and the count of a select's kept
+    /// elements, which it waits for.
     ///
     /// # Safety
     ///
     /// `request.closure` points to a live closure of `call.closure_size`
     /// bytes; a host input's `ptr` to `len` live elements of the size
-    /// `call.types` gives its position; `init` holds one element; `out` has
-    /// `room` writable bytes.
+    /// `call.types` gives its position; `init` holds one element; an
+    /// `Output::Value`'s `ptr` has `room` writable bytes.
     pub unsafe fn run(
-        &self,
+        &'static self,
+        lane: usize,
         call: &CallInfo<'_>,
         request: &Request<'_>,
-        out: *mut u8,
-        room: usize,
-    ) -> Result<usize, HostError> {
+        output: Output<'_>,
+    ) -> Result<Produced, HostError> {
         let registry = Registry::embedded()?;
         let (b, callback, kernel) = registry.find(call)?;
         let provider = callback.provider;
@@ -578,11 +1057,54 @@ impl Device {
             Provider::Reduce => 1,
             _ => len as u64,
         };
+        // Select writes up to `len` elements; every other provider exactly
+        // `count` results.
         let out_bytes = dispatch::output_bytes(provider, signature, count) as usize;
-        if out_bytes > room && provider != Provider::Select {
-            return Err(mismatch(format!(
-                "{out_bytes} bytes of output, room for {room}"
-            )));
+        let out_size = match provider {
+            Provider::Reduce => element,
+            _ => dispatch::output_bytes(provider, signature, 1) as usize,
+        };
+        match (&output, provider) {
+            (Output::Value { room, .. }, Provider::Reduce) if *room >= element => {}
+            (Output::New, p) if p != Provider::Reduce => {}
+            (
+                Output::Into {
+                    alloc,
+                    start,
+                    len: n,
+                },
+                p,
+            ) if p != Provider::Reduce => {
+                if *n as u64 != count {
+                    return Err(mismatch(format!(
+                        "the output has {n} elements, the call writes {count}"
+                    )));
+                }
+                if !std::ptr::eq(alloc.device, self) {
+                    return Err(mismatch(format!(
+                        "the output lives on device {}, the call runs on device {}",
+                        alloc.device.ordinal, self.ordinal
+                    )));
+                }
+                if (start + n) * out_size > alloc.bytes {
+                    return Err(mismatch(format!(
+                        "elements {start}..{} of an allocation of {} bytes",
+                        start + n,
+                        alloc.bytes
+                    )));
+                }
+                if provider == Provider::Select {
+                    return Err(mismatch(
+                        "a select's result has no length before it runs".into(),
+                    ));
+                }
+            }
+            _ => {
+                return Err(mismatch(format!(
+                    "no place for the result of a {} call",
+                    provider.name()
+                )))
+            }
         }
         // The environment: the closure's captured fields, copied at their
         // offsets into zeroed bytes (padding is never read).
@@ -603,9 +1125,10 @@ impl Device {
             let build = &registry.builds[b];
             let loaded: &'static Loaded<'static> =
                 Box::leak(Box::new(Loaded::load(gpu, build).map_err(device_error)?));
-            slot.insert(loaded.resolve(&build.manifest).map_err(device_error)?);
+            let resolved = loaded.resolve(&build.manifest).map_err(device_error)?;
+            slot.insert(Box::leak(Box::new(resolved)));
         }
-        let resolved = &state.loaded[&b];
+        let resolved: &'static BTreeMap<_, _> = state.loaded[&b];
         let kernels: Vec<&ResolvedKernel<'static>> = registry.builds[b]
             .manifest
             .kernels
@@ -620,14 +1143,17 @@ impl Device {
                 })
             })
             .collect::<Result<_, _>>()?;
-        if state.scratch.is_none() {
+        let stream = state.lanes[lane].stream;
+        if state.lanes[lane].scratch.is_none() {
             let all = registry
                 .builds
                 .iter()
                 .flat_map(|b| b.manifest.kernels.iter());
-            state.scratch = Some(Scratch::new(gpu, all).map_err(device_error)?);
+            state.lanes[lane].scratch = Some(Scratch::new(gpu, stream, all).map_err(device_error)?);
         }
-        // Each input where the device reads it.
+        // Each input where the device reads it: ours in place, ordered
+        // after its earlier uses; a host input in an allocation of this
+        // call's, freed in stream order after it.
         let sizes = [
             element,
             signature
@@ -636,9 +1162,7 @@ impl Device {
                 .map_or(element, |s| s.size() as usize),
         ];
         let mut addresses = [0u64; 2];
-        if state.staging.len() < request.inputs.len() {
-            state.staging.resize_with(request.inputs.len(), || None);
-        }
+        let mut staged: Vec<DeviceAlloc> = Vec::new();
         for (i, input) in request.inputs.iter().enumerate() {
             addresses[i] = match *input {
                 Input::Device { alloc, start, len } => {
@@ -655,17 +1179,17 @@ impl Device {
                             alloc.bytes
                         )));
                     }
+                    state.order(alloc, lane)?;
                     alloc.address() + (start * sizes[i]) as u64
                 }
                 Input::Host { ptr, len } => {
                     let bytes = len * sizes[i];
-                    let address = grown(gpu, &mut state.staging[i], bytes)?;
-                    if bytes > 0 {
-                        // SAFETY: the caller's contract: `len` elements at `ptr`.
-                        let host = unsafe { std::slice::from_raw_parts(ptr, bytes) };
-                        let staging = state.staging[i].as_ref().expect("grown above");
-                        staging.upload(0, host).map_err(device_error)?;
-                    }
+                    let alloc = state.alloc(self, lane, bytes)?;
+                    // SAFETY: the caller's contract: `len` elements at `ptr`.
+                    let host = unsafe { std::slice::from_raw_parts(ptr, bytes) };
+                    stage(state, lane, &alloc, 0, host)?;
+                    let address = alloc.address();
+                    staged.push(alloc);
                     address
                 }
             };
@@ -679,63 +1203,95 @@ impl Device {
             ..Job::default()
         };
         if provider == Provider::SegmentedReduce {
-            job.offsets = grown(gpu, &mut state.offsets, offsets64.len() * 8)?;
-            if !offsets64.is_empty() {
-                let buffer = state.offsets.as_ref().expect("grown above");
-                buffer.upload(0, &offsets64).map_err(device_error)?;
-            }
+            let bytes: Vec<u8> = offsets64.iter().flat_map(|o| o.to_le_bytes()).collect();
+            let alloc = state.alloc(self, lane, bytes.len())?;
+            stage(state, lane, &alloc, 0, &bytes)?;
+            job.offsets = alloc.address();
+            staged.push(alloc);
             job.segments = count;
             job.longest_segment = longest;
         }
-        let out_alloc = match provider {
-            Provider::Select => dispatch::output_bytes(provider, signature, len as u64),
-            _ => out_bytes as u64,
-        };
-        job.output = grown(gpu, &mut state.output, out_alloc as usize)?;
-        let scratch = state.scratch.as_mut().expect("created above");
-        // SAFETY: the inputs are live device buffers of `len` elements (a
-        // host input was uploaded above), the offsets buffer holds
-        // `segments + 1` u64s, the output was grown to what the provider
-        // writes, and the call waits for the stream before any is released.
-        let launched =
-            unsafe { dispatch::run(scratch, signature, &kernels, &job) }.map_err(device_error)?;
-        let report = LaunchReport {
-            kernels: launched.launches,
-            input_address: job.input,
-        };
-        LAST_LAUNCH.with(|l| *l.borrow_mut() = Some(report));
-        let bytes = match provider {
-            Provider::Reduce => {
-                let value = scratch.read_value(element).map_err(device_error)?;
-                // SAFETY: `out` has room for one element (checked above).
-                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), out, value.len()) };
-                return Ok(value.len());
+        let mut fresh = None;
+        job.output = match &output {
+            Output::Into { alloc, start, .. } => {
+                state.order(alloc, lane)?;
+                alloc.address() + (start * out_size) as u64
             }
-            Provider::Select => {
-                let kept = scratch.read_count().map_err(device_error)?;
+            Output::New => {
+                let alloc = state.alloc(self, lane, out_bytes)?;
+                let address = alloc.address();
+                fresh = Some(alloc);
+                address
+            }
+            // A reduce's result goes to the workspace.
+            Output::Value { .. } => 0,
+        };
+        let scratch = state.lanes[lane].scratch.as_mut().expect("created above");
+        // SAFETY: the inputs are live device buffers of `len` elements (a
+        // host input was staged above), the offsets hold `segments + 1`
+        // u64s, the output has room for what the provider writes, and each
+        // is freed in this stream's order, after the launches.
+        let launched = unsafe { dispatch::run(scratch, signature, &kernels, &job) };
+        let launched = launched.map_err(|e| after_pending(state, lane, e))?;
+        drop(staged);
+        state.lanes[lane].pending.push(call.site());
+        LAST_LAUNCH.with(|l| {
+            let mut l = l.borrow_mut();
+            l.ran = true;
+            l.kernels.clear();
+            l.kernels.extend_from_slice(&launched.launches);
+            l.input_address = job.input;
+        });
+        match (provider, output) {
+            (Provider::Reduce, Output::Value { ptr, .. }) => {
+                let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
+                let value = scratch.read_value(element);
+                let value = value.map_err(|e| wait_error(state, lane, e))?;
+                state.lanes[lane].pending = Pending::default();
+                // SAFETY: `ptr` has room for one element (checked above).
+                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr, value.len()) };
+                Ok(Produced::Value(value.len()))
+            }
+            (Provider::Select, _) => {
+                let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
+                let kept = scratch.read_count();
+                let kept = kept.map_err(|e| wait_error(state, lane, e))?;
+                state.lanes[lane].pending = Pending::default();
                 if kept > len as u64 {
                     return Err(error(
                         HostErrorKind::Device,
                         format!("the select kernel kept {kept} of {len} elements"),
                     ));
                 }
-                dispatch::output_bytes(provider, signature, kept) as usize
+                Ok(Produced::Device {
+                    alloc: fresh,
+                    len: kept as usize,
+                })
             }
-            _ => out_bytes,
-        };
-        if bytes > room {
-            return Err(mismatch(format!(
-                "{bytes} bytes of output, room for {room}"
-            )));
+            _ => Ok(Produced::Device {
+                alloc: fresh,
+                len: count as usize,
+            }),
         }
-        if bytes > 0 {
-            let output = state.output.as_ref().expect("grown above");
-            // SAFETY: `out` has `room` >= `bytes` writable bytes.
-            let host = unsafe { std::slice::from_raw_parts_mut(out, bytes) };
-            output.download(0, host).map_err(device_error)?;
-        } else {
-            gpu.synchronize().map_err(device_error)?;
+    }
+}
+
+/// An error of a wait on `lane`, naming the calls it may come from.
+fn wait_error(state: &mut State, lane: usize, e: RuntimeError) -> HostError {
+    let pending = std::mem::take(&mut state.lanes[lane].pending);
+    error(
+        HostErrorKind::Device,
+        format!("the GPU failed running {}: {e}", pending.describe()),
+    )
+}
+
+/// An error of the driver while calls are pending on `lane`: a kernel's
+/// failure makes every later call of the context fail, so it names them.
+fn after_pending(state: &mut State, lane: usize, e: RuntimeError) -> HostError {
+    match (&e, state.lanes[lane].pending.count) {
+        (RuntimeError::Driver { .. } | RuntimeError::Launch { .. }, 1..) => {
+            wait_error(state, lane, e)
         }
-        Ok(bytes)
+        _ => device_error(e),
     }
 }

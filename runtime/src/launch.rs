@@ -3,7 +3,7 @@
 //! order and at the sizes the manifest lists.
 
 use crate::build::ResolvedKernel;
-use crate::gpu::{DeviceBuffer, Gpu};
+use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
 use manifest::{GridPolicy, Kernel, ParamKind, Provider};
 
@@ -158,12 +158,13 @@ pub fn grid_for(
 /// in `args`, until the stream has finished it.
 pub unsafe fn launch_grid(
     gpu: &Gpu,
+    stream: &Stream,
     resolved: &ResolvedKernel<'_>,
     grid: u32,
     args: &Args,
 ) -> Result<(), RuntimeError> {
     // SAFETY: the caller's contract.
-    unsafe { launch_with(gpu, resolved, grid, args, false) }
+    unsafe { launch_with(gpu, stream, resolved, grid, args, false) }
 }
 
 /// [`launch_grid`], with programmatic dependent launch allowed when
@@ -177,6 +178,7 @@ pub unsafe fn launch_grid(
 /// in `args`, until the stream has finished it.
 pub unsafe fn launch_with(
     gpu: &Gpu,
+    stream: &Stream,
     resolved: &ResolvedKernel<'_>,
     grid: u32,
     args: &Args,
@@ -192,9 +194,9 @@ pub unsafe fn launch_with(
     // SAFETY: the caller's contract covers the addresses in `params`.
     unsafe {
         if dependent {
-            gpu.launch_dependent(&resolved.function, grid, block, shared, &params)
+            gpu.launch_dependent(stream, &resolved.function, grid, block, shared, &params)
         } else {
-            gpu.launch(&resolved.function, grid, block, shared, &params)
+            gpu.launch(stream, &resolved.function, grid, block, shared, &params)
         }
     }
     .map_err(|e| RuntimeError::Launch {
@@ -219,7 +221,8 @@ pub struct LaunchArgs<'a> {
     pub grid_policy: Option<GridPolicy>,
 }
 
-/// Launches an i32 reduce or the copy kernel (asynchronously) and returns
+/// Launches an i32 reduce or the copy kernel (asynchronously, on the null
+/// stream) and returns
 /// the grid size used.
 ///
 /// # Safety
@@ -276,6 +279,6 @@ pub unsafe fn launch(
     }
     // SAFETY: the caller's contract for the input and output; the
     // workspace's buffers are live and hold `grid` partials (checked above).
-    unsafe { launch_grid(gpu, resolved, grid, &values)? };
+    unsafe { launch_grid(gpu, Stream::null(), resolved, grid, &values)? };
     Ok(grid)
 }

@@ -13,7 +13,7 @@
 
 use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
-use crate::gpu::{DeviceBuffer, Gpu};
+use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
 use manifest::{GridPolicy, Provider, Scalar};
 use std::ffi::{c_char, c_int, CString};
@@ -314,7 +314,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
     // SAFETY: loading the CUB library runs its (cudart's) initialisers.
     let lib = unsafe { libloading::Library::new(&options.cub) }
         .map_err(|e| RuntimeError::Usage(format!("cannot load {}: {e}", options.cub.display())))?;
-    let mut scratch = Scratch::new(&gpu, all_kernels)?;
+    let mut scratch = Scratch::new(&gpu, Stream::null(), all_kernels)?;
     let max_n = 1u64 << options.sizes.iter().copied().max().unwrap_or(10);
     let copy_gbps = copy_ceiling(&gpu, options)?;
     let mut rows = Vec::new();
@@ -603,7 +603,9 @@ fn copy_ceiling(gpu: &Gpu, options: &Options) -> Result<f64, RuntimeError> {
     let bytes = (4usize << options.sizes.iter().copied().max().unwrap_or(10)).min(1 << 30);
     let (a, b) = (gpu.alloc(bytes)?, gpu.alloc(bytes)?);
     a.fill_bytes(1)?;
-    let us = time_pass(gpu, 3, 20, |_| gpu.copy_device(&b, &a, bytes))?;
+    let us = time_pass(gpu, 3, 20, |_| {
+        gpu.copy_device(Stream::null(), &b, &a, bytes)
+    })?;
     Ok(2.0 * bytes as f64 / (us * 1e-6) / 1e9)
 }
 

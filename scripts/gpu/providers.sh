@@ -3,8 +3,10 @@
 # step 1 (here, no GPU): the validation program (examples/gpu-providers,
 # built by `driver cargo build --release`), the providers benchmark's build
 # (benches/providers.rs) and the runtime's binaries, into
-# target/gpu/providers (GPU_OUT=dir: elsewhere). Step 2, on the GPU machine:
-# scripts/gpu/providers-run.sh (MODE=smoke or full).
+# target/gpu/providers (GPU_OUT=dir: elsewhere), with the pipeline program
+# of the same workspace. Step 2, on the GPU machine:
+# scripts/gpu/providers-run.sh (MODE=smoke or full) and
+# scripts/gpu/pipeline-run.sh.
 #   usage: bash scripts/gpu/providers.sh   (env: DRIVER, GPU_OUT, TUNED1, TUNED2)
 # DRIVER=path (default target/debug/driver). TUNED1=SPEC and TUNED2=SPEC
 # (RMIR_TUNING strings, manifest::provider::Tuning) also build the same
@@ -29,5 +31,6 @@ v1=${TUNED1:-none}
 v2=${TUNED2:-none}
 [ "$v1" = none ] || RMIR_TUNING="$v1" "$driver" build benches/providers.rs --no-lint --no-cache -o "$out/tuned1"
 [ "$v2" = none ] || RMIR_TUNING="$v2" "$driver" build benches/providers.rs --no-lint --no-cache -o "$out/tuned2"
-cp examples/gpu-providers/target/release/validate target/release/gpu-bench "$out/"
+cp examples/gpu-providers/target/release/validate examples/gpu-providers/target/release/pipeline \
+  target/release/gpu-bench "$out/"
 ls -la "$out"

@@ -22,7 +22,9 @@ pub fn cpu_reduce_max_i8(d: &[i8], init: i8, _k: i8) -> i8 {
 }
 
 pub fn gpu_inclusive_scan_add_i8(gpu: &Gpu, d: &dyn Input<i8>, _init: i8, k: i8) -> Result<Vec<i8>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i8>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_i8(d: &[i8], _init: i8, k: i8) -> Vec<i8> {
@@ -30,7 +32,7 @@ pub fn cpu_inclusive_scan_add_i8(d: &[i8], _init: i8, k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_inclusive_scan_max_i8(gpu: &Gpu, d: &dyn Input<i8>, _init: i8, _k: i8) -> Result<Vec<i8>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_i8(d: &[i8], _init: i8, _k: i8) -> Vec<i8> {
@@ -38,7 +40,9 @@ pub fn cpu_inclusive_scan_max_i8(d: &[i8], _init: i8, _k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_exclusive_scan_add_i8(gpu: &Gpu, d: &dyn Input<i8>, init: i8, k: i8) -> Result<Vec<i8>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i8>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_i8(d: &[i8], init: i8, k: i8) -> Vec<i8> {
@@ -46,7 +50,7 @@ pub fn cpu_exclusive_scan_add_i8(d: &[i8], init: i8, k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_exclusive_scan_right_i8(gpu: &Gpu, d: &dyn Input<i8>, init: i8, _k: i8) -> Result<Vec<i8>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_i8(d: &[i8], init: i8, _k: i8) -> Vec<i8> {
@@ -54,7 +58,9 @@ pub fn cpu_exclusive_scan_right_i8(d: &[i8], init: i8, _k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_transform_affine_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<i8>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_i8(d: &[i8], k: i8) -> Vec<i8> {
@@ -62,7 +68,9 @@ pub fn cpu_transform_affine_i8(d: &[i8], k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_transform2_affine_i8(gpu: &Gpu, a: &dyn Input<i8>, b: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<i8>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_i8(a: &[i8], b: &[i8], k: i8) -> Vec<i8> {
@@ -70,7 +78,7 @@ pub fn cpu_transform2_affine_i8(a: &[i8], b: &[i8], k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_transform_to_f64_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_i8(d: &[i8]) -> Vec<f64> {
@@ -78,7 +86,7 @@ pub fn cpu_transform_to_f64_i8(d: &[i8]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_i8(gpu: &Gpu, a: &dyn Input<i8>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_i8(a: &[i8], b: &[u8]) -> Vec<f32> {
@@ -86,7 +94,9 @@ pub fn cpu_transform2_mixed_i8(a: &[i8], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_i8(gpu: &Gpu, d: &dyn Input<i8>, offsets: &[usize], init: i8) -> Result<Vec<i8>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<i8>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_i8(d: &[i8], offsets: &[usize], init: i8) -> Vec<i8> {
@@ -94,7 +104,7 @@ pub fn cpu_segmented_reduce_i8(d: &[i8], offsets: &[usize], init: i8) -> Vec<i8>
 }
 
 pub fn gpu_select_above_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_i8(d: &[i8], k: i8) -> Vec<i8> {
@@ -102,7 +112,7 @@ pub fn cpu_select_above_i8(d: &[i8], k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_sort_by_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_i8(d: &[i8]) -> Vec<i8> {
@@ -110,7 +120,7 @@ pub fn cpu_sort_by_i8(d: &[i8]) -> Vec<i8> {
 }
 
 pub fn gpu_sort_by_key_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
@@ -154,7 +164,9 @@ pub fn cpu_reduce_max_i16(d: &[i16], init: i16, _k: i16) -> i16 {
 }
 
 pub fn gpu_inclusive_scan_add_i16(gpu: &Gpu, d: &dyn Input<i16>, _init: i16, k: i16) -> Result<Vec<i16>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i16>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_i16(d: &[i16], _init: i16, k: i16) -> Vec<i16> {
@@ -162,7 +174,7 @@ pub fn cpu_inclusive_scan_add_i16(d: &[i16], _init: i16, k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_inclusive_scan_max_i16(gpu: &Gpu, d: &dyn Input<i16>, _init: i16, _k: i16) -> Result<Vec<i16>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_i16(d: &[i16], _init: i16, _k: i16) -> Vec<i16> {
@@ -170,7 +182,9 @@ pub fn cpu_inclusive_scan_max_i16(d: &[i16], _init: i16, _k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_exclusive_scan_add_i16(gpu: &Gpu, d: &dyn Input<i16>, init: i16, k: i16) -> Result<Vec<i16>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i16>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_i16(d: &[i16], init: i16, k: i16) -> Vec<i16> {
@@ -178,7 +192,7 @@ pub fn cpu_exclusive_scan_add_i16(d: &[i16], init: i16, k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_exclusive_scan_right_i16(gpu: &Gpu, d: &dyn Input<i16>, init: i16, _k: i16) -> Result<Vec<i16>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_i16(d: &[i16], init: i16, _k: i16) -> Vec<i16> {
@@ -186,7 +200,9 @@ pub fn cpu_exclusive_scan_right_i16(d: &[i16], init: i16, _k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_transform_affine_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<i16>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_i16(d: &[i16], k: i16) -> Vec<i16> {
@@ -194,7 +210,9 @@ pub fn cpu_transform_affine_i16(d: &[i16], k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_transform2_affine_i16(gpu: &Gpu, a: &dyn Input<i16>, b: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<i16>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_i16(a: &[i16], b: &[i16], k: i16) -> Vec<i16> {
@@ -202,7 +220,7 @@ pub fn cpu_transform2_affine_i16(a: &[i16], b: &[i16], k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_transform_to_f64_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_i16(d: &[i16]) -> Vec<f64> {
@@ -210,7 +228,7 @@ pub fn cpu_transform_to_f64_i16(d: &[i16]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_i16(gpu: &Gpu, a: &dyn Input<i16>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_i16(a: &[i16], b: &[u8]) -> Vec<f32> {
@@ -218,7 +236,9 @@ pub fn cpu_transform2_mixed_i16(a: &[i16], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_i16(gpu: &Gpu, d: &dyn Input<i16>, offsets: &[usize], init: i16) -> Result<Vec<i16>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<i16>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_i16(d: &[i16], offsets: &[usize], init: i16) -> Vec<i16> {
@@ -226,7 +246,7 @@ pub fn cpu_segmented_reduce_i16(d: &[i16], offsets: &[usize], init: i16) -> Vec<
 }
 
 pub fn gpu_select_above_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_i16(d: &[i16], k: i16) -> Vec<i16> {
@@ -234,7 +254,7 @@ pub fn cpu_select_above_i16(d: &[i16], k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_sort_by_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_i16(d: &[i16]) -> Vec<i16> {
@@ -242,7 +262,7 @@ pub fn cpu_sort_by_i16(d: &[i16]) -> Vec<i16> {
 }
 
 pub fn gpu_sort_by_key_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
@@ -286,7 +306,9 @@ pub fn cpu_reduce_max_i32(d: &[i32], init: i32, _k: i32) -> i32 {
 }
 
 pub fn gpu_inclusive_scan_add_i32(gpu: &Gpu, d: &dyn Input<i32>, _init: i32, k: i32) -> Result<Vec<i32>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i32>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_i32(d: &[i32], _init: i32, k: i32) -> Vec<i32> {
@@ -294,7 +316,7 @@ pub fn cpu_inclusive_scan_add_i32(d: &[i32], _init: i32, k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_inclusive_scan_max_i32(gpu: &Gpu, d: &dyn Input<i32>, _init: i32, _k: i32) -> Result<Vec<i32>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_i32(d: &[i32], _init: i32, _k: i32) -> Vec<i32> {
@@ -302,7 +324,9 @@ pub fn cpu_inclusive_scan_max_i32(d: &[i32], _init: i32, _k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_exclusive_scan_add_i32(gpu: &Gpu, d: &dyn Input<i32>, init: i32, k: i32) -> Result<Vec<i32>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i32>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_i32(d: &[i32], init: i32, k: i32) -> Vec<i32> {
@@ -310,7 +334,7 @@ pub fn cpu_exclusive_scan_add_i32(d: &[i32], init: i32, k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_exclusive_scan_right_i32(gpu: &Gpu, d: &dyn Input<i32>, init: i32, _k: i32) -> Result<Vec<i32>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_i32(d: &[i32], init: i32, _k: i32) -> Vec<i32> {
@@ -318,7 +342,9 @@ pub fn cpu_exclusive_scan_right_i32(d: &[i32], init: i32, _k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_transform_affine_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<i32>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_i32(d: &[i32], k: i32) -> Vec<i32> {
@@ -326,7 +352,9 @@ pub fn cpu_transform_affine_i32(d: &[i32], k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_transform2_affine_i32(gpu: &Gpu, a: &dyn Input<i32>, b: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<i32>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_i32(a: &[i32], b: &[i32], k: i32) -> Vec<i32> {
@@ -334,7 +362,7 @@ pub fn cpu_transform2_affine_i32(a: &[i32], b: &[i32], k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_transform_to_f64_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_i32(d: &[i32]) -> Vec<f64> {
@@ -342,7 +370,7 @@ pub fn cpu_transform_to_f64_i32(d: &[i32]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_i32(gpu: &Gpu, a: &dyn Input<i32>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_i32(a: &[i32], b: &[u8]) -> Vec<f32> {
@@ -350,7 +378,9 @@ pub fn cpu_transform2_mixed_i32(a: &[i32], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_i32(gpu: &Gpu, d: &dyn Input<i32>, offsets: &[usize], init: i32) -> Result<Vec<i32>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<i32>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_i32(d: &[i32], offsets: &[usize], init: i32) -> Vec<i32> {
@@ -358,7 +388,7 @@ pub fn cpu_segmented_reduce_i32(d: &[i32], offsets: &[usize], init: i32) -> Vec<
 }
 
 pub fn gpu_select_above_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_i32(d: &[i32], k: i32) -> Vec<i32> {
@@ -366,7 +396,7 @@ pub fn cpu_select_above_i32(d: &[i32], k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_sort_by_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_i32(d: &[i32]) -> Vec<i32> {
@@ -374,7 +404,7 @@ pub fn cpu_sort_by_i32(d: &[i32]) -> Vec<i32> {
 }
 
 pub fn gpu_sort_by_key_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
@@ -418,7 +448,9 @@ pub fn cpu_reduce_max_i64(d: &[i64], init: i64, _k: i64) -> i64 {
 }
 
 pub fn gpu_inclusive_scan_add_i64(gpu: &Gpu, d: &dyn Input<i64>, _init: i64, k: i64) -> Result<Vec<i64>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i64>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_i64(d: &[i64], _init: i64, k: i64) -> Vec<i64> {
@@ -426,7 +458,7 @@ pub fn cpu_inclusive_scan_add_i64(d: &[i64], _init: i64, k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_inclusive_scan_max_i64(gpu: &Gpu, d: &dyn Input<i64>, _init: i64, _k: i64) -> Result<Vec<i64>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_i64(d: &[i64], _init: i64, _k: i64) -> Vec<i64> {
@@ -434,7 +466,9 @@ pub fn cpu_inclusive_scan_max_i64(d: &[i64], _init: i64, _k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_exclusive_scan_add_i64(gpu: &Gpu, d: &dyn Input<i64>, init: i64, k: i64) -> Result<Vec<i64>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<i64>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_i64(d: &[i64], init: i64, k: i64) -> Vec<i64> {
@@ -442,7 +476,7 @@ pub fn cpu_exclusive_scan_add_i64(d: &[i64], init: i64, k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_exclusive_scan_right_i64(gpu: &Gpu, d: &dyn Input<i64>, init: i64, _k: i64) -> Result<Vec<i64>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_i64(d: &[i64], init: i64, _k: i64) -> Vec<i64> {
@@ -450,7 +484,9 @@ pub fn cpu_exclusive_scan_right_i64(d: &[i64], init: i64, _k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_transform_affine_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<i64>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_i64(d: &[i64], k: i64) -> Vec<i64> {
@@ -458,7 +494,9 @@ pub fn cpu_transform_affine_i64(d: &[i64], k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_transform2_affine_i64(gpu: &Gpu, a: &dyn Input<i64>, b: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<i64>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_i64(a: &[i64], b: &[i64], k: i64) -> Vec<i64> {
@@ -466,7 +504,7 @@ pub fn cpu_transform2_affine_i64(a: &[i64], b: &[i64], k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_transform_to_f64_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_i64(d: &[i64]) -> Vec<f64> {
@@ -474,7 +512,7 @@ pub fn cpu_transform_to_f64_i64(d: &[i64]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_i64(gpu: &Gpu, a: &dyn Input<i64>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_i64(a: &[i64], b: &[u8]) -> Vec<f32> {
@@ -482,7 +520,9 @@ pub fn cpu_transform2_mixed_i64(a: &[i64], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_i64(gpu: &Gpu, d: &dyn Input<i64>, offsets: &[usize], init: i64) -> Result<Vec<i64>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<i64>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_i64(d: &[i64], offsets: &[usize], init: i64) -> Vec<i64> {
@@ -490,7 +530,7 @@ pub fn cpu_segmented_reduce_i64(d: &[i64], offsets: &[usize], init: i64) -> Vec<
 }
 
 pub fn gpu_select_above_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_i64(d: &[i64], k: i64) -> Vec<i64> {
@@ -498,7 +538,7 @@ pub fn cpu_select_above_i64(d: &[i64], k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_sort_by_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_i64(d: &[i64]) -> Vec<i64> {
@@ -506,7 +546,7 @@ pub fn cpu_sort_by_i64(d: &[i64]) -> Vec<i64> {
 }
 
 pub fn gpu_sort_by_key_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
@@ -550,7 +590,9 @@ pub fn cpu_reduce_max_u8(d: &[u8], init: u8, _k: u8) -> u8 {
 }
 
 pub fn gpu_inclusive_scan_add_u8(gpu: &Gpu, d: &dyn Input<u8>, _init: u8, k: u8) -> Result<Vec<u8>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u8>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_u8(d: &[u8], _init: u8, k: u8) -> Vec<u8> {
@@ -558,7 +600,7 @@ pub fn cpu_inclusive_scan_add_u8(d: &[u8], _init: u8, k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_inclusive_scan_max_u8(gpu: &Gpu, d: &dyn Input<u8>, _init: u8, _k: u8) -> Result<Vec<u8>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_u8(d: &[u8], _init: u8, _k: u8) -> Vec<u8> {
@@ -566,7 +608,9 @@ pub fn cpu_inclusive_scan_max_u8(d: &[u8], _init: u8, _k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_exclusive_scan_add_u8(gpu: &Gpu, d: &dyn Input<u8>, init: u8, k: u8) -> Result<Vec<u8>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u8>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_u8(d: &[u8], init: u8, k: u8) -> Vec<u8> {
@@ -574,7 +618,7 @@ pub fn cpu_exclusive_scan_add_u8(d: &[u8], init: u8, k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_exclusive_scan_right_u8(gpu: &Gpu, d: &dyn Input<u8>, init: u8, _k: u8) -> Result<Vec<u8>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_u8(d: &[u8], init: u8, _k: u8) -> Vec<u8> {
@@ -582,7 +626,9 @@ pub fn cpu_exclusive_scan_right_u8(d: &[u8], init: u8, _k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_transform_affine_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<u8>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_u8(d: &[u8], k: u8) -> Vec<u8> {
@@ -590,7 +636,9 @@ pub fn cpu_transform_affine_u8(d: &[u8], k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_transform2_affine_u8(gpu: &Gpu, a: &dyn Input<u8>, b: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<u8>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_u8(a: &[u8], b: &[u8], k: u8) -> Vec<u8> {
@@ -598,7 +646,7 @@ pub fn cpu_transform2_affine_u8(a: &[u8], b: &[u8], k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_transform_to_f64_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_u8(d: &[u8]) -> Vec<f64> {
@@ -606,7 +654,7 @@ pub fn cpu_transform_to_f64_u8(d: &[u8]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_u8(gpu: &Gpu, a: &dyn Input<u8>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_u8(a: &[u8], b: &[u8]) -> Vec<f32> {
@@ -614,7 +662,9 @@ pub fn cpu_transform2_mixed_u8(a: &[u8], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_u8(gpu: &Gpu, d: &dyn Input<u8>, offsets: &[usize], init: u8) -> Result<Vec<u8>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<u8>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_u8(d: &[u8], offsets: &[usize], init: u8) -> Vec<u8> {
@@ -622,7 +672,7 @@ pub fn cpu_segmented_reduce_u8(d: &[u8], offsets: &[usize], init: u8) -> Vec<u8>
 }
 
 pub fn gpu_select_above_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_u8(d: &[u8], k: u8) -> Vec<u8> {
@@ -630,7 +680,7 @@ pub fn cpu_select_above_u8(d: &[u8], k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_sort_by_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_u8(d: &[u8]) -> Vec<u8> {
@@ -638,7 +688,7 @@ pub fn cpu_sort_by_u8(d: &[u8]) -> Vec<u8> {
 }
 
 pub fn gpu_sort_by_key_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
@@ -682,7 +732,9 @@ pub fn cpu_reduce_max_u16(d: &[u16], init: u16, _k: u16) -> u16 {
 }
 
 pub fn gpu_inclusive_scan_add_u16(gpu: &Gpu, d: &dyn Input<u16>, _init: u16, k: u16) -> Result<Vec<u16>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u16>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_u16(d: &[u16], _init: u16, k: u16) -> Vec<u16> {
@@ -690,7 +742,7 @@ pub fn cpu_inclusive_scan_add_u16(d: &[u16], _init: u16, k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_inclusive_scan_max_u16(gpu: &Gpu, d: &dyn Input<u16>, _init: u16, _k: u16) -> Result<Vec<u16>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_u16(d: &[u16], _init: u16, _k: u16) -> Vec<u16> {
@@ -698,7 +750,9 @@ pub fn cpu_inclusive_scan_max_u16(d: &[u16], _init: u16, _k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_exclusive_scan_add_u16(gpu: &Gpu, d: &dyn Input<u16>, init: u16, k: u16) -> Result<Vec<u16>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u16>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_u16(d: &[u16], init: u16, k: u16) -> Vec<u16> {
@@ -706,7 +760,7 @@ pub fn cpu_exclusive_scan_add_u16(d: &[u16], init: u16, k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_exclusive_scan_right_u16(gpu: &Gpu, d: &dyn Input<u16>, init: u16, _k: u16) -> Result<Vec<u16>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_u16(d: &[u16], init: u16, _k: u16) -> Vec<u16> {
@@ -714,7 +768,9 @@ pub fn cpu_exclusive_scan_right_u16(d: &[u16], init: u16, _k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_transform_affine_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<u16>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_u16(d: &[u16], k: u16) -> Vec<u16> {
@@ -722,7 +778,9 @@ pub fn cpu_transform_affine_u16(d: &[u16], k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_transform2_affine_u16(gpu: &Gpu, a: &dyn Input<u16>, b: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<u16>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_u16(a: &[u16], b: &[u16], k: u16) -> Vec<u16> {
@@ -730,7 +788,7 @@ pub fn cpu_transform2_affine_u16(a: &[u16], b: &[u16], k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_transform_to_f64_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_u16(d: &[u16]) -> Vec<f64> {
@@ -738,7 +796,7 @@ pub fn cpu_transform_to_f64_u16(d: &[u16]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_u16(gpu: &Gpu, a: &dyn Input<u16>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_u16(a: &[u16], b: &[u8]) -> Vec<f32> {
@@ -746,7 +804,9 @@ pub fn cpu_transform2_mixed_u16(a: &[u16], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_u16(gpu: &Gpu, d: &dyn Input<u16>, offsets: &[usize], init: u16) -> Result<Vec<u16>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<u16>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_u16(d: &[u16], offsets: &[usize], init: u16) -> Vec<u16> {
@@ -754,7 +814,7 @@ pub fn cpu_segmented_reduce_u16(d: &[u16], offsets: &[usize], init: u16) -> Vec<
 }
 
 pub fn gpu_select_above_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_u16(d: &[u16], k: u16) -> Vec<u16> {
@@ -762,7 +822,7 @@ pub fn cpu_select_above_u16(d: &[u16], k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_sort_by_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_u16(d: &[u16]) -> Vec<u16> {
@@ -770,7 +830,7 @@ pub fn cpu_sort_by_u16(d: &[u16]) -> Vec<u16> {
 }
 
 pub fn gpu_sort_by_key_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
@@ -814,7 +874,9 @@ pub fn cpu_reduce_max_u32(d: &[u32], init: u32, _k: u32) -> u32 {
 }
 
 pub fn gpu_inclusive_scan_add_u32(gpu: &Gpu, d: &dyn Input<u32>, _init: u32, k: u32) -> Result<Vec<u32>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u32>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_u32(d: &[u32], _init: u32, k: u32) -> Vec<u32> {
@@ -822,7 +884,7 @@ pub fn cpu_inclusive_scan_add_u32(d: &[u32], _init: u32, k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_inclusive_scan_max_u32(gpu: &Gpu, d: &dyn Input<u32>, _init: u32, _k: u32) -> Result<Vec<u32>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_u32(d: &[u32], _init: u32, _k: u32) -> Vec<u32> {
@@ -830,7 +892,9 @@ pub fn cpu_inclusive_scan_max_u32(d: &[u32], _init: u32, _k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_exclusive_scan_add_u32(gpu: &Gpu, d: &dyn Input<u32>, init: u32, k: u32) -> Result<Vec<u32>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u32>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_u32(d: &[u32], init: u32, k: u32) -> Vec<u32> {
@@ -838,7 +902,7 @@ pub fn cpu_exclusive_scan_add_u32(d: &[u32], init: u32, k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_exclusive_scan_right_u32(gpu: &Gpu, d: &dyn Input<u32>, init: u32, _k: u32) -> Result<Vec<u32>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_u32(d: &[u32], init: u32, _k: u32) -> Vec<u32> {
@@ -846,7 +910,9 @@ pub fn cpu_exclusive_scan_right_u32(d: &[u32], init: u32, _k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_transform_affine_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<u32>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_u32(d: &[u32], k: u32) -> Vec<u32> {
@@ -854,7 +920,9 @@ pub fn cpu_transform_affine_u32(d: &[u32], k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_transform2_affine_u32(gpu: &Gpu, a: &dyn Input<u32>, b: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<u32>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_u32(a: &[u32], b: &[u32], k: u32) -> Vec<u32> {
@@ -862,7 +930,7 @@ pub fn cpu_transform2_affine_u32(a: &[u32], b: &[u32], k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_transform_to_f64_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_u32(d: &[u32]) -> Vec<f64> {
@@ -870,7 +938,7 @@ pub fn cpu_transform_to_f64_u32(d: &[u32]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_u32(gpu: &Gpu, a: &dyn Input<u32>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_u32(a: &[u32], b: &[u8]) -> Vec<f32> {
@@ -878,7 +946,9 @@ pub fn cpu_transform2_mixed_u32(a: &[u32], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_u32(gpu: &Gpu, d: &dyn Input<u32>, offsets: &[usize], init: u32) -> Result<Vec<u32>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<u32>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_u32(d: &[u32], offsets: &[usize], init: u32) -> Vec<u32> {
@@ -886,7 +956,7 @@ pub fn cpu_segmented_reduce_u32(d: &[u32], offsets: &[usize], init: u32) -> Vec<
 }
 
 pub fn gpu_select_above_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_u32(d: &[u32], k: u32) -> Vec<u32> {
@@ -894,7 +964,7 @@ pub fn cpu_select_above_u32(d: &[u32], k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_sort_by_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_u32(d: &[u32]) -> Vec<u32> {
@@ -902,7 +972,7 @@ pub fn cpu_sort_by_u32(d: &[u32]) -> Vec<u32> {
 }
 
 pub fn gpu_sort_by_key_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
@@ -946,7 +1016,9 @@ pub fn cpu_reduce_max_u64(d: &[u64], init: u64, _k: u64) -> u64 {
 }
 
 pub fn gpu_inclusive_scan_add_u64(gpu: &Gpu, d: &dyn Input<u64>, _init: u64, k: u64) -> Result<Vec<u64>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u64>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_u64(d: &[u64], _init: u64, k: u64) -> Vec<u64> {
@@ -954,7 +1026,7 @@ pub fn cpu_inclusive_scan_add_u64(d: &[u64], _init: u64, k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_inclusive_scan_max_u64(gpu: &Gpu, d: &dyn Input<u64>, _init: u64, _k: u64) -> Result<Vec<u64>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_u64(d: &[u64], _init: u64, _k: u64) -> Vec<u64> {
@@ -962,7 +1034,9 @@ pub fn cpu_inclusive_scan_max_u64(d: &[u64], _init: u64, _k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_exclusive_scan_add_u64(gpu: &Gpu, d: &dyn Input<u64>, init: u64, k: u64) -> Result<Vec<u64>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a.wrapping_add(b).wrapping_add(k))
+    let mut out = gpu.alloc::<u64>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a.wrapping_add(b).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_u64(d: &[u64], init: u64, k: u64) -> Vec<u64> {
@@ -970,7 +1044,7 @@ pub fn cpu_exclusive_scan_add_u64(d: &[u64], init: u64, k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_exclusive_scan_right_u64(gpu: &Gpu, d: &dyn Input<u64>, init: u64, _k: u64) -> Result<Vec<u64>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_u64(d: &[u64], init: u64, _k: u64) -> Vec<u64> {
@@ -978,7 +1052,9 @@ pub fn cpu_exclusive_scan_right_u64(d: &[u64], init: u64, _k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_transform_affine_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
-    gpu.transform(d, move |x| x.wrapping_mul(3).wrapping_add(k))
+    let mut out = gpu.alloc::<u64>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x.wrapping_mul(3).wrapping_add(k))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_u64(d: &[u64], k: u64) -> Vec<u64> {
@@ -986,7 +1062,9 @@ pub fn cpu_transform_affine_u64(d: &[u64], k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_transform2_affine_u64(gpu: &Gpu, a: &dyn Input<u64>, b: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
-    gpu.transform2(a, b, move |a, b| a.wrapping_mul(k).wrapping_add(b))
+    let mut out = gpu.alloc::<u64>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a.wrapping_mul(k).wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_u64(a: &[u64], b: &[u64], k: u64) -> Vec<u64> {
@@ -994,7 +1072,7 @@ pub fn cpu_transform2_affine_u64(a: &[u64], b: &[u64], k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_transform_to_f64_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_u64(d: &[u64]) -> Vec<f64> {
@@ -1002,7 +1080,7 @@ pub fn cpu_transform_to_f64_u64(d: &[u64]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_u64(gpu: &Gpu, a: &dyn Input<u64>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_u64(a: &[u64], b: &[u8]) -> Vec<f32> {
@@ -1010,7 +1088,9 @@ pub fn cpu_transform2_mixed_u64(a: &[u64], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_u64(gpu: &Gpu, d: &dyn Input<u64>, offsets: &[usize], init: u64) -> Result<Vec<u64>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.wrapping_add(b))
+    let mut out = gpu.alloc::<u64>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.wrapping_add(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_u64(d: &[u64], offsets: &[usize], init: u64) -> Vec<u64> {
@@ -1018,7 +1098,7 @@ pub fn cpu_segmented_reduce_u64(d: &[u64], offsets: &[usize], init: u64) -> Vec<
 }
 
 pub fn gpu_select_above_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_u64(d: &[u64], k: u64) -> Vec<u64> {
@@ -1026,7 +1106,7 @@ pub fn cpu_select_above_u64(d: &[u64], k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_sort_by_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_u64(d: &[u64]) -> Vec<u64> {
@@ -1034,7 +1114,7 @@ pub fn cpu_sort_by_u64(d: &[u64]) -> Vec<u64> {
 }
 
 pub fn gpu_sort_by_key_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
@@ -1082,7 +1162,9 @@ pub fn cpu_reduce_max_f32(d: &[f32], init: f32, _k: f32) -> f32 {
 }
 
 pub fn gpu_inclusive_scan_add_f32(gpu: &Gpu, d: &dyn Input<f32>, _init: f32, _k: f32) -> Result<Vec<f32>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a + b)
+    let mut out = gpu.alloc::<f32>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
@@ -1095,7 +1177,7 @@ pub fn ord_inclusive_scan_add_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_inclusive_scan_max_f32(gpu: &Gpu, d: &dyn Input<f32>, _init: f32, _k: f32) -> Result<Vec<f32>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
@@ -1103,7 +1185,9 @@ pub fn cpu_inclusive_scan_max_f32(d: &[f32], _init: f32, _k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_exclusive_scan_add_f32(gpu: &Gpu, d: &dyn Input<f32>, init: f32, _k: f32) -> Result<Vec<f32>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a + b)
+    let mut out = gpu.alloc::<f32>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
@@ -1116,7 +1200,7 @@ pub fn ord_exclusive_scan_add_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_exclusive_scan_right_f32(gpu: &Gpu, d: &dyn Input<f32>, init: f32, _k: f32) -> Result<Vec<f32>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
@@ -1124,7 +1208,9 @@ pub fn cpu_exclusive_scan_right_f32(d: &[f32], init: f32, _k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_transform_affine_f32(gpu: &Gpu, d: &dyn Input<f32>, k: f32) -> Result<Vec<f32>, Error> {
-    gpu.transform(d, move |x| x * 3.0 + k)
+    let mut out = gpu.alloc::<f32>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x * 3.0 + k)?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_f32(d: &[f32], k: f32) -> Vec<f32> {
@@ -1132,7 +1218,9 @@ pub fn cpu_transform_affine_f32(d: &[f32], k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_transform2_affine_f32(gpu: &Gpu, a: &dyn Input<f32>, b: &dyn Input<f32>, k: f32) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, move |a, b| a * k + b)
+    let mut out = gpu.alloc::<f32>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a * k + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_f32(a: &[f32], b: &[f32], k: f32) -> Vec<f32> {
@@ -1140,7 +1228,7 @@ pub fn cpu_transform2_affine_f32(a: &[f32], b: &[f32], k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_transform_to_f64_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_f32(d: &[f32]) -> Vec<f64> {
@@ -1148,7 +1236,7 @@ pub fn cpu_transform_to_f64_f32(d: &[f32]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_f32(gpu: &Gpu, a: &dyn Input<f32>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_f32(a: &[f32], b: &[u8]) -> Vec<f32> {
@@ -1156,7 +1244,9 @@ pub fn cpu_transform2_mixed_f32(a: &[f32], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_f32(gpu: &Gpu, d: &dyn Input<f32>, offsets: &[usize], init: f32) -> Result<Vec<f32>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.max(b))
+    let mut out = gpu.alloc::<f32>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.max(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_f32(d: &[f32], offsets: &[usize], init: f32) -> Vec<f32> {
@@ -1164,7 +1254,7 @@ pub fn cpu_segmented_reduce_f32(d: &[f32], offsets: &[usize], init: f32) -> Vec<
 }
 
 pub fn gpu_segmented_reduce_add_f32(gpu: &Gpu, d: &dyn Input<f32>, offsets: &[usize], init: f32) -> Result<Vec<f32>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a + b)
+    gpu.segmented_reduce(d, offsets, init, |a, b| a + b)?.to_vec()
 }
 
 pub fn cpu_segmented_reduce_add_f32(d: &[f32], offsets: &[usize], init: f32) -> Vec<f32> {
@@ -1176,7 +1266,7 @@ pub fn ord_segmented_reduce_add_f32(d: &[f32], offsets: &[usize], init: f32, sha
 }
 
 pub fn gpu_select_above_f32(gpu: &Gpu, d: &dyn Input<f32>, k: f32) -> Result<Vec<f32>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_f32(d: &[f32], k: f32) -> Vec<f32> {
@@ -1184,7 +1274,7 @@ pub fn cpu_select_above_f32(d: &[f32], k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_sort_by_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_f32(d: &[f32]) -> Vec<f32> {
@@ -1192,7 +1282,7 @@ pub fn cpu_sort_by_f32(d: &[f32]) -> Vec<f32> {
 }
 
 pub fn gpu_sort_by_key_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))
+    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
@@ -1241,7 +1331,9 @@ pub fn cpu_reduce_max_f64(d: &[f64], init: f64, _k: f64) -> f64 {
 }
 
 pub fn gpu_inclusive_scan_add_f64(gpu: &Gpu, d: &dyn Input<f64>, _init: f64, _k: f64) -> Result<Vec<f64>, Error> {
-    gpu.inclusive_scan(d, move |a, b| a + b)
+    let mut out = gpu.alloc::<f64>(d.len())?;
+    gpu.inclusive_scan_into(d, &mut out, move |a, b| a + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_inclusive_scan_add_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
@@ -1254,7 +1346,7 @@ pub fn ord_inclusive_scan_add_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_inclusive_scan_max_f64(gpu: &Gpu, d: &dyn Input<f64>, _init: f64, _k: f64) -> Result<Vec<f64>, Error> {
-    gpu.inclusive_scan(d, |a, b| a.max(b))
+    gpu.inclusive_scan(d, |a, b| a.max(b))?.to_vec()
 }
 
 pub fn cpu_inclusive_scan_max_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
@@ -1262,7 +1354,9 @@ pub fn cpu_inclusive_scan_max_f64(d: &[f64], _init: f64, _k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_exclusive_scan_add_f64(gpu: &Gpu, d: &dyn Input<f64>, init: f64, _k: f64) -> Result<Vec<f64>, Error> {
-    gpu.exclusive_scan(d, init, move |a, b| a + b)
+    let mut out = gpu.alloc::<f64>(d.len())?;
+    gpu.exclusive_scan_into(d, &mut out, init, move |a, b| a + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_exclusive_scan_add_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
@@ -1275,7 +1369,7 @@ pub fn ord_exclusive_scan_add_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_exclusive_scan_right_f64(gpu: &Gpu, d: &dyn Input<f64>, init: f64, _k: f64) -> Result<Vec<f64>, Error> {
-    gpu.exclusive_scan(d, init, |_a, b| b)
+    gpu.exclusive_scan(d, init, |_a, b| b)?.to_vec()
 }
 
 pub fn cpu_exclusive_scan_right_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
@@ -1283,7 +1377,9 @@ pub fn cpu_exclusive_scan_right_f64(d: &[f64], init: f64, _k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_transform_affine_f64(gpu: &Gpu, d: &dyn Input<f64>, k: f64) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, move |x| x * 3.0 + k)
+    let mut out = gpu.alloc::<f64>(d.len())?;
+    gpu.transform_into(d, &mut out, move |x| x * 3.0 + k)?;
+    out.to_vec()
 }
 
 pub fn cpu_transform_affine_f64(d: &[f64], k: f64) -> Vec<f64> {
@@ -1291,7 +1387,9 @@ pub fn cpu_transform_affine_f64(d: &[f64], k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_affine_f64(gpu: &Gpu, a: &dyn Input<f64>, b: &dyn Input<f64>, k: f64) -> Result<Vec<f64>, Error> {
-    gpu.transform2(a, b, move |a, b| a * k + b)
+    let mut out = gpu.alloc::<f64>(a.len())?;
+    gpu.transform2_into(a, b, &mut out, move |a, b| a * k + b)?;
+    out.to_vec()
 }
 
 pub fn cpu_transform2_affine_f64(a: &[f64], b: &[f64], k: f64) -> Vec<f64> {
@@ -1299,7 +1397,7 @@ pub fn cpu_transform2_affine_f64(a: &[f64], b: &[f64], k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_transform_to_f64_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.transform(d, |x| x as f64 * 0.5)
+    gpu.transform(d, |x| x as f64 * 0.5)?.to_vec()
 }
 
 pub fn cpu_transform_to_f64_f64(d: &[f64]) -> Vec<f64> {
@@ -1307,7 +1405,7 @@ pub fn cpu_transform_to_f64_f64(d: &[f64]) -> Vec<f64> {
 }
 
 pub fn gpu_transform2_mixed_f64(gpu: &Gpu, a: &dyn Input<f64>, b: &dyn Input<u8>) -> Result<Vec<f32>, Error> {
-    gpu.transform2(a, b, |a, b| a as f32 + b as f32)
+    gpu.transform2(a, b, |a, b| a as f32 + b as f32)?.to_vec()
 }
 
 pub fn cpu_transform2_mixed_f64(a: &[f64], b: &[u8]) -> Vec<f32> {
@@ -1315,7 +1413,9 @@ pub fn cpu_transform2_mixed_f64(a: &[f64], b: &[u8]) -> Vec<f32> {
 }
 
 pub fn gpu_segmented_reduce_f64(gpu: &Gpu, d: &dyn Input<f64>, offsets: &[usize], init: f64) -> Result<Vec<f64>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a.max(b))
+    let mut out = gpu.alloc::<f64>(offsets.len().saturating_sub(1))?;
+    gpu.segmented_reduce_into(d, offsets, &mut out, init, |a, b| a.max(b))?;
+    out.to_vec()
 }
 
 pub fn cpu_segmented_reduce_f64(d: &[f64], offsets: &[usize], init: f64) -> Vec<f64> {
@@ -1323,7 +1423,7 @@ pub fn cpu_segmented_reduce_f64(d: &[f64], offsets: &[usize], init: f64) -> Vec<
 }
 
 pub fn gpu_segmented_reduce_add_f64(gpu: &Gpu, d: &dyn Input<f64>, offsets: &[usize], init: f64) -> Result<Vec<f64>, Error> {
-    gpu.segmented_reduce(d, offsets, init, |a, b| a + b)
+    gpu.segmented_reduce(d, offsets, init, |a, b| a + b)?.to_vec()
 }
 
 pub fn cpu_segmented_reduce_add_f64(d: &[f64], offsets: &[usize], init: f64) -> Vec<f64> {
@@ -1335,7 +1435,7 @@ pub fn ord_segmented_reduce_add_f64(d: &[f64], offsets: &[usize], init: f64, sha
 }
 
 pub fn gpu_select_above_f64(gpu: &Gpu, d: &dyn Input<f64>, k: f64) -> Result<Vec<f64>, Error> {
-    gpu.select(d, move |x| x > k)
+    gpu.select(d, move |x| x > k)?.to_vec()
 }
 
 pub fn cpu_select_above_f64(d: &[f64], k: f64) -> Vec<f64> {
@@ -1343,7 +1443,7 @@ pub fn cpu_select_above_f64(d: &[f64], k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_sort_by_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)
+    gpu.sort_by(d, |a, b| a < b)?.to_vec()
 }
 
 pub fn cpu_sort_by_f64(d: &[f64]) -> Vec<f64> {
@@ -1351,7 +1451,7 @@ pub fn cpu_sort_by_f64(d: &[f64]) -> Vec<f64> {
 }
 
 pub fn gpu_sort_by_key_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))
+    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {

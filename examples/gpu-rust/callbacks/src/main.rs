@@ -308,7 +308,7 @@ fn largest_of<T: DeviceElement + PartialOrd>(gpu: &Gpu, data: &[T], lowest: T) -
 }
 
 fn scaled<T: DeviceElement + Mul<Output = T> + Add<Output = T>>(gpu: &Gpu, data: &[T], k: T) -> Result<Vec<T>, Error> {
-    gpu.transform(data, move |x| x * k + x)
+    gpu.transform(data, move |x| x * k + x)?.to_vec()
 }
 
 /// A helper taking the callback as an `impl Fn`: rustc inlines it, and the
@@ -427,13 +427,13 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     // Checks whose edge values overflow by design (wrapping in release;
     // in the dev profile the host panics as the GPU traps): `all` only.
     if all {
-        let g = gpu.transform(&i16s, |x| lerp(x, 3, 2))?;
+        let g = gpu.transform(&i16s, |x| lerp(x, 3, 2))?.to_vec()?;
         let h: Vec<i16> = i16s.iter().map(|&x| lerp(x, 3, 2)).collect();
         lines.push(compare("lerp::<i16>", &i16s, &g, &h));
-        let g = gpu.transform(&f32s, |x| lerp(x, 0.5, 0.25))?;
+        let g = gpu.transform(&f32s, |x| lerp(x, 0.5, 0.25))?.to_vec()?;
         let h: Vec<f32> = f32s.iter().map(|&x| lerp(x, 0.5, 0.25)).collect();
         lines.push(compare("lerp::<f32>", &f32s, &g, &h));
-        let g = gpu.transform(&i64s, |x| lerp(x, -9, 5))?;
+        let g = gpu.transform(&i64s, |x| lerp(x, -9, 5))?.to_vec()?;
         let h: Vec<i64> = i64s.iter().map(|&x| lerp(x, -9, 5)).collect();
         lines.push(compare("lerp::<i64>", &i64s, &g, &h));
 
@@ -447,33 +447,33 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
         let h = i32s.iter().fold(0, |a, &b| masked(|y| y & m, a) ^ masked(|y| y & m, b));
         lines.push(compare_one("reduce masked xor", g, h));
 
-        let g = gpu.transform(&i32s, |x| ops(x, 7) ^ ops(x, 0))?;
+        let g = gpu.transform(&i32s, |x| ops(x, 7) ^ ops(x, 0))?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| ops(x, 7) ^ ops(x, 0)).collect();
         lines.push(compare("ops::<i32> (/ % - << cmp Default From)", &i32s, &g, &h));
-        let g = gpu.transform(&i64s, |x| ops(x, -5))?;
+        let g = gpu.transform(&i64s, |x| ops(x, -5))?.to_vec()?;
         let h: Vec<i64> = i64s.iter().map(|&x| ops(x, -5)).collect();
         lines.push(compare("ops::<i64>", &i64s, &g, &h));
 
-        let g = gpu.transform(&i32s, |x| x.thrice())?;
+        let g = gpu.transform(&i32s, |x| x.thrice())?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| x.thrice()).collect();
         lines.push(compare("<i32 as Thrice>::thrice (default methods)", &i32s, &g, &h));
-        let g = gpu.transform(&f64s, |x| x.thrice())?;
+        let g = gpu.transform(&f64s, |x| x.thrice())?.to_vec()?;
         let h: Vec<f64> = f64s.iter().map(|&x| x.thrice()).collect();
         lines.push(compare("<f64 as Thrice>::thrice", &f64s, &g, &h));
 
-        let g = gpu.transform(&i32s, move |x| by_ref(x, k))?;
+        let g = gpu.transform(&i32s, move |x| by_ref(x, k))?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| by_ref(x, k)).collect();
         lines.push(compare("closure capturing by reference, to a generic helper", &i32s, &g, &h));
-        let g = gpu.transform(&i32s, move |x| by_value(x, k))?;
+        let g = gpu.transform(&i32s, move |x| by_value(x, k))?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| by_value(x, k)).collect();
         lines.push(compare("move closures, to generic and impl Fn helpers", &i32s, &g, &h));
-        let g = gpu.transform(&i32s, move |x| counter(x, k))?;
+        let g = gpu.transform(&i32s, move |x| counter(x, k))?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| counter(x, k)).collect();
         lines.push(compare("FnMut closure with state", &i32s, &g, &h));
-        let g = gpu.transform(&i32s, move |x| composed(x, k, m))?;
+        let g = gpu.transform(&i32s, move |x| composed(x, k, m))?.to_vec()?;
         let h: Vec<i32> = i32s.iter().map(|&x| composed(x, k, m)).collect();
         lines.push(compare("closure returned by a helper", &i32s, &g, &h));
-        let g = gpu.transform(&f64s, move |x| mixed(x, s, o))?;
+        let g = gpu.transform(&f64s, move |x| mixed(x, s, o))?.to_vec()?;
         let h: Vec<f64> = f64s.iter().map(|&x| mixed(x, s, o)).collect();
         lines.push(compare("closures over f32 and u8 captures", &f64s, &g, &h));
 
@@ -504,50 +504,50 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
         let h = i32s.iter().fold(i32::MAX, |a, &b| a.min(b));
         lines.push(compare_one("another closure to the same helper", g, h));
 
-        let g = gpu.transform(&u64s, |x| roots_logs(x))?;
+        let g = gpu.transform(&u64s, |x| roots_logs(x))?.to_vec()?;
         let h: Vec<u64> = u64s.iter().map(|&x| roots_logs(x)).collect();
         lines.push(compare("isqrt, ilog2, ilog10 of u64", &u64s, &g, &h));
-        let g = gpu.transform(&u32s, |x| roots_logs_32(x))?;
+        let g = gpu.transform(&u32s, |x| roots_logs_32(x))?.to_vec()?;
         let h: Vec<u32> = u32s.iter().map(|&x| roots_logs_32(x)).collect();
         lines.push(compare("isqrt, checked_ilog2, checked_ilog10 of u32", &u32s, &g, &h));
-        let g = gpu.transform(&i64s, |x| roots_logs_signed(x))?;
+        let g = gpu.transform(&i64s, |x| roots_logs_signed(x))?.to_vec()?;
         let h: Vec<i64> = i64s.iter().map(|&x| roots_logs_signed(x)).collect();
         lines.push(compare("checked_isqrt, checked_ilog10 of i64", &i64s, &g, &h));
 
-        let g = gpu.transform(&u32s, |x| hashed(x))?;
+        let g = gpu.transform(&u32s, |x| hashed(x))?.to_vec()?;
         let h: Vec<u32> = u32s.iter().map(|&x| hashed(x)).collect();
         lines.push(compare("lookup table in a const item", &u32s, &g, &h));
-        let g = gpu.transform(&f64s, |x| weighted(x))?;
+        let g = gpu.transform(&f64s, |x| weighted(x))?.to_vec()?;
         let h: Vec<f64> = f64s.iter().map(|&x| weighted(x)).collect();
         lines.push(compare("float table in a const item", &f64s, &g, &h));
 
-        let g = gpu.transform(&u32s, |x| widen(x) ^ widen(x as u8))?;
+        let g = gpu.transform(&u32s, |x| widen(x) ^ widen(x as u8))?.to_vec()?;
         let h: Vec<i64> = u32s.iter().map(|&x| widen(x) ^ widen(x as u8)).collect();
         lines.push(compare("widen::<u32>, widen::<u8> (Into)", &u32s, &g, &h));
     }
 
     let weights = [3, 0x9e37_79b9, 7, u32::MAX];
-    let g = gpu.transform(&u32s, move |x| table_of(x, weights))?;
+    let g = gpu.transform(&u32s, move |x| table_of(x, weights))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| table_of(x, weights)).collect();
     lines.push(compare("captured array [u32; 4], indexed at run time", &u32s, &g, &h));
     let bounds = (-1_000_000_007_i64, 1 << 40);
     let g = gpu.transform(&i64s, move |x| {
         let b = bounds;
         x.clamp(b.0.min(b.1), b.0.max(b.1))
-    })?;
+    })?.to_vec()?;
     let h: Vec<i64> = i64s.iter().map(|&x| x.clamp(bounds.0.min(bounds.1), bounds.0.max(bounds.1))).collect();
     lines.push(compare("captured tuple (i64, i64)", &i64s, &g, &h));
     for a in [Affine { scale: 0.75, on: true, shift: -2.5 }, Affine { scale: 3.0, on: false, shift: 1.0 }] {
-        let g = gpu.transform(&f64s, move |x| a.apply(x))?;
+        let g = gpu.transform(&f64s, move |x| a.apply(x))?.to_vec()?;
         let h: Vec<f64> = f64s.iter().map(|&x| a.apply(x)).collect();
         lines.push(compare("captured struct, reordered, with a bool", &f64s, &g, &h));
     }
     let w = Window { lo: 17, hi: 1 << 50, mid: 40_000 };
-    let g = gpu.transform(&u64s, move |x| window_of(x, w))?;
+    let g = gpu.transform(&u64s, move |x| window_of(x, w))?.to_vec()?;
     let h: Vec<u64> = u64s.iter().map(|&x| window_of(x, w)).collect();
     lines.push(compare("captured #[repr(C)] struct", &u64s, &g, &h));
     let scene = Scene { view: w, gains: [0.5, -1.25, 3.0], tag: (-7, '𝄞') };
-    let g = gpu.transform(&f32s, move |x| scene_of(x, scene))?;
+    let g = gpu.transform(&f32s, move |x| scene_of(x, scene))?.to_vec()?;
     let h: Vec<f32> = f32s.iter().map(|&x| scene_of(x, scene)).collect();
     lines.push(compare("captured nested struct, array and tuple", &f32s, &g, &h));
     let shift = 13u8;
@@ -555,7 +555,7 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     let g = gpu.transform(&u32s, move |x| {
         let f = mix;
         f(x)
-    })?;
+    })?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| mix(x)).collect();
     lines.push(compare("captured closure", &u32s, &g, &h));
     let g = gpu.reduce(&u32s, 0, move |a, b| a.max(b).min(mix(7)))?;
@@ -563,37 +563,37 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     lines.push(compare_one("reduce capped by a captured closure", g, h));
 
     let u8s = ints(n, &[0, 1, 2, 5, 8, 9, 255], 7, |r| r as u8);
-    let g = gpu.transform(&u32s, |x| iter_fold(x))?;
+    let g = gpu.transform(&u32s, |x| iter_fold(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| iter_fold(x)).collect();
     lines.push(compare("(0..4).fold", &u32s, &g, &h));
-    let g = gpu.transform(&u32s, move |x| iter_map_sum(x, k as u32))?;
+    let g = gpu.transform(&u32s, move |x| iter_map_sum(x, k as u32))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| iter_map_sum(x, k as u32)).collect();
     lines.push(compare("(0..n).map(..).fold", &u32s, &g, &h));
-    let g = gpu.transform(&u64s, |x| iter_sums(x))?;
+    let g = gpu.transform(&u64s, |x| iter_sums(x))?.to_vec()?;
     let h: Vec<u64> = u64s.iter().map(|&x| iter_sums(x)).collect();
     lines.push(compare("sum, product over .. and ..=", &u64s, &g, &h));
-    let g = gpu.transform(&i32s, |x| iter_filtered(x))?;
+    let g = gpu.transform(&i32s, |x| iter_filtered(x))?.to_vec()?;
     let h: Vec<i32> = i32s.iter().map(|&x| iter_filtered(x)).collect();
     lines.push(compare("filter, map, sum, count", &i32s, &g, &h));
-    let g = gpu.transform(&u32s, |x| iter_searches(x))?;
+    let g = gpu.transform(&u32s, |x| iter_searches(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| iter_searches(x)).collect();
     lines.push(compare("any, all, position, rev().find", &u32s, &g, &h));
-    let g = gpu.transform(&i16s, |x| iter_extremes(x))?;
+    let g = gpu.transform(&i16s, |x| iter_extremes(x))?.to_vec()?;
     let h: Vec<i16> = i16s.iter().map(|&x| iter_extremes(x)).collect();
     lines.push(compare("clone, max, min of a range", &i16s, &g, &h));
-    let g = gpu.transform(&u32s, |x| iter_stepped(x))?;
+    let g = gpu.transform(&u32s, |x| iter_stepped(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| iter_stepped(x)).collect();
     lines.push(compare("step_by: fold and for", &u32s, &g, &h));
-    let g = gpu.transform(&u64s, |x| iter_stepped_wide(x))?;
+    let g = gpu.transform(&u64s, |x| iter_stepped_wide(x))?.to_vec()?;
     let h: Vec<u64> = u64s.iter().map(|&x| iter_stepped_wide(x)).collect();
     lines.push(compare("step_by over u64, i32, u8 (a step past the end)", &u64s, &g, &h));
-    let g = gpu.transform(&u8s, |x| iter_loops(x))?;
+    let g = gpu.transform(&u8s, |x| iter_loops(x))?.to_vec()?;
     let h: Vec<u32> = u8s.iter().map(|&x| iter_loops(x)).collect();
     lines.push(compare("for over ..=, .rev(), (..=).rev()", &u8s, &g, &h));
-    let g = gpu.transform(&u32s, |x| iter_zipped(x))?;
+    let g = gpu.transform(&u32s, |x| iter_zipped(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| iter_zipped(x)).collect();
     lines.push(compare("zip, enumerate", &u32s, &g, &h));
-    let g = gpu.transform(&u32s, |x| option_methods(x))?;
+    let g = gpu.transform(&u32s, |x| option_methods(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| option_methods(x)).collect();
     lines.push(compare("Option/Result methods taking closures", &u32s, &g, &h));
     let g = gpu.reduce(&u64s, 0, move |a, b| a.max(b).max((0..(k as u64) % 5).sum::<u64>()))?;

@@ -1,0 +1,191 @@
+// The CUB and cudaMemcpy anchor of examples/gpu-providers/pipeline: the
+// same calls written in C++ as a CUB user writes them, timed the same way
+// (host wall time, best of REPS), printing `cub NAME SIZE MICROSECONDS`
+// lines that scripts/gpu/pipeline-run.sh sets beside the Rust program's.
+//
+//   nvcc -O3 -arch=sm_90 -o pipeline_cub benches/cub/pipeline.cu
+//   ./pipeline_cub [REPS]
+//
+// Device memory comes from the stream-ordered pool with its release
+// threshold raised (as the Rust runtime does); intermediates stay on the
+// device; a host result goes to a new std::vector, as a Rust call's
+// `to_vec` makes a new Vec.
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <cub/device/device_transform.cuh>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda/std/limits>
+#include <vector>
+
+#define CHECK(x)                                                                             \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+struct Affine {
+  float g;
+  __device__ __forceinline__ float operator()(float v) const { return v * g + 1.0f; }
+};
+struct Max {
+  __device__ __forceinline__ float operator()(float a, float b) const { return a < b ? b : a; }
+};
+struct Above {
+  float t;
+  __device__ __forceinline__ bool operator()(float v) const { return v > t; }
+};
+
+static std::vector<float> data(size_t n, unsigned long long seed) {
+  unsigned long long s = (seed * 0x9E3779B97F4A7C15ull) | 1;
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    out[i] = float(s >> 40) / float(1ull << 24) * 2.0f - 1.0f;
+  }
+  return out;
+}
+
+template <class F> static double best(int reps, F f) {
+  double b = 1e300;
+  for (int r = 0; r < reps; r++) {
+    auto t = std::chrono::steady_clock::now();
+    f();
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
+    if (us < b) b = us;
+  }
+  return b;
+}
+
+static void *dalloc(size_t bytes, cudaStream_t s) {
+  void *p = nullptr;
+  CHECK(cudaMallocAsync(&p, bytes < 1 ? 1 : bytes, s));
+  return p;
+}
+
+// The pipeline: upload, transform, running maximum, the values above t,
+// their maximum, the selection back on the host.
+static std::pair<std::vector<float>, float> pipeline(const std::vector<float> &host, float g, float t,
+                                                     cudaStream_t s) {
+  size_t n = host.size();
+  float *x = (float *)dalloc(n * 4, s), *y = (float *)dalloc(n * 4, s), *c = (float *)dalloc(n * 4, s);
+  float *k = (float *)dalloc(n * 4, s), *r = (float *)dalloc(4, s);
+  unsigned long long *count = (unsigned long long *)dalloc(8, s);
+  CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
+  CHECK(cub::DeviceTransform::Transform(x, y, n, Affine{g}, s));
+  size_t b1 = 0, b2 = 0, b3 = 0;
+  CHECK(cub::DeviceScan::InclusiveScan(nullptr, b1, y, c, Max{}, n, s));
+  CHECK(cub::DeviceSelect::If(nullptr, b2, c, k, count, n, Above{t}, s));
+  CHECK(cub::DeviceReduce::Reduce(nullptr, b3, k, r, n, Max{}, ::cuda::std::numeric_limits<float>::lowest(), s));
+  size_t bytes = b1 > b2 ? b1 : b2;
+  bytes = bytes > b3 ? bytes : b3;
+  void *temp = dalloc(bytes, s);
+  CHECK(cub::DeviceScan::InclusiveScan(temp, b1, y, c, Max{}, n, s));
+  CHECK(cub::DeviceSelect::If(temp, b2, c, k, count, n, Above{t}, s));
+  unsigned long long kept = 0;
+  CHECK(cudaMemcpyAsync(&kept, count, 8, cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cub::DeviceReduce::Reduce(temp, b3, k, r, kept, Max{}, ::cuda::std::numeric_limits<float>::lowest(), s));
+  float result = 0;
+  CHECK(cudaMemcpyAsync(&result, r, 4, cudaMemcpyDeviceToHost, s));
+  std::vector<float> out(kept);
+  CHECK(cudaMemcpyAsync(out.data(), k, kept * 4, cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  for (void *p : {(void *)x, (void *)y, (void *)c, (void *)k, (void *)r, (void *)count, temp})
+    CHECK(cudaFreeAsync(p, s));
+  return {std::move(out), result};
+}
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? std::atoi(argv[1]) : 10;
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaMemPool_t pool;
+  CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  unsigned long long threshold = ~0ull;
+  CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  for (int log : {20, 24, 28}) {
+    size_t bytes = size_t(1) << log, n = bytes / 4;
+    std::vector<float> host = data(n, 1);
+    float *d;
+    CHECK(cudaMalloc(&d, bytes));
+    double us = best(reps, [&] { CHECK(cudaMemcpy(d, host.data(), bytes, cudaMemcpyHostToDevice)); });
+    std::printf("cub upload_pageable %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      std::vector<float> out(n);
+      CHECK(cudaMemcpy(out.data(), d, bytes, cudaMemcpyDeviceToHost));
+    });
+    std::printf("cub to_vec %d %.1f\n", log, us);
+    std::vector<float> reused(n);
+    us = best(reps, [&] { CHECK(cudaMemcpy(reused.data(), d, bytes, cudaMemcpyDeviceToHost)); });
+    std::printf("cub to_vec_into %d %.1f\n", log, us);
+    float *pinned;
+    CHECK(cudaMallocHost(&pinned, bytes));
+    std::memcpy(pinned, host.data(), bytes);
+    us = best(reps, [&] { CHECK(cudaMemcpy(d, pinned, bytes, cudaMemcpyHostToDevice)); });
+    std::printf("cub upload_pinned %d %.1f\n", log, us);
+    us = best(reps, [&] { CHECK(cudaMemcpy(pinned, d, bytes, cudaMemcpyDeviceToHost)); });
+    std::printf("cub download_pinned %d %.1f\n", log, us);
+    CHECK(cudaFreeHost(pinned));
+    CHECK(cudaFree(d));
+  }
+  for (int log : {24, 28}) {
+    std::vector<float> host = data(size_t(1) << log, 2);
+    double us = best(reps, [&] { pipeline(host, 1.5f, 1.25f, s); });
+    std::printf("cub pipeline %d %.1f\n", log, us);
+  }
+  for (int log : {20, 24, 28}) {
+    size_t n = size_t(1) << log;
+    std::vector<float> host = data(n, 3);
+    float *x = (float *)dalloc(n * 4, s), *out = (float *)dalloc(n * 4, s);
+    CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
+    double us = best(reps, [&] {
+      CHECK(cub::DeviceTransform::Transform(x, out, n, Affine{3.0f}, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub transform_into_wait %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      float *y = (float *)dalloc(n * 4, s);
+      CHECK(cub::DeviceTransform::Transform(x, y, n, Affine{3.0f}, s));
+      CHECK(cudaStreamSynchronize(s));
+      CHECK(cudaFreeAsync(y, s));
+    });
+    std::printf("cub transform_wait %d %.1f\n", log, us);
+    CHECK(cudaFreeAsync(x, s));
+    CHECK(cudaFreeAsync(out, s));
+  }
+  {
+    size_t n = 1 << 10;
+    std::vector<float> host = data(n, 4);
+    float *x = (float *)dalloc(n * 4, s), *out = (float *)dalloc(n * 4, s);
+    CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
+    CHECK(cudaStreamSynchronize(s));
+    double us = best(reps, [&] {
+      for (int i = 0; i < 1000; i++) CHECK(cub::DeviceTransform::Transform(x, out, n, Affine{3.0f}, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub launch_1000 10 %.1f\n", us);
+    us = best(reps, [&] {
+      for (int i = 0; i < 1000; i++) {
+        float *y = (float *)dalloc(n * 4, s);
+        CHECK(cub::DeviceTransform::Transform(x, y, n, Affine{3.0f}, s));
+        CHECK(cudaFreeAsync(y, s));
+      }
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub launch_1000_fresh 10 %.1f\n", us);
+  }
+  // The pipeline's result, for the Rust program's check.
+  std::vector<float> host = data(1 << 20, 5);
+  auto [k, r] = pipeline(host, 1.5f, 1.25f, s);
+  std::printf("cub check %zu %.6f\n", k.size(), r);
+  return 0;
+}

@@ -1,0 +1,426 @@
+//! Data that stays on the GPU, as a user's program keeps it there: results
+//! of one call feed the next, `_into` calls write into buffers of the
+//! caller's, further streams order their work against each other, and
+//! host copies reuse their buffers or use page-locked ones.
+//!
+//!     pipeline check [--sanitizer]
+//!                             every form against the CPU (exit 1 on a
+//!                             failure); --sanitizer leaves out the
+//!                             allocation past the device's memory, a
+//!                             failed driver call compute-sanitizer counts
+//!     pipeline trap           a callback that panics on the GPU: the error
+//!                             names its call site (exit 0 when it does)
+//!     pipeline soak SECONDS THREADS
+//!                             calls from THREADS threads sharing one Gpu;
+//!                             exit 1 on an error, or when host or device
+//!                             memory grew after the first tenth of the time
+//!     pipeline bench [REPS]   host wall times, one line each:
+//!                             `rust NAME SIZE MICROSECONDS`
+//!
+//! Built with `driver cargo build --release --manifest-path
+//! examples/gpu-providers/Cargo.toml`; run on the GPU machine by
+//! scripts/gpu/pipeline-run.sh, beside benches/cub/pipeline.cu (the same
+//! calls with CUB and cudaMemcpy).
+
+use native::gpu::{DeviceVec, Error, ErrorKind, Gpu};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// `n` values in [-1, 1), the same on every run.
+fn data(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// The pipeline of the issue on data that stays on the device: upload,
+/// transform, running maximum, the values above `t`, their maximum, and
+/// the selection back on the host.
+fn pipeline(gpu: &Gpu, host: &[f32], g: f32, t: f32) -> Result<(Vec<f32>, f32), Error> {
+    let x: DeviceVec<f32> = gpu.upload(host)?;
+    let y: DeviceVec<f32> = gpu.transform(&x, move |v: f32| v * g + 1.0)?;
+    let c: DeviceVec<f32> = gpu.inclusive_scan(&y, |a: f32, b: f32| a.max(b))?;
+    let k: DeviceVec<f32> = gpu.select(&c, move |v: f32| v > t)?;
+    let s: f32 = gpu.reduce(&k, f32::MIN, |a: f32, b: f32| a.max(b))?;
+    Ok((k.to_vec()?, s))
+}
+
+fn pipeline_cpu(host: &[f32], g: f32, t: f32) -> (Vec<f32>, f32) {
+    let y = native::transform(host, move |v: f32| v * g + 1.0);
+    let c = native::inclusive_scan(&y, |a: f32, b: f32| a.max(b));
+    let k = native::select(&c, move |v: f32| v > t);
+    let s = native::reduce(&k, f32::MIN, |a: f32, b: f32| a.max(b));
+    (k, s)
+}
+
+struct Checks {
+    passed: usize,
+    failed: Vec<String>,
+}
+
+impl Checks {
+    fn check(&mut self, name: &str, ok: bool) {
+        if ok {
+            self.passed += 1;
+        } else {
+            println!("FAIL {name}");
+            self.failed.push(name.to_string());
+        }
+    }
+}
+
+fn same(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
+    let mut c = Checks {
+        passed: 0,
+        failed: Vec::new(),
+    };
+    let (g, t) = (1.5f32, 1.25f32);
+    for n in [0usize, 1, 1000, (1 << 20) + 3, 1 << 24] {
+        let host = data(n, n as u64);
+        let (k, s) = pipeline(gpu, &host, g, t)?;
+        let (hk, hs) = pipeline_cpu(&host, g, t);
+        c.check(&format!("pipeline, {n} elements"), same(&k, &hk) && s.to_bits() == hs.to_bits());
+    }
+
+    let n = 100_003;
+    let host = data(n, 7);
+    let x = gpu.upload(&host)?;
+    let g = 3.0f32;
+    // `_into` a whole buffer, and into a range of one.
+    let mut out: DeviceVec<f32> = gpu.alloc(n)?;
+    gpu.transform_into(&x, &mut out, move |v: f32| v * g)?;
+    let want: Vec<f32> = host.iter().map(|&v| v * g).collect();
+    c.check("transform_into", same(&out.to_vec()?, &want));
+    let mut wide: DeviceVec<f32> = gpu.alloc(2 * n)?;
+    gpu.transform_into(&x.slice(..), &mut wide.slice_mut(n..), move |v: f32| v * g)?;
+    let back = wide.to_vec()?;
+    c.check("transform_into a range", same(&back[n..], &want) && back[..n].iter().all(|&v| v == 0.0));
+    gpu.inclusive_scan_into(&x, &mut out, |a: f32, b: f32| a.max(b))?;
+    c.check(
+        "inclusive_scan_into",
+        same(&out.to_vec()?, &native::inclusive_scan(&host, |a: f32, b: f32| a.max(b))),
+    );
+    // A length that does not fit is an error before any launch, and the
+    // output keeps what it held.
+    let before = out.to_vec()?;
+    let mut short: DeviceVec<f32> = gpu.alloc(n - 1)?;
+    let e = gpu.transform_into(&x, &mut short, move |v: f32| v * g);
+    c.check(
+        "transform_into a shorter buffer is a Mismatch error",
+        matches!(&e, Err(e) if e.kind() == ErrorKind::Mismatch),
+    );
+    c.check("the shorter buffer is unchanged", short.to_vec()?.iter().all(|&v| v == 0.0));
+    let e = gpu.transform2_into(&x, &x.slice(1..), &mut out, |a: f32, b: f32| a + b);
+    c.check(
+        "transform2_into of inputs of two lengths is a Mismatch error",
+        matches!(&e, Err(e) if e.kind() == ErrorKind::Mismatch),
+    );
+    c.check("its output is unchanged", same(&out.to_vec()?, &before));
+
+    // Another stream: its result read on the default stream, the input
+    // dropped while the stream may still read it.
+    let side = gpu.stream()?;
+    let moved = {
+        let y = gpu.upload(&host)?;
+        side.transform(&y, move |v: f32| v * g + 2.0)?
+    };
+    let again = gpu.transform(&moved, |v: f32| v - 2.0)?;
+    let want2: Vec<f32> = host.iter().map(|&v| (v * g + 2.0) - 2.0).collect();
+    c.check("a result of another stream read on this one", same(&again.to_vec()?, &want2));
+    side.synchronize()?;
+    drop(side);
+    let reused = gpu.stream()?;
+    let r = reused.reduce(&moved, f32::MIN, |a: f32, b: f32| a.max(b))?;
+    let hr = native::reduce(&native::transform(&host, move |v: f32| v * g + 2.0), f32::MIN, |a: f32, b: f32| a.max(b));
+    c.check("a reused stream", r.to_bits() == hr.to_bits());
+
+    // Host buffers: a reused Vec, a page-locked buffer both ways, a copy
+    // into an existing device buffer, a device-side copy.
+    let mut v = Vec::with_capacity(3);
+    x.to_vec_into(&mut v)?;
+    c.check("to_vec_into", same(&v, &host));
+    let mut pinned = gpu.alloc_host::<f32>(n)?;
+    pinned.as_mut_slice()?.copy_from_slice(&host);
+    let from_pinned = gpu.upload(pinned.as_slice()?)?;
+    let mut back = gpu.alloc_host::<f32>(n)?;
+    from_pinned.copy_to(back.as_mut_slice()?)?;
+    c.check("page-locked upload and copy_to", same(back.as_slice()?, &host));
+    // Copies that run while the program goes on: up, a call, down; and
+    // the same with the download on another stream.
+    let up = gpu.upload_async(&pinned)?;
+    let y = gpu.transform(&up, move |v: f32| v * g)?;
+    let mut down = gpu.alloc_host::<f32>(n)?;
+    gpu.download_async(&y, &mut down)?;
+    drop((up, y));
+    c.check("upload_async, a call, download_async", same(down.as_slice()?, &want));
+    let other = gpu.stream()?;
+    let y = gpu.transform(&from_pinned, move |v: f32| v * g)?;
+    other.download_async(&y, &mut back)?;
+    c.check("download_async on another stream", same(back.as_slice()?, &want));
+    c.check(
+        "download_async into a buffer of another length is a Mismatch error",
+        matches!(gpu.download_async(&y, &mut gpu.alloc_host::<f32>(1)?), Err(e) if e.kind() == ErrorKind::Mismatch),
+    );
+    let mut d = gpu.alloc::<f32>(n)?;
+    d.copy_from(&want)?;
+    c.check("copy_from", same(&d.to_vec()?, &want));
+    let copied = gpu.copy(&x.slice(5..))?;
+    c.check("copy of a range", same(&copied.to_vec()?, &host[5..]));
+    c.check(
+        "copy_to a slice of another length is a Mismatch error",
+        matches!(x.copy_to(&mut [0.0; 3]), Err(e) if e.kind() == ErrorKind::Mismatch),
+    );
+
+    // An allocation that cannot fit names the bytes.
+    if sanitizer {
+        gpu.synchronize()?;
+        return Ok(c);
+    }
+    let e = gpu.alloc::<u8>(1 << 50);
+    c.check(
+        "an allocation past the device's memory is OutOfMemory, naming the bytes",
+        matches!(&e, Err(e) if e.kind() == ErrorKind::OutOfMemory && e.to_string().contains("1125899906842624 bytes")),
+    );
+    if let Err(e) = e {
+        println!("  ({e})");
+    }
+    gpu.synchronize()?;
+    Ok(c)
+}
+
+/// A callback that panics on the GPU (a division by a captured zero):
+/// the call returns, and the error surfaces at the next wait, naming the
+/// call's site.
+fn trap(gpu: &Gpu) -> Result<bool, Error> {
+    let x = gpu.upload(&[1i32, 2, 3, 4])?;
+    let zero = std::hint::black_box(0i32);
+    let line = line!() + 1;
+    let y = gpu.transform(&x, move |v: i32| v / zero)?;
+    let e = y.to_vec().err();
+    println!("{e:?}");
+    Ok(matches!(&e, Some(e) if e.kind() == ErrorKind::Device && e.to_string().contains(&format!("main.rs:{line}:"))))
+}
+
+/// The process's resident memory in bytes (Linux).
+fn resident() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: usize = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    pages * 4096
+}
+
+/// Calls from `threads` threads sharing `gpu` for `seconds`: a transform
+/// into a buffer, a reduce, a select and its copy back, each checked.
+fn soak(gpu: &Gpu, seconds: u64, threads: usize) -> Result<bool, Error> {
+    let start = Instant::now();
+    let settle = std::time::Duration::from_secs(seconds.div_ceil(10));
+    let end = std::time::Duration::from_secs(seconds);
+    let results: Vec<Result<(u64, bool), Error>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || -> Result<(u64, bool), Error> {
+                    let n = 1000 + 977 * t;
+                    let host = data(n, t as u64);
+                    let x = gpu.upload(&host)?;
+                    let mut out: DeviceVec<f32> = gpu.alloc(n)?;
+                    let mut back = Vec::new();
+                    let g = t as f32;
+                    let want_max = native::reduce(&host, f32::MIN, |a: f32, b: f32| a.max(b));
+                    let want_kept = host.iter().filter(|&&v| v > 0.0).count();
+                    let (mut calls, mut ok) = (0u64, true);
+                    while start.elapsed() < end {
+                        gpu.transform_into(&x, &mut out, move |v: f32| v * g)?;
+                        let m = gpu.reduce(&x, f32::MIN, |a: f32, b: f32| a.max(b))?;
+                        let k = gpu.select(&x, |v: f32| v > 0.0)?;
+                        k.to_vec_into(&mut back)?;
+                        ok &= m.to_bits() == want_max.to_bits() && back.len() == want_kept;
+                        calls += 4;
+                    }
+                    Ok((calls, ok))
+                })
+            })
+            .collect();
+        // The memory after the first tenth, against the end's.
+        std::thread::sleep(settle);
+        let early = (resident(), gpu.memory().map(|m| m.0).unwrap_or(0));
+        let r = workers.into_iter().map(|w| w.join().expect("a soak thread panicked")).collect();
+        let late = (resident(), gpu.memory().map(|m| m.0).unwrap_or(0));
+        println!(
+            "host resident {} -> {} bytes, device free {} -> {} bytes",
+            early.0, late.0, early.1, late.1
+        );
+        MEMORY.with(|m| m.set((early, late)));
+        r
+    });
+    let (early, late) = MEMORY.with(|m| m.get());
+    let mut calls = 0;
+    let mut ok = true;
+    for r in results {
+        let (c, good) = r?;
+        calls += c;
+        ok &= good;
+    }
+    // Growth: host memory by more than 16 MiB, device memory by any byte.
+    let grew = late.0 > early.0 + (16 << 20) || late.1 < early.1;
+    println!("{calls} calls from {threads} threads in {seconds} s: results {}, memory {}", if ok { "right" } else { "WRONG" }, if grew { "GREW" } else { "flat" });
+    Ok(ok && !grew && calls > 0)
+}
+
+thread_local! {
+    static MEMORY: std::cell::Cell<((usize, usize), (usize, usize))> = const { std::cell::Cell::new(((0, 0), (0, 0))) };
+}
+
+/// The best of `reps` runs of `f`, in microseconds.
+fn best(reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    let mut best = f64::MAX;
+    for _ in 0..reps {
+        let t = Instant::now();
+        f()?;
+        best = best.min(t.elapsed().as_secs_f64() * 1e6);
+    }
+    Ok(best)
+}
+
+fn bench(gpu: &Gpu, reps: usize) -> Result<(), Error> {
+    // Transfers of 2^20, 2^24 and 2^28 bytes.
+    for log in [20u32, 24, 28] {
+        let n = (1usize << log) / 4;
+        let host = data(n, 1);
+        let d = gpu.upload(&host)?;
+        let us = best(reps, || gpu.upload(&host).map(drop))?;
+        println!("rust upload_pageable {log} {us:.1}");
+        let us = best(reps, || d.to_vec().map(drop))?;
+        println!("rust to_vec {log} {us:.1}");
+        let mut v = Vec::new();
+        let us = best(reps, || d.to_vec_into(&mut v))?;
+        println!("rust to_vec_into {log} {us:.1}");
+        let mut pinned = gpu.alloc_host::<f32>(n)?;
+        pinned.as_mut_slice()?.copy_from_slice(&host);
+        let us = best(reps, || gpu.upload(pinned.as_slice()?).map(drop))?;
+        println!("rust upload_pinned {log} {us:.1}");
+        let us = best(reps, || d.copy_to(pinned.as_mut_slice()?))?;
+        println!("rust download_pinned {log} {us:.1}");
+    }
+    // The pipeline, from the host and back.
+    for log in [24u32, 28] {
+        let host = data(1 << log, 2);
+        let us = best(reps, || pipeline(gpu, &host, 1.5, 1.25).map(drop))?;
+        println!("rust pipeline {log} {us:.1}");
+    }
+    // One call on device-resident data: enqueued, and waited for.
+    for log in [20u32, 24, 28] {
+        let x = gpu.upload(&data(1 << log, 3))?;
+        let g = 3.0f32;
+        let mut out: DeviceVec<f32> = gpu.alloc(1 << log)?;
+        let us = best(reps, || {
+            gpu.transform_into(&x, &mut out, move |v: f32| v * g + 1.0)?;
+            gpu.synchronize()
+        })?;
+        println!("rust transform_into_wait {log} {us:.1}");
+        let us = best(reps, || {
+            let y = gpu.transform(&x, move |v: f32| v * g + 1.0)?;
+            gpu.synchronize()?;
+            drop(y);
+            Ok(())
+        })?;
+        println!("rust transform_wait {log} {us:.1}");
+    }
+    // Launch overhead: 1,000 calls on 2^10 elements, then one wait.
+    let x = gpu.upload(&data(1 << 10, 4))?;
+    let g = 3.0f32;
+    let mut out: DeviceVec<f32> = gpu.alloc(1 << 10)?;
+    let us = best(reps, || {
+        for _ in 0..1000 {
+            gpu.transform_into(&x, &mut out, move |v: f32| v * g + 1.0)?;
+        }
+        gpu.synchronize()
+    })?;
+    println!("rust launch_1000 10 {us:.1}");
+    let us = best(reps, || {
+        for _ in 0..1000 {
+            drop(gpu.transform(&x, move |v: f32| v * g + 1.0)?);
+        }
+        gpu.synchronize()
+    })?;
+    println!("rust launch_1000_fresh 10 {us:.1}");
+    // Chunks up, through a call and down, from and to page-locked memory:
+    // on one stream the copies and the calls take turns; on two, one
+    // chunk's upload runs beside another's download and call.
+    let chunks = 16;
+    let len = 1 << 22;
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for i in 0..chunks {
+        let mut h = gpu.alloc_host::<f32>(len)?;
+        h.as_mut_slice()?.copy_from_slice(&data(len, 10 + i as u64));
+        inputs.push(h);
+        outputs.push(gpu.alloc_host::<f32>(len)?);
+    }
+    let one = [gpu.stream()?];
+    let two = [gpu.stream()?, gpu.stream()?];
+    for (name, streams) in [("overlap_1stream", &one[..]), ("overlap_2streams", &two[..])] {
+        let us = best(reps, || {
+            for (i, (input, output)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
+                let s = &streams[i % streams.len()];
+                let d = s.upload_async(input)?;
+                let y = s.transform(&d, move |v: f32| v * g + 1.0)?;
+                s.download_async(&y, output)?;
+            }
+            streams.iter().try_for_each(Gpu::synchronize)
+        })?;
+        println!("rust {name} 26 {us:.1}");
+    }
+    let want: Vec<f32> = data(len, 10 + chunks as u64 - 1).iter().map(|&v| v * g + 1.0).collect();
+    if !same(outputs[chunks - 1].as_slice()?, &want) {
+        println!("FAIL overlap: the last chunk differs from the CPU's");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("pipeline: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match args.first().map(String::as_str) {
+        Some("check") => check(&gpu, args.get(1).is_some_and(|a| a == "--sanitizer")).map(|c| {
+            println!("{} passed, {} failed", c.passed, c.failed.len());
+            c.failed.is_empty() && c.passed > 0
+        }),
+        Some("trap") => trap(&gpu),
+        Some("soak") => {
+            let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
+            let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(8);
+            soak(&gpu, seconds, threads)
+        }
+        Some("bench") => {
+            let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
+            bench(&gpu, reps).map(|()| true)
+        }
+        _ => {
+            eprintln!("usage: pipeline check [--sanitizer] | trap | soak SECONDS THREADS | bench [REPS]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("pipeline: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
