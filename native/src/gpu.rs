@@ -1157,7 +1157,7 @@ mod backend {
     }
 
     pub fn upload_into(a: &Alloc, bytes: &[u8]) -> Result<(), Error> {
-        a.upload(0, 0, bytes).map_err(convert)
+        a.upload(0, bytes).map_err(convert)
     }
 
     pub fn alloc(d: &Device, lane: usize, bytes: usize) -> Result<Alloc, Error> {

@@ -507,9 +507,9 @@ impl DeviceAlloc {
         state.wait(lane)
     }
 
-    /// Copies `data` to `offset` bytes in, after the work enqueued before
-    /// that uses this memory (on `lane` of this allocation's device).
-    pub fn upload(&self, lane: usize, offset: usize, data: &[u8]) -> Result<(), HostError> {
+    /// Copies `data` to `offset` bytes in, in the order of the stream
+    /// that last used this memory.
+    pub fn upload(&self, offset: usize, data: &[u8]) -> Result<(), HostError> {
         if offset
             .checked_add(data.len())
             .is_none_or(|end| end > self.bytes)
@@ -524,7 +524,7 @@ impl DeviceAlloc {
             ));
         }
         let mut state = self.device.lock()?;
-        state.order(self, lane)?;
+        let lane = self.lane.load(Ordering::Relaxed);
         stage(&mut state, lane, self, offset, data)
     }
 }
@@ -878,16 +878,17 @@ impl Device {
         Ok(alloc)
     }
 
-    /// Copies `alloc` (all of it) into `host` in `lane`'s order, after the
-    /// calls that write it, without waiting: `host` is not read, written
-    /// or freed before the copy is done ([`HostAlloc::wait`]).
+    /// Copies the first `host.bytes()` bytes of `alloc` into `host` in
+    /// `lane`'s order, after the calls that write them, without waiting:
+    /// `host` is not read, written or freed before the copy is done
+    /// ([`HostAlloc::wait`]).
     pub fn download_async(
         &self,
         lane: usize,
         alloc: &DeviceAlloc,
         host: &HostAlloc,
     ) -> Result<(), HostError> {
-        if alloc.bytes != host.bytes() {
+        if alloc.bytes < host.bytes() {
             return Err(error(
                 HostErrorKind::Mismatch,
                 format!(

@@ -167,6 +167,11 @@ fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
     let y = gpu.transform(&from_pinned, move |v: f32| v * g)?;
     other.download_async(&y, &mut back)?;
     c.check("download_async on another stream", same(back.as_slice()?, &want));
+    let kept = gpu.select(&x, |v: f32| v > 0.0)?;
+    let mut hk = gpu.alloc_host::<f32>(kept.len())?;
+    gpu.download_async(&kept, &mut hk)?;
+    let want_kept: Vec<f32> = host.iter().copied().filter(|&v| v > 0.0).collect();
+    c.check("download_async of a select's result", same(hk.as_slice()?, &want_kept));
     c.check(
         "download_async into a buffer of another length is a Mismatch error",
         matches!(gpu.download_async(&y, &mut gpu.alloc_host::<f32>(1)?), Err(e) if e.kind() == ErrorKind::Mismatch),
