@@ -130,7 +130,16 @@ impl Gpu {
 
     /// Makes this device's primary context current on the calling thread
     /// (every thread that uses a `Gpu` it did not open must).
+    ///
+    /// Asks first which context is current (a read of the driver's
+    /// thread-local state): a call on a thread that already has it, the
+    /// usual case, sets nothing.
     pub fn make_current(&self) -> Result<(), RuntimeError> {
+        if let Ok(Some(current)) = result::ctx::get_current() {
+            if current == self.ctx {
+                return Ok(());
+            }
+        }
         // SAFETY: ctx is the primary context retained in open(), released
         // only when this Gpu drops.
         check("cuCtxSetCurrent", unsafe {
@@ -328,7 +337,7 @@ impl Gpu {
         grid: u32,
         block: u32,
         shared_bytes: u32,
-        params: &[Vec<u8>],
+        params: &[&[u8]],
     ) -> Result<(), RuntimeError> {
         let mut pointers: Vec<*mut c_void> =
             params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
@@ -386,7 +395,7 @@ impl Gpu {
         grid: u32,
         block: u32,
         shared_bytes: u32,
-        params: &[Vec<u8>],
+        params: &[&[u8]],
     ) -> Result<(), RuntimeError> {
         let mut pointers: Vec<*mut c_void> =
             params.iter().map(|p| p.as_ptr() as *mut c_void).collect();

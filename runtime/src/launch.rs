@@ -88,14 +88,14 @@ impl Args {
     }
 
     /// The parameter buffer of `kernel`, checked against its sizes.
-    fn pack(&self, kernel: &Kernel) -> Result<Vec<Vec<u8>>, RuntimeError> {
+    fn pack(&self, kernel: &Kernel) -> Result<Vec<&[u8]>, RuntimeError> {
         let mut params = Vec::with_capacity(kernel.params.len());
         for param in &kernel.params {
             let bytes = self
                 .values
                 .iter()
                 .find(|(k, _)| *k == param.kind)
-                .map(|(_, b)| b.clone())
+                .map(|(_, b)| b.as_slice())
                 .ok_or_else(|| RuntimeError::Launch {
                     kernel: kernel.name.clone(),
                     what: format!("no value for its {:?} parameter", param.kind),
