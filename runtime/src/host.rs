@@ -22,7 +22,7 @@ use crate::RuntimeError;
 use manifest::{Callback, Kernel, RegistrationId};
 pub use manifest::{Provider, Scalar};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Why a call did not run, as `native::gpu::Error` reports it.
@@ -414,6 +414,8 @@ impl State {
                 .map_err(device_error)?;
             self.lanes[lane].stream.wait(&event).map_err(device_error)?;
             alloc.lane.store(lane, Ordering::Relaxed);
+            let stream: *const Stream = self.lanes[lane].stream;
+            alloc.stream.store(stream.cast_mut(), Ordering::Relaxed);
         }
         Ok(())
     }
@@ -434,6 +436,7 @@ impl State {
             buffer: Some(buffer),
             bytes,
             lane: AtomicUsize::new(lane),
+            stream: AtomicPtr::new((self.lanes[lane].stream as *const Stream).cast_mut()),
         })
     }
 }
@@ -462,6 +465,12 @@ pub struct DeviceAlloc {
     pub bytes: usize,
     /// The lane of its last use (changed only under the device's lock).
     lane: AtomicUsize,
+    /// That lane's stream (lanes live for the process), where the drop
+    /// enqueues the free without the device's lock: an allocation may be
+    /// dropped while its device's lock is held (a call's staging copy of
+    /// a host input, an error's early return), and the lock is not
+    /// reentrant.
+    stream: AtomicPtr<Stream>,
 }
 
 // SAFETY: as for `State`: the buffer is only touched under the device's
@@ -555,13 +564,14 @@ fn stage(
 
 impl Drop for DeviceAlloc {
     fn drop(&mut self) {
-        if let Ok(state) = self.device.lock() {
-            if let Some(mut buffer) = self.buffer.take() {
-                let lane = self.lane.load(Ordering::Relaxed);
-                // SAFETY: lanes live for the process, and every use of the
-                // buffer is ordered on its last lane (State::order).
-                unsafe { buffer.free_on(state.lanes[lane].stream) };
-            }
+        if let Some(mut buffer) = self.buffer.take() {
+            // SAFETY: `stream` is a lane's, leaked for the process; every
+            // use of the buffer is ordered on that lane (State::order), so
+            // the free is enqueued after them. The driver is thread-safe:
+            // only the context must be current.
+            unsafe { buffer.free_on(&*self.stream.load(Ordering::Relaxed)) };
+            let _ = self.device.gpu.make_current();
+            drop(buffer);
         }
     }
 }

@@ -94,6 +94,15 @@ fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
 
     let n = 100_003;
     let host = data(n, 7);
+    // Host slices as inputs: each call copies them to a staging buffer of
+    // its own, freed after it in stream order.
+    let from_host = gpu.reduce(&host[..], f32::MIN, |a: f32, b: f32| a.max(b))?;
+    let scanned = gpu.inclusive_scan(&host[1..], |a: f32, b: f32| a.max(b))?;
+    c.check(
+        "calls on host slices",
+        from_host.to_bits() == native::reduce(&host, f32::MIN, |a: f32, b: f32| a.max(b)).to_bits()
+            && same(&scanned.to_vec()?, &native::inclusive_scan(&host[1..], |a: f32, b: f32| a.max(b))),
+    );
     let x = gpu.upload(&host)?;
     let g = 3.0f32;
     // `_into` a whole buffer, and into a range of one.
