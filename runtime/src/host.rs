@@ -441,6 +441,33 @@ impl State {
     }
 }
 
+thread_local! {
+    /// Whether this thread holds a device's lock ([`Device::lock`]).
+    static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A device's locked state; unlocking clears this thread's [`HOLDING`].
+struct Locked<'a>(std::sync::MutexGuard<'a, State>);
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        HOLDING.with(|h| h.set(false));
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.0
+    }
+}
+
 /// One device, opened once per process.
 pub struct Device {
     pub ordinal: usize,
@@ -792,10 +819,19 @@ impl Device {
         Ok(device)
     }
 
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>, HostError> {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.gpu.make_current().map_err(device_error)?;
-        Ok(state)
+    /// The device's state, with its context current on this thread. A
+    /// second lock on a thread that holds one is an error, not a hang (the
+    /// mutex is not reentrant: nothing done under the lock may lock again).
+    fn lock(&self) -> Result<Locked<'_>, HostError> {
+        if HOLDING.with(|h| h.replace(true)) {
+            return Err(error(
+                HostErrorKind::Device,
+                "internal error: the device's lock was asked for twice on one thread",
+            ));
+        }
+        let guard = Locked(self.state.lock().unwrap_or_else(|p| p.into_inner()));
+        guard.gpu.make_current().map_err(device_error)?;
+        Ok(guard)
     }
 
     /// A lane of its own: a stream whose work may run beside other lanes'.
