@@ -151,10 +151,11 @@ pub fn trim(cache: &Cache) {
 }
 
 /// The cache a build uses: `RMIR_CACHE_DIR` (else `~/.cache/rmir`), none
-/// when `RMIR_CACHE=off` or `disabled`, and none (with a warning) when no
-/// folder can be named.
+/// when `disabled` or the process's toolchain has the cache off
+/// (`frontend::toolchain`), and none (with a warning) when no folder can
+/// be named.
 pub fn open(disabled: bool) -> Option<Cache> {
-    if disabled || std::env::var_os("RMIR_CACHE").is_some_and(|v| v == "off") {
+    if disabled || !frontend::toolchain::get().cache {
         return None;
     }
     match Cache::from_env() {

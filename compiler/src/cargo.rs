@@ -353,8 +353,22 @@ pub fn wrap(argv: &[OsString], isolation: backend_nvptx::Isolation) -> ExitCode 
     };
     // The layout probe and `rustc -vV` (frontend::bridge::rustc) must run
     // the compiler cargo chose, not whichever `rustc` is on PATH: a closure's
-    // layout belongs to one rustc. Set before any thread starts.
-    std::env::set_var("RUSTC", &rustc);
+    // layout belongs to one rustc. Configured before any stage reads it.
+    let Some(path) = rustc.to_str() else {
+        eprintln!("error: rmir: the rustc cargo runs has a path that is not UTF-8: {rustc:?}");
+        return ExitCode::from(1);
+    };
+    let toolchain = frontend::toolchain::Toolchain {
+        rustc: path.to_string(),
+        ..frontend::toolchain::Toolchain::from_env()
+    };
+    if let Err(set) = frontend::toolchain::configure(toolchain) {
+        eprintln!(
+            "error: rmir: the wrapper's rustc is {path}, but {} was already in use",
+            set.rustc
+        );
+        return ExitCode::from(1);
+    }
     let inv = Invocation::parse(args);
     if inv.input.is_none() {
         if args.len() == 1 && args[0] == "-vV" {

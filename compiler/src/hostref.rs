@@ -505,13 +505,13 @@ fn device_objects(
 
 /// Runs rustc in the scratch folder under the time limit.
 fn rustc(args: &[&str], what: &str, dir: &Scratch) -> Result<(), String> {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc = &frontend::toolchain::get().rustc;
     let out = run(
-        Command::new(&rustc).args(args),
+        Command::new(rustc).args(args),
         dir,
         &format!("building {what}"),
     )
-    .map_err(|e| e.replace("{program}", &rustc))?;
+    .map_err(|e| e.replace("{program}", rustc))?;
     if !out.status.success() {
         return Err(format!(
             "building the host reference ({what}) failed:\n{}",

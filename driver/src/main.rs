@@ -298,8 +298,11 @@ fn main() -> ExitCode {
             output,
         } => link::isolation().and_then(|isolation| {
             if no_cache {
-                // The frontend's cached rustc work reads the environment.
-                std::env::set_var("RMIR_CACHE", "off");
+                // The frontend's cached rustc work too.
+                configure(frontend::toolchain::Toolchain {
+                    cache: false,
+                    ..frontend::toolchain::Toolchain::from_env()
+                })?;
             }
             let cache = compiler::buildcache::open(no_cache);
             build::build(&build::BuildArgs {
@@ -382,6 +385,13 @@ fn cache_command(action: CacheAction) -> Result<ExitCode, String> {
         CacheAction::Clean => println!("{}", c.clean().map_err(|e| e.to_string())?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Sets the process's toolchain (`frontend::toolchain`) before any stage
+/// reads it.
+fn configure(toolchain: frontend::toolchain::Toolchain) -> Result<(), String> {
+    frontend::toolchain::configure(toolchain)
+        .map_err(|set| format!("internal error: the toolchain was already fixed as {set:?}"))
 }
 
 /// Set up once, before anything else runs:

@@ -153,9 +153,9 @@ impl fmt::Display for BridgeError {
 
 impl std::error::Error for BridgeError {}
 
-/// The rustc every part of the frontend runs: `$RUSTC`, else `rustc`.
+/// The rustc every part of the frontend runs ([`crate::toolchain`]).
 pub(crate) fn rustc() -> String {
-    std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string())
+    crate::toolchain::get().rustc.clone()
 }
 
 /// `rustc -vV`, first line and host, e.g. `rustc 1.95.0 (… 2026-04-14) host x86_64-…`.

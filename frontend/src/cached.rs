@@ -2,8 +2,9 @@
 //! depends only on rustc and a fixed source: the provider API rlib every
 //! import compiles against, and the closure layout probe's report. Keys
 //! hold `rustc -vV` (its commit hash) and every byte of the source and
-//! every flag; a hit replaces a rustc run. Off with `RMIR_CACHE=off` (the
-//! driver's `--no-cache` sets it), or when no cache folder can be named.
+//! every flag; a hit replaces a rustc run. Off when the process's
+//! toolchain says so ([`crate::toolchain::Toolchain::cache`]: the driver's
+//! `--no-cache`, `RMIR_CACHE=off`), or when no cache folder can be named.
 
 use std::sync::OnceLock;
 
@@ -14,7 +15,7 @@ pub(crate) fn cache() -> Option<&'static Cache> {
     static CACHE: OnceLock<Option<Cache>> = OnceLock::new();
     CACHE
         .get_or_init(|| {
-            if std::env::var_os("RMIR_CACHE").is_some_and(|v| v == "off") {
+            if !crate::toolchain::get().cache {
                 return None;
             }
             Cache::from_env().ok()

@@ -18,6 +18,7 @@ pub mod registry;
 pub mod scratch;
 pub mod source;
 pub mod summary;
+pub mod toolchain;
 pub mod ty;
 pub mod validate;
 

@@ -1,0 +1,67 @@
+//! What the process's own rustc work runs with, decided once at the edge
+//! (the driver's command line, the Cargo wrapper) and read by every stage
+//! below it: which rustc, and whether the build cache is used. No stage
+//! reads the environment for these, and nothing sets it: a library user
+//! that configures nothing gets [`Toolchain::from_env`] at the first use.
+
+use std::sync::OnceLock;
+
+/// The rustc and the cache setting of this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolchain {
+    /// The rustc every MIR run, layout probe and host build runs: a
+    /// closure's layout belongs to one rustc (the Cargo wrapper's is the
+    /// one cargo chose).
+    pub rustc: String,
+    /// Whether the build cache is read and written (`--no-cache`,
+    /// `RMIR_CACHE=off`: no).
+    pub cache: bool,
+}
+
+impl Toolchain {
+    /// `$RUSTC` (else `rustc` from `PATH`), and the cache off when
+    /// `RMIR_CACHE=off`: what a process that configured nothing uses.
+    pub fn from_env() -> Toolchain {
+        Toolchain {
+            rustc: std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()),
+            cache: std::env::var_os("RMIR_CACHE").is_none_or(|v| v != "off"),
+        }
+    }
+}
+
+static TOOLCHAIN: OnceLock<Toolchain> = OnceLock::new();
+
+/// Sets the process's toolchain, before any stage reads it. Once it is set
+/// (or was read, which fixes the default), a different one is refused with
+/// the one in force.
+pub fn configure(toolchain: Toolchain) -> Result<(), &'static Toolchain> {
+    let set = TOOLCHAIN.get_or_init(|| toolchain.clone());
+    if *set == toolchain {
+        Ok(())
+    } else {
+        Err(set)
+    }
+}
+
+/// The process's toolchain: the configured one, else
+/// [`Toolchain::from_env`].
+pub fn get() -> &'static Toolchain {
+    TOOLCHAIN.get_or_init(Toolchain::from_env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_setting_holds() {
+        let t = get().clone();
+        assert_eq!(configure(t.clone()), Ok(()));
+        let other = Toolchain {
+            rustc: format!("{}-other", t.rustc),
+            cache: !t.cache,
+        };
+        assert_eq!(configure(other), Err(get()));
+        assert_eq!(get(), &t);
+    }
+}
