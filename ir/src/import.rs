@@ -98,7 +98,7 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
     let m = Importer {
         context,
         pmir,
-        ptr: Type::parse(context, "!llvm.ptr").ok_or("no llvm dialect")?,
+        ptr: melior::dialect::llvm::r#type::pointer(context, 0),
         adts: adts_with_closures(pmir),
     };
     let body = module.body();
@@ -1973,6 +1973,8 @@ fn result_of<'c, 'a>(op: OperationRef<'c, 'a>, i: usize) -> Res<Value<'c, 'a>> {
         .map_err(|e| Unsupported(format!("no result {i}: {e}")))
 }
 
+/// An attribute from its text: only for what MLIR's C API cannot build,
+/// integers wider than 64 bits and floats from their exact bit pattern.
 fn parse_attr<'c>(context: &'c Context, text: &str) -> Res<Attribute<'c>> {
     Attribute::parse(context, text)
         .ok_or_else(|| Unsupported(format!("MLIR rejects the attribute `{text}`")))
@@ -2004,7 +2006,7 @@ const CMPF_PREDICATES: &[&str] = &[
 
 fn predicate_attr<'c>(ctx: &'c Context, table: &[&str], name: &str) -> Res<Attribute<'c>> {
     match table.iter().position(|p| *p == name) {
-        Some(i) => parse_attr(ctx, &format!("{i} : i64")),
+        Some(i) => Ok(IntegerAttribute::new(IntegerType::new(ctx, 64).into(), i as i64).into()),
         None => unsupported(format!("comparison predicate `{name}`")),
     }
 }

@@ -62,6 +62,51 @@ pub fn print_without_locations(module: &Module) -> String {
         .unwrap_or_else(|e| format!("// the module could not be printed: {e}"))
 }
 
+/// A new, detached copy of `op` and everything it holds
+/// (`mlirOperationClone`), owned by the caller.
+pub fn clone_operation<'c>(
+    op: &melior::ir::operation::OperationRef<'c, '_>,
+) -> melior::ir::Operation<'c> {
+    use melior::ir::operation::OperationLike;
+    // SAFETY: `op` is live for the borrow; the clone is a new owned op,
+    // detached from any block, which the returned value frees or hands on.
+    unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
+/// A copy of `module`, in the same context.
+pub fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
+    let copy = clone_operation(&module.as_operation());
+    Module::from_operation(copy).expect("the clone of a module is a module")
+}
+
+/// Renames the top-level operation of `module` whose `sym_name` is `from`
+/// (a function) to `to`. Only the definition is renamed, not its uses.
+pub fn rename_symbol<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    from: &str,
+    to: &str,
+) -> Result<(), String> {
+    use melior::ir::attribute::StringAttribute;
+    use melior::ir::block::BlockLike;
+    use melior::ir::operation::{OperationLike, OperationMutLike};
+    let body = module.body();
+    let mut op = body.first_operation_mut();
+    while let Some(mut o) = op {
+        let named = o
+            .attribute("sym_name")
+            .ok()
+            .and_then(string_attr)
+            .is_some_and(|a| a == from);
+        if named {
+            o.set_attribute("sym_name", StringAttribute::new(context, to).into());
+            return Ok(());
+        }
+        op = o.next_in_block_mut();
+    }
+    Err(format!("no symbol `{from}` in the module"))
+}
+
 /// The value of a string attribute; `None` for any other attribute.
 ///
 /// `melior::ir::attribute::StringAttribute::value` panics on the empty

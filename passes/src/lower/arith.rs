@@ -11,14 +11,13 @@
 //!   bitcast; pointer-to-pointer casts are the identity (`!llvm.ptr` is
 //!   untyped); pointer ↔ address casts are `ptrtoint`/`inttoptr`.
 
-use melior::ir::Module;
-
 use super::{
-    rewrite::{self, Op, Rw},
+    rewrite::{self, Op, Patch},
     types, LowerError, Plan,
 };
 
-pub fn run(rw: &Rw<'_>, module: &Module<'_>, _plan: &Plan) -> Result<(), LowerError> {
+pub fn run(rw: &Patch<'_, '_>, _plan: &Plan) -> Result<(), LowerError> {
+    let module = rw.module();
     let root = module.as_operation().to_raw();
     for op in rewrite::collect(root, &["rmir.checked", "rmir.cast"]) {
         match rewrite::name(op).as_str() {
@@ -40,7 +39,7 @@ fn stored_type(op: Op) -> Option<frontend::ty::Ty> {
         })
 }
 
-fn checked(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
+fn checked(rw: &Patch<'_, '_>, op: Op) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "op")?;
     let (l, r) = (rw.operand(op, 0)?, rw.operand(op, 1)?);
     let ty = rewrite::type_of(l);
@@ -56,15 +55,15 @@ fn checked(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
             format!("checked arithmetic on the non-integer type `{stored}`"),
         )
     })?;
-    let pair = rw.ty(&format!("!llvm.struct<({ty}, i1)>"), op)?;
+    let pair = rw.struct_type(&[ty, rw.int_type(1)]);
     let intrinsic = format!(
         "llvm.intr.{}{kind}.with.overflow",
         if signed { "s" } else { "u" }
     );
     let both = rw.emit1(op, &intrinsic, &[l, r], pair, &[])?;
     for i in 0..2 {
-        let part_ty = if i == 0 { ty } else { rw.ty("i1", op)? };
-        let pos = rw.attr_text(&format!("array<i64: {i}>"), op)?;
+        let part_ty = if i == 0 { ty } else { rw.int_type(1) };
+        let pos = rw.i64_array(&[i as i64]);
         let part = rw.emit1(
             op,
             "llvm.extractvalue",
@@ -72,13 +71,13 @@ fn checked(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
             part_ty,
             &[("position", pos)],
         )?;
-        rewrite::replace_uses(rw.result(op, i)?, part);
+        rw.replace_uses(rw.result(op, i)?, part);
     }
-    rewrite::erase(op);
+    rw.erase(op);
     Ok(())
 }
 
-fn cast(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
+fn cast(rw: &Patch<'_, '_>, op: Op) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
     let from = rw.ty_attr(op, "from")?;
     let to = rw.ty_attr(op, "to")?;
@@ -106,19 +105,19 @@ fn cast(rw: &Rw<'_>, op: Op) -> Result<(), LowerError> {
             format!("the cast `{kind}` from `{from}` to `{to}` is not supported on the GPU"),
         ));
     };
-    rewrite::replace_uses(out, new);
-    rewrite::erase(op);
+    rw.replace_uses(out, new);
+    rw.erase(op);
     Ok(())
 }
 
 /// Rust's `as` from float to int: NaN → 0, below the range → MIN, above →
 /// MAX, else truncation toward zero. The bounds are powers of two, exact in
 /// every float type that can reach them.
-fn saturating_float_to_int(
-    rw: &Rw<'_>,
+fn saturating_float_to_int<'c>(
+    rw: &Patch<'c, '_>,
     op: Op,
     v: rewrite::Val,
-    ot: melior::ir::Type<'_>,
+    ot: melior::ir::Type<'c>,
     signed: bool,
 ) -> Result<rewrite::Val, LowerError> {
     let width = melior::ir::r#type::IntegerType::try_from(ot)
@@ -142,12 +141,12 @@ fn saturating_float_to_int(
         (false, _) => (0, -1),
     };
     let float = |x: f64| -> Result<rewrite::Val, LowerError> {
-        let attr = rw.attr_text(&format!("{x:?} : {ft}"), op)?;
+        let attr = rw.float_attr(ft, x, op)?;
         rw.emit1(op, "arith.constant", &[], ft, &[("value", attr)])
     };
-    let i1 = rw.ty("i1", op)?;
+    let i1 = rw.int_type(1);
     let cmpf = |pred: i64, a: rewrite::Val, b: rewrite::Val| -> Result<rewrite::Val, LowerError> {
-        let p = rw.attr_text(&format!("{pred} : i64"), op)?;
+        let p = rw.i64_attr(pred);
         rw.emit1(op, "arith.cmpf", &[a, b], i1, &[("predicate", p)])
     };
     let select = |c, a, b| rw.emit1(op, "arith.select", &[c, a, b], ot, &[]);

@@ -30,16 +30,17 @@ use melior::ir::{
     operation::OperationBuilder,
     operation::OperationLike,
     r#type::FunctionType,
-    Location, Module, Region, Type,
+    Location, Region, Type,
 };
 use vocab::CallKind;
 
 use super::{
-    rewrite::{self, Op, Rw, Val},
+    rewrite::{self, Op, Patch, Val},
     LowerError, Plan,
 };
 
-pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
+    let module = rw.module();
     let root = module.as_operation().to_raw();
     let mut externs = Externs::default();
     for op in rewrite::collect(root, &["rmir.call"]) {
@@ -89,7 +90,12 @@ fn defining_op(v: Val) -> Option<Op> {
     unsafe { mlir_sys::mlirValueIsAOpResult(v).then(|| mlir_sys::mlirOpResultGetOwner(v)) }
 }
 
-fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Result<(), LowerError> {
+fn call<'c>(
+    rw: &Patch<'c, '_>,
+    plan: &Plan,
+    op: Op,
+    externs: &mut Externs<'c>,
+) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
     let kind = CallKind::parse(&kind).map_err(|e| rw.error(op, e.to_string()))?;
     // A local callee is a symbol; any other is a path.
@@ -115,7 +121,7 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
             let symbol = plan.symbols.get(&callee).ok_or_else(|| {
                 rw.error(op, format!("`{callee}` is not among the bodies being lowered"))
             })?;
-            let sym = rw.attr_text(&format!("@{symbol}"), op)?;
+            let sym = rw.symbol(symbol);
             let results: Vec<Type<'_>> = result_ty.into_iter().collect();
             let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
             rewrite::result(c, 0)
@@ -133,7 +139,7 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
                     format!("`{callee}` is called with two different signatures"),
                 ));
             }
-            let sym = rw.attr_text(&format!("@{callee}"), op)?;
+            let sym = rw.symbol(&callee);
             let c = rw.emit(op, "func.call", &args, &results, &[("callee", sym)])?;
             rewrite::result(c, 0)
         }
@@ -177,21 +183,21 @@ fn call<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, externs: &mut Externs<'c>) -> Resu
         }
     };
     match (result, value) {
-        (Some(r), Some(v)) => rewrite::replace_uses(r, v),
+        (Some(r), Some(v)) => rw.replace_uses(r, v),
         (Some(_), None) => {
             return Err(rw.error(op, format!("`{text}` produced no value for its result")))
         }
         _ => {}
     }
-    rewrite::erase(op);
+    rw.erase(op);
     for a in arg_ops {
-        rewrite::erase(a);
+        rw.erase(a);
     }
     Ok(())
 }
 
 struct Core<'r, 'c> {
-    rw: &'r Rw<'c>,
+    rw: &'r Patch<'c, 'r>,
     at: Op,
     args: &'r [Val],
     scalar: Scalar,
@@ -227,8 +233,8 @@ impl<'c> Core<'_, 'c> {
     /// route's link of `libdevice.10.bc` define it.
     fn libdevice(&self, base: &str, operands: &[Val]) -> Result<Val, LowerError> {
         let (symbol, ty) = match self.scalar {
-            Scalar::F32 => (format!("__nv_{base}f"), "f32"),
-            Scalar::F64 => (format!("__nv_{base}"), "f64"),
+            Scalar::F32 => (format!("__nv_{base}f"), Type::float32(self.rw.ctx)),
+            Scalar::F64 => (format!("__nv_{base}"), Type::float64(self.rw.ctx)),
             s => {
                 return Err(self.rw.error(
                     self.at,
@@ -236,7 +242,6 @@ impl<'c> Core<'_, 'c> {
                 ))
             }
         };
-        let ty = self.rw.ty(ty, self.at)?;
         let inputs: Vec<Type<'c>> = operands.iter().map(|a| rewrite::type_of(*a)).collect();
         let declared = (inputs, vec![ty]);
         let mut externs = self.externs.borrow_mut();
@@ -250,7 +255,7 @@ impl<'c> Core<'_, 'c> {
                 format!("`{symbol}` is called with two different signatures"),
             ));
         }
-        let sym = self.rw.attr_text(&format!("@{symbol}"), self.at)?;
+        let sym = self.rw.symbol(&symbol);
         let c = self
             .rw
             .emit(self.at, "func.call", operands, &[ty], &[("callee", sym)])?;
@@ -305,14 +310,14 @@ impl<'c> Core<'_, 'c> {
                 ),
             ));
         }
-        let f64t = self.rw.ty("f64", self.at)?;
+        let f64t = Type::float64(self.rw.ctx);
         let xf = self.op("arith.uitofp", &[x], f64t)?;
         let rf = self.op("llvm.intr.sqrt", &[xf], f64t)?;
         let r = self.op("arith.fptoui", &[rf], t)?;
         if bits < 64 {
             return Ok(r);
         }
-        let wide = self.rw.ty("i128", self.at)?;
+        let wide = self.rw.int_type(128);
         let x128 = self.op("arith.extui", &[x], wide)?;
         let one = self.int(t, 1)?;
         let square = |v: Val| -> Result<Val, LowerError> {
@@ -339,7 +344,7 @@ impl<'c> Core<'_, 'c> {
     fn ilog(&self, ten: bool, x: Val) -> Result<Val, LowerError> {
         let t = self.ty()?;
         let bits = self.width()?;
-        let u32t = self.rw.ty("i32", self.at)?;
+        let u32t = self.rw.int_type(32);
         if !ten {
             let no: melior::ir::Attribute<'c> = BoolAttribute::new(self.rw.ctx, false).into();
             let zeros = self.rw.emit1(
@@ -386,14 +391,14 @@ impl<'c> Core<'_, 'c> {
 
     fn cmpi(&self, pred: &str, a: Val, b: Val) -> Result<Val, LowerError> {
         let p = self.predicate(CMPI_PREDICATES, pred)?;
-        let i1 = self.rw.ty("i1", self.at)?;
+        let i1 = self.rw.int_type(1);
         self.rw
             .emit1(self.at, "arith.cmpi", &[a, b], i1, &[("predicate", p)])
     }
 
     fn cmpf(&self, pred: &str, a: Val, b: Val) -> Result<Val, LowerError> {
         let p = self.predicate(CMPF_PREDICATES, pred)?;
-        let i1 = self.rw.ty("i1", self.at)?;
+        let i1 = self.rw.int_type(1);
         self.rw
             .emit1(self.at, "arith.cmpf", &[a, b], i1, &[("predicate", p)])
     }
@@ -409,7 +414,7 @@ impl<'c> Core<'_, 'c> {
             .iter()
             .position(|p| *p == pred)
             .ok_or_else(|| self.rw.error(self.at, format!("no predicate `{pred}`")))?;
-        self.rw.attr_text(&format!("{i} : i64"), self.at)
+        Ok(self.rw.i64_attr(i as i64))
     }
 
     fn select(&self, c: Val, a: Val, b: Val) -> Result<Val, LowerError> {
@@ -463,7 +468,7 @@ impl<'c> Core<'_, 'c> {
 
     fn float(&self, v: f64) -> Result<Val, LowerError> {
         let ty = self.ty()?;
-        let attr = self.rw.attr_text(&format!("{v:?} : {ty}"), self.at)?;
+        let attr = self.rw.float_attr(ty, v, self.at)?;
         self.rw
             .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
     }
@@ -747,7 +752,7 @@ impl<'c> Core<'_, 'c> {
             }
             CoreOp::CheckedPow => {
                 let (acc, overflow) = self.pow_parts(false)?;
-                let i1 = self.rw.ty("i1", self.at)?;
+                let i1 = self.rw.int_type(1);
                 let no = self.rw.int_const(self.at, i1, 0)?;
                 let ok = self.cmpi("eq", overflow, no)?;
                 some(self.option(ok, acc)?)
@@ -759,7 +764,7 @@ impl<'c> Core<'_, 'c> {
             // The wrapped result, and `MIN / -1` (signed only) as the flag.
             CoreOp::OverflowingDiv | CoreOp::OverflowingRem => {
                 let v = self.wrapping_div_rem(op == CoreOp::OverflowingDiv)?;
-                let i1 = self.rw.ty("i1", self.at)?;
+                let i1 = self.rw.int_type(1);
                 let flag = if self.signed() {
                     let (a, b, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
                     let min = self.min_const()?;
@@ -888,14 +893,9 @@ impl<'c> Core<'_, 'c> {
 
     /// An integer constant of `ty` from its value sign-extended to 128 bits.
     fn wide_const(&self, ty: Type<'c>, v: i128) -> Result<Val, LowerError> {
-        match i64::try_from(v) {
-            Ok(small) => self.int(ty, small),
-            Err(_) => {
-                let attr = self.rw.attr_text(&format!("{v} : {ty}"), self.at)?;
-                self.rw
-                    .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
-            }
-        }
+        let attr = self.rw.wide_int_attr(ty, v, self.at)?;
+        self.rw
+            .emit1(self.at, "arith.constant", &[], ty, &[("value", attr)])
     }
 
     fn abs(&self, x: Val) -> Result<Val, LowerError> {
@@ -966,15 +966,15 @@ impl<'c> Core<'_, 'c> {
     /// `(a * b, overflowed)`.
     fn mul_overflow(&self, a: Val, b: Val) -> Result<(Val, Val), LowerError> {
         let ty = rewrite::type_of(a);
-        let pair = self.rw.ty(&format!("!llvm.struct<({ty}, i1)>"), self.at)?;
+        let pair = self.rw.struct_type(&[ty, self.rw.int_type(1)]);
         let name = self.pick(
             "llvm.intr.smul.with.overflow",
             "llvm.intr.umul.with.overflow",
         );
         let both = self.op(name, &[a, b], pair)?;
-        let i1 = self.rw.ty("i1", self.at)?;
-        let p0 = self.rw.attr_text("array<i64: 0>", self.at)?;
-        let p1 = self.rw.attr_text("array<i64: 1>", self.at)?;
+        let i1 = self.rw.int_type(1);
+        let p0 = self.rw.i64_array(&[0]);
+        let p1 = self.rw.i64_array(&[1]);
         let p = self.rw.emit1(
             self.at,
             "llvm.extractvalue",
@@ -1008,11 +1008,10 @@ impl<'c> Core<'_, 'c> {
                 .into_iter()
                 .collect::<Vec<_>>(),
         );
-        let text = super::types::memory_type(ty, &adts).ok_or_else(|| {
+        let t = super::types::memory_type(self.rw.ctx, ty, &adts).ok_or_else(|| {
             self.rw
                 .error(self.at, format!("no memory layout for `{ty}`"))
         })?;
-        let t = self.rw.ty(&text, self.at)?;
         Ok((self.rw.alloca(self.at, t)?, t))
     }
 
@@ -1036,7 +1035,7 @@ impl<'c> Core<'_, 'c> {
             args: vec![frontend::ty::Ty::Scalar(payload)],
         };
         let (slot, t) = self.slot(&option)?;
-        let i64t = self.rw.ty("i64", self.at)?;
+        let i64t = self.rw.int_type(64);
         let discr = self.op("arith.extui", &[some], i64t)?;
         self.store_at(slot, t, &[0, 0], discr)?;
         self.store_at(slot, t, &[0, 2, 0], v)?;
@@ -1077,7 +1076,7 @@ impl<'c> Core<'_, 'c> {
         let a_min = self.cmpi("eq", a, min)?;
         let b_minus = self.cmpi("eq", b, minus)?;
         let both = self.bin("arith.andi", a_min, b_minus)?;
-        let i1 = self.rw.ty("i1", self.at)?;
+        let i1 = self.rw.int_type(1);
         let no = self.rw.int_const(self.at, i1, 0)?;
         let fine = self.cmpi("eq", both, no)?;
         self.assert(
@@ -1115,7 +1114,7 @@ impl<'c> Core<'_, 'c> {
         let (x, e, ty) = (self.arg(0)?, self.arg(1)?, self.ty()?);
         let et = rewrite::type_of(e);
         let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
-        let i1 = self.rw.ty("i1", self.at)?;
+        let i1 = self.rw.int_type(1);
         let mut acc = self.int(ty, 1)?;
         let mut base = x;
         let mut overflow = self.rw.int_const(self.at, i1, 0)?;
@@ -1150,7 +1149,7 @@ impl<'c> Core<'_, 'c> {
         let et = rewrite::type_of(e);
         let (e0, e1) = (self.int(et, 0)?, self.int(et, 1)?);
         let (acc, overflow) = self.pow_parts(mode == Pow::Wrapping)?;
-        let i1 = self.rw.ty("i1", self.at)?;
+        let i1 = self.rw.int_type(1);
         match mode {
             Pow::Wrapping => Ok(acc),
             Pow::Checked => {

@@ -14,14 +14,14 @@
 //!   error (admitted callbacks only hold scalars).
 
 use frontend::pmir::AssertKind;
-use melior::ir::Module;
 
 use super::{
-    rewrite::{self, Op, Rw},
+    rewrite::{self, Op, Patch},
     types, LowerError, Plan,
 };
 
-pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
+    let module = rw.module();
     let root = module.as_operation().to_raw();
     let ops = rewrite::collect(
         root,
@@ -43,20 +43,20 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
                         format!("dropping a `{ty}` runs drop glue, which the GPU lowering does not have"),
                     ));
                 }
-                rewrite::erase(op);
+                rw.erase(op);
             }
-            _ => rewrite::erase(op),
+            _ => rw.erase(op),
         }
     }
     Ok(())
 }
 
-fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
+fn assert(rw: &Patch<'_, '_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
     let kind = rw.str_attr(op, "kind")?;
     let kind = AssertKind::from_name(&kind)
         .ok_or_else(|| rw.error(op, format!("unknown assert kind `{kind}`")))?;
     if kind.is_optional_overflow_check() && !plan.overflow_checks {
-        rewrite::erase(op);
+        rw.erase(op);
         return Ok(());
     }
     let expected = rewrite::bool_attr(op, "expected")
@@ -65,7 +65,7 @@ fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
     let ok = if expected {
         cond
     } else {
-        let i1 = rw.ty("i1", op)?;
+        let i1 = rw.int_type(1);
         let t = rw.int_const(op, i1, 1)?;
         rw.emit1(op, "arith.xori", &[cond, t], i1, &[])?
     };
@@ -74,7 +74,7 @@ fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
     let trap = rw.new_block_after(block);
     rw.append(trap, op, "llvm.intr.trap", &[], &[], &[])?;
     rw.append(trap, op, "llvm.unreachable", &[], &[], &[])?;
-    let segments = rw.attr_text("array<i32: 1, 0, 0>", op)?;
+    let segments = rw.i32_array(&[1, 0, 0]);
     rw.append(
         block,
         op,
@@ -83,6 +83,6 @@ fn assert(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(), LowerError> {
         &[cont, trap],
         &[("operandSegmentSizes", segments)],
     )?;
-    rewrite::erase(op);
+    rw.erase(op);
     Ok(())
 }

@@ -22,10 +22,10 @@
 
 use frontend::adt::{AdtDef, Adts};
 use frontend::ty::Ty;
-use melior::ir::{attribute::TypeAttribute, r#type::TypeLike, Attribute, Module, Type};
+use melior::ir::{attribute::TypeAttribute, r#type::TypeLike, Attribute, Type};
 
 use super::{
-    rewrite::{self, Op, Rw, Val},
+    rewrite::{self, Op, Patch, Val},
     types, LowerError, Plan,
 };
 
@@ -50,7 +50,8 @@ const LOWERED: &[&str] = &[
     "rmir.env_write",
 ];
 
-pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
+    let module = rw.module();
     let root = module.as_operation().to_raw();
     let not_lowered = super::not_lowered();
     let not_lowered: Vec<&str> = not_lowered.iter().map(String::as_str).collect();
@@ -109,7 +110,7 @@ fn integer_width(t: Type<'_>) -> Option<i64> {
 
 /// An enum's definition and arguments, for an op whose `ty` is the enum.
 fn enum_def<'a>(
-    rw: &Rw<'_>,
+    rw: &Patch<'_, '_>,
     plan: &'a Plan,
     op: Op,
     ty: &'a Ty,
@@ -120,15 +121,14 @@ fn enum_def<'a>(
 }
 
 /// The LLVM type of an enum's discriminant.
-fn discr_type<'c>(rw: &Rw<'c>, op: Op, def: &AdtDef) -> Result<Type<'c>, LowerError> {
-    let text = types::scalar_type(def.discr)
-        .ok_or_else(|| rw.error(op, format!("`{}` has no integer discriminant", def.path)))?;
-    rw.ty(text, op)
+fn discr_type<'c>(rw: &Patch<'c, '_>, op: Op, def: &AdtDef) -> Result<Type<'c>, LowerError> {
+    types::scalar_type(rw.ctx, def.discr)
+        .ok_or_else(|| rw.error(op, format!("`{}` has no integer discriminant", def.path)))
 }
 
 /// The address of an enum place's discriminant and its LLVM type.
 fn discriminant_addr<'c>(
-    rw: &Rw<'c>,
+    rw: &Patch<'c, '_>,
     plan: &Plan,
     op: Op,
     ty: &Ty,
@@ -140,13 +140,18 @@ fn discriminant_addr<'c>(
     Ok((rw.gep(op, rw.operand(op, 0)?, &[0, 0], &[], t)?, dt, bits))
 }
 
-fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>, LowerError> {
+fn memory_type<'c>(
+    rw: &Patch<'c, '_>,
+    plan: &Plan,
+    op: Op,
+    ty: &Ty,
+) -> Result<Type<'c>, LowerError> {
     // A closure that captures nothing is zero-sized (called through
     // `Fn::call` with a pointer to it that its body never reads).
     if matches!(ty, Ty::Closure { .. }) && plan.empty_closures.contains(ty) {
-        return rw.ty("!llvm.struct<()>", op);
+        return Ok(rw.struct_type(&[]));
     }
-    let text = types::memory_type(ty, &plan.adts).ok_or_else(|| {
+    types::memory_type(rw.ctx, ty, &plan.adts).ok_or_else(|| {
         let why = match ty {
             Ty::Adt { path, .. } if plan.adts.of(ty).is_none() => format!(
                 "`{path}` is defined outside this crate, or with a `Drop` impl: the GPU side \
@@ -156,13 +161,12 @@ fn memory_type<'c>(rw: &Rw<'c>, plan: &Plan, op: Op, ty: &Ty) -> Result<Type<'c>
             _ => format!("the GPU lowering has no memory layout for `{ty}`"),
         };
         rw.error(op, why)
-    })?;
-    rw.ty(&text, op)
+    })
 }
 
 /// Byte address of a capture, `env + offset` in the environment ABI, and
 /// the field's alignment.
-fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), LowerError> {
+fn capture_address(rw: &Patch<'_, '_>, plan: &Plan, op: Op) -> Result<(Val, u64), LowerError> {
     let name = rw.str_attr(op, "name")?;
     let ty = rw.ty_attr(op, "ty")?;
     let func = rewrite::enclosing_function(op)
@@ -208,7 +212,7 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
     }
     let offset = i32::try_from(field.offset)
         .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
-    let i8t = rw.ty("i8", op)?;
+    let i8t = rw.int_type(8);
     Ok((rw.gep(op, env_ptr, &[offset], &[], i8t)?, field.align))
 }
 
@@ -219,7 +223,7 @@ fn capture_address(rw: &Rw<'_>, plan: &Plan, op: Op) -> Result<(Val, u64), Lower
 /// capture is used; the environment is immutable, so every copy is the
 /// same, and LLVM keeps them in registers.
 fn aggregate_capture(
-    rw: &Rw<'_>,
+    rw: &Patch<'_, '_>,
     plan: &Plan,
     op: Op,
     env: &manifest::env::EnvLayout,
@@ -247,13 +251,13 @@ fn aggregate_capture(
     let t = memory_type(rw, plan, op, ty)?;
     let slot = rw.alloca(op, t)?;
     let env_ptr = rw.operand(op, 0)?;
-    let i8t = rw.ty("i8", op)?;
+    let i8t = rw.int_type(8);
     for (field, path) in leaves {
         let offset = i32::try_from(field.offset)
             .map_err(|_| rw.error(op, format!("capture `{name}` lies beyond 2 GiB")))?;
         let from = rw.gep(op, env_ptr, &[offset], &[], i8t)?;
         let leaf = memory_type(rw, plan, op, &Ty::Scalar(field.scalar))?;
-        let align = rw.attr_text(&format!("{} : i64", field.align), op)?;
+        let align = rw.i64_attr(field.align as i64);
         let value = if field.scalar == frontend::ty::Scalar::Bool {
             // A byte holding 0 or 1, as in `rmir.capture_read`.
             let byte = rw.emit1(op, "llvm.load", &[from], i8t, &[("alignment", align)])?;
@@ -330,7 +334,12 @@ fn const_tree(text: &str) -> Option<ConstTree> {
 /// `const Option::<i32>::None`, `const Less`,
 /// `const Option::<Ordering>::Some(Equal)`: a slot of the enum holding the
 /// constant; `None` when the constant is not an enum value this reads.
-fn enum_constant(rw: &Rw<'_>, plan: &Plan, op: Op, ty: &Ty) -> Result<Option<Val>, LowerError> {
+fn enum_constant(
+    rw: &Patch<'_, '_>,
+    plan: &Plan,
+    op: Op,
+    ty: &Ty,
+) -> Result<Option<Val>, LowerError> {
     let text = rewrite::str_attr(op, "value").unwrap_or_default();
     if let Some(slot) = folded_constant(rw, plan, op, ty, &text)? {
         return Ok(Some(slot));
@@ -359,7 +368,7 @@ fn enum_constant(rw: &Rw<'_>, plan: &Plan, op: Op, ty: &Ty) -> Result<Option<Val
 /// (whatever rustc's layout of the rest, which has no bytes). `None` for
 /// any other constant.
 fn folded_constant(
-    rw: &Rw<'_>,
+    rw: &Patch<'_, '_>,
     plan: &Plan,
     op: Op,
     ty: &Ty,
@@ -394,7 +403,7 @@ fn folded_constant(
     let t = memory_type(rw, plan, op, ty)?;
     let slot = rw.alloca(op, t)?;
     let st = memory_type(rw, plan, op, &Ty::Scalar(*scalar))?;
-    let it = rw.ty(&format!("i{}", 8 * scalar.size()), op)?;
+    let it = rw.int_type(8 * scalar.size() as u32);
     let raw = rw.int_const(op, it, bits as i64)?;
     let value = if scalar.is_float() {
         rw.emit1(op, "llvm.bitcast", &[raw], st, &[])?
@@ -445,12 +454,12 @@ fn sized_leaves(
 /// Stores the constant `tree` of type `ty` at `path` in the slot of type
 /// `t`; `false` when the constant is not one this reads.
 #[allow(clippy::too_many_arguments)]
-fn store_constant(
-    rw: &Rw<'_>,
+fn store_constant<'c>(
+    rw: &Patch<'c, '_>,
     plan: &Plan,
     op: Op,
     slot: Val,
-    t: Type<'_>,
+    t: Type<'c>,
     path: &mut Vec<i32>,
     ty: &Ty,
     tree: &ConstTree,
@@ -507,10 +516,9 @@ fn store_constant(
     if !tree.fields.is_empty() {
         return Ok(false);
     }
-    let Some(text) = types::scalar_type(s) else {
+    let Some(st) = types::scalar_type(rw.ctx, s) else {
         return Ok(false);
     };
-    let st = rw.ty(text, op)?;
     let value = match (tree.head.as_str(), s) {
         ("true", vocab::Scalar::Bool) => rw.int_const(op, st, 1)?,
         ("false", vocab::Scalar::Bool) => rw.int_const(op, st, 0)?,
@@ -531,7 +539,7 @@ fn store_constant(
     Ok(true)
 }
 
-fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), LowerError> {
+fn lower(rw: &Patch<'_, '_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), LowerError> {
     let name = rewrite::name(op);
     let new: Option<Val> = match name.as_str() {
         "rmir.local" => {
@@ -541,10 +549,10 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
                 None
             } else {
                 let t = memory_type(rw, plan, op, &ty)?;
-                let i64t = rw.ty("i64", op)?;
+                let i64t = rw.int_type(64);
                 let one = rw.int_const(op, i64t, 1)?;
                 let elem: Attribute<'_> = TypeAttribute::new(t).into();
-                let ptr = rw.ty("!llvm.ptr", op)?;
+                let ptr = rw.ptr_type();
                 Some(rw.emit1(op, "llvm.alloca", &[one], ptr, &[("elem_type", elem)])?)
             }
         }
@@ -631,7 +639,7 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
             Some(rw.gep(op, rw.operand(op, 0)?, &[index], &[], t)?)
         }
         "rmir.deref" => {
-            let ptr = rw.ty("!llvm.ptr", op)?;
+            let ptr = rw.ptr_type();
             Some(rw.emit1(op, "llvm.load", &[rw.operand(op, 0)?], ptr, &[])?)
         }
         "rmir.ref" => Some(rw.operand(op, 0)?),
@@ -639,11 +647,11 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         "rmir.capture_read" => {
             let (addr, align) = capture_address(rw, plan, op)?;
             let t = rewrite::type_of(rw.result(op, 0)?);
-            let align = rw.attr_text(&format!("{align} : i64"), op)?;
+            let align = rw.i64_attr(align as i64);
             if t.to_string() == "i1" {
                 // A `bool` is a byte holding 0 or 1 (the C++ side writes it
                 // as `bool`): read the byte, keep the low bit, as rustc does.
-                let i8t = rw.ty("i8", op)?;
+                let i8t = rw.int_type(8);
                 let byte = rw.emit1(op, "llvm.load", &[addr], i8t, &[("alignment", align)])?;
                 Some(rw.emit1(op, "arith.trunci", &[byte], t, &[])?)
             } else {
@@ -700,8 +708,8 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         "rmir.constant" => {
             let ty = rw.ty_attr(op, "ty")?;
             if let Some(slot) = enum_constant(rw, plan, op, &ty)? {
-                rewrite::replace_uses(rw.result(op, 0)?, slot);
-                rewrite::erase(op);
+                rw.replace_uses(rw.result(op, 0)?, slot);
+                rw.erase(op);
                 return Ok(());
             }
             let zero_sized = ty.is_unit()
@@ -721,8 +729,8 @@ fn lower(rw: &Rw<'_>, plan: &Plan, op: Op, base: Option<Ty>) -> Result<(), Lower
         _ => None,
     };
     if let (Some(old), Some(new)) = (rewrite::result(op, 0), new) {
-        rewrite::replace_uses(old, new);
+        rw.replace_uses(old, new);
     }
-    rewrite::erase(op);
+    rw.erase(op);
     Ok(())
 }

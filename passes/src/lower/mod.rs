@@ -44,7 +44,7 @@ use melior::ir::{operation::OperationLike, operation::OperationPrintingFlags, Mo
 
 use crate::admission::{CallbackAbi, Outcome, Verdict};
 pub use plan::{Plan, Thunk};
-use rewrite::Rw;
+use rewrite::Patch;
 
 /// An admitted registration's callback, as lowering needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,7 +156,7 @@ impl std::fmt::Display for UnknownPass {
 
 impl std::error::Error for UnknownPass {}
 
-pub(crate) type RustPass = fn(&Rw<'_>, &Module<'_>, &Plan) -> Result<(), LowerError>;
+pub(crate) type RustPass = fn(&Patch<'_, '_>, &Plan) -> Result<(), LowerError>;
 
 #[derive(Clone, Copy)]
 pub(crate) enum PassKind {
@@ -341,10 +341,10 @@ impl Pipeline {
         let mut dumps = Vec::new();
         let mut gone: Vec<&'static str> = Vec::new();
         for p in &self.passes {
-            let rw = Rw { ctx, pass: p.name };
+            let mut rw = Patch::new(ctx, p.name, module);
             let (result, diagnostics) = ir::diag::capture_diagnostics(ctx, || match p.kind {
-                PassKind::Rust(f) => f(&rw, module, &plan),
-                PassKind::Upstream(name) => upstream::run(&rw, &mut *module, name),
+                PassKind::Rust(f) => f(&rw, &plan),
+                PassKind::Upstream(name) => upstream::run(&mut rw, name),
             });
             result.map_err(|mut e| {
                 if let Some(d) = diagnostics.first() {
@@ -353,7 +353,7 @@ impl Pipeline {
                 e
             })?;
             gone.extend(p.lowers);
-            check_after(&rw, module, &gone)?;
+            check_after(&rw, &gone)?;
             if options.print_after_all {
                 dumps.push(PassDump {
                     pass: p.name,
@@ -381,8 +381,8 @@ pub fn print(module: &Module<'_>, locations: bool) -> String {
 }
 
 /// MLIR's verifier, then the phase invariant: none of `gone` is left.
-fn check_after(rw: &Rw<'_>, module: &Module<'_>, gone: &[&str]) -> Result<(), LowerError> {
-    let op = module.as_operation();
+fn check_after(rw: &Patch<'_, '_>, gone: &[&str]) -> Result<(), LowerError> {
+    let op = rw.module().as_operation();
     let (ok, diagnostics) = ir::diag::capture_diagnostics(rw.ctx, || op.verify());
     if !ok {
         let first = diagnostics.first();

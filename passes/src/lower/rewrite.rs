@@ -1,30 +1,38 @@
-//! The few in-place rewriting primitives every lowering pass uses: find ops,
-//! read their attributes, build an op at another op's place, replace uses,
-//! erase, split a block.
+//! The in-place rewriting every lowering pass does, through one [`Patch`]
+//! per pass: find ops, read their attributes, build an op at another op's
+//! place, replace uses, erase, split a block.
 //!
 //! melior's safe API ties every handle to a borrow of its parent, which does
 //! not fit a rewrite that inserts and erases while walking; so passes hold raw
 //! MLIR handles (`MlirOperation`, `MlirValue`, `MlirBlock`) and wrap them in
-//! melior types only to build ops. All handles come from the one module a
-//! pass rewrites, which outlives the pass; each `unsafe` below relies on that.
+//! melior types only to build ops.
 //!
-//! Soundness: the functions here are safe to call only with live handles of
-//! the module the running pipeline holds, an invariant the type system does
-//! not carry. So this module is crate-private (`pub(crate) mod rewrite`), its
-//! handles are never returned from the crate, and the only entry point is
-//! `Pipeline::run`, which owns the module (`&mut Module`) for the whole run:
-//! no safe code outside this crate can hand these functions a dangling
-//! handle. The melior wrappers made from raw handles (`op_ref`, `value`)
-//! are private to this file.
+//! Soundness: a raw handle is live as long as the module it came from is
+//! and no rewrite erased it. A [`Patch`] holds the module by `&mut` for the
+//! whole pass (`Pipeline::run` makes one per pass), so while handles are
+//! used no other borrow of the module exists, and the module outlives every
+//! handle; every mutation is a method of the patch, so no code changes the
+//! module without holding it. What the types do not carry: a handle is not
+//! used after the op it names is erased (each pass erases an op only after
+//! its last use of it). This module is crate-private (`pub(crate) mod
+//! rewrite`) and its handles are never returned from the crate; the melior
+//! wrappers made from raw handles (`op_ref`, `value`) are private to this
+//! file.
 
+use melior::dialect::llvm;
 use melior::{
     ir::{
-        attribute::{BoolAttribute, IntegerAttribute, StringAttribute},
+        attribute::{
+            BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
+            FloatAttribute, IntegerAttribute, StringAttribute,
+        },
         operation::{
             OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut,
             WalkOrder, WalkResult,
         },
-        Attribute, Block, BlockLike, Identifier, Location, Operation, RegionLike, Type, Value,
+        r#type::IntegerType,
+        Attribute, Block, BlockLike, Identifier, Location, Module, Operation, RegionLike, Type,
+        Value,
     },
     Context,
 };
@@ -45,11 +53,18 @@ pub type Op = MlirOperation;
 /// A raw value handle inside the module being lowered.
 pub type Val = MlirValue;
 
-/// Rewriting context: the MLIR context and the pass name (for errors).
-#[derive(Clone, Copy)]
-pub struct Rw<'c> {
+/// One pass's rewrite of the module, and the only way the lowering changes
+/// it (rustc's `MirPatch` is the model): it holds the module exclusively
+/// (`&'m mut Module`) for as long as the pass runs, so no other reference
+/// into the module lives while its raw handles are rewritten, and every
+/// mutation (build, set or remove an attribute, replace uses, erase, split
+/// a block) is one of its methods. Reading an op through a handle is a free
+/// function of this module.
+pub struct Patch<'c, 'm> {
     pub ctx: &'c Context,
+    /// The pass, for errors.
     pub pass: &'static str,
+    module: &'m mut Module<'c>,
 }
 
 fn op_ref<'c, 'a>(op: Op) -> OperationRef<'c, 'a> {
@@ -203,19 +218,6 @@ pub fn bool_attr(op: Op, name: &str) -> Option<bool> {
         .map(|b| b.value())
 }
 
-pub fn set_attr(op: Op, name: &str, attribute: Attribute<'_>) {
-    // SAFETY: `op` is a live operation of the module being lowered.
-    let mut r = unsafe { OperationRefMut::from_raw(op) };
-    r.set_attribute(name, attribute);
-}
-
-/// Removes an attribute; absent is fine.
-pub fn remove_attr(op: Op, name: &str) {
-    // SAFETY: `op` is a live operation of the module being lowered.
-    let mut r = unsafe { OperationRefMut::from_raw(op) };
-    let _ = r.remove_attribute(name);
-}
-
 /// Names of an op's attributes.
 pub fn attr_names(op: Op) -> Vec<String> {
     op_ref(op)
@@ -241,18 +243,51 @@ pub fn top_level(op: Op) -> Vec<Op> {
     out
 }
 
-pub fn replace_uses(old: Val, new: Val) {
-    // SAFETY: both values are live and have the same type (callers ensure).
-    unsafe { mlirValueReplaceAllUsesOfWith(old, new) }
-}
+impl<'c, 'm> Patch<'c, 'm> {
+    /// A patch of `module` for the pass `pass`.
+    pub fn new(ctx: &'c Context, pass: &'static str, module: &'m mut Module<'c>) -> Self {
+        Patch { ctx, pass, module }
+    }
 
-/// Erases an op whose results have no uses left.
-pub fn erase(op: Op) {
-    // SAFETY: the op is live; `mlirOperationDestroy` unlinks it first.
-    unsafe { mlirOperationDestroy(op) }
-}
+    /// The module, to walk.
+    pub fn module(&self) -> &Module<'c> {
+        self.module
+    }
 
-impl<'c> Rw<'c> {
+    /// The module, for an upstream MLIR pass manager.
+    pub fn module_mut(&mut self) -> &mut Module<'c> {
+        self.module
+    }
+
+    /// The module's operation, where walks start.
+    pub fn root(&self) -> Op {
+        self.module.as_operation().to_raw()
+    }
+
+    pub fn set_attr(&self, op: Op, name: &str, attribute: Attribute<'_>) {
+        // SAFETY: `op` is a live operation of the module being lowered.
+        let mut r = unsafe { OperationRefMut::from_raw(op) };
+        r.set_attribute(name, attribute);
+    }
+
+    /// Removes an attribute; absent is fine.
+    pub fn remove_attr(&self, op: Op, name: &str) {
+        // SAFETY: `op` is a live operation of the module being lowered.
+        let mut r = unsafe { OperationRefMut::from_raw(op) };
+        let _ = r.remove_attribute(name);
+    }
+
+    pub fn replace_uses(&self, old: Val, new: Val) {
+        // SAFETY: both values are live and have the same type (callers ensure).
+        unsafe { mlirValueReplaceAllUsesOfWith(old, new) }
+    }
+
+    /// Erases an op whose results have no uses left.
+    pub fn erase(&self, op: Op) {
+        // SAFETY: the op is live; `mlirOperationDestroy` unlinks it first.
+        unsafe { mlirOperationDestroy(op) }
+    }
+
     pub fn error(&self, op: Op, message: impl Into<String>) -> LowerError {
         LowerError {
             pass: self.pass,
@@ -293,9 +328,19 @@ impl<'c> Rw<'c> {
         result(op, i).ok_or_else(|| self.error(op, format!("missing result {i}")))
     }
 
-    pub fn ty(&self, text: &str, at: Op) -> Result<Type<'c>, LowerError> {
-        Type::parse(self.ctx, text)
-            .ok_or_else(|| self.error(at, format!("MLIR rejects the type `{text}`")))
+    /// The builtin integer type of `bits` bits.
+    pub fn int_type(&self, bits: u32) -> Type<'c> {
+        IntegerType::new(self.ctx, bits).into()
+    }
+
+    /// `!llvm.ptr` (address space 0).
+    pub fn ptr_type(&self) -> Type<'c> {
+        llvm::r#type::pointer(self.ctx, 0)
+    }
+
+    /// `!llvm.struct<(fields…)>`, not packed.
+    pub fn struct_type(&self, fields: &[Type<'c>]) -> Type<'c> {
+        llvm::r#type::r#struct(self.ctx, fields, false)
     }
 
     pub fn ident(&self, name: &str) -> Identifier<'c> {
@@ -306,9 +351,54 @@ impl<'c> Rw<'c> {
         StringAttribute::new(self.ctx, s).into()
     }
 
-    pub fn attr_text(&self, text: &str, at: Op) -> Result<Attribute<'c>, LowerError> {
-        Attribute::parse(self.ctx, text)
-            .ok_or_else(|| self.error(at, format!("MLIR rejects the attribute `{text}`")))
+    /// `@name`, a reference to a symbol of the module.
+    pub fn symbol(&self, name: &str) -> Attribute<'c> {
+        FlatSymbolRefAttribute::new(self.ctx, name).into()
+    }
+
+    /// An `i64` attribute (a predicate, an alignment).
+    pub fn i64_attr(&self, v: i64) -> Attribute<'c> {
+        IntegerAttribute::new(self.int_type(64), v).into()
+    }
+
+    /// `array<i64: v…>`.
+    pub fn i64_array(&self, v: &[i64]) -> Attribute<'c> {
+        DenseI64ArrayAttribute::new(self.ctx, v).into()
+    }
+
+    /// `array<i32: v…>`.
+    pub fn i32_array(&self, v: &[i32]) -> Attribute<'c> {
+        DenseI32ArrayAttribute::new(self.ctx, v).into()
+    }
+
+    /// A float attribute of float type `ty`; a finite `v` that the type
+    /// cannot hold (it would round to an infinity) is an error.
+    pub fn float_attr(&self, ty: Type<'c>, v: f64, at: Op) -> Result<Attribute<'c>, LowerError> {
+        let max = match ty.float_width() {
+            16 => 65504.0,
+            32 => f64::from(f32::MAX),
+            _ => f64::MAX,
+        };
+        if v.is_finite() && v.abs() > max {
+            return Err(self.error(at, format!("the constant {v:?} does not fit `{ty}`")));
+        }
+        Ok(FloatAttribute::new(self.ctx, ty, v).into())
+    }
+
+    /// An integer attribute of integer type `ty` (up to 128 bits). MLIR's C
+    /// API builds integer attributes from an `int64_t` only, so a value
+    /// outside `i64` is the one attribute built from its text.
+    pub fn wide_int_attr(
+        &self,
+        ty: Type<'c>,
+        v: i128,
+        at: Op,
+    ) -> Result<Attribute<'c>, LowerError> {
+        match i64::try_from(v) {
+            Ok(small) => Ok(IntegerAttribute::new(ty, small).into()),
+            Err(_) => Attribute::parse(self.ctx, &format!("{v} : {ty}"))
+                .ok_or_else(|| self.error(at, format!("MLIR rejects the constant `{v} : {ty}`"))),
+        }
     }
 
     /// Builds `name` at `at`'s location and inserts it before `at`.
@@ -353,10 +443,9 @@ impl<'c> Rw<'c> {
         dynamic: &[Val],
         elem: Type<'c>,
     ) -> Result<Val, LowerError> {
-        let list: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
-        let raw = self.attr_text(&format!("array<i32: {}>", list.join(", ")), at)?;
+        let raw = self.i32_array(indices);
         let elem: Attribute<'c> = melior::ir::attribute::TypeAttribute::new(elem).into();
-        let ptr = self.ty("!llvm.ptr", at)?;
+        let ptr = self.ptr_type();
         let mut operands = vec![base];
         operands.extend_from_slice(dynamic);
         self.emit1(
@@ -372,9 +461,8 @@ impl<'c> Rw<'c> {
     /// `at` (one allocation a call, even when `at` is in a loop).
     pub fn alloca(&self, at: Op, elem: Type<'c>) -> Result<Val, LowerError> {
         let place = function_entry(at).unwrap_or(at);
-        let i64t = self.ty("i64", at)?;
-        let one = self.int_const(place, i64t, 1)?;
-        let ptr = self.ty("!llvm.ptr", at)?;
+        let one = self.int_const(place, self.int_type(64), 1)?;
+        let ptr = self.ptr_type();
         let elem: Attribute<'c> = melior::ir::attribute::TypeAttribute::new(elem).into();
         self.emit1(place, "llvm.alloca", &[one], ptr, &[("elem_type", elem)])
     }

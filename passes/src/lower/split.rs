@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use melior::ir::{
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
-    Module, Operation,
+    Module,
 };
 
 use super::LowerError;
@@ -96,10 +96,7 @@ impl<'m, 'c> Parts<'m, 'c> {
         while let Some(o) = op {
             let named = o.attribute("sym_name").ok().and_then(ir::string_attr);
             if named.is_some_and(|n| keep.contains(&n)) {
-                // SAFETY: cloning a live op gives a new, owned, detached op
-                // (`mlirOperationClone`), which the new module's body takes.
-                let copy = unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(o.to_raw())) };
-                part.body().append_operation(copy);
+                part.body().append_operation(ir::clone_operation(&o));
             }
             op = o.next_in_block();
         }

@@ -22,18 +22,19 @@ use melior::ir::{
     block::BlockLike,
     operation::OperationBuilder,
     r#type::FunctionType,
-    Block, Module, Region, RegionLike, Type, Value,
+    Block, Region, RegionLike, Type, Value,
 };
 
 use vocab::{Element, Scalar};
 
 use super::{
     plan::Thunk,
-    rewrite::{self, Op, Rw},
+    rewrite::{self, Op, Patch},
     LowerError, Plan,
 };
 
-pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerError> {
+pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
+    let module = rw.module();
     let root = module.as_operation().to_raw();
     let funcs = rewrite::top_level(root);
     for thunk in &plan.thunks {
@@ -62,16 +63,17 @@ pub fn run(rw: &Rw<'_>, module: &Module<'_>, plan: &Plan) -> Result<(), LowerErr
 /// in the body (`i8` for `u8`, `i1` for `bool`: `types::scalar_type`) and
 /// the type it travels as (narrow integers and `bool` as `i32`).
 #[derive(Clone, Copy)]
-struct Crossing {
-    body: &'static str,
-    abi: &'static str,
+struct Crossing<'c> {
+    body: Type<'c>,
+    abi: Type<'c>,
     signed: bool,
 }
 
-impl Crossing {
-    fn of(rw: &Rw<'_>, at: Op, e: &Element) -> Result<Crossing, LowerError> {
+impl<'c> Crossing<'c> {
+    fn of(rw: &Patch<'c, '_>, at: Op, e: &Element) -> Result<Crossing<'c>, LowerError> {
         let scalar = e.scalar().filter(|s| s.is_capturable());
-        let Some((s, body)) = scalar.and_then(|s| Some((s, super::types::scalar_type(s)?))) else {
+        let Some((s, body)) = scalar.and_then(|s| Some((s, super::types::scalar_type(rw.ctx, s)?)))
+        else {
             return Err(rw.error(
                 at,
                 format!("a thunk cannot pass elements of type `{e}` (scalar elements only)"),
@@ -85,7 +87,7 @@ impl Crossing {
             | Scalar::U16
             | Scalar::I32
             | Scalar::U32
-            | Scalar::Char => "i32",
+            | Scalar::Char => rw.int_type(32),
             _ => body,
         };
         Ok(Crossing {
@@ -100,53 +102,46 @@ impl Crossing {
     }
 }
 
-fn check_signature(rw: &Rw<'_>, body: Op, thunk: &Thunk) -> Result<(), LowerError> {
-    let ty = rewrite::attr(body, "function_type")
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .map(|t| t.value().to_string())
-        .unwrap_or_default();
-    let mut params: Vec<&str> = Vec::new();
+fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), LowerError> {
+    let ty = rewrite::attr(body, "function_type").and_then(|a| TypeAttribute::try_from(a).ok());
+    let mut params = Vec::new();
     if thunk.takes_env {
-        params.push("!llvm.ptr");
+        params.push(rw.ptr_type());
     }
     for p in &thunk.signature.params {
         params.push(Crossing::of(rw, body, p)?.body);
     }
-    let expected = format!(
-        "({}) -> {}",
-        params.join(", "),
-        Crossing::of(rw, body, &thunk.signature.ret)?.body
-    );
-    if ty != expected {
-        return Err(rw.error(
+    let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
+    let expected: Type<'_> = FunctionType::new(rw.ctx, &params, &[ret]).into();
+    match ty {
+        Some(t) if t.value() == expected => Ok(()),
+        _ => Err(rw.error(
             body,
-            format!("the callback body has the type `{ty}`, the thunk needs `{expected}`"),
-        ));
+            format!(
+                "the callback body has the type `{}`, the thunk needs `{expected}`",
+                ty.map(|t| t.value().to_string()).unwrap_or_default()
+            ),
+        )),
     }
-    Ok(())
 }
 
 fn build<'c>(
-    rw: &Rw<'c>,
+    rw: &Patch<'c, '_>,
     body: Op,
     thunk: &Thunk,
     callee: &str,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
     let loc = rewrite::location(body);
     let sig = &thunk.signature;
-    let ptr = rw.ty("!llvm.ptr", body)?;
-    let mut inputs: Vec<Type<'c>> = vec![ptr];
+    let mut inputs: Vec<Type<'c>> = vec![rw.ptr_type()];
     let params = sig
         .params
         .iter()
         .map(|p| Crossing::of(rw, body, p))
         .collect::<Result<Vec<_>, _>>()?;
-    for p in &params {
-        inputs.push(rw.ty(p.abi, body)?);
-    }
+    inputs.extend(params.iter().map(|p| p.abi));
     let ret = Crossing::of(rw, body, &sig.ret)?;
-    let ret_abi = rw.ty(ret.abi, body)?;
-    let ret_body = rw.ty(ret.body, body)?;
+    let (ret_abi, ret_body) = (ret.abi, ret.body);
     let region = Region::new();
     let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
     let block = region.append_block(Block::new(&arguments));
@@ -172,8 +167,7 @@ fn build<'c>(
         if !p.widens() {
             args.push(a);
         } else {
-            let narrow = rw.ty(p.body, body)?;
-            let t = block.append_operation(op("arith.trunci", a, narrow)?);
+            let t = block.append_operation(op("arith.trunci", a, p.body)?);
             args.push(
                 t.result(0)
                     .map_err(|e| rw.error(body, format!("the thunk's trunci: {e}")))?
@@ -181,7 +175,7 @@ fn build<'c>(
             );
         }
     }
-    let sym = rw.attr_text(&format!("@{callee}"), body)?;
+    let sym = rw.symbol(callee);
     let call = OperationBuilder::new("func.call", loc)
         .add_operands(&args)
         .add_results(&[ret_body])

@@ -1,5 +1,6 @@
 //! MIR types (as the dialect spells them in `ty` attributes) → LLVM-dialect
-//! types, for the memory a local or field occupies.
+//! types, for the memory a local or field occupies, built with melior's
+//! typed builders.
 //!
 //! Locals never leave the function they belong to, so tuples may use LLVM's
 //! struct layout; the one layout that crosses the ABI, the closure
@@ -7,19 +8,25 @@
 
 use frontend::adt::{AdtKind, Adts};
 use frontend::ty::{Scalar, Ty};
+use melior::dialect::llvm;
+use melior::ir::r#type::IntegerType;
+use melior::ir::Type;
+use melior::Context;
 
-/// The builtin or LLVM-dialect type text of a scalar.
-pub fn scalar_type(s: Scalar) -> Option<&'static str> {
+/// The builtin type of a scalar (`i8` for `u8`, `i1` for `bool`); `None`
+/// for `f128`, which the GPU side does not lay out.
+pub fn scalar_type(context: &Context, s: Scalar) -> Option<Type<'_>> {
+    let int = |bits| IntegerType::new(context, bits).into();
     Some(match s {
-        Scalar::Bool => "i1",
-        Scalar::I8 | Scalar::U8 => "i8",
-        Scalar::I16 | Scalar::U16 => "i16",
-        Scalar::I32 | Scalar::U32 | Scalar::Char => "i32",
-        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => "i64",
-        Scalar::I128 | Scalar::U128 => "i128",
-        Scalar::F16 => "f16",
-        Scalar::F32 => "f32",
-        Scalar::F64 => "f64",
+        Scalar::Bool => int(1),
+        Scalar::I8 | Scalar::U8 => int(8),
+        Scalar::I16 | Scalar::U16 => int(16),
+        Scalar::I32 | Scalar::U32 | Scalar::Char => int(32),
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => int(64),
+        Scalar::I128 | Scalar::U128 => int(128),
+        Scalar::F16 => Type::float16(context),
+        Scalar::F32 => Type::float32(context),
+        Scalar::F64 => Type::float64(context),
         Scalar::F128 => return None,
     })
 }
@@ -33,43 +40,43 @@ pub fn scalar_type(s: Scalar) -> Option<&'static str> {
 /// overlapping: the value never leaves the function (it is not an element,
 /// a capture or a thunk argument), so no byte of it is shared with rustc,
 /// and LLVM's SROA turns each part into registers.
-pub fn memory_type(ty: &Ty, adts: &Adts) -> Option<String> {
+pub fn memory_type<'c>(context: &'c Context, ty: &Ty, adts: &Adts) -> Option<Type<'c>> {
     match ty {
-        Ty::Scalar(s) => scalar_type(*s).map(str::to_string),
+        Ty::Scalar(s) => scalar_type(context, *s),
         // A closure that captures something is the struct of its captures
         // (`frontend::adt`).
         Ty::Adt { .. } | Ty::Closure { .. } => {
             let (def, args) = adts.of(ty)?;
-            let variant = |i: usize| -> Option<String> {
-                memory_type(&Ty::Tuple(def.fields(i, args)?), adts)
+            let variant = |i: usize| -> Option<Type<'c>> {
+                memory_type(context, &Ty::Tuple(def.fields(i, args)?), adts)
             };
             match def.kind {
                 AdtKind::Struct => variant(0),
                 AdtKind::Enum => {
-                    let mut parts = vec![scalar_type(def.discr)?.to_string()];
+                    let mut parts = vec![scalar_type(context, def.discr)?];
                     for i in 0..def.variants.len() {
                         parts.push(variant(i)?);
                     }
-                    Some(format!("!llvm.struct<({})>", parts.join(", ")))
+                    Some(llvm::r#type::r#struct(context, &parts, false))
                 }
             }
         }
         Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } if is_sized(inner) => {
-            Some("!llvm.ptr".into())
+            Some(llvm::r#type::pointer(context, 0))
         }
-        Ty::FnPtr(_) => Some("!llvm.ptr".into()),
+        Ty::FnPtr(_) => Some(llvm::r#type::pointer(context, 0)),
         // Zero-sized.
-        Ty::Never | Ty::FnDef { .. } => Some("!llvm.struct<()>".into()),
+        Ty::Never | Ty::FnDef { .. } => Some(llvm::r#type::r#struct(context, &[], false)),
         Ty::Tuple(parts) => {
             let parts = parts
                 .iter()
-                .map(|p| memory_type(p, adts))
+                .map(|p| memory_type(context, p, adts))
                 .collect::<Option<Vec<_>>>()?;
-            Some(format!("!llvm.struct<({})>", parts.join(", ")))
+            Some(llvm::r#type::r#struct(context, &parts, false))
         }
         Ty::Array(elem, len) => {
-            let n = array_len(len)?;
-            Some(format!("!llvm.array<{n} x {}>", memory_type(elem, adts)?))
+            let n = u32::try_from(array_len(len)?).ok()?;
+            Some(llvm::r#type::array(memory_type(context, elem, adts)?, n))
         }
         _ => None,
     }

@@ -2,12 +2,11 @@
 //! the pipeline prints and verifies between them), by their registered names.
 
 use melior::{
-    ir::Module,
     pass::PassManager,
     utility::{parse_pass_pipeline, register_all_passes},
 };
 
-use super::{rewrite::Rw, LowerError};
+use super::{rewrite::Patch, LowerError};
 
 /// Registers MLIR's passes in its global registry, once per process.
 /// The registry is an unsynchronised global and registering writes it, so
@@ -19,15 +18,15 @@ pub fn register_passes_once() {
     REGISTERED.call_once(register_all_passes);
 }
 
-pub fn run(rw: &Rw<'_>, module: &mut Module<'_>, pass: &str) -> Result<(), LowerError> {
+pub fn run(rw: &mut Patch<'_, '_>, pass: &str) -> Result<(), LowerError> {
     register_passes_once();
-    let root = module.as_operation().to_raw();
+    let root = rw.root();
     let pm = PassManager::new(rw.ctx);
     parse_pass_pipeline(
         pm.as_operation_pass_manager(),
         &format!("builtin.module({pass})"),
     )
     .map_err(|e| rw.error(root, format!("MLIR does not know the pass `{pass}`: {e}")))?;
-    pm.run(module)
+    pm.run(rw.module_mut())
         .map_err(|_| rw.error(root, format!("the upstream pass `{pass}` failed")))
 }
