@@ -9,8 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::Path;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 
 use backend_nvptx::codegen::{self, CallbackDebug, CodegenOptions, DebugInfo};
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
@@ -23,7 +22,7 @@ use manifest::bundle::{
     standard_case_inputs, BenchSpec, BenchVariant, Bundle, CaptureValue, Case, RegistrationRun,
     BUNDLE_FORMAT,
 };
-use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
+use manifest::provider::{emit_translation_unit_with, KernelRequest, Operation, Tuning};
 use manifest::{
     Callback, Fingerprint, InputSpec, Manifest, RegistrationId, Variant, GENERATOR, MANIFEST_FORMAT,
 };
@@ -32,7 +31,7 @@ use passes::diagnostic::{Emitter, Format};
 use passes::lower::{self, Thunk};
 use rayon::prelude::*;
 
-use crate::admit::admit_and_lower;
+use crate::admit::{admit_and_lower, admit_and_lower_doc};
 use crate::hostref::{self, HostJob};
 use crate::timings::Timings;
 
@@ -69,10 +68,11 @@ pub enum Emit {
     Cubin,
 }
 
-pub struct BuildArgs<'a> {
-    pub file: &'a Path,
-    pub config: &'a RustcConfig,
-    pub arch: &'a str,
+/// How a build runs: every choice the command line, the Cargo wrapper and
+/// the environment make, decided once at the edge. No stage below reads a
+/// flag or a variable of its own.
+pub struct Config {
+    pub arch: Arch,
     /// `-g`: full debug information (the provider by NVRTC `-G`, the
     /// callbacks' `FullDebug` metadata, nvJitLink `-g`).
     pub debug: bool,
@@ -80,9 +80,11 @@ pub struct BuildArgs<'a> {
     /// `-lineinfo`, the callbacks' line metadata, nvJitLink `-lineinfo`);
     /// `-g` includes it.
     pub lineinfo: bool,
+    /// The LTOIR route (libNVVM); else the PTX route (LLVM's NVPTX).
     pub lto: bool,
-    pub emit: &'a [Emit],
-    pub output: &'a Path,
+    /// What the artifacts hold besides the cubins and manifest.
+    pub emit: Vec<Emit>,
+    /// Build the host-reference bundle (`gpu-run`), of a `.rs` file.
     pub bundle: bool,
     /// Largest case size in the bundle (2^28 by default).
     pub max_size: Option<u64>,
@@ -91,43 +93,179 @@ pub struct BuildArgs<'a> {
     pub bench: bool,
     /// A hand-written C++ expression of `a`, `b` and `env.NAME` for the first
     /// registration: the benchmark's baseline functor.
-    pub cpp_baseline: Option<&'a str>,
-    /// Print the time of each stage.
-    pub timings: bool,
+    pub cpp_baseline: Option<String>,
     /// How nvJitLink runs: in a child process (a program that serves
     /// `backend_nvptx::isolate` jobs, such as the `driver`) or in process.
     pub isolation: backend_nvptx::Isolation,
-    /// A document already prepared (a Cargo crate's MIR): built instead of
-    /// loading `file`.
-    pub prepared: Option<&'a PreparedMir>,
-    /// The crate's name, when known (Cargo builds): it begins the closure
-    /// type names the run-time lookup checks.
-    pub crate_name: Option<&'a str>,
-    /// Print no summary line (diagnostics are still printed).
-    pub quiet: bool,
     /// The build cache (see [`crate::buildcache`]); `None` builds everything.
-    pub cache: Option<&'a cache::Cache>,
+    pub cache: Option<cache::Cache>,
+    /// The size the cache is trimmed to after a build that stored entries
+    /// ([`crate::buildcache::max_bytes`]).
+    pub cache_max_bytes: u64,
     /// User device libraries (`--link FILE`), linked with every chunk in
     /// this order; `extern "C"` functions they define may be called.
-    pub link: &'a [std::path::PathBuf],
+    pub link: Vec<PathBuf>,
+    /// Overrides of the providers' launch tuning (`RMIR_TUNING`).
+    pub tuning: Tuning,
     /// Check the operator contract of tree-combining providers on the host
     /// (W0201, `crate::contract`); only for a `.rs` file.
     pub lint: bool,
-    /// Warnings fail the build (exit 1, nothing written).
+    /// Warnings fail the build (exit 1, nothing built).
     pub deny_warnings: bool,
     /// The flag that denied them, for the note (`--deny-warnings`).
-    pub deny_by: &'a str,
+    pub deny_by: &'static str,
     /// Build the admitted registrations when others are rejected (the
-    /// build still fails, exit 1); without it a rejection writes nothing.
+    /// build still fails); without it a rejection builds nothing.
     pub keep_going: bool,
-    /// How rejections and warnings are printed.
+    /// A failure for rejections names `--keep-going` (the command line has
+    /// the flag; a Cargo build does not).
+    pub hint_keep_going: bool,
+    /// How rejections and warnings are rendered.
     pub diagnostics: Format,
-    /// Admit and lint only (`cargo check`): no device code is built and
-    /// nothing is written.
+    /// Show a progress bar on standard error while callbacks compile.
+    pub progress: bool,
+    /// Admit and lint only (`cargo check`): no device code is built.
     pub check_only: bool,
     /// Chunk for fast rebuilds after an edit rather than for the fewest
     /// links (a Cargo build: a cubin per callback in small crates).
     pub for_edits: bool,
+}
+
+impl Config {
+    /// The defaults of `driver build` for `arch`: the LTOIR route, the
+    /// lint on, nothing extra emitted, no cache, nvJitLink in process.
+    pub fn new(arch: Arch) -> Config {
+        Config {
+            arch,
+            debug: false,
+            lineinfo: false,
+            lto: true,
+            emit: Vec::new(),
+            bundle: false,
+            max_size: None,
+            bench: false,
+            cpp_baseline: None,
+            isolation: backend_nvptx::Isolation::InProcess,
+            cache: None,
+            cache_max_bytes: u64::MAX,
+            link: Vec::new(),
+            tuning: Tuning::default(),
+            lint: true,
+            deny_warnings: false,
+            deny_by: "--deny-warnings",
+            keep_going: false,
+            hint_keep_going: true,
+            diagnostics: Format::Human { styled: false },
+            progress: false,
+            check_only: false,
+            for_edits: false,
+        }
+    }
+}
+
+/// What a build compiles.
+pub enum Input<'a> {
+    /// A `.rs` file (compiled by rustc with `rustc`'s options) or a
+    /// prepared-MIR document.
+    File {
+        path: &'a Path,
+        rustc: &'a RustcConfig,
+    },
+    /// A document already prepared (a Cargo crate's MIR), of the crate
+    /// named: it begins the closure type names the run-time lookup checks.
+    Prepared {
+        doc: &'a PreparedMir,
+        crate_name: Option<&'a str>,
+    },
+}
+
+impl Input<'_> {
+    fn crate_name(&self) -> Option<&str> {
+        match self {
+            Input::File { .. } => None,
+            Input::Prepared { crate_name, .. } => *crate_name,
+        }
+    }
+}
+
+/// What a build made, in memory: the CLI writes it to a folder
+/// ([`Artifacts::write`]), the Cargo wrapper embeds it in the program.
+#[derive(Debug)]
+pub struct Artifacts {
+    /// `None` when only checked ([`Config::check_only`]).
+    pub manifest: Option<Manifest>,
+    /// Each cubin by the name the manifest gives it.
+    pub cubins: Vec<(String, Vec<u8>)>,
+    /// What `--emit` and `--bundle` asked for, by file name.
+    pub extra: Vec<(String, Vec<u8>)>,
+    /// Rejections, warnings and notes, rendered in [`Config::diagnostics`]'
+    /// format, in the order they arose.
+    pub diagnostics: Vec<String>,
+    pub timings: Timings,
+    pub counts: Built,
+    /// The callbacks built, the kernels, and nvJitLink's options (the first
+    /// chunk's).
+    pub callbacks: usize,
+    pub kernels: usize,
+    pub link_options: Vec<String>,
+}
+
+impl Artifacts {
+    /// Every file of the output folder, in order: the manifest, the cubins,
+    /// then what was asked for.
+    pub fn files(&self) -> Vec<(String, Vec<u8>)> {
+        let mut files = Vec::new();
+        if let Some(m) = &self.manifest {
+            files.push(("manifest.json".to_string(), m.to_json().into_bytes()));
+        }
+        files.extend(self.cubins.iter().cloned());
+        files.extend(self.extra.iter().cloned());
+        files
+    }
+
+    /// Writes [`Artifacts::files`] into a fresh folder beside `dir`, then
+    /// puts it in place; an existing `dir` is replaced only if it is an
+    /// earlier build output.
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        crate::output::replace_dir(dir, &self.files())
+    }
+
+    /// The line `driver build` ends with.
+    pub fn summary(&self, dir: &Path) -> String {
+        let cubin_bytes: usize = self.cubins.iter().map(|(_, b)| b.len()).sum();
+        format!(
+            "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {} rejected{}",
+            dir.display(),
+            self.callbacks,
+            self.kernels,
+            self.cubins.len(),
+            if self.cubins.len() == 1 { "" } else { "s" },
+            cubin_bytes,
+            self.link_options.join(" "),
+            self.counts.admitted,
+            self.counts.rejected,
+            match self.counts.warnings {
+                0 => String::new(),
+                1 => ", 1 warning".to_string(),
+                n => format!(", {n} warnings"),
+            }
+        )
+    }
+
+    /// The time of each stage (`--timings`).
+    pub fn render_timings(&self) -> String {
+        self.timings.render(
+            self.callbacks,
+            &[
+                "import to rmir",
+                "admission + lowering",
+                "split",
+                "LLVM IR + O3",
+                "PTX (NVPTX)",
+                "NVVM IR emission",
+            ],
+        )
+    }
 }
 
 /// One compiled chunk of callbacks.
@@ -146,40 +284,26 @@ struct Chunk {
     timings: Timings,
 }
 
-/// Builds, and fails (exit 1) when a registration was rejected, as rustc
-/// does on an error: with [`BuildArgs::keep_going`] the admitted ones are
-/// written first.
-pub fn build(args: &BuildArgs<'_>) -> Result<ExitCode, String> {
-    let built = build_counted(args).map_err(|e| e.message)?;
-    if built.rejected > 0 {
-        eprintln!(
-            "error: {} rejected of {} registrations; the admitted ones are built (--keep-going)",
-            built.rejected,
-            built.rejected + built.admitted
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 /// What a build did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Built {
     pub admitted: usize,
     pub rejected: usize,
     /// Cubins linked (none when only checked).
     pub cubins: usize,
-    /// Warnings printed.
+    /// Warnings reported.
     pub warnings: usize,
 }
 
-/// Why a build failed. `reported`: the diagnostics printed before it say
-/// why (a rejection, a denied warning), so a caller that prints errors as
-/// rustc does (inside cargo) need not repeat it.
+/// Why a build failed, with the diagnostics reported before it failed.
+/// `reported`: those diagnostics say why (a rejection, a denied warning),
+/// so a caller that prints errors as rustc does (inside cargo) need not
+/// repeat the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildFailure {
     pub message: String,
     pub reported: bool,
+    pub diagnostics: Vec<String>,
 }
 
 impl BuildFailure {
@@ -187,6 +311,7 @@ impl BuildFailure {
         BuildFailure {
             message,
             reported: true,
+            diagnostics: Vec::new(),
         }
     }
 }
@@ -196,6 +321,7 @@ impl From<String> for BuildFailure {
         BuildFailure {
             message,
             reported: false,
+            diagnostics: Vec::new(),
         }
     }
 }
@@ -212,61 +338,66 @@ impl std::fmt::Display for BuildFailure {
     }
 }
 
-/// [`build`], saying how many registrations were admitted and rejected.
-pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
-    let arch: Arch = args.arch.parse().map_err(|e| format!("--arch: {e}"))?;
-    if args.bench && !args.lto {
-        return Err("--bench builds both routes and needs --lto".into());
+/// Builds `input` as `config` says, in memory: `.rs` → admitted callbacks
+/// → thunks (PTX or LTOIR) + the provider (NVRTC) → cubins (nvJitLink) + a
+/// manifest. A rejected registration fails the build, as an error fails
+/// rustc's, unless [`Config::keep_going`]: then the admitted ones are
+/// built and [`Built::rejected`] counts the rest.
+pub fn build(input: &Input<'_>, config: &Config) -> Result<Artifacts, BuildFailure> {
+    let mut report = Report::default();
+    match run(input, config, &mut report) {
+        Ok(mut artifacts) => {
+            artifacts.diagnostics = report.diagnostics;
+            artifacts.timings = report.timings;
+            Ok(artifacts)
+        }
+        Err(mut failure) => {
+            failure.diagnostics = report.diagnostics;
+            Err(failure)
+        }
     }
-    if args.bundle {
-        check_bundle_args(args)?;
-    }
-    crate::output::check_dir(args.output)?;
-    let mut timings = Timings::default();
-    let context = timings
+}
+
+/// What the stages report as they go: rendered diagnostics, and the time
+/// of each stage.
+#[derive(Default)]
+struct Report {
+    diagnostics: Vec<String>,
+    timings: Timings,
+}
+
+/// The stages of [`build`], in order.
+fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifacts, BuildFailure> {
+    check_config(input, config)?;
+    let context = report
+        .timings
         .time("MLIR context", ir::context)
         .map_err(|e| e.to_string())?;
     let device = crate::admit::DeviceInputs {
-        inputs: timings.time("device libraries", || crate::devicelibs::load(args.link))?,
+        inputs: report
+            .timings
+            .time("device libraries", || crate::devicelibs::load(&config.link))?,
         reader: SymbolReader {
-            isolation: args.isolation.clone(),
-            ..SymbolReader::new(arch)
+            isolation: config.isolation.clone(),
+            ..SymbolReader::new(config.arch)
         },
-        ptx_route: !args.lto,
+        ptx_route: !config.lto,
     };
-    let admitted = match args.prepared {
-        Some(doc) => {
-            crate::admit::admit_and_lower_doc(doc.clone(), &context, &mut timings, &device)?
+    let admitted = match input {
+        Input::Prepared { doc, .. } => {
+            admit_and_lower_doc((*doc).clone(), &context, &mut report.timings, &device)?
         }
-        None => admit_and_lower(args.file, args.config, &context, &mut timings, &device)?,
+        Input::File { path, rustc } => {
+            admit_and_lower(path, rustc, &context, &mut report.timings, &device)?
+        }
     };
-    let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
-    let emitter = Emitter::new(&doc.source, false);
-    let mut rejected = 0;
-    for o in outcomes {
-        if let Verdict::Rejected(diags) = &o.verdict {
-            rejected += 1;
-            for d in diags {
-                eprintln!("{}", emitter.emit(d, args.diagnostics));
-            }
-        }
-    }
-    if rejected > 0 && !args.keep_going && admitted.lowered.is_some() {
-        return Err(BuildFailure::reported(format!(
-            "{rejected} rejected of {} registrations: nothing is written{}",
-            outcomes.len(),
-            if !args.quiet {
-                " (`--keep-going` builds the admitted ones)"
-            } else {
-                ""
-            }
-        )));
-    }
-    let Some((lowered_module, lowered)) = &admitted.lowered else {
+    let emitter = Emitter::new(&admitted.doc.source, false);
+    let rejected = report_rejections(&admitted, &emitter, config, report)?;
+    let Some((module, lowered)) = &admitted.lowered else {
         let message = format!(
             "{}: no admitted registration to build ({} found, {rejected} rejected)",
-            doc.source.file,
-            outcomes.len()
+            admitted.doc.source.file,
+            admitted.outcomes.len()
         );
         return Err(if rejected > 0 {
             BuildFailure::reported(message)
@@ -274,45 +405,193 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
             message.into()
         });
     };
-    // The device libraries together with what the admitted callbacks call
-    // (what admission found defined): unresolved and multiply defined
-    // symbols by name, before any link runs.
-    if !device.inputs.is_empty() {
-        let used: Vec<String> = admitted
-            .wanted
-            .iter()
-            .filter(|w| admitted.resolved.libraries.functions.contains_key(*w))
-            .cloned()
-            .collect();
-        crate::devicelibs::check(&admitted.resolved, &used)?;
+    check_device_libraries(&admitted, &device.inputs)?;
+    let units = report
+        .timings
+        .time("split", || split_units(module, &lowered.thunks, config))?;
+    let compiled = compile_and_lint(&admitted, &units, &device.inputs, config, &emitter, report)?;
+    let mut counts = Built {
+        admitted: lowered.thunks.len(),
+        rejected,
+        cubins: 0,
+        warnings: compiled.warnings,
+    };
+    if config.check_only {
+        return Ok(Artifacts {
+            manifest: None,
+            cubins: Vec::new(),
+            extra: Vec::new(),
+            diagnostics: Vec::new(),
+            timings: Timings::default(),
+            counts,
+            callbacks: 0,
+            kernels: 0,
+            link_options: Vec::new(),
+        });
     }
-    let device_inputs = &device.inputs;
-    // The module admission judged is the module that is built: its
-    // lowering, split into chunks of thunks for parallel code generation.
-    let units: Vec<(Vec<Thunk>, String)> = timings.time("split", || {
-        let parts = lower::split::Parts::of(lowered_module);
-        lowered
-            .thunks
-            .chunks(chunk_size(lowered.thunks.len(), args.for_edits))
-            .map(|group| {
-                let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
-                parts
-                    .extract(&roots, true)
-                    .map(|text| (group.to_vec(), text))
-                    .map_err(|e| e.to_string())
-            })
-            .collect::<Result<Vec<_>, String>>()
-    })?;
-    let admitted_mlir = if args.emit.contains(&Emit::Mlir) {
-        ir::print(&admitted.module)
-    } else {
-        String::new()
+    let chunks = compiled.chunks;
+    let linked = link_chunks(&chunks, &device.inputs, config, report)?;
+    let (manifest, fingerprint) =
+        make_manifest(&admitted, input, &chunks, &linked, &device.inputs, config)?;
+    let mut extra = emitted_files(&admitted, &chunks, &linked, config);
+    let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
+    if let (true, Input::File { path, .. }) = (config.bundle, input) {
+        let bundle = report.timings.time("host reference (--bundle)", || {
+            make_bundle(
+                &admitted,
+                path,
+                config,
+                &thunks,
+                &manifest.kernels,
+                &fingerprint,
+                &device.inputs,
+            )
+        })?;
+        extra.push(("bundle.json".into(), bundle.to_json().into_bytes()));
+    }
+    if let Some(c) = config.cache.as_ref().filter(|c| c.counters().misses > 0) {
+        crate::buildcache::trim(c, config.cache_max_bytes);
+    }
+    counts.cubins = linked.len();
+    Ok(Artifacts {
+        callbacks: thunks.len(),
+        kernels: manifest.kernels.len(),
+        link_options: linked[0].options.clone(),
+        manifest: Some(manifest),
+        cubins: linked
+            .into_iter()
+            .map(|l| (l.cubin_name, l.cubin))
+            .collect(),
+        extra,
+        diagnostics: Vec::new(),
+        timings: Timings::default(),
+        counts,
+    })
+}
+
+/// What the configuration needs of the input, checked before anything is
+/// compiled.
+fn check_config(input: &Input<'_>, config: &Config) -> Result<(), String> {
+    if config.bench && !config.lto {
+        return Err("--bench builds both routes and needs --lto".into());
+    }
+    if config.bundle {
+        let not_rs = match input {
+            Input::File { path, .. } if path.extension().is_some_and(|e| e == "rs") => None,
+            Input::File { path, .. } => Some(path.display().to_string()),
+            Input::Prepared { doc, .. } => Some(doc.source.file.clone()),
+        };
+        if let Some(path) = not_rs {
+            return Err(format!(
+                "{path}: --bundle builds the host reference from the Rust source, so it needs the original `.rs` file, not this one"
+            ));
+        }
+        if config.max_size == Some(0) {
+            return Err("--max-size 0 leaves no case in the bundle: the smallest size is 1".into());
+        }
+    }
+    Ok(())
+}
+
+/// Renders each rejection; fails when there is one and the build may not
+/// go on without it ([`Config::keep_going`]). Returns how many there were.
+fn report_rejections(
+    admitted: &crate::admit::Admitted<'_>,
+    emitter: &Emitter<'_>,
+    config: &Config,
+    report: &mut Report,
+) -> Result<usize, BuildFailure> {
+    let outcomes = &admitted.outcomes;
+    let mut rejected = 0;
+    for o in outcomes {
+        if let Verdict::Rejected(diags) = &o.verdict {
+            rejected += 1;
+            for d in diags {
+                report.diagnostics.push(emitter.emit(d, config.diagnostics));
+            }
+        }
+    }
+    if rejected > 0 && !config.keep_going && admitted.lowered.is_some() {
+        return Err(BuildFailure::reported(format!(
+            "{rejected} rejected of {} registrations: nothing is written{}",
+            outcomes.len(),
+            if config.hint_keep_going {
+                " (`--keep-going` builds the admitted ones)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(rejected)
+}
+
+/// The device libraries together with what the admitted callbacks call
+/// (what admission found defined): unresolved and multiply defined symbols
+/// by name, before any link runs.
+fn check_device_libraries(
+    admitted: &crate::admit::Admitted<'_>,
+    device_inputs: &[LinkInput],
+) -> Result<(), String> {
+    if device_inputs.is_empty() {
+        return Ok(());
+    }
+    let used: Vec<String> = admitted
+        .wanted
+        .iter()
+        .filter(|w| admitted.resolved.libraries.functions.contains_key(*w))
+        .cloned()
+        .collect();
+    crate::devicelibs::check(&admitted.resolved, &used)
+}
+
+/// The module admission judged is the module that is built: its lowering,
+/// split into chunks of thunks (as MLIR text) for parallel code generation.
+fn split_units(
+    module: &melior::ir::Module<'_>,
+    thunks: &[Thunk],
+    config: &Config,
+) -> Result<Vec<(Vec<Thunk>, String)>, String> {
+    let parts = lower::split::Parts::of(module);
+    thunks
+        .chunks(chunk_size(thunks.len(), config.for_edits))
+        .map(|group| {
+            let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
+            parts
+                .extract(&roots, true)
+                .map(|text| (group.to_vec(), text))
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The compiled chunks (none when only checked) and the lint's warnings.
+struct Compiled {
+    chunks: Vec<Chunk>,
+    warnings: usize,
+}
+
+/// Generates code for every chunk while the operator contract is checked on
+/// the host (rayon); reports the lint's warnings and notes, and fails when
+/// warnings are denied.
+fn compile_and_lint(
+    admitted: &crate::admit::Admitted<'_>,
+    units: &[(Vec<Thunk>, String)],
+    device_inputs: &[LinkInput],
+    config: &Config,
+    emitter: &Emitter<'_>,
+    report: &mut Report,
+) -> Result<Compiled, BuildFailure> {
+    let Some((module, lowered)) = &admitted.lowered else {
+        return Ok(Compiled {
+            chunks: Vec::new(),
+            warnings: 0,
+        });
     };
     let codegen = CodegenOptions {
-        arch,
-        debug: if args.debug {
+        arch: config.arch,
+        debug: if config.debug {
             DebugInfo::Full
-        } else if args.lineinfo {
+        } else if config.lineinfo {
             DebugInfo::LineTables
         } else {
             DebugInfo::None
@@ -322,34 +601,32 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     let wall = std::time::Instant::now();
     // Variables are described only with full debug information.
     let debug_vars = match codegen.debug {
-        DebugInfo::Full => callback_debug(doc, &lowered.thunks),
+        DebugInfo::Full => callback_debug(&admitted.doc, &lowered.thunks),
         _ => Vec::new(),
     };
-    // The operator contract runs on the host while the callbacks compile.
-    let lint_jobs = if args.lint {
-        Some(timings.time("operator contract (split)", || {
-            crate::contract::jobs(lowered_module, &lowered.thunks)
+    let lint_jobs = if config.lint {
+        Some(report.timings.time("operator contract (split)", || {
+            crate::contract::jobs(module, &lowered.thunks)
         })?)
     } else {
         None
     };
+    // Only what is shared between threads: the MLIR module is not.
+    let (source, outcomes) = (&admitted.doc.source, &admitted.outcomes);
     let (chunks, linted) = rayon::join(
-        || {
-            if args.check_only {
-                Ok(Vec::new())
-            } else {
-                compile_chunks(&units, &codegen, args, &debug_vars)
-            }
+        || match config.check_only {
+            true => Ok(Vec::new()),
+            false => compile_chunks(units, &codegen, config, &debug_vars),
         },
         || {
             lint_jobs.map(|jobs| {
                 let mut t = Timings::default();
                 let linted = crate::contract::lint(
                     &jobs,
-                    &doc.source,
+                    source,
                     outcomes,
                     device_inputs,
-                    args.cache,
+                    config.cache.as_ref(),
                     &mut t,
                 );
                 (linted, t)
@@ -359,72 +636,90 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     let chunks = chunks?;
     let mut warnings = 0;
     if let Some((l, t)) = linted {
-        timings.merge(&t);
+        report.timings.merge(&t);
         warnings += l.warnings.len();
         for w in l.warnings {
-            let w = if args.deny_warnings {
-                w.deny(args.deny_by)
-            } else {
-                w
+            let w = match config.deny_warnings {
+                true => w.deny(config.deny_by),
+                false => w,
             };
-            eprintln!("{}", emitter.emit(&w, args.diagnostics));
+            report
+                .diagnostics
+                .push(emitter.emit(&w, config.diagnostics));
         }
         if !l.unchecked.is_empty() {
             let note = format!(
                 "the operator contract was not checked for {}",
                 l.unchecked.join("; ")
             );
-            eprintln!("{}", args.diagnostics.message("note", &note));
-            if let Format::Human { .. } = args.diagnostics {
-                eprintln!();
+            let mut note = config.diagnostics.message("note", &note);
+            if let Format::Human { .. } = config.diagnostics {
+                note.push('\n');
             }
+            report.diagnostics.push(note);
         }
     }
-    if args.deny_warnings && warnings > 0 {
+    if config.deny_warnings && warnings > 0 {
         return Err(BuildFailure::reported(format!(
             "{warnings} warning{} denied (--deny-warnings): nothing is written",
             if warnings == 1 { "" } else { "s" }
         )));
     }
-    if args.check_only {
-        return Ok(Built {
-            admitted: lowered.thunks.len(),
-            rejected,
-            cubins: 0,
-            warnings,
-        });
+    if !config.check_only {
+        for c in &chunks {
+            report.timings.merge(&c.timings);
+        }
+        // The per-stage figures are summed over chunks; this is the wall
+        // time of the parallel section, to see how it scales with threads.
+        report
+            .timings
+            .add("callbacks, wall (rayon)", wall.elapsed());
     }
-    let wall = wall.elapsed();
-    for c in &chunks {
-        timings.merge(&c.timings);
-    }
-    // The per-stage figures above are summed over chunks; this is the wall
-    // time of the parallel section, to see how it scales with threads.
-    timings.add("callbacks, wall (rayon)", wall);
-    let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
+    Ok(Compiled { chunks, warnings })
+}
 
-    // Each chunk is linked on its own, in parallel: its thunks with the
-    // provider instantiated for them, into one cubin per chunk.
+/// Links each chunk on its own, in parallel: its thunks with the provider
+/// instantiated for them, into one cubin per chunk.
+fn link_chunks(
+    chunks: &[Chunk],
+    device_inputs: &[LinkInput],
+    config: &Config,
+    report: &mut Report,
+) -> Result<Vec<LinkedChunk>, String> {
     let wall = std::time::Instant::now();
     let linked: Vec<LinkedChunk> = chunks
         .par_iter()
         .enumerate()
-        .map(|(i, c)| link_chunk(i, c, chunks.len(), arch, args, device_inputs))
+        .map(|(i, c)| link_chunk(i, c, chunks.len(), config, device_inputs))
         .collect::<Result<_, String>>()?;
-    timings.add("providers + links, wall (rayon)", wall.elapsed());
+    report
+        .timings
+        .add("providers + links, wall (rayon)", wall.elapsed());
     for l in &linked {
-        timings.merge(&l.timings);
+        report.timings.merge(&l.timings);
+        report.diagnostics.extend(l.warnings.iter().cloned());
     }
-    let kernels: Vec<manifest::Kernel> = linked.iter().flat_map(|l| l.kernels.clone()).collect();
+    Ok(linked)
+}
 
-    // Manifest, fingerprinted over every input.
+/// The manifest, fingerprinted over every input of the build.
+fn make_manifest(
+    admitted: &crate::admit::Admitted<'_>,
+    input: &Input<'_>,
+    chunks: &[Chunk],
+    linked: &[LinkedChunk],
+    device_inputs: &[LinkInput],
+    config: &Config,
+) -> Result<(Manifest, Fingerprint), String> {
+    let (doc, outcomes) = (&admitted.doc, &admitted.outcomes);
+    let arch = config.arch;
     let mut fp_inputs: Vec<(String, Vec<u8>)> = vec![
         ("prepared MIR".into(), doc.to_json().into_bytes()),
         (
             "options".into(),
             format!(
                 "arch={arch} debug={} lineinfo={} lto={} bench={}",
-                args.debug, args.lineinfo, args.lto, args.bench
+                config.debug, config.lineinfo, config.lto, config.bench
             )
             .into_bytes(),
         ),
@@ -432,7 +727,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     for d in device_inputs {
         fp_inputs.push((format!("device library {}", d.name), d.bytes.clone()));
     }
-    for (i, (c, l)) in chunks.iter().zip(&linked).enumerate() {
+    for (i, (c, l)) in chunks.iter().zip(linked).enumerate() {
         fp_inputs.push((format!("thunks.{i}"), c.object.clone()));
         fp_inputs.push((l.provider_name("cu"), l.source.clone().into_bytes()));
     }
@@ -442,13 +737,13 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
         .collect();
     let fingerprint = Fingerprint::of_inputs(&fp_refs);
     let mut callbacks = Vec::new();
-    for t in &thunks {
+    for t in chunks.iter().flat_map(|c| &c.thunks) {
         callbacks.push(Callback {
             registration: RegistrationId(t.registration as u32),
             provider: t.provider,
             signature: t.signature.clone(),
             origin: origin(doc, outcomes, t.registration),
-            site: call_site(doc, outcomes, t.registration, args.crate_name)?,
+            site: call_site(doc, outcomes, t.registration, input.crate_name())?,
             env: t.env.clone(),
         });
     }
@@ -460,7 +755,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
         cubin: linked[0].cubin_name.clone(),
         toolchain: toolchain(doc),
         callbacks,
-        kernels: kernels.clone(),
+        kernels: linked.iter().flat_map(|l| l.kernels.clone()).collect(),
         device_libraries: device_inputs
             .iter()
             .map(|d| manifest::DeviceLibrary::new(&d.name, d.description.kind().label(), &d.bytes))
@@ -469,17 +764,24 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
     manifest
         .validate()
         .map_err(|e| format!("internal error: the manifest does not validate: {e}"))?;
+    Ok((manifest, fingerprint))
+}
 
-    // Files, into a temporary folder first.
-    let mut files: Vec<(String, Vec<u8>)> =
-        vec![("manifest.json".into(), manifest.to_json().into_bytes())];
-    for l in &linked {
-        files.push((l.cubin_name.clone(), l.cubin.clone()));
-    }
-    for e in args.emit {
+/// The files `--emit` asks for, by name.
+fn emitted_files(
+    admitted: &crate::admit::Admitted<'_>,
+    chunks: &[Chunk],
+    linked: &[LinkedChunk],
+    config: &Config,
+) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for e in &config.emit {
         match e {
             Emit::Mlir => {
-                files.push(("callbacks.mlir".into(), admitted_mlir.clone().into_bytes()));
+                files.push((
+                    "callbacks.mlir".into(),
+                    ir::print(&admitted.module).into_bytes(),
+                ));
             }
             Emit::Llvm => {
                 for (i, c) in chunks.iter().enumerate() {
@@ -496,7 +798,7 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
             }
             Emit::Ptx | Emit::Ltoir => {
                 for (i, c) in chunks.iter().enumerate() {
-                    let (ext, bytes) = match (e, args.lto, &c.ptx_object) {
+                    let (ext, bytes) = match (e, config.lto, &c.ptx_object) {
                         (Emit::Ltoir, true, _) => ("ltoir", &c.object),
                         (Emit::Ptx, false, _) => ("ptx", &c.object),
                         (Emit::Ptx, true, Some(p)) => ("ptx", p),
@@ -504,80 +806,22 @@ pub fn build_counted(args: &BuildArgs<'_>) -> Result<Built, BuildFailure> {
                     };
                     files.push((format!("thunks.{i}.{ext}"), bytes.clone()));
                 }
-                if (*e == Emit::Ltoir) == args.lto {
-                    let ext = if args.lto { "ltoir" } else { "ptx" };
-                    for l in &linked {
+                if (*e == Emit::Ltoir) == config.lto {
+                    let ext = if config.lto { "ltoir" } else { "ptx" };
+                    for l in linked {
                         files.push((l.provider_name(ext), l.provider.clone()));
                     }
                 }
             }
             Emit::Cu => {
-                for l in &linked {
+                for l in linked {
                     files.push((l.provider_name("cu"), l.source.clone().into_bytes()));
                 }
             }
             Emit::Cubin => {}
         }
     }
-    if args.bundle {
-        let bundle = timings.time("host reference (--bundle)", || {
-            make_bundle(
-                doc,
-                args,
-                outcomes,
-                &thunks,
-                &kernels,
-                &fingerprint,
-                device_inputs,
-            )
-        })?;
-        files.push(("bundle.json".into(), bundle.to_json().into_bytes()));
-    }
-    timings.time("write", || write_dir(args.output, &files))?;
-    if args.timings {
-        eprint!(
-            "{}",
-            timings.render(
-                thunks.len(),
-                &[
-                    "import to rmir",
-                    "admission + lowering",
-                    "split",
-                    "LLVM IR + O3",
-                    "PTX (NVPTX)",
-                    "NVVM IR emission",
-                ]
-            )
-        );
-    }
-    let cubin_bytes: usize = linked.iter().map(|l| l.cubin.len()).sum();
-    if !args.quiet {
-        eprintln!(
-        "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {rejected} rejected{}",
-        args.output.display(),
-        thunks.len(),
-        kernels.len(),
-        linked.len(),
-        if linked.len() == 1 { "" } else { "s" },
-        cubin_bytes,
-        linked[0].options.join(" "),
-        lowered.thunks.len(),
-        match warnings {
-            0 => String::new(),
-            1 => ", 1 warning".to_string(),
-            n => format!(", {n} warnings"),
-        }
-    );
-    }
-    if let Some(c) = args.cache.filter(|c| c.counters().misses > 0) {
-        crate::buildcache::trim(c);
-    }
-    Ok(Built {
-        admitted: lowered.thunks.len(),
-        rejected,
-        cubins: linked.len(),
-        warnings,
-    })
+    files
 }
 
 /// A chunk linked with its provider.
@@ -594,6 +838,8 @@ struct LinkedChunk {
     stem: String,
     options: Vec<String>,
     timings: Timings,
+    /// Warnings of the link (`-g`'s fallback to PTX thunks).
+    warnings: Vec<String>,
 }
 
 impl LinkedChunk {
@@ -618,11 +864,12 @@ fn link_chunk(
     i: usize,
     chunk: &Chunk,
     count: usize,
-    arch: Arch,
-    args: &BuildArgs<'_>,
+    config: &Config,
     device_inputs: &[LinkInput],
 ) -> Result<LinkedChunk, String> {
+    let arch = config.arch;
     let mut t = Timings::default();
+    let mut warnings = Vec::new();
     let mut requests = Vec::new();
     let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
         provider: th.provider,
@@ -636,14 +883,14 @@ fn link_chunk(
             th,
             Operation::Thunk {
                 symbol: th.symbol.clone(),
-                variant: if args.lto {
+                variant: if config.lto {
                     Variant::RustLtoir
                 } else {
                     Variant::RustPtx
                 },
             },
         ));
-        if args.bench {
+        if config.bench {
             requests.push(callback(
                 th,
                 Operation::Thunk {
@@ -654,7 +901,7 @@ fn link_chunk(
         }
     }
     if i == 0 {
-        if let (Some(expr), Some(th)) = (args.cpp_baseline, chunk.thunks.first()) {
+        if let (Some(expr), Some(th)) = (config.cpp_baseline.as_deref(), chunk.thunks.first()) {
             requests.push(callback(
                 th,
                 Operation::Cpp {
@@ -662,12 +909,12 @@ fn link_chunk(
                 },
             ));
         }
-        if args.bench {
+        if config.bench {
             requests.push(KernelRequest::Copy);
         }
     }
-    let tu = emit_translation_unit(&requests).map_err(|e| e.to_string())?;
-    let target = if args.lto {
+    let tu = emit_translation_unit_with(&requests, &config.tuning).map_err(|e| e.to_string())?;
+    let target = if config.lto {
         NvrtcTarget::Ltoir
     } else {
         NvrtcTarget::Ptx
@@ -687,8 +934,8 @@ fn link_chunk(
         Vec::new()
     };
     // `-G` and `-lineinfo` together are `-G`.
-    options.debug = args.debug;
-    options.lineinfo = args.lineinfo && !args.debug;
+    options.debug = config.debug;
+    options.lineinfo = config.lineinfo && !config.debug;
     options.extra.extend(tu.nvrtc_options.iter().cloned());
     let (stem, cubin_name) = if count == 1 {
         ("provider".to_string(), "callbacks.cubin".to_string())
@@ -697,7 +944,7 @@ fn link_chunk(
     };
     let provider_name = format!("{stem}.cu");
     let provider = crate::buildcache::fetch(
-        args.cache,
+        config.cache.as_ref(),
         &mut t,
         "NVRTC (cache hit)",
         "provider",
@@ -729,16 +976,16 @@ fn link_chunk(
             .map_err(|e| format!("compiling the provider: {e}"))
         },
     )?;
-    let ext = if args.lto { "ltoir" } else { "ptx" };
+    let ext = if config.lto { "ltoir" } else { "ptx" };
     let plan_with = |thunks: LinkInput| -> Result<LinkPlan, String> {
         let mut plan = LinkPlan::new(arch);
         // In a child process: a crash in nvJitLink is an error, and the
         // errors it only prints (`Multiple definition`) fail the link.
-        plan.isolation = args.isolation.clone();
+        plan.isolation = config.isolation.clone();
         // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
         // about) `-lineinfo`: one or the other.
-        plan.debug = args.debug;
-        plan.lineinfo = args.lineinfo && !args.debug;
+        plan.debug = config.debug;
+        plan.lineinfo = config.lineinfo && !config.debug;
         plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
         plan = plan.with_input(thunks);
         if let Some(ptx) = &chunk.ptx_object {
@@ -752,7 +999,7 @@ fn link_chunk(
     let plan = plan_with(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?)?;
     let link_options = plan.explain().map_err(|e| e.to_string())?.options();
     let cubin = crate::buildcache::fetch(
-        args.cache,
+        config.cache.as_ref(),
         &mut t,
         "nvJitLink (cache hit)",
         "cubin",
@@ -772,15 +1019,15 @@ fn link_chunk(
             // which links; the provider calls the callback rather than
             // inlining it. The same inputs always take the same path, so
             // the result is cached under the first plan's key.
-            (Err(e), Some(ptx)) if args.lto && args.debug => {
+            (Err(e), Some(ptx)) if config.lto && config.debug => {
                 let text = e.to_string();
                 let Some(why) = G_LINK_FAILURES.iter().find(|f| text.contains(*f)) else {
                     return Err(text);
                 };
-                eprintln!(
+                warnings.push(format!(
                     "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({why}, \
                      docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"
-                );
+                ));
                 let fallback = plan_with(input(&format!("thunks.{i}.ptx"), ptx.clone())?)?;
                 t.time("nvJitLink (-g, PTX thunks)", || fallback.link())
                     .map(|linked| linked.bytes)
@@ -804,6 +1051,7 @@ fn link_chunk(
         stem,
         options: link_options,
         timings: t,
+        warnings,
     })
 }
 
@@ -820,7 +1068,7 @@ fn ptx_symbol(symbol: &str) -> String {
 fn compile_chunks(
     units: &[(Vec<Thunk>, String)],
     codegen: &CodegenOptions,
-    args: &BuildArgs<'_>,
+    config: &Config,
     debug_vars: &[CallbackDebug],
 ) -> Result<Vec<Chunk>, String> {
     let total: usize = units.iter().map(|(t, _)| t.len()).sum();
@@ -832,7 +1080,7 @@ fn compile_chunks(
     let result: Result<Vec<Chunk>, String> = units
         .par_iter()
         .map(|(thunks, text)| {
-            let chunk = compile_chunk(thunks, text, codegen, args, debug_vars);
+            let chunk = compile_chunk(thunks, text, codegen, config, debug_vars);
             if let Some(bar) = &progress {
                 bar.inc(thunks.len() as u64);
             }
@@ -849,12 +1097,12 @@ fn compile_chunk(
     thunks: &[Thunk],
     text: &str,
     codegen: &CodegenOptions,
-    args: &BuildArgs<'_>,
+    config: &Config,
     debug_vars: &[CallbackDebug],
 ) -> Result<Chunk, String> {
     let mut t = Timings::default();
-    let want_llvm = args.emit.contains(&Emit::Llvm);
-    let want_nvvm = args.emit.contains(&Emit::Nvvm);
+    let want_llvm = config.emit.contains(&Emit::Llvm);
+    let want_nvvm = config.emit.contains(&Emit::Nvvm);
     let mut llvm = String::new();
     let mut nvvm = String::new();
     let symbols: Vec<&str> = thunks.iter().map(|t| t.symbol.as_str()).collect();
@@ -868,12 +1116,12 @@ fn compile_chunk(
         codegen.arch.sm(),
         codegen.debug,
         codegen.opt_level,
-        args.lto,
-        args.bench
+        config.lto,
+        config.bench
     );
     let payload = crate::buildcache::fetch(
         // `--emit llvm|nvvm` wants IR, which only generation gives.
-        args.cache.filter(|_| !want_llvm && !want_nvvm),
+        config.cache.as_ref().filter(|_| !want_llvm && !want_nvvm),
         &mut t,
         "callbacks (cache hit)",
         "thunks",
@@ -894,7 +1142,7 @@ fn compile_chunk(
             let context = t
                 .time("MLIR context", ir::context)
                 .map_err(|e| e.to_string())?;
-            let module = t
+            let mut module = t
                 .time("split", || ir::parse(&context, text))
                 .map_err(|e| format!("internal error: a lowered chunk does not parse back: {e}"))?;
             if want_llvm {
@@ -902,8 +1150,15 @@ fn compile_chunk(
                     .time("LLVM IR + O3", || codegen::emit_llvm_ir(&module, codegen))
                     .map_err(|e| e.to_string())?;
             }
-            let (object, ptx, text) =
-                generate_chunk(thunks, &module, codegen, args, debug_vars, t)?;
+            let (object, ptx, text) = generate_chunk(
+                thunks,
+                &context,
+                &mut module,
+                codegen,
+                config,
+                debug_vars,
+                t,
+            )?;
             if want_nvvm {
                 nvvm = text;
             }
@@ -918,7 +1173,7 @@ fn compile_chunk(
         _ => return Err("internal error: a cached thunk object is malformed".into()),
     };
     // The second object is the benchmark's PTX twin, or `-g`'s fallback.
-    let (ptx_object, debug_ptx) = match args.bench {
+    let (ptx_object, debug_ptx) = match config.bench {
         true => (second, None),
         false => (None, second),
     };
@@ -982,16 +1237,17 @@ type Generated = (Vec<u8>, Option<Vec<u8>>, String);
 
 /// A chunk's thunk object (LTOIR through libNVVM, or PTX), and with
 /// `--bench` its PTX twin under other names.
-fn generate_chunk(
+fn generate_chunk<'c>(
     thunks: &[Thunk],
-    module: &melior::ir::Module<'_>,
+    context: &'c melior::Context,
+    module: &mut melior::ir::Module<'c>,
     codegen: &CodegenOptions,
-    args: &BuildArgs<'_>,
+    config: &Config,
     debug_vars: &[CallbackDebug],
     t: &mut Timings,
 ) -> Result<Generated, String> {
     let mut nvvm = String::new();
-    let object = if args.lto {
+    let object = if config.lto {
         let text = t
             .time("NVVM IR emission", || {
                 codegen::emit_nvvm_ir_with(module, codegen, debug_vars)
@@ -1017,15 +1273,16 @@ fn generate_chunk(
             .map_err(|e| e.to_string())?
             .into_bytes()
     };
-    let ptx_object = if args.bench && args.lto {
+    let ptx_object = if config.bench && config.lto {
         // The same thunks under other names, as PTX, for the PTX-route
         // kernels: renamed in the module, then generated again.
         for t in thunks {
-            rename_function(module, &t.symbol, &ptx_symbol(&t.symbol))?;
+            ir::rename_symbol(context, module, &t.symbol, &ptx_symbol(&t.symbol))
+                .map_err(|e| format!("internal error: the lowered chunk: {e}"))?;
         }
         let ptx = codegen::emit_ptx(module, codegen).map_err(|e| e.to_string())?;
         Some(ptx.into_bytes())
-    } else if args.lto && args.debug {
+    } else if config.lto && config.debug {
         // `-g`'s fallback: the same thunks, same symbols, as PTX.
         let ptx = t
             .time("PTX (NVPTX, -g fallback)", || {
@@ -1037,35 +1294,6 @@ fn generate_chunk(
         None
     };
     Ok((object, ptx_object, nvvm))
-}
-
-/// Renames a top-level function of a lowered module (its `sym_name`).
-fn rename_function(module: &melior::ir::Module<'_>, from: &str, to: &str) -> Result<(), String> {
-    use melior::ir::attribute::StringAttribute;
-    use melior::ir::block::BlockLike;
-    use melior::ir::operation::{OperationLike, OperationMutLike};
-    let context = module.context();
-    let mut op = module.body().first_operation();
-    while let Some(o) = op {
-        let named = o
-            .attribute("sym_name")
-            .ok()
-            .and_then(ir::string_attr)
-            .is_some_and(|a| a == from);
-        if named {
-            // SAFETY: the module borrows its context, which outlives this call;
-            // the op is a live top-level op of the module, renamed in place.
-            let ctx = unsafe { context.to_ref() };
-            let mut op_mut =
-                unsafe { melior::ir::operation::OperationRefMut::from_raw(o.to_raw()) };
-            op_mut.set_attribute("sym_name", StringAttribute::new(ctx, to).into());
-            return Ok(());
-        }
-        op = o.next_in_block();
-    }
-    Err(format!(
-        "internal error: no function `{from}` in the lowered module"
-    ))
 }
 
 fn toolchain(doc: &PreparedMir) -> BTreeMap<String, String> {
@@ -1243,15 +1471,16 @@ fn path_start(text: &str, line: u32, col: u32) -> u32 {
 /// The run bundle: host-reference results for every registration whose
 /// caller the harness can call, at the standard sizes.
 fn make_bundle(
-    doc: &PreparedMir,
-    args: &BuildArgs<'_>,
-    outcomes: &[Outcome],
+    admitted: &crate::admit::Admitted<'_>,
+    file: &Path,
+    config: &Config,
     thunks: &[&Thunk],
     kernels: &[manifest::Kernel],
     fingerprint: &Fingerprint,
     device_inputs: &[LinkInput],
 ) -> Result<Bundle, String> {
-    let max = args.max_size.unwrap_or(1 << 28);
+    let (doc, outcomes) = (&admitted.doc, admitted.outcomes.as_slice());
+    let max = config.max_size.unwrap_or(1 << 28);
     let cases: Vec<(InputSpec, u32)> = standard_case_inputs()
         .into_iter()
         .filter(|(s, _)| s.size <= max)
@@ -1333,7 +1562,7 @@ fn make_bundle(
     }
     // The benchmark rotates several inputs at the largest size (so L2 does not
     // flatter a variant); the host computes their expected results too.
-    if args.bench {
+    if config.bench {
         if let Some(job) = jobs.first_mut() {
             job.cases.extend(
                 BENCH_SEEDS
@@ -1351,7 +1580,7 @@ fn make_bundle(
         ));
     }
     let oc = doc.source.overflow_checks.unwrap_or(true);
-    let results = hostref::run_jobs(args.file, oc, &jobs, device_inputs)?;
+    let results = hostref::run_jobs(file, oc, &jobs, device_inputs)?;
     // Indexed: thousands of registrations times their cases.
     let by_case: BTreeMap<(usize, InputSpec), &hostref::HostResult> = results
         .iter()
@@ -1390,7 +1619,7 @@ fn make_bundle(
         }
     }
     let _ = outcomes;
-    let bench = args
+    let bench = config
         .bench
         .then(|| bench_spec(&jobs, &results, kernels, max));
     let bundle = Bundle {
@@ -1405,20 +1634,6 @@ fn make_bundle(
         .validate()
         .map_err(|e| format!("internal error: {e}"))?;
     Ok(bundle)
-}
-
-/// What `--bundle` needs, checked before anything is compiled.
-fn check_bundle_args(args: &BuildArgs<'_>) -> Result<(), String> {
-    if args.file.extension().is_none_or(|e| e != "rs") {
-        return Err(format!(
-            "{}: --bundle builds the host reference from the Rust source, so it needs the original `.rs` file, not this one",
-            args.file.display()
-        ));
-    }
-    if args.max_size == Some(0) {
-        return Err("--max-size 0 leaves no case in the bundle: the smallest size is 1".into());
-    }
-    Ok(())
 }
 
 /// Seeds of the benchmark's rotated inputs.
@@ -1468,10 +1683,4 @@ fn bench_spec(
         passes: 2,
         variants,
     })
-}
-
-/// Writes `files` into a fresh folder beside `dir`, then puts it in place;
-/// an existing `dir` is replaced only if it is an earlier build output.
-fn write_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
-    crate::output::replace_dir(dir, files)
 }

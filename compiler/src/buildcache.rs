@@ -143,9 +143,10 @@ pub fn max_bytes() -> u64 {
 }
 
 /// After a build that stored entries: the least recently used entries
-/// removed until the cache fits [`max_bytes`] (a warning if that fails).
-pub fn trim(cache: &Cache) {
-    if let Err(e) = cache.trim(max_bytes()) {
+/// removed until the cache fits `max_bytes` (the edge reads [`max_bytes`]
+/// once; a warning if trimming fails).
+pub fn trim(cache: &Cache, max_bytes: u64) {
+    if let Err(e) = cache.trim(max_bytes) {
         warn_once(&e);
     }
 }

@@ -28,13 +28,12 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use frontend::bridge::RustcConfig;
 use frontend::pmir::{ModuleFile, SourceFacts};
 use manifest::embed::{read_section, Record};
 
 use passes::diagnostic::Format;
 
-use crate::build::{build_counted, BuildArgs, Built};
+use crate::build::{build, Built, Config, Input};
 
 /// Whether `file` is a source of the standard library as rustc names it
 /// in spans of its expansions (remapped to `/rustc/COMMIT/library/…`).
@@ -631,35 +630,20 @@ fn own_record(
             unknown.join(", ")
         ));
     }
-    let output = scratch.join("build");
-    let cache = crate::buildcache::open(false);
     let link = match std::env::var_os("CARGO_MANIFEST_DIR") {
         Some(dir) => metadata_links(Path::new(&dir))?,
         None => Vec::new(),
     };
     let arch = std::env::var(ARCH_VAR).unwrap_or_else(|_| "sm_90".into());
+    let arch: backend_nvptx::Arch = arch.parse().map_err(|e| format!("{ARCH_VAR}: {e}"))?;
     let deny_warnings =
         inv.deny_warnings || std::env::var_os(DENY_WARNINGS_VAR).is_some_and(|v| v == "1");
-    let built = build_counted(&BuildArgs {
-        file: Path::new(&input),
-        config: &RustcConfig::default(),
-        arch: &arch,
-        debug: false,
-        lineinfo: false,
-        lto: true,
-        emit: &[],
-        output: &output,
-        bundle: false,
-        max_size: None,
-        bench: false,
-        cpp_baseline: None,
-        timings: false,
+    let config = Config {
         isolation,
-        prepared: Some(&doc),
-        crate_name: inv.crate_name.as_deref(),
-        quiet: true,
-        cache: cache.as_ref(),
-        link: &link,
+        cache: crate::buildcache::open(false),
+        cache_max_bytes: crate::buildcache::max_bytes(),
+        link,
+        tuning: manifest::provider::Tuning::from_env()?,
         lint: !inv.lints_allowed,
         deny_warnings,
         deny_by: if inv.deny_warnings {
@@ -667,37 +651,45 @@ fn own_record(
         } else {
             "--deny-warnings"
         },
-        // A rejection fails the crate's build before anything is written.
+        // A rejection fails the crate's build before anything is embedded.
         keep_going: false,
+        hint_keep_going: false,
+        diagnostics: inv.diagnostics(),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         check_only: inv.check_only(),
         // The records' cubins are read by the program, never by name:
         // a cubin per callback makes an edit relink one kernel.
         for_edits: true,
-        diagnostics: inv.diagnostics(),
-    });
-    let built = match built {
-        Ok(b) => b,
-        // What failed was printed, as rustc prints its errors.
-        Err(e) if e.reported => return Ok(Own::Failed),
-        Err(e) => return Err(e.to_string()),
+        ..Config::new(arch)
     };
-    summary(inv, &built);
-    if inv.check_only() {
+    let input = Input::Prepared {
+        doc: &doc,
+        crate_name: inv.crate_name.as_deref(),
+    };
+    let artifacts = match build(&input, &config) {
+        Ok(a) => a,
+        // What failed was printed, as rustc prints its errors.
+        Err(e) => {
+            for d in &e.diagnostics {
+                eprintln!("{d}");
+            }
+            if e.reported {
+                return Ok(Own::Failed);
+            }
+            return Err(e.to_string());
+        }
+    };
+    for d in &artifacts.diagnostics {
+        eprintln!("{d}");
+    }
+    summary(inv, &artifacts.counts);
+    let Some(manifest) = &artifacts.manifest else {
         return Ok(Own::None);
-    }
-    let manifest_text = std::fs::read_to_string(output.join("manifest.json"))
-        .map_err(|e| format!("cannot read the build's manifest: {e}"))?;
-    let m = manifest::Manifest::from_json(&manifest_text)?;
-    let mut cubins = Vec::new();
-    for name in m.cubins() {
-        let bytes = std::fs::read(output.join(name))
-            .map_err(|e| format!("cannot read the build's {name}: {e}"))?;
-        cubins.push((name.to_string(), bytes));
-    }
+    };
     Ok(Own::Record(Record {
         target: format!("{} ({})", inv.stem(), inv.kind()),
-        manifest: manifest_text,
-        cubins,
+        manifest: manifest.to_json(),
+        cubins: artifacts.cubins,
     }))
 }
 

@@ -428,10 +428,10 @@ pub fn host_device_shared_library(
     dir: &Scratch,
 ) -> Result<std::path::PathBuf, String> {
     let objects = device_objects(inputs, dir, "the lint")?;
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let cxx = &frontend::toolchain::get().cxx;
     let lib = dir.join("librmir_device_host.so");
     let out = run(
-        Command::new(&cxx)
+        Command::new(cxx)
             .arg("-shared")
             .arg("-o")
             .arg(&lib)
@@ -439,7 +439,7 @@ pub fn host_device_shared_library(
         dir,
         "linking the device libraries for the host",
     )
-    .map_err(|e| e.replace("{program}", &cxx))?;
+    .map_err(|e| e.replace("{program}", cxx))?;
     if !out.status.success() {
         return Err(format!(
             "linking the device libraries for the host ({cxx}) failed:\n{}",
@@ -458,7 +458,7 @@ fn device_objects(
     dir: &Scratch,
     what: &str,
 ) -> Result<Vec<String>, String> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let cxx = &frontend::toolchain::get().cxx;
     let mut objects = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         if input.description.kind() != backend_nvptx::ItemKind::CudaSource {
@@ -474,7 +474,7 @@ fn device_objects(
             .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
         let obj = dir.join(&format!("device_{i}.o"));
         let out = run(
-            Command::new(&cxx).args([
+            Command::new(cxx).args([
                 "-x",
                 "c++",
                 "-O2",
@@ -490,7 +490,7 @@ fn device_objects(
             dir,
             &format!("compiling {} for the host", input.name),
         )
-        .map_err(|e| e.replace("{program}", &cxx))?;
+        .map_err(|e| e.replace("{program}", cxx))?;
         if !out.status.success() {
             return Err(format!(
                 "compiling the device library `{}` for {what} ({cxx}) failed:\n{}",

@@ -9,7 +9,7 @@
 //! go to standard error, results are values); every artifact is written
 //! into a temporary folder that replaces the output only once everything
 //! succeeded (`output`); how nvJitLink is isolated is the caller's choice
-//! (`BuildArgs::isolation`), since only the caller knows which program can
+//! (`Config::isolation`), since only the caller knows which program can
 //! serve as the child.
 
 pub mod admit;

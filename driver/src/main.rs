@@ -3,6 +3,7 @@
 //!
 //! Exit codes: 0 success, 1 rejected or failed input, 2 usage.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -246,6 +247,16 @@ fn main() -> ExitCode {
         };
     }
     let cli = Cli::parse();
+    // The process's rustc, C++ compiler, rustc time limit and cache
+    // setting: read here, once, for every stage below.
+    let mut toolchain = frontend::toolchain::Toolchain::from_env();
+    if let Command::Build { no_cache: true, .. } = cli.command {
+        toolchain.cache = false;
+    }
+    if let Err(e) = configure(toolchain) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     let result = match cli.command {
         Command::Import {
             file,
@@ -297,42 +308,29 @@ fn main() -> ExitCode {
             keep_going,
             output,
         } => link::isolation().and_then(|isolation| {
-            if no_cache {
-                // The frontend's cached rustc work too.
-                configure(frontend::toolchain::Toolchain {
-                    cache: false,
-                    ..frontend::toolchain::Toolchain::from_env()
-                })?;
-            }
-            let cache = compiler::buildcache::open(no_cache);
-            build::build(&build::BuildArgs {
-                file: &file,
-                config: &rustc.config(),
-                arch: &arch,
+            let arch: backend_nvptx::Arch = arch.parse().map_err(|e| format!("--arch: {e}"))?;
+            let config = build::Config {
                 debug,
                 lineinfo,
                 lto: !no_lto,
-                emit: &emit,
-                output: &output,
+                emit,
                 bundle,
                 max_size,
                 bench,
-                cpp_baseline: cpp_baseline.as_deref(),
-                timings,
+                cpp_baseline,
                 isolation,
-                prepared: None,
-                crate_name: None,
-                quiet: false,
-                cache: cache.as_ref(),
-                link: &link_files,
+                cache: compiler::buildcache::open(no_cache),
+                cache_max_bytes: compiler::buildcache::max_bytes(),
+                link: link_files,
+                tuning: manifest::provider::Tuning::from_env()?,
                 lint: !no_lint,
                 deny_warnings,
-                deny_by: "--deny-warnings",
                 keep_going,
                 diagnostics: passes::diagnostic::Format::human_for_stderr(),
-                check_only: false,
-                for_edits: false,
-            })
+                progress: std::io::stderr().is_terminal(),
+                ..build::Config::new(arch)
+            };
+            build_to_folder(&file, &rustc.config(), &config, &output, timings)
         }),
         Command::Cache { action } => cache_command(action),
         Command::Cargo { args } => compiler::cargo::cargo(&args),
@@ -383,6 +381,50 @@ fn cache_command(action: CacheAction) -> Result<ExitCode, String> {
             );
         }
         CacheAction::Clean => println!("{}", c.clean().map_err(|e| e.to_string())?),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `driver build`: builds `file` in memory, prints its diagnostics, and
+/// writes the artifacts into `output` (replaced only when everything
+/// succeeded). Rejected registrations fail (exit 1), as rustc fails on an
+/// error; with `--keep-going` the admitted ones are written first.
+fn build_to_folder(
+    file: &std::path::Path,
+    rustc: &frontend::bridge::RustcConfig,
+    config: &build::Config,
+    output: &std::path::Path,
+    timings: bool,
+) -> Result<ExitCode, String> {
+    compiler::output::check_dir(output)?;
+    let input = build::Input::File { path: file, rustc };
+    let mut artifacts = match build::build(&input, config) {
+        Ok(a) => a,
+        Err(e) => {
+            for d in &e.diagnostics {
+                eprintln!("{d}");
+            }
+            return Err(e.message);
+        }
+    };
+    for d in &artifacts.diagnostics {
+        eprintln!("{d}");
+    }
+    let start = std::time::Instant::now();
+    artifacts.write(output)?;
+    artifacts.timings.add("write", start.elapsed());
+    if timings {
+        eprint!("{}", artifacts.render_timings());
+    }
+    eprintln!("{}", artifacts.summary(output));
+    let counts = artifacts.counts;
+    if counts.rejected > 0 {
+        eprintln!(
+            "error: {} rejected of {} registrations; the admitted ones are built (--keep-going)",
+            counts.rejected,
+            counts.rejected + counts.admitted
+        );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,10 +15,7 @@ use std::time::{Duration, Instant};
 
 /// The environment variable that bounds every rustc run (and the host
 /// harness), in seconds.
-pub const TIMEOUT_VAR: &str = "RMIR_RUSTC_TIMEOUT";
-
-/// Generous: a file of thousands of callbacks built at `-O3` takes minutes.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub use crate::toolchain::TIMEOUT_VAR;
 
 /// Prefixes of our scratch folder names; [`remove_stale`] touches no others.
 const KINDS: [&str; 6] = ["bridge", "hostref", "layout", "cargo", "core-model", "lint"];
@@ -192,17 +189,9 @@ pub fn rustc_input(file: &Path, scratch: &Scratch) -> Result<(PathBuf, Option<St
     Ok((link.join(file), Some(prefix)))
 }
 
-/// The time limit of one rustc run: `$RMIR_RUSTC_TIMEOUT` seconds, else 600.
+/// The time limit of one rustc run ([`crate::toolchain::Toolchain::rustc_timeout`]).
 pub fn timeout() -> Result<Duration, String> {
-    match std::env::var(TIMEOUT_VAR) {
-        Err(_) => Ok(DEFAULT_TIMEOUT),
-        Ok(v) => match v.trim().parse::<f64>() {
-            Ok(s) if s.is_finite() && s > 0.0 => Ok(Duration::from_secs_f64(s)),
-            _ => Err(format!(
-                "{TIMEOUT_VAR}=`{v}`: expected a positive number of seconds"
-            )),
-        },
-    }
+    crate::toolchain::get().rustc_timeout.clone()
 }
 
 /// What a finished child left.

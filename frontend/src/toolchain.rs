@@ -1,10 +1,17 @@
-//! What the process's own rustc work runs with, decided once at the edge
-//! (the driver's command line, the Cargo wrapper) and read by every stage
-//! below it: which rustc, and whether the build cache is used. No stage
-//! reads the environment for these, and nothing sets it: a library user
-//! that configures nothing gets [`Toolchain::from_env`] at the first use.
+//! What the process's own tool runs use, decided once at the edge (the
+//! driver's command line, the Cargo wrapper) and read by every stage below
+//! it: which rustc and host C++ compiler, how long a rustc run may take,
+//! and whether the build cache is used. No stage reads the environment for
+//! these, and nothing sets it: a library user that configures nothing gets
+//! [`Toolchain::from_env`] at the first use.
 
 use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The variable that limits one rustc run, in seconds.
+pub const TIMEOUT_VAR: &str = "RMIR_RUSTC_TIMEOUT";
+/// Generous: a file of thousands of callbacks built at `-O3` takes minutes.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The rustc and the cache setting of this process.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,17 +20,35 @@ pub struct Toolchain {
     /// closure's layout belongs to one rustc (the Cargo wrapper's is the
     /// one cargo chose).
     pub rustc: String,
+    /// The host C++ compiler that builds `.cu` device libraries for the
+    /// host reference and the lint (`$CXX`, else `c++`).
+    pub cxx: String,
+    /// The time limit of one rustc run (`$RMIR_RUSTC_TIMEOUT` seconds, else
+    /// 600), or why the variable's value is not one: reported by the first
+    /// rustc run, as the limit is only needed then.
+    pub rustc_timeout: Result<Duration, String>,
     /// Whether the build cache is read and written (`--no-cache`,
     /// `RMIR_CACHE=off`: no).
     pub cache: bool,
 }
 
 impl Toolchain {
-    /// `$RUSTC` (else `rustc` from `PATH`), and the cache off when
-    /// `RMIR_CACHE=off`: what a process that configured nothing uses.
+    /// `$RUSTC` (else `rustc` from `PATH`), `$CXX` (else `c++`),
+    /// `$RMIR_RUSTC_TIMEOUT`, and the cache off when `RMIR_CACHE=off`: what
+    /// a process that configured nothing uses.
     pub fn from_env() -> Toolchain {
         Toolchain {
             rustc: std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()),
+            cxx: std::env::var("CXX").unwrap_or_else(|_| "c++".to_string()),
+            rustc_timeout: match std::env::var(TIMEOUT_VAR) {
+                Err(_) => Ok(DEFAULT_TIMEOUT),
+                Ok(v) => match v.trim().parse::<f64>() {
+                    Ok(s) if s.is_finite() && s > 0.0 => Ok(Duration::from_secs_f64(s)),
+                    _ => Err(format!(
+                        "{TIMEOUT_VAR}=`{v}`: expected a positive number of seconds"
+                    )),
+                },
+            },
             cache: std::env::var_os("RMIR_CACHE").is_none_or(|v| v != "off"),
         }
     }
@@ -60,6 +85,7 @@ mod tests {
         let other = Toolchain {
             rustc: format!("{}-other", t.rustc),
             cache: !t.cache,
+            ..t.clone()
         };
         assert_eq!(configure(other), Err(get()));
         assert_eq!(get(), &t);

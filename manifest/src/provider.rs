@@ -339,7 +339,8 @@ impl Tuning {
         Ok(Tuning { entries })
     }
 
-    /// `RMIR_TUNING`, or no overrides.
+    /// `RMIR_TUNING`, or no overrides: for the edge (the command line, the
+    /// Cargo wrapper) to read once.
     pub fn from_env() -> Result<Tuning, String> {
         match std::env::var("RMIR_TUNING") {
             Ok(text) => Tuning::parse(&text),
@@ -774,6 +775,14 @@ pub fn c_field_names(env: &EnvLayout) -> Vec<String> {
 /// Emits one self-contained translation unit holding `requests`, with the
 /// provider headers they need, each kernel launched as [`launch_facts`] says.
 pub fn emit_translation_unit(requests: &[KernelRequest]) -> Result<TranslationUnit, EmitError> {
+    emit_translation_unit_with(requests, &Tuning::default())
+}
+
+/// [`emit_translation_unit`] with `tuning`'s overrides of the launch facts.
+pub fn emit_translation_unit_with(
+    requests: &[KernelRequest],
+    tuning: &Tuning,
+) -> Result<TranslationUnit, EmitError> {
     let provider = |r: &KernelRequest| match r {
         KernelRequest::Callback { provider, .. } => *provider,
         KernelRequest::Copy => Provider::Copy,
@@ -808,9 +817,8 @@ pub fn emit_translation_unit(requests: &[KernelRequest]) -> Result<TranslationUn
     {
         nvrtc_options.push("--device-int128".to_string());
     }
-    let tuning = Tuning::from_env().map_err(EmitError::Launch)?;
     for request in requests {
-        for kernel in emit_request(&mut source, request, &tuning)? {
+        for kernel in emit_request(&mut source, request, tuning)? {
             if kernels.iter().any(|k| k.name == kernel.name) {
                 return Err(EmitError::DuplicateKernel(kernel.name));
             }
