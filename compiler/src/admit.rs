@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use frontend::bridge::RustcConfig;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Outcome};
 use passes::pipeline;
 

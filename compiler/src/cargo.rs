@@ -28,8 +28,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use frontend::bridge::RustcConfig;
 use frontend::pmir::{ModuleFile, SourceFacts};
+use frontend::toolchain::RustcConfig;
 use manifest::embed::{read_section, Record};
 
 use passes::diagnostic::Format;

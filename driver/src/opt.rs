@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use frontend::bridge::RustcConfig;
+use frontend::toolchain::RustcConfig;
 use passes::lower::{self, Pipeline};
 use passes::pipeline;
 

@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::lower::{pass_names, Lowered, Options, Pipeline};
 use passes::pipeline::admitted;
 

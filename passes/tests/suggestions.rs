@@ -11,7 +11,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{Outcome, Verdict};
 use passes::diagnostic::{Applicability, Emitter};
 use passes::pipeline;

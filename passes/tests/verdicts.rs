@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Verdict};
 use passes::pipeline;
 
