@@ -6,7 +6,7 @@
 //! libraries are opened with `libloading` on first use, so everything here
 //! runs (and is tested) on a machine with no GPU.
 //!
-//! - [`nvidia`]: finding and loading the libraries; toolchain versions.
+//! - [`nvidia`]: finding and loading the libraries.
 //! - [`nvrtc`]: CUDA C++ → PTX / LTOIR / cubin.
 //! - [`nvvm`]: NVVM IR → PTX / LTOIR.
 //! - [`nvjitlink`]: the raw linker.
@@ -16,6 +16,7 @@
 //! - [`link`]: [`LinkPlan`] → flags with reasons → cubin.
 //! - [`symbols`]: what each input defines and references, read before the
 //!   link (PTX text, cubin symbol tables, LTOIR through a probe link).
+//! - [`versions`]: the toolchain's versions, asked of each library.
 
 pub mod arch;
 pub mod codegen;
@@ -27,12 +28,14 @@ pub mod nvjitlink;
 pub mod nvrtc;
 pub mod nvvm;
 pub mod symbols;
+pub mod versions;
 
 pub use arch::{Arch, ArchError};
 pub use container::{describe, ContainerError, Description, Item, ItemKind};
 pub use isolate::Isolation;
 pub use link::{LinkError, LinkExplanation, LinkFailure, LinkInput, LinkOutput, LinkPlan, Linked};
-pub use nvidia::{toolchain_versions, LibraryError, ToolchainVersions};
+pub use nvidia::LibraryError;
+pub use versions::{toolchain_versions, ToolchainVersions};
 
 /// Any error of this crate's NVIDIA layer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -23,7 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use passes::admission::libraries::{DeviceAbi, ParamType};
+use passes::lower::plan::{DeviceAbi, ParamType};
 
 use crate::container::{Item, ItemKind, Packing};
 use crate::link::{LinkInput, LinkOutput, LinkPlan};

@@ -11,11 +11,13 @@ use std::process::Command;
 use backend_nvptx::codegen::{compile_ltoir, emit_llvm_ir, emit_nvvm_ir, emit_ptx, CodegenOptions};
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
 use backend_nvptx::{describe, Arch, ItemKind, LinkInput, LinkPlan};
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use manifest::provider::{emit_translation_unit, kernel_name, KernelRequest, Operation};
 use manifest::{Provider, RegistrationId, Variant};
 use melior::Context;
-use passes::lower::{admitted, Options, Pipeline, Thunk};
+use passes::lower::{Options, Pipeline, Thunk};
+use passes::pipeline::admitted;
 
 const CASES: &[(&str, u8, bool)] = &[
     ("01_add_overflow_checks.rs", 0, true),
@@ -51,7 +53,7 @@ fn lowered<'c>(
         .import(&case(name))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut module = ir::import(context, &pmir).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let outcomes = passes::pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let lowered = Pipeline::standard()
         .run(&mut module, &admitted(&outcomes), &Options::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -8,7 +8,7 @@ mod common;
 use backend_nvptx::symbols::{self, SymbolReader, SymbolTable};
 use backend_nvptx::Arch;
 use common::{fixtures, input};
-use passes::admission::libraries::{DeviceAbi, ParamType};
+use passes::lower::plan::{DeviceAbi, ParamType};
 
 fn read(name: &str, bytes: &[u8], wanted: &[&str]) -> SymbolTable {
     let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use frontend::bridge::RustcConfig;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Outcome};
+use passes::pipeline;
 
 use crate::input;
 use crate::timings::Timings;
@@ -29,7 +30,7 @@ pub fn run_admission_timed(
     let module = timings
         .time("import to rmir", || ir::import(&context, &doc))
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    let outcomes = timings.time("admission", || admission::admit_module(&module))?;
+    let outcomes = timings.time("admission", || pipeline::admit_module(&module))?;
     Ok((doc, outcomes))
 }
 
@@ -102,7 +103,7 @@ pub fn admit_and_lower_doc<'c>(
         })?
     };
     let admission = timings.time("admission + lowering", || {
-        admission::admit_and_lower_with(&module, &resolved.libraries)
+        pipeline::admit_and_lower_with(&module, &resolved.libraries)
     })?;
     Ok(Admitted {
         doc,

@@ -15,8 +15,8 @@ use backend_nvptx::codegen::{self, CallbackDebug, CodegenOptions, DebugInfo};
 use backend_nvptx::nvrtc::{self, NvrtcOptions, NvrtcTarget};
 use backend_nvptx::symbols::SymbolReader;
 use backend_nvptx::{Arch, LinkInput, LinkPlan};
-use frontend::bridge::RustcConfig;
 use frontend::pmir::Callback as PmirCallback;
+use frontend::toolchain::RustcConfig;
 use frontend::PreparedMir;
 use manifest::bundle::{
     standard_case_inputs, BenchSpec, BenchVariant, Bundle, CaptureValue, Case, RegistrationRun,

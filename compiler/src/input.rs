@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{self, RustcConfig};
+use frontend::bridge;
+use frontend::toolchain::RustcConfig;
 use frontend::PreparedMir;
 
 /// Loads `.rs` (through rustc), `.mir` (rustc's MIR text) or `.pmir.json`.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use compiler::build::{build, Config, Input};
-use frontend::bridge::RustcConfig;
+use frontend::toolchain::RustcConfig;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use frontend::bridge::RustcConfig;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Verdict};
 use passes::diagnostic::Emitter;
 

@@ -45,8 +45,8 @@ struct RustcArgs {
 }
 
 impl RustcArgs {
-    fn config(&self) -> frontend::bridge::RustcConfig {
-        frontend::bridge::RustcConfig {
+    fn config(&self) -> frontend::toolchain::RustcConfig {
+        frontend::toolchain::RustcConfig {
             opt_level: if self.optimize { 3 } else { 0 },
             overflow_checks: self.overflow_checks == OnOff::On,
             ..Default::default()
@@ -391,7 +391,7 @@ fn cache_command(action: CacheAction) -> Result<ExitCode, String> {
 /// error; with `--keep-going` the admitted ones are written first.
 fn build_to_folder(
     file: &std::path::Path,
-    rustc: &frontend::bridge::RustcConfig,
+    rustc: &frontend::toolchain::RustcConfig,
     config: &build::Config,
     output: &std::path::Path,
     timings: bool,
@@ -464,7 +464,7 @@ fn process_hygiene() {
 
 fn import(
     file: &Path,
-    config: &frontend::bridge::RustcConfig,
+    config: &frontend::toolchain::RustcConfig,
     output: Option<&Path>,
     summary: bool,
 ) -> Result<ExitCode, String> {

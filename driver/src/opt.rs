@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use frontend::bridge::RustcConfig;
-use passes::admission;
+use frontend::toolchain::RustcConfig;
 use passes::lower::{self, Pipeline};
+use passes::pipeline;
 
 use crate::input;
 use crate::output::write_atomic;
@@ -49,8 +49,8 @@ pub fn opt(args: &OptArgs<'_>) -> Result<ExitCode, String> {
     };
     ir::verify(&module).map_err(|e| format!("{name}: {e}"))?;
     // Lowering works on the callbacks admission admits, read off the module.
-    let outcomes = admission::admit_module(&module).map_err(|e| format!("{name}: {e}"))?;
-    let callbacks = lower::admitted(&outcomes);
+    let outcomes = pipeline::admit_module(&module).map_err(|e| format!("{name}: {e}"))?;
+    let callbacks = pipeline::admitted(&outcomes);
     let options = lower::Options {
         print_after_all: args.print_ir_after_all,
         print_locations: args.print_locations,

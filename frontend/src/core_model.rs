@@ -28,6 +28,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
+use crate::mono::ClosureInstance;
 use crate::pmir::{Body, BodyKind, TerminatorKind};
 use crate::ty::{Scalar, Ty};
 
@@ -48,15 +49,6 @@ const MODEL_TYPES: [(&str, &str); 5] = [
     ("FilterModel", "std::iter::Filter"),
     ("ZipModel", "std::iter::Zip"),
 ];
-
-/// A model closure's instance that the routed MIR needs: the closure of the
-/// model function `generic` with `args`, whose environment type is `ty`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClosureInstance {
-    pub ty: String,
-    pub generic: String,
-    pub args: Vec<String>,
-}
 
 /// The user's MIR routed to the model, the model's MIR after it.
 #[derive(Debug)]
@@ -122,8 +114,8 @@ pub(crate) fn route(mir: &str, overflow_checks: bool) -> Result<Option<Routed>, 
 
 /// The model's MIR, its stand-in types renamed to `core`'s.
 fn model_mir(overflow_checks: bool) -> Result<String, String> {
-    let rustc = crate::bridge::rustc_version().map_err(|e| e.to_string())?;
-    let flags = crate::bridge::mir_codegen_flags(overflow_checks, false);
+    let rustc = crate::rustc::rustc_version().map_err(|e| e.to_string())?;
+    let flags = crate::rustc::mir_codegen_flags(overflow_checks, false);
     let key = crate::cached::key(
         "core-model",
         &[
@@ -155,8 +147,8 @@ fn compile(flags: &[String]) -> Result<String, String> {
     std::fs::write(&source, SOURCE)
         .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
     let out_file = dir.join("rmir_core.mir");
-    let out = crate::bridge::run_rustc(
-        Command::new(crate::bridge::rustc())
+    let out = crate::rustc::run_rustc(
+        Command::new(crate::rustc::rustc())
             .current_dir(dir.path())
             .args(["--edition", "2021", "--crate-type", "lib"])
             .args(["--crate-name", "rmir_core_model", "--emit=mir"])
@@ -725,7 +717,7 @@ pub(crate) fn prune(bodies: &mut Vec<Body>) {
                 return false;
             }
             if b.kind == BodyKind::Closure {
-                let env = crate::prepare::env_type(b).map(Ty::to_string);
+                let env = crate::pmir::env_type(b).map(Ty::to_string);
                 return env.is_some_and(|t| {
                     t.contains(SYNTHETIC_FILE) && named.iter().any(|n| n.contains(&t))
                 });

@@ -4,10 +4,12 @@
 //! is a located [`parse::MirError`]); nothing after this crate needs rustc.
 
 pub mod adt;
+pub mod adt_items;
 pub mod bridge;
 mod cached;
 pub mod closure_layout;
 pub mod core_model;
+pub mod layout;
 mod mono;
 mod niche;
 pub mod panics;
@@ -15,8 +17,10 @@ pub mod parse;
 pub mod pmir;
 pub mod prepare;
 pub mod registry;
+pub mod rustc;
 pub mod scratch;
 pub mod source;
+pub mod span;
 pub mod summary;
 pub mod toolchain;
 pub mod ty;

@@ -33,6 +33,15 @@ use crate::pmir::{
 use crate::source::{lex, Sources};
 use crate::ty::{Scalar, Ty};
 
+/// A model closure's instance that the routed MIR needs: the closure of the
+/// model function `generic` with `args`, whose environment type is `ty`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ClosureInstance {
+    pub ty: String,
+    pub generic: String,
+    pub args: Vec<String>,
+}
+
 /// The most instances one document gets, and the longest generic argument
 /// an instance is made for: bounds on polymorphic recursion
 /// (`fn f<T>() { f::<(T, T)>() }`, whose arguments double at each step),
@@ -64,7 +73,7 @@ pub(crate) fn instantiate(
     mir: &str,
     bodies: &mut Vec<Body>,
     source: &SourceFacts,
-    closures: &[crate::core_model::ClosureInstance],
+    closures: &[ClosureInstance],
 ) {
     let sources = Sources::new(source);
     let lines: Vec<&str> = mir.lines().collect();
@@ -129,7 +138,7 @@ pub(crate) fn instantiate(
 /// environment is that type (`{closure@rmir-core:2:1: 2:1}`), not the
 /// model's closure type, so each `core` closure value finds its own body.
 fn retype_closure(body: &mut Body, ty: &str) {
-    let Some(own) = crate::prepare::env_type(body).map(Ty::to_string) else {
+    let Some(own) = crate::pmir::env_type(body).map(Ty::to_string) else {
         return;
     };
     for decl in &mut body.locals {
@@ -190,7 +199,7 @@ fn instantiate_callbacks(
         .filter(|b| b.kind == BodyKind::Closure && b.instance_of.is_none())
         .filter_map(|b| {
             Some((
-                crate::prepare::closure_key(crate::prepare::env_type(b)?)?,
+                crate::pmir::closure_key(crate::pmir::env_type(b)?)?,
                 b.name.clone(),
             ))
         })
@@ -727,8 +736,8 @@ impl Expander<'_> {
             }
             Operator::Convert => {
                 let [a] = args else { return None };
-                let from = crate::prepare::operand_ty(self.body, a)?.scalar()?;
-                let to = crate::prepare::place_ty(self.body, &dest)?.scalar()?;
+                let from = crate::pmir::operand_ty(self.body, a)?.scalar()?;
+                let to = crate::pmir::place_ty(self.body, &dest)?.scalar()?;
                 let kind = match (from.is_float(), to.is_float()) {
                     (false, false) => "IntToInt",
                     (false, true) => "IntToFloat",
@@ -842,7 +851,7 @@ impl Expander<'_> {
             }
             BinOp::Shl | BinOp::Shr => {
                 // The shift amount, as unsigned, must be below the width.
-                let amount_ty = crate::prepare::operand_ty(self.body, &rhs)?.scalar()?;
+                let amount_ty = crate::pmir::operand_ty(self.body, &rhs)?.scalar()?;
                 let unsigned = unsigned_of(amount_ty)?;
                 let amount = if amount_ty == unsigned {
                     rhs.clone()

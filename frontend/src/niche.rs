@@ -171,7 +171,7 @@ fn gets_as_fields(body: &mut Body) {
             else {
                 continue;
             };
-            let from = crate::prepare::operand_ty(body, operand);
+            let from = crate::pmir::operand_ty(body, operand);
             if kind == "Transmute" && from.as_ref().and_then(non_zero_of) == Some(ty) {
                 let mut field = p.clone();
                 field.projections.push(Projection::Field {

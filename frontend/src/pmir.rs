@@ -9,7 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ty::Ty;
+pub use crate::span::{FileId, Span, ROOT_FILE};
+use crate::ty::{Scalar, Ty};
 use vocab::Provider;
 
 /// A registration's provider, read by name: one a registration can name
@@ -67,13 +68,6 @@ pub struct ModuleFile {
     pub text: String,
 }
 
-/// Which file of the crate a [`Span`] lies in: `0` is the root
-/// ([`SourceFacts::file`]), `i ≥ 1` is [`SourceFacts::modules`]`[i - 1]`.
-pub type FileId = u32;
-
-/// The root file's [`FileId`].
-pub const ROOT_FILE: FileId = 0;
-
 impl SourceFacts {
     /// The name of file `id` (the root's name for an unknown id).
     pub fn file_name(&self, id: FileId) -> &str {
@@ -112,52 +106,6 @@ impl SourceFacts {
                 .iter()
                 .enumerate()
                 .map(|(i, m)| (i as FileId + 1, m.file.as_str(), Some(m.text.as_str()))),
-        )
-    }
-}
-
-/// A source range, 1-based lines and columns, end inclusive of its last
-/// character's column as rustc prints closure spans (`5:38: 5:49`, the end is
-/// the column after the last character).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Span {
-    pub lo_line: u32,
-    pub lo_col: u32,
-    pub hi_line: u32,
-    pub hi_col: u32,
-    /// The file the span lies in (see [`FileId`]); the root's is not written.
-    #[serde(default, skip_serializing_if = "is_root")]
-    pub file: FileId,
-}
-
-fn is_root(id: &FileId) -> bool {
-    *id == ROOT_FILE
-}
-
-impl Span {
-    /// A span of the root file.
-    pub fn new(lo_line: u32, lo_col: u32, hi_line: u32, hi_col: u32) -> Span {
-        Span {
-            lo_line,
-            lo_col,
-            hi_line,
-            hi_col,
-            file: ROOT_FILE,
-        }
-    }
-
-    /// The same span in file `file`.
-    pub fn in_file(self, file: FileId) -> Span {
-        Span { file, ..self }
-    }
-}
-
-impl std::fmt::Display for Span {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}-{}:{}",
-            self.lo_line, self.lo_col, self.hi_line, self.hi_col
         )
     }
 }
@@ -680,7 +628,7 @@ pub struct Closure {
     pub ret: Ty,
     pub captures: Vec<Capture>,
     /// rustc's layout of the closure object, when it was measured
-    /// ([`crate::closure_layout::record`]): every capture a by-value scalar,
+    /// (`closure_layout::record`): every capture a by-value scalar,
     /// or an aggregate of them. Absent in MIR text alone, and for closures
     /// capturing anything else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -788,76 +736,58 @@ impl PreparedMir {
         self.closures.iter().find(|c| c.body == body)
     }
 
-    /// Serialises with a trailing newline; deterministic.
+    /// Serialises with a trailing newline; deterministic. Read back, and
+    /// checked, by `PreparedMir::from_json` (in `validate`).
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("prepared MIR serialises");
         s.push('\n');
         s
     }
+}
 
-    /// Reads a document, rejecting other format versions before anything else.
-    pub fn from_json(text: &str) -> Result<PreparedMir, ReadError> {
-        // Read the version first, so a document of another version is
-        // reported as such rather than as whatever field changed.
-        #[derive(Deserialize)]
-        struct Header {
-            format: Option<serde_json::Value>,
-        }
-        let header: Header = serde_json::from_str(text).map_err(|e| ReadError::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        match header.format.as_ref().map(|f| f.as_str()) {
-            Some(Some(FORMAT)) => {}
-            Some(Some(other)) => return Err(ReadError::Version(other.to_string())),
-            Some(None) => return Err(ReadError::Version(header.format.unwrap().to_string())),
-            None => return Err(ReadError::NoFormat),
-        }
-        // Parsed from text (not from a `Value`) so 128-bit constants survive.
-        let doc: PreparedMir =
-            serde_json::from_str(text).map_err(|e| ReadError::Schema(e.to_string()))?;
-        // Later stages index locals, blocks and bodies by the numbers read
-        // here: they are checked once, now.
-        crate::validate::validate(&doc).map_err(ReadError::Invalid)?;
-        Ok(doc)
+/// The type of a closure body's environment (its first argument, `&{closure@…}`,
+/// references peeled).
+pub(crate) fn env_type(body: &Body) -> Option<&Ty> {
+    Some(body.locals.get(1)?.ty.peel_refs())
+}
+
+pub(crate) fn closure_key(ty: &Ty) -> Option<String> {
+    matches!(ty, Ty::Closure { .. }).then(|| ty.to_string())
+}
+
+/// Type of a place in a body, following projections.
+pub fn place_ty(body: &Body, place: &Place) -> Option<Ty> {
+    let mut ty = body.locals.get(place.local.0 as usize)?.ty.clone();
+    for p in &place.projections {
+        ty = match p {
+            Projection::Deref => match ty {
+                Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => *inner,
+                Ty::Adt { path, mut args } if path.ends_with("Box") && !args.is_empty() => {
+                    args.remove(0)
+                }
+                _ => return None,
+            },
+            Projection::Field { ty, .. } => ty.clone(),
+            Projection::Index(_) | Projection::ConstantIndex { .. } => match ty {
+                Ty::Array(e, _) | Ty::Slice(e) => *e,
+                _ => return None,
+            },
+            Projection::Downcast(_) => ty,
+        };
+    }
+    Some(ty)
+}
+
+pub fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
+    match op {
+        Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
+        Operand::Const(c) => match c {
+            Constant::Int { ty, .. } | Constant::Float { ty, .. } => Some(ty.clone()),
+            Constant::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
+            Constant::Char(_) => Some(Ty::Scalar(Scalar::Char)),
+            Constant::Unit => Some(Ty::Tuple(Vec::new())),
+            Constant::ZeroSized(t) => Some(t.clone()),
+            Constant::FnItem(_) | Constant::Other(_) => None,
+        },
     }
 }
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
-    Json {
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    NoFormat,
-    Version(String),
-    Schema(String),
-    /// Well-formed JSON of the right shape that breaks a rule of the format.
-    Invalid(crate::validate::Invalid),
-}
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Json {
-                line,
-                column,
-                message,
-            } => write!(f, "{line}:{column}: not valid JSON: {message}"),
-            ReadError::NoFormat => write!(
-                f,
-                "not a prepared-MIR document: no \"format\" field (expected \"{FORMAT}\")"
-            ),
-            ReadError::Version(v) => write!(
-                f,
-                "prepared-MIR format \"{v}\" is not supported: this build reads \"{FORMAT}\""
-            ),
-            ReadError::Schema(m) => write!(f, "malformed prepared MIR: {m}"),
-            ReadError::Invalid(e) => write!(f, "malformed prepared MIR: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}

@@ -5,14 +5,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
-    AggregateKind, Body, BodyKind, Callback, Capture, CaptureMode, Closure, ClosureKind, Constant,
-    FileId, Local, Operand, Place, PreparedMir, Projection, Registration, Resolution, Rvalue,
-    SourceFacts, Span, StatementKind, TerminatorKind, FORMAT, ROOT_FILE,
+    closure_key, env_type, operand_ty, AggregateKind, Body, BodyKind, Callback, Capture,
+    CaptureMode, Closure, ClosureKind, Constant, FileId, Local, Operand, Place, PreparedMir,
+    Projection, Registration, Resolution, Rvalue, SourceFacts, Span, StatementKind, TerminatorKind,
+    FORMAT, ROOT_FILE,
 };
 use crate::registry;
 use crate::source::lex;
 use crate::source::{SourceText, Sources};
-use crate::ty::{Scalar, Ty};
+use crate::ty::Ty;
 
 /// Parses MIR text and prepares it.
 pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
@@ -336,7 +337,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         registrations,
         adts: Vec::new(),
     };
-    crate::adt::collect(&mut doc);
+    crate::adt_items::collect(&mut doc);
     doc
 }
 
@@ -605,20 +606,10 @@ fn separate_test_descriptors(bodies: &mut [Body]) {
     }
 }
 
-/// The type of a closure body's environment (its first argument, `&{closure@…}`,
-/// references peeled).
-pub(crate) fn env_type(body: &Body) -> Option<&Ty> {
-    Some(body.locals.get(1)?.ty.peel_refs())
-}
-
 /// Where a closure's head starts: its file and byte offset.
 fn closure_head(sources: &Sources<'_>, ty: &Ty) -> Option<(FileId, usize)> {
     let (file, span) = closure_span(sources, ty)?;
     Some((file, sources.text(file)?.offset(span.lo_line, span.lo_col)?))
-}
-
-pub(crate) fn closure_key(ty: &Ty) -> Option<String> {
-    matches!(ty, Ty::Closure { .. }).then(|| ty.to_string())
 }
 
 /// Resolution order (SPEC): local bodies, provider registrations, allowlisted
@@ -686,43 +677,6 @@ fn resolve(
     Resolution::Foreign {
         link_name: None,
         extern_c: false,
-    }
-}
-
-/// Type of a place in a body, following projections.
-pub fn place_ty(body: &Body, place: &Place) -> Option<Ty> {
-    let mut ty = body.locals.get(place.local.0 as usize)?.ty.clone();
-    for p in &place.projections {
-        ty = match p {
-            Projection::Deref => match ty {
-                Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => *inner,
-                Ty::Adt { path, mut args } if path.ends_with("Box") && !args.is_empty() => {
-                    args.remove(0)
-                }
-                _ => return None,
-            },
-            Projection::Field { ty, .. } => ty.clone(),
-            Projection::Index(_) | Projection::ConstantIndex { .. } => match ty {
-                Ty::Array(e, _) | Ty::Slice(e) => *e,
-                _ => return None,
-            },
-            Projection::Downcast(_) => ty,
-        };
-    }
-    Some(ty)
-}
-
-pub fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
-    match op {
-        Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
-        Operand::Const(c) => match c {
-            Constant::Int { ty, .. } | Constant::Float { ty, .. } => Some(ty.clone()),
-            Constant::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
-            Constant::Char(_) => Some(Ty::Scalar(Scalar::Char)),
-            Constant::Unit => Some(Ty::Tuple(Vec::new())),
-            Constant::ZeroSized(t) => Some(t.clone()),
-            Constant::FnItem(_) | Constant::Other(_) => None,
-        },
     }
 }
 

@@ -3,7 +3,9 @@
 //! it: which rustc and host C++ compiler, how long a rustc run may take,
 //! and whether the build cache is used. No stage reads the environment for
 //! these, and nothing sets it: a library user that configures nothing gets
-//! [`Toolchain::from_env`] at the first use.
+//! [`Toolchain::from_env`] at the first use. Also here: how one job runs
+//! rustc ([`RustcConfig`]), which every stage that takes a job's settings
+//! names without running rustc itself.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -72,6 +74,33 @@ pub fn configure(toolchain: Toolchain) -> Result<(), &'static Toolchain> {
 /// [`Toolchain::from_env`].
 pub fn get() -> &'static Toolchain {
     TOOLCHAIN.get_or_init(Toolchain::from_env)
+}
+
+/// How to run rustc. A struct rather than bool parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustcConfig {
+    /// `-C opt-level`: 0 to 3.
+    pub opt_level: u8,
+    pub overflow_checks: bool,
+    pub edition: String,
+}
+
+impl RustcConfig {
+    /// `-C debug-assertions` as rustc sets it for this opt-level when a
+    /// profile does not say: on at opt-level 0, as in Cargo's dev profile.
+    pub fn debug_assertions(&self) -> bool {
+        self.opt_level == 0
+    }
+}
+
+impl Default for RustcConfig {
+    fn default() -> RustcConfig {
+        RustcConfig {
+            opt_level: 0,
+            overflow_checks: true,
+            edition: "2021".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

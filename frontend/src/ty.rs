@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::pmir::Span;
+use crate::span::Span;
 
 pub use vocab::Scalar;
 

@@ -1,4 +1,5 @@
-//! Validation of prepared MIR on read.
+//! Validation of prepared MIR on read, and the read itself
+//! ([`PreparedMir::from_json`], which checks every document it returns).
 //!
 //! A `.pmir.json` document is input like any other: it can be hand-edited,
 //! truncated or written by another tool. Every later stage indexes locals,
@@ -16,11 +17,81 @@
 
 use std::fmt;
 
+use serde::Deserialize;
+
 use crate::pmir::{
     Body, BodyKind, Callback, Constant, Operand, Place, PreparedMir, Projection, Resolution,
-    Rvalue, StatementKind, TerminatorKind, UnwindAction,
+    Rvalue, StatementKind, TerminatorKind, UnwindAction, FORMAT,
 };
 use crate::ty::{Scalar, Ty};
+
+impl PreparedMir {
+    /// Reads a document, rejecting other format versions before anything else.
+    pub fn from_json(text: &str) -> Result<PreparedMir, ReadError> {
+        // Read the version first, so a document of another version is
+        // reported as such rather than as whatever field changed.
+        #[derive(Deserialize)]
+        struct Header {
+            format: Option<serde_json::Value>,
+        }
+        let header: Header = serde_json::from_str(text).map_err(|e| ReadError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        match header.format.as_ref().map(|f| f.as_str()) {
+            Some(Some(FORMAT)) => {}
+            Some(Some(other)) => return Err(ReadError::Version(other.to_string())),
+            Some(None) => return Err(ReadError::Version(header.format.unwrap().to_string())),
+            None => return Err(ReadError::NoFormat),
+        }
+        // Parsed from text (not from a `Value`) so 128-bit constants survive.
+        let doc: PreparedMir =
+            serde_json::from_str(text).map_err(|e| ReadError::Schema(e.to_string()))?;
+        // Later stages index locals, blocks and bodies by the numbers read
+        // here: they are checked once, now.
+        validate(&doc).map_err(ReadError::Invalid)?;
+        Ok(doc)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    NoFormat,
+    Version(String),
+    Schema(String),
+    /// Well-formed JSON of the right shape that breaks a rule of the format.
+    Invalid(Invalid),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json {
+                line,
+                column,
+                message,
+            } => write!(f, "{line}:{column}: not valid JSON: {message}"),
+            ReadError::NoFormat => write!(
+                f,
+                "not a prepared-MIR document: no \"format\" field (expected \"{FORMAT}\")"
+            ),
+            ReadError::Version(v) => write!(
+                f,
+                "prepared-MIR format \"{v}\" is not supported: this build reads \"{FORMAT}\""
+            ),
+            ReadError::Schema(m) => write!(f, "malformed prepared MIR: {m}"),
+            ReadError::Invalid(e) => write!(f, "malformed prepared MIR: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
 
 /// A fault in a prepared-MIR document, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,10 +172,10 @@ pub fn validate(doc: &PreparedMir) -> VResult {
             }
         }
         if let Some(layout) = &c.layout {
-            let shapes = crate::closure_layout::measurable(c, doc).ok_or_else(|| {
+            let shapes = crate::layout::measurable(c, doc).ok_or_else(|| {
                 err("a layout is recorded, but not every capture is a by-value scalar or an aggregate of them".into())
             })?;
-            crate::closure_layout::ClosureLayout::of_recorded(&shapes, layout)
+            crate::layout::ClosureLayout::of_recorded(&shapes, layout)
                 .map_err(|e| err(format!("layout: {e}")))?;
         }
     }

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use frontend::PreparedMir;
 
 fn root() -> PathBuf {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::pmir::ReadError;
+use frontend::validate::ReadError;
 use frontend::PreparedMir;
 
 fn root() -> PathBuf {

@@ -21,11 +21,10 @@ use vocab::CallKind;
 
 use frontend::{
     pmir::{
-        AggregateKind, BinOp, Block as MirBlock, Body, BodyKind, Callback, CaptureMode, Closure,
-        ClosureKind, Constant, Operand, Place, PreparedMir, Projection, Resolution, Rvalue, Span,
-        StatementKind, TerminatorKind, UnOp, UnwindAction,
+        place_ty, AggregateKind, BinOp, Block as MirBlock, Body, BodyKind, Callback, CaptureMode,
+        Closure, ClosureKind, Constant, Operand, Place, PreparedMir, Projection, Resolution,
+        Rvalue, Span, StatementKind, TerminatorKind, UnOp, UnwindAction,
     },
-    prepare::place_ty,
     ty::{Scalar, Ty},
 };
 use melior::{
@@ -1096,7 +1095,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
     // ----- operands -----
 
     fn operand_ty(&self, op: &Operand) -> Option<Ty> {
-        frontend::prepare::operand_ty(self.body, op)
+        frontend::pmir::operand_ty(self.body, op)
     }
 
     /// Evaluates an operand: its value (value types), its address (memory

@@ -73,10 +73,10 @@ pub fn clone_operation<'c>(
     unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
 }
 
-/// A copy of `module`, in the same context.
-pub fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
-    let copy = clone_operation(&module.as_operation());
-    Module::from_operation(copy).expect("the clone of a module is a module")
+/// A copy of `module`, in the same context (`None` only if MLIR's clone
+/// of a module were not a module).
+pub fn clone_module<'c>(module: &Module<'c>) -> Option<Module<'c>> {
+    Module::from_operation(clone_operation(&module.as_operation()))
 }
 
 /// Renames the top-level operation of `module` whose `sym_name` is `from`

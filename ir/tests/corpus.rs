@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 
 fn case_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -7,7 +7,8 @@
 //! import into `rmir`, reading the facts off the dialect, and the rules.
 use std::time::Instant;
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::admission;
 
 fn main() {

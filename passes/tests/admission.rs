@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Verdict};
+use passes::pipeline;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +22,7 @@ fn admit(bridge: &Bridge, rel: &Path) -> (frontend::PreparedMir, Vec<admission::
         .unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
     let context = ir::context().unwrap();
     let module = ir::import(&context, &doc).unwrap();
-    let outcomes = admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let outcomes = pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     (doc, outcomes)
 }
 

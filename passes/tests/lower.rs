@@ -7,8 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
-use passes::lower::{admitted, pass_names, Lowered, Options, Pipeline};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
+use passes::lower::{pass_names, Lowered, Options, Pipeline};
+use passes::pipeline::admitted;
 
 /// The admitted cases and how each is built (rustc's opt level, overflow checks).
 const CASES: &[(&str, u8, bool)] = &[
@@ -50,7 +52,7 @@ fn lower_file(
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let context = ir::context().unwrap_or_else(|e| panic!("{e}"));
     let mut module = ir::import(&context, &pmir).unwrap_or_else(|e| panic!("{e}"));
-    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let outcomes = passes::pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let callbacks = admitted(&outcomes);
     let n = callbacks.len();
     let result = pipeline.run(&mut module, &callbacks, options);
@@ -330,7 +332,7 @@ fn what_cannot_be_lowered_is_a_located_error_and_never_admitted() {
     let rules = passes::admission::admit(&ir::facts(&module).unwrap());
     let callbacks = admitted(&rules);
     assert_eq!(callbacks.len(), 1, "the rules alone admit the callback");
-    let outcomes = passes::admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let outcomes = passes::pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let passes::admission::Verdict::Rejected(diags) = &outcomes[0].verdict else {
         panic!("the trial lowering must reject it");
     };

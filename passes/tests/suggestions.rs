@@ -11,9 +11,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
-use passes::admission::{self, Outcome, Verdict};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
+use passes::admission::{Outcome, Verdict};
 use passes::diagnostic::{Applicability, Emitter};
+use passes::pipeline;
 use passes::suggestion;
 
 fn root() -> PathBuf {
@@ -27,7 +29,7 @@ fn admit(bridge: &Bridge, path: &Path) -> Result<(frontend::PreparedMir, Vec<Out
     let doc = bridge.import(path).map_err(|e| e.to_string())?;
     let context = ir::context().unwrap();
     let module = ir::import(&context, &doc).unwrap();
-    let outcomes = admission::admit_module(&module)?;
+    let outcomes = pipeline::admit_module(&module)?;
     Ok((doc, outcomes))
 }
 

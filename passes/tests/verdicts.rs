@@ -10,8 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use frontend::bridge::{Bridge, RustcConfig};
+use frontend::bridge::Bridge;
+use frontend::toolchain::RustcConfig;
 use passes::admission::{self, Verdict};
+use passes::pipeline;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -70,7 +72,7 @@ fn verdict_cases() {
                 .unwrap_or_else(|e| panic!("{stem} -O{level}: {e}"));
             let context = ir::context().unwrap();
             let module = ir::import(&context, &doc).unwrap();
-            let outcomes = admission::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
+            let outcomes = pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
             assert!(!outcomes.is_empty(), "{stem} -O{level}: no registrations");
             let report = admission::report(&doc.source, &outcomes);
             for o in &outcomes {

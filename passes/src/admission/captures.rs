@@ -29,7 +29,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     if out.len() == before {
-        if let Err(why) = super::closure_env(closure) {
+        if let Err(why) = crate::lower::plan::closure_env(closure) {
             out.push(
                 Diagnostic::new(
                     Code::UnknownLayout,

@@ -6,10 +6,11 @@
 
 use super::cuda::reaches_cuda;
 use super::facts::{CallFact, CallKind};
-use super::libraries::{extern_scalar, param_bytes, ParamType};
+use super::libraries::{extern_scalar, param_bytes};
 use super::{label, Ctx};
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
+use crate::lower::plan::{DeviceAbi, ParamType};
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for body in ctx.graph.bodies() {
@@ -217,7 +218,7 @@ fn check_extern(ctx: &Ctx<'_>, call: &CallFact, chain: &str) -> Option<Diagnosti
                     "`{}` defines `{symbol}` with the PTX parameters {}, the declaration needs {}",
                     one.input,
                     abi.render(),
-                    super::libraries::DeviceAbi {
+                    DeviceAbi {
                         params: want
                             .iter()
                             .map(|&bytes| ParamType::Scalar { bytes })

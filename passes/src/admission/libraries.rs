@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use frontend::ty::{Scalar, Ty};
 
+use crate::lower::plan::DeviceAbi;
+
 /// What the link inputs define.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeviceLibraries {
@@ -35,40 +37,6 @@ pub struct LibraryFunction {
     pub abi: Option<DeviceAbi>,
     /// Defined only as LTOIR (no PTX or cubin part of the input has it).
     pub ltoir_only: bool,
-}
-
-/// A device function's parameters and result as PTX declares them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceAbi {
-    pub params: Vec<ParamType>,
-    /// `None`: returns nothing.
-    pub ret: Option<ParamType>,
-}
-
-/// A `.param` of a PTX function: a scalar of `bytes` bytes (`.b32`,
-/// `.f64`, ...) or an aggregate (`.align 8 .b8 p[16]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamType {
-    Scalar { bytes: u32 },
-    Aggregate { bytes: u32 },
-}
-
-impl std::fmt::Display for ParamType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ParamType::Scalar { bytes } => write!(f, ".b{}", bytes * 8),
-            ParamType::Aggregate { bytes } => write!(f, ".b8[{bytes}]"),
-        }
-    }
-}
-
-impl DeviceAbi {
-    /// `(.b32, .b64) -> .b32`
-    pub fn render(&self) -> String {
-        let params: Vec<String> = self.params.iter().map(|p| p.to_string()).collect();
-        let ret = self.ret.map_or_else(String::new, |r| format!(" -> {r}"));
-        format!("({}){ret}", params.join(", "))
-    }
 }
 
 impl DeviceLibraries {

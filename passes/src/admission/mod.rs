@@ -17,7 +17,6 @@ pub mod libraries;
 pub mod mutable_state;
 pub mod recursion;
 pub mod signature;
-pub mod trial;
 pub mod unsupported;
 
 /// The help of a rejection for code the GPU side cannot compile: what a
@@ -28,12 +27,13 @@ pub(crate) const WHAT_RUNS: &str =
      (`driver explain E0109` lists the `core` methods)";
 
 use manifest::env::EnvLayout;
-use vocab::{Element, Scalar, Signature};
+use vocab::{Element, Signature};
 
 pub use libraries::DeviceLibraries;
 
 use crate::call_graph::CallGraph;
 use crate::diagnostic::{Diagnostic, Label};
+use crate::lower::plan::{closure_env, CallbackAbi};
 use facts::{CallbackRef, CaptureFact, ClosureFact, Loc, ModuleFacts, RegistrationFact};
 
 /// Everything a rule sees about one registration.
@@ -81,20 +81,6 @@ pub fn label(loc: Loc, text: impl Into<String>) -> Label {
     Label::new(loc.span, loc.mir_line, text)
 }
 
-/// The admitted callback's ABI: what lowering and the provider agree on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallbackAbi {
-    /// The exported thunk: `R NAME(const void *env, A a[, B b])`, C linkage,
-    /// in the thunk ABI (`manifest::provider::abi_c_type`).
-    pub thunk: String,
-    /// The provider and the callback's type.
-    pub provider: manifest::Provider,
-    pub signature: manifest::Signature,
-    /// The callback's body symbol.
-    pub body: String,
-    pub env: EnvLayout,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     Admitted(CallbackAbi),
@@ -113,44 +99,8 @@ pub fn thunk_name(index: usize, body: &str) -> String {
     c_symbol(&format!("{THUNK_PREFIX}{index}_"), body)
 }
 
-/// Admission of a module: every rule on every registration, then the trial
-/// lowering of what they admit ([`trial`]), so that admitted means it lowers.
-/// The module is verified first (MLIR, IRDL and `ir::verify`'s module
-/// rules: every local callee is a `func.func`); an error is a module that
-/// does not verify, or whose facts cannot be read.
-pub fn admit_module(module: &melior::ir::Module<'_>) -> Result<Vec<Outcome>, String> {
-    admit_and_lower(module).map(|a| a.outcomes)
-}
-
-/// What admission decided, and the admitted callbacks lowered.
-pub struct Admission<'c> {
-    pub outcomes: Vec<Outcome>,
-    /// The trial lowering's module (LLVM dialect) and its thunks, when
-    /// something was admitted: what code generation reads, so the module
-    /// admission judged is the module that is built.
-    pub lowered: Option<(melior::ir::Module<'c>, crate::lower::Lowered)>,
-}
-
-/// [`admit_module`], keeping the lowering of what it admitted.
-pub fn admit_and_lower<'c>(module: &melior::ir::Module<'c>) -> Result<Admission<'c>, String> {
-    admit_and_lower_with(module, &DeviceLibraries::default())
-}
-
-/// [`admit_and_lower`] with the device libraries given to the link, which
-/// may define the `extern "C"` functions callbacks call.
-pub fn admit_and_lower_with<'c>(
-    module: &melior::ir::Module<'c>,
-    libraries: &DeviceLibraries,
-) -> Result<Admission<'c>, String> {
-    ir::verify(module).map_err(|e| e.to_string())?;
-    let facts = ir::facts(module)?;
-    let mut outcomes = admit_with(&facts, libraries);
-    let lowered = trial::confirm(module, &facts, &mut outcomes);
-    Ok(Admission { outcomes, lowered })
-}
-
 /// Runs every rule on every registration (the rules alone: see
-/// [`admit_module`] for the verdict every stage uses).
+/// `pipeline::admit_module` for the verdict every stage uses).
 pub fn admit(facts: &ModuleFacts) -> Vec<Outcome> {
     admit_with(facts, &DeviceLibraries::default())
 }
@@ -222,46 +172,6 @@ fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
         body,
         env,
     }
-}
-
-/// The environment of a closure whose captures are scalars or aggregates
-/// of them: rustc's layout of the closure object, as the frontend measured
-/// it (`rmir.env_layout`), one field per captured scalar (an aggregate's as
-/// `name.i.j`, `frontend::closure_layout::leaf_name`).
-pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
-    let Some(layout) = &c.layout else {
-        if c.captures.is_empty() {
-            return Ok(EnvLayout::empty());
-        }
-        if let Some(k) = c.captures.iter().find(|k| k.ty.scalar().is_none()) {
-            return Err(format!("the capture `{}` is not a scalar", k.name));
-        }
-        return Err(
-            "the document records no layout for it: import the `.rs` file (or rustc's MIR \
-             text) with this rustc, which measures it"
-                .to_string(),
-        );
-    };
-    let mut placed: Vec<(String, Scalar, u64)> = Vec::new();
-    for (k, (cap, &offset)) in c.captures.iter().zip(&layout.offsets).enumerate() {
-        if let Some(scalar) = cap.ty.scalar() {
-            placed.push((cap.name.clone(), scalar, offset));
-            continue;
-        }
-        let before = placed.len();
-        for leaf in layout.leaves.iter().filter(|l| l.capture as usize == k) {
-            let name = frontend::closure_layout::leaf_name(&cap.name, &leaf.path);
-            placed.push((name, leaf.scalar, leaf.offset));
-        }
-        if placed.len() == before {
-            return Err(format!(
-                "the capture `{}` is neither a scalar nor an aggregate of scalars",
-                cap.name
-            ));
-        }
-    }
-    EnvLayout::from_fields(&placed, layout.size, layout.align)
-        .map_err(|e| format!("the recorded layout is unusable: {e}"))
 }
 
 /// Whether capture `cap` of `c` is an aggregate whose scalars the

@@ -9,7 +9,7 @@
 //! - `rmir.deref` → a load of the pointer; `rmir.ref` → the address itself;
 //! - `rmir.capture_read`/`rmir.capture_addr` → a byte offset from the
 //!   environment pointer, at the offset of the capture's field in the
-//!   environment ABI (rustc's layout, admission's `closure_env`, in the manifest;
+//!   environment ABI (rustc's layout, `plan::closure_env`, in the manifest;
 //!   never recomputed here), then a load with the field's alignment (a
 //!   `bool` is read as its byte);
 //! - `rmir.constant` of a zero-sized value → a zero; of an enum

@@ -42,8 +42,7 @@ pub mod upstream;
 
 use melior::ir::{operation::OperationLike, operation::OperationPrintingFlags, Module};
 
-use crate::admission::{CallbackAbi, Outcome, Verdict};
-pub use plan::{Plan, Thunk};
+pub use plan::{CallbackAbi, Plan, Thunk};
 use rewrite::Patch;
 
 /// An admitted registration's callback, as lowering needs it.
@@ -52,20 +51,6 @@ pub struct Callback {
     /// The registration's index in the module (`RegistrationFact::index`).
     pub registration: usize,
     pub abi: CallbackAbi,
-}
-
-/// The admitted callbacks of admission's outcomes, in registration order.
-pub fn admitted(outcomes: &[Outcome]) -> Vec<Callback> {
-    outcomes
-        .iter()
-        .filter_map(|o| match &o.verdict {
-            Verdict::Admitted(abi) => Some(Callback {
-                registration: o.registration.index,
-                abi: abi.clone(),
-            }),
-            Verdict::Rejected(_) => None,
-        })
-        .collect()
 }
 
 /// How to run a pipeline. A struct, not bool parameters.

@@ -1,6 +1,8 @@
 //! The lowering plan, read once before the first pass: which bodies are
 //! lowered, their C-safe symbols, each admitted registration's thunk, and
-//! the environment layout capture reads use.
+//! the environment layout capture reads use. The ABI types it is made of
+//! live here too: an admitted callback's ([`CallbackAbi`], its environment
+//! from [`closure_env`]) and a device-library function's ([`DeviceAbi`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,7 +10,8 @@ use manifest::env::EnvLayout;
 use melior::ir::{operation::OperationLike, Module};
 
 use frontend::ty::Ty;
-use ir::facts::{BodyKind, ModuleFacts};
+use ir::facts::{BodyKind, ClosureFact, ModuleFacts};
+use vocab::Scalar;
 
 use super::{Callback, LowerError, Options};
 use crate::call_graph::CallGraph;
@@ -29,6 +32,94 @@ fn module_bodies(module: &Module<'_>) -> Vec<String> {
     out
 }
 
+/// The admitted callback's ABI: what lowering and the provider agree on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackAbi {
+    /// The exported thunk: `R NAME(const void *env, A a[, B b])`, C linkage,
+    /// in the thunk ABI (`manifest::provider::abi_c_type`).
+    pub thunk: String,
+    /// The provider and the callback's type.
+    pub provider: manifest::Provider,
+    pub signature: manifest::Signature,
+    /// The callback's body symbol.
+    pub body: String,
+    pub env: EnvLayout,
+}
+
+/// The environment of a closure whose captures are scalars or aggregates
+/// of them: rustc's layout of the closure object, as the frontend measured
+/// it (`rmir.env_layout`), one field per captured scalar (an aggregate's as
+/// `name.i.j`, `frontend::closure_layout::leaf_name`).
+pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
+    let Some(layout) = &c.layout else {
+        if c.captures.is_empty() {
+            return Ok(EnvLayout::empty());
+        }
+        if let Some(k) = c.captures.iter().find(|k| k.ty.scalar().is_none()) {
+            return Err(format!("the capture `{}` is not a scalar", k.name));
+        }
+        return Err(
+            "the document records no layout for it: import the `.rs` file (or rustc's MIR \
+             text) with this rustc, which measures it"
+                .to_string(),
+        );
+    };
+    let mut placed: Vec<(String, Scalar, u64)> = Vec::new();
+    for (k, (cap, &offset)) in c.captures.iter().zip(&layout.offsets).enumerate() {
+        if let Some(scalar) = cap.ty.scalar() {
+            placed.push((cap.name.clone(), scalar, offset));
+            continue;
+        }
+        let before = placed.len();
+        for leaf in layout.leaves.iter().filter(|l| l.capture as usize == k) {
+            let name = frontend::closure_layout::leaf_name(&cap.name, &leaf.path);
+            placed.push((name, leaf.scalar, leaf.offset));
+        }
+        if placed.len() == before {
+            return Err(format!(
+                "the capture `{}` is neither a scalar nor an aggregate of scalars",
+                cap.name
+            ));
+        }
+    }
+    EnvLayout::from_fields(&placed, layout.size, layout.align)
+        .map_err(|e| format!("the recorded layout is unusable: {e}"))
+}
+
+/// A device function's parameters and result as PTX declares them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceAbi {
+    pub params: Vec<ParamType>,
+    /// `None`: returns nothing.
+    pub ret: Option<ParamType>,
+}
+
+/// A `.param` of a PTX function: a scalar of `bytes` bytes (`.b32`,
+/// `.f64`, ...) or an aggregate (`.align 8 .b8 p[16]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    Scalar { bytes: u32 },
+    Aggregate { bytes: u32 },
+}
+
+impl std::fmt::Display for ParamType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamType::Scalar { bytes } => write!(f, ".b{}", bytes * 8),
+            ParamType::Aggregate { bytes } => write!(f, ".b8[{bytes}]"),
+        }
+    }
+}
+
+impl DeviceAbi {
+    /// `(.b32, .b64) -> .b32`
+    pub fn render(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(|p| p.to_string()).collect();
+        let ret = self.ret.map_or_else(String::new, |r| format!(" -> {r}"));
+        format!("({}){ret}", params.join(", "))
+    }
+}
+
 /// An admitted registration's exported thunk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thunk {
@@ -46,7 +137,7 @@ pub struct Thunk {
     pub body_symbol: String,
     /// Whether the body takes the environment pointer first (a closure).
     pub takes_env: bool,
-    /// The environment ABI: rustc's layout of the closure (admission's `closure_env`).
+    /// The environment ABI: rustc's layout of the closure ([`closure_env`]).
     pub env: EnvLayout,
 }
 
@@ -209,7 +300,7 @@ fn check_env(
     env: &EnvLayout,
 ) -> Result<(), LowerError> {
     let expected = match facts.closure(body) {
-        Some(c) => crate::admission::closure_env(c)
+        Some(c) => closure_env(c)
             .map_err(|why| module_error(module, format!("closure `{body}`: {why}")))?,
         None => EnvLayout::empty(),
     };

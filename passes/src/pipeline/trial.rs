@@ -13,8 +13,8 @@
 
 use melior::ir::Module;
 
-use super::facts::{CallbackRef, ModuleFacts};
-use super::{Outcome, Verdict};
+use crate::admission::facts::{CallbackRef, ModuleFacts};
+use crate::admission::{Outcome, Verdict, WHAT_RUNS};
 use crate::call_graph::CallGraph;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Label};
@@ -30,7 +30,7 @@ pub fn confirm<'c>(
     outcomes: &mut [Outcome],
 ) -> Option<(Module<'c>, Lowered)> {
     loop {
-        let callbacks = lower::admitted(outcomes);
+        let callbacks = super::admitted(outcomes);
         if callbacks.is_empty() {
             return None;
         }
@@ -91,13 +91,7 @@ fn lower_copy<'c>(
     module: &Module<'c>,
     callbacks: &[lower::Callback],
 ) -> Result<(Module<'c>, Lowered), LowerError> {
-    // SAFETY: cloning a live op gives a new owned op (`mlirOperationClone`).
-    let copy = unsafe {
-        melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
-            module.as_operation().to_raw(),
-        ))
-    };
-    let mut copy = Module::from_operation(copy).ok_or_else(|| LowerError {
+    let mut copy = ir::clone_module(module).ok_or_else(|| LowerError {
         pass: "admission",
         loc: Box::default(),
         op: String::new(),
@@ -139,5 +133,5 @@ fn diagnostic(
         }
     }
     d.with_note(format!("call chain: {chain}"))
-        .with_help(super::WHAT_RUNS)
+        .with_help(WHAT_RUNS)
 }
