@@ -22,6 +22,12 @@ use serde::Serialize;
 /// Environment variable naming a folder that holds the NVIDIA libraries.
 pub const LIB_DIR_ENV: &str = "NVIDIA_LIB_DIR";
 
+/// The folder [`LIB_DIR_ENV`] names, as the process's toolchain read it
+/// at the edge (`frontend::toolchain`).
+fn lib_dir() -> Option<&'static Path> {
+    frontend::toolchain::get().nvidia_lib_dir.as_deref()
+}
+
 /// The wheel folder, relative to the repository root.
 const WHEEL_ROOT: &str = ".nvidia/nvidia/cu13";
 
@@ -211,9 +217,9 @@ pub fn wheel_root() -> Option<PathBuf> {
 /// to NVRTC as `-I`. Looks in the wheel folder, then the system toolkit.
 pub fn cccl_include_dir() -> Option<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Ok(dir) = std::env::var(LIB_DIR_ENV) {
+    if let Some(dir) = lib_dir() {
         // NVIDIA_LIB_DIR points at .../lib; headers sit beside it.
-        if let Some(parent) = Path::new(&dir).parent() {
+        if let Some(parent) = dir.parent() {
             candidates.push(parent.join("include/cccl"));
         }
     }
@@ -234,8 +240,8 @@ pub fn cccl_include_dir() -> Option<PathBuf> {
 pub fn libdevice_path() -> Result<PathBuf, String> {
     const FILE: &str = "nvvm/libdevice/libdevice.10.bc";
     let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Ok(dir) = std::env::var(LIB_DIR_ENV) {
-        if let Some(parent) = Path::new(&dir).parent() {
+    if let Some(dir) = lib_dir() {
+        if let Some(parent) = dir.parent() {
             candidates.push(parent.join(FILE));
         }
     }
@@ -261,8 +267,8 @@ pub fn libdevice_path() -> Result<PathBuf, String> {
 pub fn candidate_paths(library: NvidiaLibrary) -> Vec<PathBuf> {
     let file = library.file_name();
     let mut candidates = Vec::new();
-    if let Some(dir) = std::env::var_os(LIB_DIR_ENV) {
-        candidates.push(PathBuf::from(dir).join(file));
+    if let Some(dir) = lib_dir() {
+        candidates.push(dir.join(file));
     }
     for root in repository_roots() {
         candidates.push(root.join(WHEEL_ROOT).join("lib").join(file));

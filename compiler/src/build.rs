@@ -22,7 +22,9 @@ use manifest::bundle::{
     standard_case_inputs, BenchSpec, BenchVariant, Bundle, CaptureValue, Case, RegistrationRun,
     BUNDLE_FORMAT,
 };
-use manifest::provider::{emit_translation_unit_with, KernelRequest, Operation, Tuning};
+use manifest::provider::{
+    emit_translation_unit_with, KernelRequest, Operation, TranslationUnit, Tuning,
+};
 use manifest::{
     Callback, Fingerprint, InputSpec, Manifest, RegistrationId, Variant, GENERATOR, MANIFEST_FORMAT,
 };
@@ -634,31 +636,13 @@ fn compile_and_lint(
         },
     );
     let chunks = chunks?;
-    let mut warnings = 0;
-    if let Some((l, t)) = linted {
-        report.timings.merge(&t);
-        warnings += l.warnings.len();
-        for w in l.warnings {
-            let w = match config.deny_warnings {
-                true => w.deny(config.deny_by),
-                false => w,
-            };
-            report
-                .diagnostics
-                .push(emitter.emit(&w, config.diagnostics));
+    let warnings = match linted {
+        Some((l, t)) => {
+            report.timings.merge(&t);
+            report_lint(l, config, emitter, report)
         }
-        if !l.unchecked.is_empty() {
-            let note = format!(
-                "the operator contract was not checked for {}",
-                l.unchecked.join("; ")
-            );
-            let mut note = config.diagnostics.message("note", &note);
-            if let Format::Human { .. } = config.diagnostics {
-                note.push('\n');
-            }
-            report.diagnostics.push(note);
-        }
-    }
+        None => 0,
+    };
     if config.deny_warnings && warnings > 0 {
         return Err(BuildFailure::reported(format!(
             "{warnings} warning{} denied (--deny-warnings): nothing is written",
@@ -676,6 +660,38 @@ fn compile_and_lint(
             .add("callbacks, wall (rayon)", wall.elapsed());
     }
     Ok(Compiled { chunks, warnings })
+}
+
+/// Renders the lint's warnings (denied ones as errors) and its note on what
+/// it could not check; returns how many warnings there were.
+fn report_lint(
+    l: crate::contract::Linted,
+    config: &Config,
+    emitter: &Emitter<'_>,
+    report: &mut Report,
+) -> usize {
+    let warnings = l.warnings.len();
+    for w in l.warnings {
+        let w = match config.deny_warnings {
+            true => w.deny(config.deny_by),
+            false => w,
+        };
+        report
+            .diagnostics
+            .push(emitter.emit(&w, config.diagnostics));
+    }
+    if !l.unchecked.is_empty() {
+        let note = format!(
+            "the operator contract was not checked for {}",
+            l.unchecked.join("; ")
+        );
+        let mut note = config.diagnostics.message("note", &note);
+        if let Format::Human { .. } = config.diagnostics {
+            note.push('\n');
+        }
+        report.diagnostics.push(note);
+    }
+    warnings
 }
 
 /// Links each chunk on its own, in parallel: its thunks with the provider
@@ -870,112 +886,14 @@ fn link_chunk(
     let arch = config.arch;
     let mut t = Timings::default();
     let mut warnings = Vec::new();
-    let mut requests = Vec::new();
-    let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
-        provider: th.provider,
-        registration: RegistrationId(th.registration as u32),
-        signature: th.signature.clone(),
-        op,
-        env: th.env.clone(),
-    };
-    for th in &chunk.thunks {
-        requests.push(callback(
-            th,
-            Operation::Thunk {
-                symbol: th.symbol.clone(),
-                variant: if config.lto {
-                    Variant::RustLtoir
-                } else {
-                    Variant::RustPtx
-                },
-            },
-        ));
-        if config.bench {
-            requests.push(callback(
-                th,
-                Operation::Thunk {
-                    symbol: ptx_symbol(&th.symbol),
-                    variant: Variant::RustPtx,
-                },
-            ));
-        }
-    }
-    if i == 0 {
-        if let (Some(expr), Some(th)) = (config.cpp_baseline.as_deref(), chunk.thunks.first()) {
-            requests.push(callback(
-                th,
-                Operation::Cpp {
-                    expr: expr.to_string(),
-                },
-            ));
-        }
-        if config.bench {
-            requests.push(KernelRequest::Copy);
-        }
-    }
+    let requests = kernel_requests(i, chunk, config);
     let tu = emit_translation_unit_with(&requests, &config.tuning).map_err(|e| e.to_string())?;
-    let target = if config.lto {
-        NvrtcTarget::Ltoir
-    } else {
-        NvrtcTarget::Ptx
-    };
-    let mut options = NvrtcOptions::new(arch, target);
-    // The merge sort is CUB's: its headers (and their version, for the
-    // cache) come from the nvidia-cuda-cccl wheel.
-    let cccl_version = if tu.needs_cccl {
-        let dir = backend_nvptx::nvidia::cccl_include_dir().ok_or_else(|| {
-            "sort_by is CUB's merge sort, and CUB's headers were not found: run \
-             scripts/setup.sh (it installs the nvidia-cuda-cccl wheel into .nvidia/)"
-                .to_string()
-        })?;
-        std::fs::read(dir.join("cub/version.cuh"))
-            .map_err(|e| format!("{}: {e}", dir.join("cub/version.cuh").display()))?
-    } else {
-        Vec::new()
-    };
-    // `-G` and `-lineinfo` together are `-G`.
-    options.debug = config.debug;
-    options.lineinfo = config.lineinfo && !config.debug;
-    options.extra.extend(tu.nvrtc_options.iter().cloned());
     let (stem, cubin_name) = if count == 1 {
         ("provider".to_string(), "callbacks.cubin".to_string())
     } else {
         (format!("provider.{i}"), format!("callbacks.{i}.cubin"))
     };
-    let provider_name = format!("{stem}.cu");
-    let provider = crate::buildcache::fetch(
-        config.cache.as_ref(),
-        &mut t,
-        "NVRTC (cache hit)",
-        "provider",
-        || {
-            // NVRTC writes the source's absolute path (the working folder's)
-            // into line tables: with them, the folder is an input too.
-            let cwd = match options.debug || options.lineinfo {
-                true => std::env::current_dir()
-                    .map(|d| d.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                false => String::new(),
-            };
-            crate::buildcache::key(
-                "provider",
-                &[
-                    ("arguments", options.to_args().join("\0").as_bytes()),
-                    ("name", provider_name.as_bytes()),
-                    ("source", tu.source.as_bytes()),
-                    ("cwd", cwd.as_bytes()),
-                    ("cccl", &cccl_version),
-                ],
-            )
-        },
-        |t| {
-            t.time("NVRTC (provider)", || {
-                nvrtc::compile(&provider_name, &tu.source, &options)
-            })
-            .map(|out| out.bytes)
-            .map_err(|e| format!("compiling the provider: {e}"))
-        },
-    )?;
+    let provider = compile_provider(&tu, &format!("{stem}.cu"), config, &mut t)?;
     let ext = if config.lto { "ltoir" } else { "ptx" };
     let plan_with = |thunks: LinkInput| -> Result<LinkPlan, String> {
         let mut plan = LinkPlan::new(arch);
@@ -1053,6 +971,122 @@ fn link_chunk(
         timings: t,
         warnings,
     })
+}
+
+/// The kernels chunk `i` instantiates: each thunk's on its route (and its
+/// PTX twin with `--bench`); chunk 0 also holds the benchmark's C++
+/// functor and copy kernel.
+fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelRequest> {
+    let mut requests = Vec::new();
+    let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
+        provider: th.provider,
+        registration: RegistrationId(th.registration as u32),
+        signature: th.signature.clone(),
+        op,
+        env: th.env.clone(),
+    };
+    for th in &chunk.thunks {
+        requests.push(callback(
+            th,
+            Operation::Thunk {
+                symbol: th.symbol.clone(),
+                variant: if config.lto {
+                    Variant::RustLtoir
+                } else {
+                    Variant::RustPtx
+                },
+            },
+        ));
+        if config.bench {
+            requests.push(callback(
+                th,
+                Operation::Thunk {
+                    symbol: ptx_symbol(&th.symbol),
+                    variant: Variant::RustPtx,
+                },
+            ));
+        }
+    }
+    if i == 0 {
+        if let (Some(expr), Some(th)) = (config.cpp_baseline.as_deref(), chunk.thunks.first()) {
+            requests.push(callback(
+                th,
+                Operation::Cpp {
+                    expr: expr.to_string(),
+                },
+            ));
+        }
+        if config.bench {
+            requests.push(KernelRequest::Copy);
+        }
+    }
+    requests
+}
+
+/// The provider's translation unit compiled by NVRTC (or the cache) for the
+/// route: PTX or LTOIR, with `-G` or `-lineinfo` as asked.
+fn compile_provider(
+    tu: &TranslationUnit,
+    provider_name: &str,
+    config: &Config,
+    t: &mut Timings,
+) -> Result<Vec<u8>, String> {
+    let target = if config.lto {
+        NvrtcTarget::Ltoir
+    } else {
+        NvrtcTarget::Ptx
+    };
+    let mut options = NvrtcOptions::new(config.arch, target);
+    // The merge sort is CUB's: its headers (and their version, for the
+    // cache) come from the nvidia-cuda-cccl wheel.
+    let cccl_version = if tu.needs_cccl {
+        let dir = backend_nvptx::nvidia::cccl_include_dir().ok_or_else(|| {
+            "sort_by is CUB's merge sort, and CUB's headers were not found: run \
+             scripts/setup.sh (it installs the nvidia-cuda-cccl wheel into .nvidia/)"
+                .to_string()
+        })?;
+        std::fs::read(dir.join("cub/version.cuh"))
+            .map_err(|e| format!("{}: {e}", dir.join("cub/version.cuh").display()))?
+    } else {
+        Vec::new()
+    };
+    // `-G` and `-lineinfo` together are `-G`.
+    options.debug = config.debug;
+    options.lineinfo = config.lineinfo && !config.debug;
+    options.extra.extend(tu.nvrtc_options.iter().cloned());
+    crate::buildcache::fetch(
+        config.cache.as_ref(),
+        t,
+        "NVRTC (cache hit)",
+        "provider",
+        || {
+            // NVRTC writes the source's absolute path (the working folder's)
+            // into line tables: with them, the folder is an input too.
+            let cwd = match options.debug || options.lineinfo {
+                true => std::env::current_dir()
+                    .map(|d| d.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                false => String::new(),
+            };
+            crate::buildcache::key(
+                "provider",
+                &[
+                    ("arguments", options.to_args().join("\0").as_bytes()),
+                    ("name", provider_name.as_bytes()),
+                    ("source", tu.source.as_bytes()),
+                    ("cwd", cwd.as_bytes()),
+                    ("cccl", &cccl_version),
+                ],
+            )
+        },
+        |t| {
+            t.time("NVRTC (provider)", || {
+                nvrtc::compile(provider_name, &tu.source, &options)
+            })
+            .map(|out| out.bytes)
+            .map_err(|e| format!("compiling the provider: {e}"))
+        },
+    )
 }
 
 fn input(name: &str, bytes: Vec<u8>) -> Result<LinkInput, String> {

@@ -29,6 +29,9 @@ pub struct Toolchain {
     /// 600), or why the variable's value is not one: reported by the first
     /// rustc run, as the limit is only needed then.
     pub rustc_timeout: Result<Duration, String>,
+    /// The folder `NVIDIA_LIB_DIR` names: where NVRTC, nvJitLink and
+    /// libNVVM are looked for first (`backend_nvptx::nvidia`).
+    pub nvidia_lib_dir: Option<std::path::PathBuf>,
     /// Whether the build cache is read and written (`--no-cache`,
     /// `RMIR_CACHE=off`: no).
     pub cache: bool,
@@ -51,6 +54,7 @@ impl Toolchain {
                     )),
                 },
             },
+            nvidia_lib_dir: std::env::var_os("NVIDIA_LIB_DIR").map(std::path::PathBuf::from),
             cache: std::env::var_os("RMIR_CACHE").is_none_or(|v| v != "off"),
         }
     }
