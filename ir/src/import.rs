@@ -211,14 +211,15 @@ enum Repr<'c> {
     Nothing,
 }
 
-fn scalar_type<'c>(context: &'c Context, s: Scalar) -> Type<'c> {
+/// The builtin type of a scalar (`i8` for `u8`, `i1` for `bool`; the GPU
+/// target is 64-bit), the one table the importer and the lowering share.
+pub fn scalar_type<'c>(context: &'c Context, s: Scalar) -> Type<'c> {
     let int = |bits| IntegerType::new(context, bits).into();
     match s {
         Scalar::Bool => int(1),
         Scalar::I8 | Scalar::U8 => int(8),
         Scalar::I16 | Scalar::U16 => int(16),
         Scalar::I32 | Scalar::U32 | Scalar::Char => int(32),
-        // The GPU target is 64-bit.
         Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => int(64),
         Scalar::I128 | Scalar::U128 => int(128),
         Scalar::F16 => Type::float16(context),

@@ -9,26 +9,13 @@
 use frontend::adt::{AdtKind, Adts};
 use frontend::ty::{Scalar, Ty};
 use melior::dialect::llvm;
-use melior::ir::r#type::IntegerType;
 use melior::ir::Type;
 use melior::Context;
 
 /// The builtin type of a scalar (`i8` for `u8`, `i1` for `bool`); `None`
 /// for `f128`, which the GPU side does not lay out.
 pub fn scalar_type(context: &Context, s: Scalar) -> Option<Type<'_>> {
-    let int = |bits| IntegerType::new(context, bits).into();
-    Some(match s {
-        Scalar::Bool => int(1),
-        Scalar::I8 | Scalar::U8 => int(8),
-        Scalar::I16 | Scalar::U16 => int(16),
-        Scalar::I32 | Scalar::U32 | Scalar::Char => int(32),
-        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => int(64),
-        Scalar::I128 | Scalar::U128 => int(128),
-        Scalar::F16 => Type::float16(context),
-        Scalar::F32 => Type::float32(context),
-        Scalar::F64 => Type::float64(context),
-        Scalar::F128 => return None,
-    })
+    (s != Scalar::F128).then(|| ir::import::scalar_type(context, s))
 }
 
 /// The LLVM-dialect type of the memory that holds a value of MIR type `ty`,
