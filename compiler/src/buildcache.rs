@@ -152,11 +152,11 @@ pub fn trim(cache: &Cache, max_bytes: u64) {
 }
 
 /// The cache a build uses: `RMIR_CACHE_DIR` (else `~/.cache/rmir`), none
-/// when `disabled` or the process's toolchain has the cache off
-/// (`frontend::toolchain`), and none (with a warning) when no folder can
-/// be named.
-pub fn open(disabled: bool) -> Option<Cache> {
-    if disabled || !frontend::toolchain::get().cache {
+/// when the process's toolchain has the cache off (`frontend::toolchain`:
+/// `--no-cache`, `RMIR_CACHE=off`), and none (with a warning) when no
+/// folder can be named.
+pub fn open() -> Option<Cache> {
+    if !frontend::toolchain::get().cache {
         return None;
     }
     match Cache::from_env() {

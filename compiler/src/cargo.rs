@@ -640,7 +640,7 @@ fn own_record(
         inv.deny_warnings || std::env::var_os(DENY_WARNINGS_VAR).is_some_and(|v| v == "1");
     let config = Config {
         isolation,
-        cache: crate::buildcache::open(false),
+        cache: crate::buildcache::open(),
         cache_max_bytes: crate::buildcache::max_bytes(),
         link,
         tuning: manifest::provider::Tuning::from_env()?,

@@ -301,7 +301,8 @@ fn main() -> ExitCode {
             bench,
             cpp_baseline,
             timings,
-            no_cache,
+            // Read into the toolchain where main starts.
+            no_cache: _,
             link: link_files,
             no_lint,
             deny_warnings,
@@ -319,7 +320,7 @@ fn main() -> ExitCode {
                 bench,
                 cpp_baseline,
                 isolation,
-                cache: compiler::buildcache::open(no_cache),
+                cache: compiler::buildcache::open(),
                 cache_max_bytes: compiler::buildcache::max_bytes(),
                 link: link_files,
                 tuning: manifest::provider::Tuning::from_env()?,

@@ -570,15 +570,27 @@ impl DeviceBuffer<'_> {
         self.bytes
     }
 
-    /// Copies `data` to `offset` bytes in (synchronous).
-    pub fn upload<T: Copy>(&self, offset: usize, data: &[T]) -> Result<(), RuntimeError> {
-        let len = std::mem::size_of_val(data);
+    /// Whether `len` bytes at `offset` lie inside the buffer: else a usage
+    /// error naming the copy (`upload … into`, `download … from`).
+    fn check_range(
+        &self,
+        copy: &str,
+        preposition: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), RuntimeError> {
         if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
             return Err(RuntimeError::Usage(format!(
-                "upload of {len} bytes at {offset} into a buffer of {}",
+                "{copy} of {len} bytes at {offset} {preposition} a buffer of {}",
                 self.bytes
             )));
         }
+        Ok(())
+    }
+
+    /// Copies `data` to `offset` bytes in (synchronous).
+    pub fn upload<T: Copy>(&self, offset: usize, data: &[T]) -> Result<(), RuntimeError> {
+        self.check_range("upload", "into", offset, std::mem::size_of_val(data))?;
         // SAFETY: destination range checked above; source is a live slice.
         check("cuMemcpyHtoD", unsafe {
             result::memcpy_htod_sync(self.ptr + offset as u64, data)
@@ -587,13 +599,7 @@ impl DeviceBuffer<'_> {
 
     /// Copies `out.len()` elements from `offset` bytes in (synchronous).
     pub fn download<T: Copy>(&self, offset: usize, out: &mut [T]) -> Result<(), RuntimeError> {
-        let len = std::mem::size_of_val(out);
-        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
-            return Err(RuntimeError::Usage(format!(
-                "download of {len} bytes at {offset} from a buffer of {}",
-                self.bytes
-            )));
-        }
+        self.check_range("download", "from", offset, std::mem::size_of_val(out))?;
         // SAFETY: source range checked above; destination is a live slice.
         check("cuMemcpyDtoH", unsafe {
             result::memcpy_dtoh_sync(out, self.ptr + offset as u64)
@@ -629,13 +635,7 @@ impl DeviceBuffer<'_> {
         offset: usize,
         data: &[T],
     ) -> Result<(), RuntimeError> {
-        let len = std::mem::size_of_val(data);
-        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
-            return Err(RuntimeError::Usage(format!(
-                "upload of {len} bytes at {offset} into a buffer of {}",
-                self.bytes
-            )));
-        }
+        self.check_range("upload", "into", offset, std::mem::size_of_val(data))?;
         // SAFETY: destination range checked above; the source's lifetime is
         // the caller's contract.
         check("cuMemcpyHtoDAsync", unsafe {
@@ -656,13 +656,7 @@ impl DeviceBuffer<'_> {
         offset: usize,
         out: &mut [T],
     ) -> Result<(), RuntimeError> {
-        let len = std::mem::size_of_val(out);
-        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
-            return Err(RuntimeError::Usage(format!(
-                "download of {len} bytes at {offset} from a buffer of {}",
-                self.bytes
-            )));
-        }
+        self.check_range("download", "from", offset, std::mem::size_of_val(out))?;
         // SAFETY: source range checked above; the destination's lifetime
         // is the caller's contract.
         check("cuMemcpyDtoHAsync", unsafe {

@@ -515,22 +515,31 @@ impl DeviceAlloc {
         self.buffer.as_ref().map_or(0, |b| b.address(0))
     }
 
-    /// Copies `out.len()` bytes from `offset` bytes in to the host, once
-    /// the work enqueued before that writes them is done.
-    pub fn download(&self, offset: usize, out: &mut [u8]) -> Result<(), HostError> {
-        if offset
-            .checked_add(out.len())
-            .is_none_or(|end| end > self.bytes)
-        {
+    /// Whether `len` bytes at `offset` lie inside this allocation: else a
+    /// mismatch naming the copy (`a download … from`, `an upload … into`).
+    fn check_range(
+        &self,
+        copy: &str,
+        preposition: &str,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), HostError> {
+        if offset.checked_add(len).is_none_or(|end| end > self.bytes) {
             return Err(error(
                 HostErrorKind::Mismatch,
                 format!(
-                    "a download of {} bytes at {offset} from {} bytes",
-                    out.len(),
+                    "{copy} of {len} bytes at {offset} {preposition} {} bytes",
                     self.bytes
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Copies `out.len()` bytes from `offset` bytes in to the host, once
+    /// the work enqueued before that writes them is done.
+    pub fn download(&self, offset: usize, out: &mut [u8]) -> Result<(), HostError> {
+        self.check_range("a download", "from", offset, out.len())?;
         let mut state = self.device.lock()?;
         let lane = self.lane.load(Ordering::Relaxed);
         if let Some(b) = self.buffer.as_ref().filter(|_| !out.is_empty()) {
@@ -546,19 +555,7 @@ impl DeviceAlloc {
     /// Copies `data` to `offset` bytes in, in the order of the stream
     /// that last used this memory.
     pub fn upload(&self, offset: usize, data: &[u8]) -> Result<(), HostError> {
-        if offset
-            .checked_add(data.len())
-            .is_none_or(|end| end > self.bytes)
-        {
-            return Err(error(
-                HostErrorKind::Mismatch,
-                format!(
-                    "an upload of {} bytes at {offset} into {} bytes",
-                    data.len(),
-                    self.bytes
-                ),
-            ));
-        }
+        self.check_range("an upload", "into", offset, data.len())?;
         let mut state = self.device.lock()?;
         let lane = self.lane.load(Ordering::Relaxed);
         stage(&mut state, lane, self, offset, data)
