@@ -205,14 +205,21 @@ pub struct Artifacts {
     pub diagnostics: Vec<String>,
     pub timings: Timings,
     pub counts: Built,
-    /// The callbacks built, the kernels, and nvJitLink's options (the first
-    /// chunk's).
-    pub callbacks: usize,
-    pub kernels: usize,
+    /// nvJitLink's options (the first chunk's).
     pub link_options: Vec<String>,
 }
 
 impl Artifacts {
+    /// The callbacks built (none when only checked).
+    pub fn callbacks(&self) -> usize {
+        self.manifest.as_ref().map_or(0, |m| m.callbacks.len())
+    }
+
+    /// The kernels linked (none when only checked).
+    pub fn kernels(&self) -> usize {
+        self.manifest.as_ref().map_or(0, |m| m.kernels.len())
+    }
+
     /// Every file of the output folder, in order: the manifest, the cubins,
     /// then what was asked for.
     pub fn files(&self) -> Vec<(String, Vec<u8>)> {
@@ -238,8 +245,8 @@ impl Artifacts {
         format!(
             "wrote {} ({} callbacks, {} kernels, {} cubin{} of {} bytes, nvJitLink {}); {} admitted, {} rejected{}",
             dir.display(),
-            self.callbacks,
-            self.kernels,
+            self.callbacks(),
+            self.kernels(),
             self.cubins.len(),
             if self.cubins.len() == 1 { "" } else { "s" },
             cubin_bytes,
@@ -257,7 +264,7 @@ impl Artifacts {
     /// The time of each stage (`--timings`).
     pub fn render_timings(&self) -> String {
         self.timings.render(
-            self.callbacks,
+            self.callbacks(),
             &[
                 "import to rmir",
                 "admission + lowering",
@@ -426,8 +433,6 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
             diagnostics: Vec::new(),
             timings: Timings::default(),
             counts,
-            callbacks: 0,
-            kernels: 0,
             link_options: Vec::new(),
         });
     }
@@ -456,8 +461,6 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
     }
     counts.cubins = linked.len();
     Ok(Artifacts {
-        callbacks: thunks.len(),
-        kernels: manifest.kernels.len(),
         link_options: linked[0].options.clone(),
         manifest: Some(manifest),
         cubins: linked
