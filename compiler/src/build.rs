@@ -86,16 +86,11 @@ pub struct Config {
     pub lto: bool,
     /// What the artifacts hold besides the cubins and manifest.
     pub emit: Vec<Emit>,
-    /// Build the host-reference bundle (`gpu-run`), of a `.rs` file.
-    pub bundle: bool,
-    /// Largest case size in the bundle (2^28 by default).
-    pub max_size: Option<u64>,
-    /// Also build every admitted callback by the PTX route and the copy
-    /// kernel, and describe the benchmark in the bundle (`gpu-run --bench`).
-    pub bench: bool,
-    /// A hand-written C++ expression of `a`, `b` and `env.NAME` for the first
-    /// registration: the benchmark's baseline functor.
-    pub cpp_baseline: Option<String>,
+    /// Also build the host-reference bundle (`--bundle`, for `gpu-run`).
+    pub bundle: Option<BundleRequest>,
+    /// Also build what the bandwidth benchmark needs (`--bench`); nothing
+    /// else about a build depends on the benchmark.
+    pub bench: Option<BenchRequest>,
     /// How nvJitLink runs: in a child process (a program that serves
     /// `backend_nvptx::isolate` jobs, such as the `driver`) or in process.
     pub isolation: backend_nvptx::Isolation,
@@ -133,6 +128,24 @@ pub struct Config {
     pub for_edits: bool,
 }
 
+/// `--bundle`: host-reference results of a `.rs` file's registrations,
+/// for `gpu-run` to compare the GPU's with.
+#[derive(Clone, Debug, Default)]
+pub struct BundleRequest {
+    /// Largest case size (2^28 by default).
+    pub max_size: Option<u64>,
+}
+
+/// `--bench`: every admitted callback also built by the PTX route, the
+/// copy kernel (the bandwidth ceiling), and, with a bundle, the benchmark's
+/// description and rotated inputs (`gpu-run --bench`).
+#[derive(Clone, Debug, Default)]
+pub struct BenchRequest {
+    /// A hand-written C++ expression of `a`, `b` and `env.NAME` for the first
+    /// registration: the benchmark's baseline functor.
+    pub cpp_baseline: Option<String>,
+}
+
 impl Config {
     /// The defaults of `driver build` for `arch`: the LTOIR route, the
     /// lint on, nothing extra emitted, no cache, nvJitLink in process.
@@ -143,10 +156,8 @@ impl Config {
             lineinfo: false,
             lto: true,
             emit: Vec::new(),
-            bundle: false,
-            max_size: None,
-            bench: false,
-            cpp_baseline: None,
+            bundle: None,
+            bench: None,
             isolation: backend_nvptx::Isolation::InProcess,
             cache: None,
             cache_max_bytes: u64::MAX,
@@ -442,7 +453,7 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
         make_manifest(&admitted, input, &chunks, &linked, &device.inputs, config)?;
     let mut extra = emitted_files(&admitted, &chunks, &linked, config);
     let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
-    if let (true, Input::File { path, .. }) = (config.bundle, input) {
+    if let (Some(_), Input::File { path, .. }) = (&config.bundle, input) {
         let bundle = report.timings.time("host reference (--bundle)", || {
             make_bundle(
                 &admitted,
@@ -477,10 +488,10 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
 /// What the configuration needs of the input, checked before anything is
 /// compiled.
 fn check_config(input: &Input<'_>, config: &Config) -> Result<(), String> {
-    if config.bench && !config.lto {
+    if config.bench.is_some() && !config.lto {
         return Err("--bench builds both routes and needs --lto".into());
     }
-    if config.bundle {
+    if let Some(request) = &config.bundle {
         let not_rs = match input {
             Input::File { path, .. } if path.extension().is_some_and(|e| e == "rs") => None,
             Input::File { path, .. } => Some(path.display().to_string()),
@@ -491,7 +502,7 @@ fn check_config(input: &Input<'_>, config: &Config) -> Result<(), String> {
                 "{path}: --bundle builds the host reference from the Rust source, so it needs the original `.rs` file, not this one"
             ));
         }
-        if config.max_size == Some(0) {
+        if request.max_size == Some(0) {
             return Err("--max-size 0 leaves no case in the bundle: the smallest size is 1".into());
         }
     }
@@ -738,7 +749,10 @@ fn make_manifest(
             "options".into(),
             format!(
                 "arch={arch} debug={} lineinfo={} lto={} bench={}",
-                config.debug, config.lineinfo, config.lto, config.bench
+                config.debug,
+                config.lineinfo,
+                config.lto,
+                config.bench.is_some()
             )
             .into_bytes(),
         ),
@@ -886,7 +900,6 @@ fn link_chunk(
     config: &Config,
     device_inputs: &[LinkInput],
 ) -> Result<LinkedChunk, String> {
-    let arch = config.arch;
     let mut t = Timings::default();
     let mut warnings = Vec::new();
     let requests = kernel_requests(i, chunk, config);
@@ -898,26 +911,14 @@ fn link_chunk(
     };
     let provider = compile_provider(&tu, &format!("{stem}.cu"), config, &mut t)?;
     let ext = if config.lto { "ltoir" } else { "ptx" };
-    let plan_with = |thunks: LinkInput| -> Result<LinkPlan, String> {
-        let mut plan = LinkPlan::new(arch);
-        // In a child process: a crash in nvJitLink is an error, and the
-        // errors it only prints (`Multiple definition`) fail the link.
-        plan.isolation = config.isolation.clone();
-        // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
-        // about) `-lineinfo`: one or the other.
-        plan.debug = config.debug;
-        plan.lineinfo = config.lineinfo && !config.debug;
-        plan = plan.with_input(input(&format!("{stem}.{ext}"), provider.clone())?);
-        plan = plan.with_input(thunks);
-        if let Some(ptx) = &chunk.ptx_object {
-            plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
-        }
-        // The user's device libraries, in the order given; a `.cu` file is
-        // compiled by NVRTC as the plan says (to LTOIR on the LTO route).
-        plan.inputs.extend(device_inputs.iter().cloned());
-        Ok(plan)
+    let link = ChunkLink {
+        i,
+        chunk,
+        config,
+        provider: input(&format!("{stem}.{ext}"), provider.clone())?,
+        device_inputs,
     };
-    let plan = plan_with(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?)?;
+    let plan = link.plan(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?)?;
     let link_options = plan.explain().map_err(|e| e.to_string())?.options();
     let cubin = crate::buildcache::fetch(
         config.cache.as_ref(),
@@ -933,29 +934,7 @@ fn link_chunk(
             }
             crate::buildcache::key("cubin", &parts)
         },
-        |t| match (t.time("nvJitLink", || plan.link()), &chunk.debug_ptx) {
-            (Ok(linked), _) => Ok(linked.bytes),
-            // nvJitLink 13.0's `-g` link of LTOIR fails for some control
-            // flow (docs/debug-info.md): the thunks then go in as PTX,
-            // which links; the provider calls the callback rather than
-            // inlining it. The same inputs always take the same path, so
-            // the result is cached under the first plan's key.
-            (Err(e), Some(ptx)) if config.lto && config.debug => {
-                let text = e.to_string();
-                let Some(why) = G_LINK_FAILURES.iter().find(|f| text.contains(*f)) else {
-                    return Err(text);
-                };
-                warnings.push(format!(
-                    "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({why}, \
-                     docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"
-                ));
-                let fallback = plan_with(input(&format!("thunks.{i}.ptx"), ptx.clone())?)?;
-                t.time("nvJitLink (-g, PTX thunks)", || fallback.link())
-                    .map(|linked| linked.bytes)
-                    .map_err(|e| e.to_string())
-            }
-            (Err(e), _) => Err(e.to_string()),
-        },
+        |t| link.run(&plan, t, &mut warnings),
     )?;
     let mut kernels = tu.kernels;
     if count > 1 {
@@ -974,6 +953,73 @@ fn link_chunk(
         timings: t,
         warnings,
     })
+}
+
+/// What chunk `i`'s link takes besides its thunks.
+struct ChunkLink<'a> {
+    i: usize,
+    chunk: &'a Chunk,
+    config: &'a Config,
+    /// The provider NVRTC compiled for the chunk.
+    provider: LinkInput,
+    device_inputs: &'a [LinkInput],
+}
+
+impl ChunkLink<'_> {
+    /// The link plan with `thunks`: the provider, the thunks (and the
+    /// `--bench` PTX twin), then the user's device libraries.
+    fn plan(&self, thunks: LinkInput) -> Result<LinkPlan, String> {
+        let (i, config) = (self.i, self.config);
+        let mut plan = LinkPlan::new(config.arch);
+        // In a child process: a crash in nvJitLink is an error, and the
+        // errors it only prints (`Multiple definition`) fail the link.
+        plan.isolation = config.isolation.clone();
+        // nvJitLink `-g` is ptxas `--device-debug`, which ignores (and warns
+        // about) `-lineinfo`: one or the other.
+        plan.debug = config.debug;
+        plan.lineinfo = config.lineinfo && !config.debug;
+        plan = plan.with_input(self.provider.clone());
+        plan = plan.with_input(thunks);
+        if let Some(ptx) = &self.chunk.ptx_object {
+            plan = plan.with_input(input(&format!("thunks.{i}.ptx"), ptx.clone())?);
+        }
+        // The user's device libraries, in the order given; a `.cu` file is
+        // compiled by NVRTC as the plan says (to LTOIR on the LTO route).
+        plan.inputs.extend(self.device_inputs.iter().cloned());
+        Ok(plan)
+    }
+
+    /// nvJitLink's cubin of `plan`. nvJitLink 13.0's `-g` link of LTOIR
+    /// fails for some control flow (docs/debug-info.md): the thunks then go
+    /// in as PTX, which links; the provider calls the callback rather than
+    /// inlining it. The same inputs always take the same path, so the
+    /// result is cached under the first plan's key.
+    fn run(
+        &self,
+        plan: &LinkPlan,
+        t: &mut Timings,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<u8>, String> {
+        let (i, config) = (self.i, self.config);
+        match (t.time("nvJitLink", || plan.link()), &self.chunk.debug_ptx) {
+            (Ok(linked), _) => Ok(linked.bytes),
+            (Err(e), Some(ptx)) if config.lto && config.debug => {
+                let text = e.to_string();
+                let Some(why) = G_LINK_FAILURES.iter().find(|f| text.contains(*f)) else {
+                    return Err(text);
+                };
+                warnings.push(format!(
+                    "warning: nvJitLink's `-g` link of chunk {i}'s LTOIR failed ({why}, \
+                     docs/debug-info.md); its callbacks are linked as PTX, called rather than inlined"
+                ));
+                let fallback = self.plan(input(&format!("thunks.{i}.ptx"), ptx.clone())?)?;
+                t.time("nvJitLink (-g, PTX thunks)", || fallback.link())
+                    .map(|linked| linked.bytes)
+                    .map_err(|e| e.to_string())
+            }
+            (Err(e), _) => Err(e.to_string()),
+        }
+    }
 }
 
 /// The kernels chunk `i` instantiates: each thunk's on its route (and its
@@ -1000,7 +1046,7 @@ fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelReques
                 },
             },
         ));
-        if config.bench {
+        if config.bench.is_some() {
             requests.push(callback(
                 th,
                 Operation::Thunk {
@@ -1011,7 +1057,11 @@ fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelReques
         }
     }
     if i == 0 {
-        if let (Some(expr), Some(th)) = (config.cpp_baseline.as_deref(), chunk.thunks.first()) {
+        let baseline = config
+            .bench
+            .as_ref()
+            .and_then(|b| b.cpp_baseline.as_deref());
+        if let (Some(expr), Some(th)) = (baseline, chunk.thunks.first()) {
             requests.push(callback(
                 th,
                 Operation::Cpp {
@@ -1019,7 +1069,7 @@ fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelReques
                 },
             ));
         }
-        if config.bench {
+        if config.bench.is_some() {
             requests.push(KernelRequest::Copy);
         }
     }
@@ -1154,7 +1204,7 @@ fn compile_chunk(
         codegen.debug,
         codegen.opt_level,
         config.lto,
-        config.bench
+        config.bench.is_some()
     );
     let payload = crate::buildcache::fetch(
         // `--emit llvm|nvvm` wants IR, which only generation gives.
@@ -1210,7 +1260,7 @@ fn compile_chunk(
         _ => return Err("internal error: a cached thunk object is malformed".into()),
     };
     // The second object is the benchmark's PTX twin, or `-g`'s fallback.
-    let (ptx_object, debug_ptx) = match config.bench {
+    let (ptx_object, debug_ptx) = match config.bench.is_some() {
         true => (second, None),
         false => (None, second),
     };
@@ -1310,7 +1360,7 @@ fn generate_chunk<'c>(
             .map_err(|e| e.to_string())?
             .into_bytes()
     };
-    let ptx_object = if config.bench && config.lto {
+    let ptx_object = if config.bench.is_some() && config.lto {
         // The same thunks under other names, as PTX, for the PTX-route
         // kernels: renamed in the module, then generated again.
         for t in thunks {
@@ -1516,8 +1566,12 @@ fn make_bundle(
     fingerprint: &Fingerprint,
     device_inputs: &[LinkInput],
 ) -> Result<Bundle, String> {
-    let (doc, outcomes) = (&admitted.doc, admitted.outcomes.as_slice());
-    let max = config.max_size.unwrap_or(1 << 28);
+    let doc = &admitted.doc;
+    let max = config
+        .bundle
+        .as_ref()
+        .and_then(|b| b.max_size)
+        .unwrap_or(1 << 28);
     let cases: Vec<(InputSpec, u32)> = standard_case_inputs()
         .into_iter()
         .filter(|(s, _)| s.size <= max)
@@ -1533,73 +1587,17 @@ fn make_bundle(
     // bundle that silently covers less than the build is a vacuous pass.
     let mut left_out = Vec::new();
     for t in thunks {
-        let reg = &doc.registrations[t.registration];
-        let Some(caller) = doc.body(&reg.caller) else {
-            left_out.push(format!(
-                "registration #{}: its caller `{}` has no body",
-                t.registration, reg.caller
-            ));
-            continue;
-        };
-        // A bundle holds one i32 per case: it checks i32 reduces; every
-        // other provider and type is checked through `native::gpu`
-        // (examples/gpu-providers).
-        if t.provider != manifest::Provider::Reduce
-            || t.signature != manifest::Signature::fold(manifest::Scalar::I32)
-        {
-            left_out.push(format!(
-                "registration #{}: bundles check `i32` reduces, and this is a `{}` of `{}` \
-                 (check it through `native::gpu`, as examples/gpu-providers does)",
-                t.registration,
-                t.provider.name(),
-                t.signature
-            ));
-            continue;
-        }
-        let args_ = match hostref::bundle_arguments(doc, caller, 0x5EED + t.registration as u64) {
-            Ok(a) => a,
-            Err(why) => {
-                left_out.push(format!("registration #{}: {why}", t.registration));
-                continue;
+        match host_job(doc, t, &cases) {
+            Ok((job, captures)) => {
+                captures_of.insert(t.registration, captures);
+                jobs.push(job);
             }
-        };
-        // Capture values: the caller's arguments of the same names (or
-        // their fields, for a precise capture such as `pair.0`).
-        let closure = match &reg.callback {
-            PmirCallback::Closure { body } => doc.closure(body),
-            _ => None,
-        };
-        let mut values = Vec::new();
-        let mut missing = None;
-        for cap in closure.map(|c| c.captures.as_slice()).unwrap_or(&[]) {
-            match hostref::capture_value(&args_, &cap.name) {
-                Some(value) => values.push(CaptureValue {
-                    name: cap.name.clone(),
-                    value,
-                }),
-                None => missing = Some(cap.name.clone()),
-            }
+            Err(why) => left_out.push(format!("registration #{}: {why}", t.registration)),
         }
-        if let Some(m) = missing {
-            left_out.push(format!(
-                "registration #{}: capture `{m}` is not an argument of `{}` (or a field of one)",
-                t.registration, reg.caller
-            ));
-            continue;
-        }
-        let call_index = hostref::call_index(doc, t.registration);
-        captures_of.insert(t.registration, values);
-        jobs.push(HostJob {
-            registration: t.registration,
-            caller: reg.caller.clone(),
-            call_index,
-            arguments: args_,
-            cases: cases.iter().map(|(s, _)| *s).collect(),
-        });
     }
     // The benchmark rotates several inputs at the largest size (so L2 does not
     // flatter a variant); the host computes their expected results too.
-    if config.bench {
+    if config.bench.is_some() {
         if let Some(job) = jobs.first_mut() {
             job.cases.extend(
                 BENCH_SEEDS
@@ -1618,26 +1616,105 @@ fn make_bundle(
     }
     let oc = doc.source.overflow_checks.unwrap_or(true);
     let results = hostref::run_jobs(file, oc, &jobs, device_inputs)?;
+    let runs = bundle_runs(&jobs, &cases, &results, kernels, &captures_of)?;
+    let bench = config
+        .bench
+        .is_some()
+        .then(|| bench_spec(&jobs, &results, kernels, max));
+    let bundle = Bundle {
+        format: BUNDLE_FORMAT.into(),
+        fingerprint: fingerprint.clone(),
+        manifest: "manifest.json".into(),
+        generator: GENERATOR.into(),
+        registrations: runs,
+        bench: bench.flatten(),
+    };
+    bundle
+        .validate()
+        .map_err(|e| format!("internal error: {e}"))?;
+    Ok(bundle)
+}
+
+/// The host reference's job for one thunk's registration, with the values
+/// of its captures; or why a bundle cannot check it.
+fn host_job(
+    doc: &frontend::PreparedMir,
+    t: &Thunk,
+    cases: &[(InputSpec, u32)],
+) -> Result<(HostJob, Vec<CaptureValue>), String> {
+    let reg = &doc.registrations[t.registration];
+    let caller = doc
+        .body(&reg.caller)
+        .ok_or_else(|| format!("its caller `{}` has no body", reg.caller))?;
+    // A bundle holds one i32 per case: it checks i32 reduces; every
+    // other provider and type is checked through `native::gpu`
+    // (examples/gpu-providers).
+    if t.provider != manifest::Provider::Reduce
+        || t.signature != manifest::Signature::fold(manifest::Scalar::I32)
+    {
+        return Err(format!(
+            "bundles check `i32` reduces, and this is a `{}` of `{}` \
+             (check it through `native::gpu`, as examples/gpu-providers does)",
+            t.provider.name(),
+            t.signature
+        ));
+    }
+    let arguments = hostref::bundle_arguments(doc, caller, 0x5EED + t.registration as u64)?;
+    // Capture values: the caller's arguments of the same names (or
+    // their fields, for a precise capture such as `pair.0`).
+    let closure = match &reg.callback {
+        PmirCallback::Closure { body } => doc.closure(body),
+        _ => None,
+    };
+    let mut values = Vec::new();
+    for cap in closure.map(|c| c.captures.as_slice()).unwrap_or(&[]) {
+        let value = hostref::capture_value(&arguments, &cap.name).ok_or_else(|| {
+            format!(
+                "capture `{}` is not an argument of `{}` (or a field of one)",
+                cap.name, reg.caller
+            )
+        })?;
+        values.push(CaptureValue {
+            name: cap.name.clone(),
+            value,
+        });
+    }
+    let job = HostJob {
+        registration: t.registration,
+        caller: reg.caller.clone(),
+        call_index: hostref::call_index(doc, t.registration),
+        arguments,
+        cases: cases.iter().map(|(s, _)| *s).collect(),
+    };
+    Ok((job, values))
+}
+
+/// The bundle's runs: each job's kernels with the host's result per case.
+fn bundle_runs(
+    jobs: &[HostJob],
+    cases: &[(InputSpec, u32)],
+    results: &[hostref::HostResult],
+    kernels: &[manifest::Kernel],
+    captures_of: &BTreeMap<usize, Vec<CaptureValue>>,
+) -> Result<Vec<RegistrationRun>, String> {
     // Indexed: thousands of registrations times their cases.
     let by_case: BTreeMap<(usize, InputSpec), &hostref::HostResult> = results
         .iter()
         .map(|r| ((r.registration, r.spec), r))
         .collect();
     let mut runs = Vec::new();
-    for job in &jobs {
+    for job in jobs {
         let id = RegistrationId(job.registration as u32);
         for kernel in kernels.iter().filter(|k| k.registration == Some(id)) {
             let cases = cases
                 .iter()
                 .map(|(spec, offset)| {
-                    let r = by_case
-                        .get(&(job.registration, *spec))
-                        .ok_or_else(|| {
-                            format!(
-                                "internal error: the host reference gave no result for registration #{} at size {} seed {}",
-                                job.registration, spec.size, spec.seed
-                            )
-                        })?;
+                    let r = by_case.get(&(job.registration, *spec)).ok_or_else(|| {
+                        format!(
+                            "internal error: the host reference gave no result for registration #{} at size {} seed {}",
+                            job.registration, spec.size, spec.seed
+                        )
+                    })?;
                     Ok(Case {
                         size: spec.size,
                         seed: spec.seed,
@@ -1655,22 +1732,7 @@ fn make_bundle(
             });
         }
     }
-    let _ = outcomes;
-    let bench = config
-        .bench
-        .then(|| bench_spec(&jobs, &results, kernels, max));
-    let bundle = Bundle {
-        format: BUNDLE_FORMAT.into(),
-        fingerprint: fingerprint.clone(),
-        manifest: "manifest.json".into(),
-        generator: GENERATOR.into(),
-        registrations: runs,
-        bench: bench.flatten(),
-    };
-    bundle
-        .validate()
-        .map_err(|e| format!("internal error: {e}"))?;
-    Ok(bundle)
+    Ok(runs)
 }
 
 /// Seeds of the benchmark's rotated inputs.

@@ -73,7 +73,7 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    never `<=`",
             what: "comparator",
         }),
-        Provider::Transform | Provider::Transform2 | Provider::Select | Provider::Copy => None,
+        Provider::Transform | Provider::Transform2 | Provider::Select => None,
     }
 }
 

@@ -137,13 +137,13 @@ enum Command {
         #[arg(long)]
         bundle: bool,
         /// Largest input size in the bundle (default 2^28).
-        #[arg(long)]
+        #[arg(long, requires = "bundle")]
         max_size: Option<u64>,
         /// Also build the PTX route, the copy kernel and a benchmark description.
         #[arg(long)]
         bench: bool,
         /// C++ expression for the benchmark's hand-written functor (of `a`, `b`, `env.NAME`).
-        #[arg(long)]
+        #[arg(long, requires = "bench")]
         cpp_baseline: Option<String>,
         /// Print the time of each stage (to stderr).
         #[arg(long)]
@@ -315,10 +315,8 @@ fn main() -> ExitCode {
                 lineinfo,
                 lto: !no_lto,
                 emit,
-                bundle,
-                max_size,
-                bench,
-                cpp_baseline,
+                bundle: bundle.then_some(build::BundleRequest { max_size }),
+                bench: bench.then_some(build::BenchRequest { cpp_baseline }),
                 isolation,
                 cache: compiler::buildcache::open(),
                 cache_max_bytes: compiler::buildcache::max_bytes(),

@@ -18,7 +18,7 @@ use vocab::Provider;
 /// the valid ones).
 fn callback_provider<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provider, D::Error> {
     let name = String::deserialize(d)?;
-    Provider::parse_callback(&name).map_err(serde::de::Error::custom)
+    Provider::parse(&name).map_err(serde::de::Error::custom)
 }
 
 /// The format tag written into every document and required on read.

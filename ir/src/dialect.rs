@@ -86,8 +86,8 @@ macro_rules! names_of {
 /// Call kinds, in the order the frontend resolves callees: the names of
 /// `vocab::CallKind`.
 pub const CALL_KINDS: &[&str] = &names_of!(CallKind::ALL);
-/// The providers a registration can name: `vocab::Provider::CALLBACKS`.
-pub const PROVIDERS: &[&str] = &names_of!(Provider::CALLBACKS);
+/// The providers a registration can name: `vocab::Provider::ALL`.
+pub const PROVIDERS: &[&str] = &names_of!(Provider::ALL);
 pub const CLOSURE_KINDS: &[&str] = &["fn", "fn_mut", "fn_once"];
 pub const CAPTURE_MODES: &[&str] = &["by_value", "by_ref", "by_mut_ref"];
 pub const CALLBACK_KINDS: &[&str] = &["closure", "fn_item", "other"];

@@ -490,7 +490,7 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                     index: f.registrations.len(),
                     caller: r.str("caller")?,
                     function: r.str("function")?,
-                    provider: r.parsed("provider", Provider::parse_callback)?,
+                    provider: r.parsed("provider", Provider::parse)?,
                     callback,
                     generics: r.tys("generics")?,
                     arg_types: r.tys("arg_types")?,

@@ -9,14 +9,14 @@ use manifest::{EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Va
 fn main() {
     let only = std::env::args().nth(1);
     let providers: Vec<Provider> = match &only {
-        Some(name) => match Provider::parse_callback(name) {
+        Some(name) => match Provider::parse(name) {
             Ok(p) => vec![p],
             Err(e) => {
                 eprintln!("emit_sample: {e}");
                 std::process::exit(2);
             }
         },
-        None => Provider::CALLBACKS.to_vec(),
+        None => Provider::ALL.to_vec(),
     };
     let env = match EnvLayout::from_captures(&[("k", Scalar::I32), ("m", Scalar::I64)]) {
         Ok(env) => env,

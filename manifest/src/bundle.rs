@@ -122,7 +122,7 @@ pub fn copy_ceilings() -> Vec<BenchVariant> {
     vec![
         BenchVariant::Kernel {
             label: "copy kernel".into(),
-            kernel: crate::provider::copy_kernel_name(),
+            kernel: crate::copy_kernel::NAME.to_string(),
             init: 0,
             expected: vec![],
         },
@@ -345,7 +345,7 @@ impl Bundle {
                 .kernel_env(kernel)
                 .and(kernel.registration.and_then(|r| manifest.callback(r)))
                 .is_some_and(|c| c.signature == crate::Signature::fold(crate::Scalar::I32));
-            if kernel.provider != Provider::Reduce || !i32_reduce {
+            if kernel.kind != Provider::Reduce || !i32_reduce {
                 return Err(fail(format!(
                     "kernel `{}` is not an i32 reduce kernel",
                     run.kernel

@@ -7,6 +7,7 @@
 //! reads them), so both agree on every byte by construction.
 
 pub mod bundle;
+pub mod copy_kernel;
 pub mod embed;
 pub mod env;
 pub mod fingerprint;
@@ -474,7 +475,9 @@ impl LaunchFacts {
 #[serde(deny_unknown_fields)]
 pub struct Kernel {
     pub name: String,
-    pub provider: Provider,
+    /// Whose kernel it is: a provider's, or the copy kernel.
+    #[serde(rename = "provider")]
+    pub kind: KernelKind,
     /// Which of the provider's kernels (the merge sort has three).
     #[serde(default, skip_serializing_if = "Stage::is_main")]
     pub stage: Stage,
@@ -493,6 +496,71 @@ pub struct Kernel {
     /// parallel, one cubin per chunk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cubin: Option<String>,
+}
+
+/// What a kernel of a manifest runs: a provider's code with a
+/// registration's callback, or the [copy kernel](copy_kernel) the
+/// benchmarks measure the bandwidth ceiling with. Written as its name: the
+/// provider's, or `copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelKind {
+    Provider(Provider),
+    Copy,
+}
+
+impl KernelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelKind::Provider(p) => p.name(),
+            KernelKind::Copy => "copy",
+        }
+    }
+
+    /// Reads a kind's name: an error listing the valid names otherwise.
+    pub fn parse(name: &str) -> Result<KernelKind, UnknownName> {
+        if name == "copy" {
+            return Ok(KernelKind::Copy);
+        }
+        Provider::parse(name)
+            .map(KernelKind::Provider)
+            .map_err(|mut e| {
+                e.valid.push("copy");
+                e
+            })
+    }
+
+    /// The provider, for a provider's kernel.
+    pub fn provider(self) -> Option<Provider> {
+        match self {
+            KernelKind::Provider(p) => Some(p),
+            KernelKind::Copy => None,
+        }
+    }
+}
+
+impl PartialEq<Provider> for KernelKind {
+    fn eq(&self, p: &Provider) -> bool {
+        *self == KernelKind::Provider(*p)
+    }
+}
+
+impl std::fmt::Display for KernelKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for KernelKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for KernelKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str> as Deserialize>::deserialize(d)?;
+        KernelKind::parse(&name).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A manifest that does not hold together; says where.
@@ -642,72 +710,83 @@ impl Manifest {
             if self.kernels[..i].iter().any(|k| k.name == kernel.name) {
                 return Err(fail("appears twice".into()));
             }
-            if !stages(kernel.provider).contains(&kernel.stage) {
-                return Err(fail(format!(
-                    "provider {} has no stage `{}`",
-                    kernel.provider.name(),
-                    kernel.stage.name()
-                )));
-            }
-            let (signature, env) = match (kernel.provider, kernel.variant) {
-                (Provider::Copy, Variant::Plain) => {
+            let provider = match kernel.kind {
+                KernelKind::Copy => {
                     if kernel.registration.is_some() || kernel.thunk.is_some() {
                         return Err(fail("a copy kernel has no registration or thunk".into()));
                     }
-                    (Signature::fold(Scalar::I32), None)
+                    if kernel.stage != Stage::Main || kernel.variant != Variant::Plain {
+                        return Err(fail("a copy kernel is one plain kernel".into()));
+                    }
+                    copy_kernel::check_launch(&kernel.launch).map_err(fail)?;
+                    check_params(&kernel.params, &copy_kernel::params()).map_err(fail)?;
+                    continue;
                 }
-                (_, Variant::Plain) | (Provider::Copy, _) => {
+                KernelKind::Provider(p) => p,
+            };
+            if !stages(provider).contains(&kernel.stage) {
+                return Err(fail(format!(
+                    "provider {} has no stage `{}`",
+                    provider.name(),
+                    kernel.stage.name()
+                )));
+            }
+            if kernel.variant == Variant::Plain {
+                return Err(fail(format!(
+                    "provider {} has no variant {}",
+                    provider.name(),
+                    kernel.variant.name()
+                )));
+            }
+            let registration = kernel.registration.ok_or_else(|| {
+                fail(format!("a {} kernel needs a registration", provider.name()))
+            })?;
+            let callback = self.callback(registration).ok_or_else(|| {
+                fail(format!("registration {registration} has no callback entry"))
+            })?;
+            if callback.provider != provider {
+                return Err(fail(format!(
+                    "registration {registration} was compiled for `{}`, the kernel belongs to `{}`",
+                    callback.provider.name(),
+                    provider.name()
+                )));
+            }
+            let wants_thunk = kernel.variant != Variant::CppFunctor;
+            match &kernel.thunk {
+                Some(thunk) if wants_thunk && !is_c_identifier(thunk) => {
+                    return Err(fail(format!("thunk `{thunk}` is not a C identifier")))
+                }
+                Some(_) if !wants_thunk => {
+                    return Err(fail("a cpp_functor kernel calls no thunk".into()))
+                }
+                None if wants_thunk => {
                     return Err(fail(format!(
-                        "provider {} has no variant {}",
-                        kernel.provider.name(),
+                        "a {} kernel names its thunk",
                         kernel.variant.name()
                     )))
                 }
-                (provider, variant) => {
-                    let registration = kernel.registration.ok_or_else(|| {
-                        fail(format!("a {} kernel needs a registration", provider.name()))
-                    })?;
-                    let callback = self.callback(registration).ok_or_else(|| {
-                        fail(format!("registration {registration} has no callback entry"))
-                    })?;
-                    if callback.provider != provider {
-                        return Err(fail(format!(
-                            "registration {registration} was compiled for `{}`, the kernel belongs to `{}`",
-                            callback.provider.name(),
-                            provider.name()
-                        )));
-                    }
-                    let wants_thunk = variant != Variant::CppFunctor;
-                    match &kernel.thunk {
-                        Some(thunk) if wants_thunk && !is_c_identifier(thunk) => {
-                            return Err(fail(format!("thunk `{thunk}` is not a C identifier")))
-                        }
-                        Some(_) if !wants_thunk => {
-                            return Err(fail("a cpp_functor kernel calls no thunk".into()))
-                        }
-                        None if wants_thunk => {
-                            return Err(fail(format!(
-                                "a {} kernel names its thunk",
-                                variant.name()
-                            )))
-                        }
-                        _ => {}
-                    }
-                    (callback.signature.clone(), Some(&callback.env))
-                }
-            };
-            provider::check_launch(kernel.provider, &signature, &kernel.launch).map_err(fail)?;
-            let expected = provider::kernel_params(kernel.provider, kernel.stage, &signature, env);
-            if kernel.params != expected {
-                return Err(fail(format!(
-                    "parameters {} differ from the provider ABI {}",
-                    provider::describe_params(&kernel.params),
-                    provider::describe_params(&expected)
-                )));
+                _ => {}
             }
+            let signature = &callback.signature;
+            provider::check_launch(provider, signature, &kernel.launch).map_err(fail)?;
+            let expected =
+                provider::kernel_params(provider, kernel.stage, signature, Some(&callback.env));
+            check_params(&kernel.params, &expected).map_err(fail)?;
         }
         Ok(())
     }
+}
+
+/// A kernel's parameter list against the one its ABI says.
+fn check_params(params: &[Param], expected: &[Param]) -> Result<(), String> {
+    if params == expected {
+        return Ok(());
+    }
+    Err(format!(
+        "parameters {} differ from the provider ABI {}",
+        provider::describe_params(params),
+        provider::describe_params(expected)
+    ))
 }
 
 /// Byte offsets of `params` in a kernel's parameter buffer (C struct rules),

@@ -14,8 +14,8 @@
 //! [`EnvLayout`]: a disagreement is a compile error, not a wrong answer.
 
 use crate::{
-    is_c_identifier, Element, EnvLayout, GridPolicy, Kernel, LaunchFacts, Param, ParamKind,
-    Provider, RegistrationId, Scalar, Signature, Stage, Variant,
+    copy_kernel, is_c_identifier, Element, EnvLayout, GridPolicy, Kernel, KernelKind, LaunchFacts,
+    Param, ParamKind, Provider, RegistrationId, Scalar, Signature, Stage, Variant,
 };
 use std::fmt::Write as _;
 
@@ -57,7 +57,7 @@ const HEADERS: [(&str, &str); 8] = [
 /// The headers a provider's kernels need, besides `common.cuh`.
 fn headers_of(provider: Provider) -> &'static [&'static str] {
     match provider {
-        Provider::Reduce | Provider::Copy => &["reduce.cuh"],
+        Provider::Reduce => &["reduce.cuh"],
         Provider::InclusiveScan | Provider::ExclusiveScan => &["lookback.cuh", "scan.cuh"],
         Provider::Select => &["lookback.cuh", "scan.cuh", "select.cuh"],
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
@@ -104,7 +104,7 @@ fn c_type(e: &Element) -> &'static str {
 
 /// The stable kernel name for a provider, element type, registration,
 /// variant and stage, e.g. `rcb_reduce_i32_r3_rust_ltoir` or
-/// `rcb_sort_by_f64_r0_rust_ptx_merge`; the copy kernel is `rcb_copy_i32`.
+/// `rcb_sort_by_f64_r0_rust_ptx_merge`.
 pub fn kernel_name(
     provider: Provider,
     element: &Element,
@@ -128,17 +128,6 @@ pub fn kernel_name(
             stage.suffix()
         ),
     }
-}
-
-/// The copy kernel's name (the bandwidth ceiling).
-pub fn copy_kernel_name() -> String {
-    kernel_name(
-        Provider::Copy,
-        &Element::Scalar(Scalar::I32),
-        None,
-        Variant::Plain,
-        Stage::Main,
-    )
 }
 
 /// How each provider's kernels are launched, by element type: the tuning
@@ -170,7 +159,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // block to fold (2^24 elements: 0.98x CUB instead of 0.96x at
         // eight), the same bandwidth at 2^28.
         Provider::Reduce => capped(4 * (16 / t), 6),
-        Provider::SegmentedReduce | Provider::Copy => capped(4 * (16 / t), 8),
+        Provider::SegmentedReduce => capped(4 * (16 / t), 8),
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
         // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x. A transform
         // takes one chunk a thread (more, shorter blocks, as CUB sizes its
@@ -246,7 +235,7 @@ pub fn check_launch(
         ));
     }
     match provider {
-        Provider::Reduce | Provider::SegmentedReduce | Provider::Copy => {
+        Provider::Reduce | Provider::SegmentedReduce => {
             let n = vector_width(signature.element());
             if !items.is_multiple_of(n) {
                 return Err(format!(
@@ -361,7 +350,7 @@ impl Tuning {
             Provider::Select => "select",
             Provider::Transform | Provider::Transform2 => "transform",
             Provider::SegmentedReduce => "segmented_reduce",
-            Provider::SortBy | Provider::Copy => return facts,
+            Provider::SortBy => return facts,
         };
         let size = signature.element().size();
         for (f, s, key, value) in &self.entries {
@@ -512,7 +501,6 @@ pub fn kernel_params(
             p(K::Len, 4),
             ptr(K::Buffer),
         ],
-        (Provider::Copy, _) => return vec![ptr(K::Input), p(K::Len, 8), ptr(K::Output)],
     };
     if let Some(env) = env.filter(|e| !e.is_empty()) {
         params.push(Param {
@@ -572,7 +560,7 @@ pub enum KernelRequest {
         op: Operation,
         env: EnvLayout,
     },
-    /// The device-to-device copy kernel.
+    /// The device-to-device copy kernel ([`crate::copy_kernel`]).
     Copy,
 }
 
@@ -783,13 +771,12 @@ pub fn emit_translation_unit_with(
     requests: &[KernelRequest],
     tuning: &Tuning,
 ) -> Result<TranslationUnit, EmitError> {
-    let provider = |r: &KernelRequest| match r {
-        KernelRequest::Callback { provider, .. } => *provider,
-        KernelRequest::Copy => Provider::Copy,
-    };
     let mut wanted: Vec<&str> = vec!["common.cuh"];
     for r in requests {
-        wanted.extend(headers_of(provider(r)));
+        match r {
+            KernelRequest::Callback { provider, .. } => wanted.extend(headers_of(*provider)),
+            KernelRequest::Copy => wanted.push(copy_kernel::HEADER),
+        }
     }
     let mut source = String::new();
     source
@@ -829,7 +816,15 @@ pub fn emit_translation_unit_with(
         source,
         kernels,
         nvrtc_options,
-        needs_cccl: requests.iter().any(|r| provider(r) == Provider::SortBy),
+        needs_cccl: requests.iter().any(|r| {
+            matches!(
+                r,
+                KernelRequest::Callback {
+                    provider: Provider::SortBy,
+                    ..
+                }
+            )
+        }),
     })
 }
 
@@ -839,7 +834,7 @@ fn emit_request(
     tuning: &Tuning,
 ) -> Result<Vec<Kernel>, EmitError> {
     let (provider, registration, signature, op, env) = match request {
-        KernelRequest::Copy => return emit_copy(out).map(|k| vec![k]),
+        KernelRequest::Copy => return copy_kernel::emit(out).map(|k| vec![k]),
         KernelRequest::Callback {
             provider,
             registration,
@@ -933,7 +928,7 @@ fn emit_request(
         )?;
         kernels.push(Kernel {
             name,
-            provider,
+            kind: KernelKind::Provider(provider),
             stage,
             variant,
             registration: Some(registration),
@@ -947,38 +942,6 @@ fn emit_request(
         });
     }
     Ok(kernels)
-}
-
-fn emit_copy(out: &mut String) -> Result<Kernel, EmitError> {
-    let launch = launch_facts(Provider::Copy, Stage::Main, &Signature::fold(Scalar::I32));
-    launch.check().map_err(EmitError::Launch)?;
-    let name = copy_kernel_name();
-    let block = launch.block_size;
-    let unroll = launch.items_per_thread / 4;
-    let _ = write!(
-        out,
-        "\n// ---- {name}: device-to-device copy (bandwidth ceiling)\n\
-         extern \"C\" __global__ void __launch_bounds__({block}) {name}(\n\
-         \x20   const int *__restrict__ input, unsigned long long len, int *__restrict__ output) {{\n\
-         \x20   rcb::copy_i32<{block}, {unroll}>(input, len, output);\n\
-         }}\n"
-    );
-    Ok(Kernel {
-        name,
-        provider: Provider::Copy,
-        stage: Stage::Main,
-        variant: Variant::Plain,
-        registration: None,
-        thunk: None,
-        params: kernel_params(
-            Provider::Copy,
-            Stage::Main,
-            &Signature::fold(Scalar::I32),
-            None,
-        ),
-        launch,
-        cubin: None,
-    })
 }
 
 /// Emits `struct BASE_op` (the operation as CUB-style functor) and returns
@@ -1217,7 +1180,6 @@ fn emit_kernel(
                  \x20   rcb::sort_block(ping, input, output, len, buffer, {functor});"
             ),
         ),
-        (Provider::Copy, _) => unreachable!("the copy kernel is emitted by emit_copy"),
     };
     let threads = launch.threads();
     let bounds = match launch.min_blocks_per_sm {

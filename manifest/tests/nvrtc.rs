@@ -152,7 +152,7 @@ fn every_provider() -> Vec<KernelRequest> {
     let mut out = Vec::new();
     let mut registration = 0;
     let captures = EnvLayout::from_captures(&[("k", Scalar::I64), ("m", Scalar::U8)]).unwrap();
-    for provider in Provider::CALLBACKS {
+    for provider in Provider::ALL {
         for (i, &t) in ELEMENT_SCALARS.iter().enumerate() {
             // A second element type for the maps: the next one round.
             let u = ELEMENT_SCALARS[(i + 3) % ELEMENT_SCALARS.len()];

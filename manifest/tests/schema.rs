@@ -2,8 +2,8 @@
 
 use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
 use manifest::{
-    Callback, EnvLayout, Fingerprint, GridPolicy, LaunchFacts, Manifest, ParamKind, Provider,
-    RegistrationId, Scalar, Signature, Stage, Variant, MANIFEST_FORMAT,
+    Callback, EnvLayout, Fingerprint, GridPolicy, KernelKind, LaunchFacts, Manifest, ParamKind,
+    Provider, RegistrationId, Scalar, Signature, Stage, Variant, MANIFEST_FORMAT,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -125,7 +125,7 @@ fn manifest_validation_errors() {
             m.kernels[0].launch.grid = GridPolicy::TilesCappedBySms { blocks_per_sm: 0 }
         }),
         ("provider_of_kernel", |m| {
-            m.kernels[0].provider = Provider::InclusiveScan
+            m.kernels[0].kind = KernelKind::Provider(Provider::InclusiveScan)
         }),
         ("stage_of_reduce", |m| m.kernels[0].stage = Stage::Merge),
         ("select_returning_i32", |m| {

@@ -13,7 +13,7 @@ fn signature(provider: Provider, t: Scalar) -> Signature {
 #[test]
 fn every_provider_and_type_has_launch_facts_that_check() {
     let mut checked = 0;
-    for provider in Provider::CALLBACKS {
+    for provider in Provider::ALL {
         for t in ELEMENT_SCALARS {
             let sig = signature(provider, t);
             let stages: &[Stage] = if provider == Provider::SortBy {

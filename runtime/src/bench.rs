@@ -7,7 +7,9 @@ use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{launch, LaunchArgs, Workspace};
 use crate::run::{generate_parallel, guard, Prepared};
 use crate::RuntimeError;
-use manifest::{BenchVariant, GridPolicy, InputSpec, Provider, RegistrationId, Variant};
+use manifest::{
+    BenchVariant, GridPolicy, InputSpec, KernelKind, Provider, RegistrationId, Variant,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -223,7 +225,7 @@ pub fn bench_prepared(
     let workspace = Workspace::new(
         &gpu,
         targets.iter().filter_map(|t| match t {
-            Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::Reduce => {
+            Target::Kernel { resolved, .. } if resolved.kernel.kind == Provider::Reduce => {
                 Some(&resolved.kernel)
             }
             _ => None,
@@ -270,12 +272,12 @@ pub fn bench_prepared(
                 init,
             } => {
                 let k = &resolved.kernel;
-                let moved = if k.provider == Provider::Copy {
+                let moved = if k.kind == KernelKind::Copy {
                     2 * bytes
                 } else {
                     bytes
                 } as u64;
-                if k.provider == Provider::Reduce {
+                if k.kind == Provider::Reduce {
                     let mut got = Vec::with_capacity(inputs.len());
                     for b in 0..inputs.len() {
                         grid = run_once(target, b)?;
@@ -300,7 +302,7 @@ pub fn bench_prepared(
             }
             Target::Memcpy => (None, None, None, None, 2 * bytes as u64),
         };
-        let is_copy = !matches!(target, Target::Kernel { resolved, .. } if resolved.kernel.provider == Provider::Reduce);
+        let is_copy = !matches!(target, Target::Kernel { resolved, .. } if resolved.kernel.kind == Provider::Reduce);
         if is_copy {
             copy_output.fill_bytes(0)?; // zero never occurs in the input
             grid = run_once(target, 0)?;

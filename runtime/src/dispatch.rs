@@ -15,7 +15,7 @@ use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
-use manifest::{Element, Kernel, ParamKind, Provider, Signature, Stage};
+use manifest::{Element, Kernel, KernelKind, ParamKind, Provider, Signature, Stage};
 
 pub use manifest::provider::WARP_SEGMENT_LIMIT;
 
@@ -110,9 +110,7 @@ impl<'g> Scratch<'g> {
     ) -> Result<Scratch<'g>, RuntimeError> {
         let workspace = Workspace::new(
             gpu,
-            kernels
-                .into_iter()
-                .filter(|k| matches!(k.provider, Provider::Reduce)),
+            kernels.into_iter().filter(|k| k.kind == Provider::Reduce),
             None,
         )?;
         let count = gpu.alloc(8)?;
@@ -225,7 +223,7 @@ pub unsafe fn run<'k>(
     let main = kernels
         .first()
         .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
-    let provider = main.kernel.provider;
+    let provider = main.kernel.kind;
     let element = signature.element();
     let mut args = Args::new();
     args.set(ParamKind::Env, job.env.clone())
@@ -234,6 +232,18 @@ pub unsafe fn run<'k>(
         .u64(ParamKind::Input2, job.input2)
         .u64(ParamKind::Output, job.output);
     let mut launched = Launched::default();
+    let provider = match provider {
+        KernelKind::Provider(p) => p,
+        KernelKind::Copy => {
+            let k = stage(kernels, Stage::Main)?;
+            let grid = grid_for(gpu, k, job.len, None);
+            args.u64(ParamKind::Len, job.len);
+            // SAFETY: `job`'s addresses are the caller's contract.
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            launched.push(k, grid);
+            return Ok(launched);
+        }
+    };
     match provider {
         Provider::Reduce => {
             let k = stage(kernels, Stage::Main)?;
@@ -387,15 +397,6 @@ pub unsafe fn run<'k>(
                 launched.push(merge, grid);
                 ping = !ping;
             }
-        }
-        Provider::Copy => {
-            let k = stage(kernels, Stage::Main)?;
-            let grid = grid_for(gpu, k, job.len, None);
-            args.u64(ParamKind::Len, job.len);
-            // SAFETY: `job`'s addresses are the caller's contract; the
-            // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
-            launched.push(k, grid);
         }
     }
     Ok(launched)

@@ -5,7 +5,7 @@
 use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
-use manifest::{GridPolicy, Kernel, ParamKind, Provider};
+use manifest::{GridPolicy, Kernel, KernelKind, ParamKind, Provider};
 
 /// Device memory a reduce launch needs besides its input: one partial per
 /// block (up to 16 bytes: an 8-byte value and its flag), the last-block
@@ -248,8 +248,8 @@ pub unsafe fn launch(
         .u64(ParamKind::Len, args.len)
         .set(ParamKind::Init, args.init.to_le_bytes())
         .set(ParamKind::Env, args.env);
-    match kernel.provider {
-        Provider::Reduce => {
+    match kernel.kind {
+        KernelKind::Provider(Provider::Reduce) => {
             let ws = args
                 .workspace
                 .ok_or_else(|| fail("a reduce launch needs a workspace".into()))?;
@@ -264,7 +264,7 @@ pub unsafe fn launch(
                 .u64(ParamKind::Counter, ws.counter.address(0))
                 .u64(ParamKind::Output, ws.output.address(0));
         }
-        Provider::Copy => {
+        KernelKind::Copy => {
             let out = args
                 .copy_output
                 .ok_or_else(|| fail("a copy launch needs an output buffer".into()))?;

@@ -594,7 +594,7 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::Transform2 => 3 * n * size,
         Provider::Select => n * size + kept * size,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
-        Provider::SortBy | Provider::Copy => return None,
+        Provider::SortBy => return None,
     })
 }
 

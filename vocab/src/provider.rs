@@ -26,14 +26,11 @@ pub enum Provider {
     Select,
     /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
     SortBy,
-    /// Not a registration: the device-to-device copy of 32-bit words that
-    /// the benchmarks measure the bandwidth ceiling with.
-    Copy,
 }
 
 impl Provider {
-    /// Every provider a registration can name (the copy kernel is not one).
-    pub const CALLBACKS: [Provider; 8] = [
+    /// Every provider, each a registration function of `native`.
+    pub const ALL: [Provider; 8] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -42,19 +39,6 @@ impl Provider {
         Provider::SegmentedReduce,
         Provider::Select,
         Provider::SortBy,
-    ];
-
-    /// Every provider a kernel of a manifest can be.
-    pub const ALL: [Provider; 9] = [
-        Provider::Reduce,
-        Provider::InclusiveScan,
-        Provider::ExclusiveScan,
-        Provider::Transform,
-        Provider::Transform2,
-        Provider::SegmentedReduce,
-        Provider::Select,
-        Provider::SortBy,
-        Provider::Copy,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -67,23 +51,12 @@ impl Provider {
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::Select => "select",
             Provider::SortBy => "sort_by",
-            Provider::Copy => "copy",
         }
     }
 
     /// Reads a provider's name: an error listing the valid names otherwise.
     pub fn parse(name: &str) -> Result<Provider, UnknownName> {
         parse_among("provider", name, Provider::ALL, Provider::name)
-    }
-
-    /// Reads the provider a registration names: one of [`Provider::CALLBACKS`].
-    pub fn parse_callback(name: &str) -> Result<Provider, UnknownName> {
-        parse_among("provider", name, Provider::CALLBACKS, Provider::name)
-    }
-
-    /// Whether a registration can name it: one of [`Provider::CALLBACKS`].
-    pub fn takes_callback(self) -> bool {
-        Provider::CALLBACKS.contains(&self)
     }
 
     /// The type its callback has, in terms of the element types.
@@ -93,7 +66,7 @@ impl Provider {
             | Provider::InclusiveScan
             | Provider::ExclusiveScan
             | Provider::SegmentedReduce => Shape::Fold,
-            Provider::Transform | Provider::Copy => Shape::Map,
+            Provider::Transform => Shape::Map,
             Provider::Transform2 => Shape::Zip,
             Provider::Select => Shape::Predicate,
             Provider::SortBy => Shape::Compare,
@@ -248,11 +221,10 @@ impl Signature {
     /// Whether this is a callback type `provider` takes: its shape, over
     /// element types the providers take.
     pub fn fits(&self, provider: Provider) -> bool {
-        provider.takes_callback()
-            && provider
-                .shape()
-                .elements(&self.params, &self.ret, &Element::Scalar(Scalar::Bool))
-                .is_some_and(|e| e.iter().all(Element::is_provider_element))
+        provider
+            .shape()
+            .elements(&self.params, &self.ret, &Element::Scalar(Scalar::Bool))
+            .is_some_and(|e| e.iter().all(Element::is_provider_element))
     }
 }
 
@@ -269,12 +241,10 @@ mod tests {
 
     #[test]
     fn an_unknown_provider_is_an_error_naming_the_valid_ones() {
-        for p in Provider::CALLBACKS {
-            assert_eq!(Provider::parse_callback(p.name()), Ok(p));
-            assert!(p.takes_callback());
+        for p in Provider::ALL {
+            assert_eq!(Provider::parse(p.name()), Ok(p));
         }
-        assert_eq!(Provider::parse("copy"), Ok(Provider::Copy));
-        let err = Provider::parse_callback("copy").unwrap_err();
+        let err = Provider::parse("copy").unwrap_err();
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
@@ -290,7 +260,6 @@ mod tests {
         let fold = Signature::fold(Scalar::I32);
         assert!(fold.fits(Provider::Reduce));
         assert!(!fold.fits(Provider::Select));
-        assert!(!fold.fits(Provider::Copy));
         let map = Shape::Map.signature(i32_.clone(), f64_);
         assert!(map.fits(Provider::Transform));
         assert_eq!(map.to_string(), "(i32) -> f64");
