@@ -3,6 +3,7 @@
 //! `driver build benches/providers.rs -o DIR`, then on a GPU machine
 //! `gpu-run --providers-bench DIR --cub libcubbench.so` (docs/perf.md).
 //! Plain functions, no captures: CUB's functors are stateless too.
+use std::cmp::Ordering;
 
 pub fn reduce_i32(d: &[i32]) -> i32 {
     native::reduce(d, i32::MIN, |a, b| a.max(b))
@@ -33,7 +34,7 @@ pub fn segmented_reduce_i32(d: &[i32], offsets: &[usize]) -> Vec<i32> {
 }
 
 pub fn sort_by_i32(d: &[i32]) -> Vec<i32> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn reduce_i64(d: &[i64]) -> i64 {
@@ -65,7 +66,7 @@ pub fn segmented_reduce_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
 }
 
 pub fn sort_by_i64(d: &[i64]) -> Vec<i64> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn reduce_f32(d: &[f32]) -> f32 {
@@ -97,7 +98,8 @@ pub fn segmented_reduce_f32(d: &[f32], offsets: &[usize]) -> Vec<f32> {
 }
 
 pub fn sort_by_f32(d: &[f32]) -> Vec<f32> {
-    native::sort_by(d, |a, b| a < b)
+    // CUB's `a < b`, as a comparator: `Less` exactly where `a < b`.
+    native::sort_by(d, |a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
 }
 
 pub fn reduce_f64(d: &[f64]) -> f64 {
@@ -129,5 +131,6 @@ pub fn segmented_reduce_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
 }
 
 pub fn sort_by_f64(d: &[f64]) -> Vec<f64> {
-    native::sort_by(d, |a, b| a < b)
+    // CUB's `a < b`, as a comparator: `Less` exactly where `a < b`.
+    native::sort_by(d, |a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
 }

@@ -41,5 +41,5 @@ pub fn at_least(ids: &[u16], lo: u16) -> Vec<u16> {
 
 /// Timestamps by their second (stable: equal seconds keep their order).
 pub fn by_second(nanos: &[i64]) -> Vec<i64> {
-    native::sort_by(nanos, |a, b| a / 1_000_000_000 < b / 1_000_000_000)
+    native::sort_by(nanos, |a, b| (a / 1_000_000_000).cmp(&(b / 1_000_000_000)))
 }

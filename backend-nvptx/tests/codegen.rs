@@ -43,6 +43,16 @@ fn lowered<'c>(
     opt: u8,
     checks: bool,
 ) -> (melior::ir::Module<'c>, Vec<Thunk>) {
+    lowered_file(context, &case(name), opt, checks)
+}
+
+fn lowered_file<'c>(
+    context: &'c Context,
+    path: &Path,
+    opt: u8,
+    checks: bool,
+) -> (melior::ir::Module<'c>, Vec<Thunk>) {
+    let name = path.display();
     let bridge = Bridge::new(RustcConfig {
         opt_level: opt,
         overflow_checks: checks,
@@ -50,7 +60,7 @@ fn lowered<'c>(
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let pmir = bridge
-        .import(&case(name))
+        .import(path)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut module = ir::import(context, &pmir).unwrap_or_else(|e| panic!("{name}: {e}"));
     let outcomes = passes::pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
@@ -481,4 +491,68 @@ fn lowered_thunks_run_on_the_host() {
         f.call(&[0u8; 64], &[slot(3), slot(4)], &mut out)
     })
     .unwrap();
+}
+
+/// A comparator's thunk answers "less than" for the user's `Ordering`
+/// (tests/verdicts/provider_sort.rs, run on the host by the JIT): `cmp`,
+/// `total_cmp` reversed (signed zeros and NaN in their total order), an
+/// `Ordering` built by `match`, an fn item on `u8` (travelling as 32 bits).
+#[test]
+fn comparator_thunks_answer_less_than() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/provider_sort.rs");
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| -> u32 {
+            let slot = |v: &[u8]| {
+                let mut s = [0u8; SLOT];
+                s[..v.len()].copy_from_slice(v);
+                s
+            };
+            with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
+                let mut out = [0u8; SLOT];
+                f.call(env, &[slot(a), slot(b)], &mut out).unwrap();
+                u32::from_le_bytes(out[..4].try_into().unwrap())
+            })
+            .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        };
+        let i64s = |a: i64, b: i64| less(0, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [i64s(1, 2), i64s(2, 1), i64s(2, 2), i64s(-5, 3)],
+            [1, 0, 0, 1],
+            "O{opt}"
+        );
+        let f64s = |a: f64, b: f64| less(1, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [
+                f64s(2.0, 1.0),
+                f64s(1.0, 2.0),
+                f64s(-0.0, 0.0),
+                f64s(0.0, -0.0),
+                f64s(f64::NAN, 1.0)
+            ],
+            [1, 0, 0, 1, 1],
+            "O{opt}: descending by total_cmp"
+        );
+        let width = 10.0f32.to_le_bytes();
+        let f32s = |a: f32, b: f32| less(2, &a.to_le_bytes(), &b.to_le_bytes(), &width);
+        assert_eq!(
+            [f32s(5.0, 15.0), f32s(15.0, 5.0), f32s(1.0, 9.0)],
+            [1, 0, 0],
+            "O{opt}"
+        );
+        let u32s = |a: u32, b: u32| less(3, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [u32s(3, 2), u32s(2, 3), u32s(3, 5)],
+            [1, 0, 0],
+            "O{opt}: odd first"
+        );
+        let u8s = |a: u32, b: u32| less(4, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [u8s(200, 100), u8s(100, 200), u8s(7, 7)],
+            [1, 0, 0],
+            "O{opt}: fn item"
+        );
+    }
 }

@@ -69,8 +69,9 @@ pub fn laws(provider: Provider) -> Option<Contract> {
             how: "orders elements by a merge sort",
             consequence: "the order the GPU's merge sort gives then depends on the algorithm \
                           and the input size, and need not be the host's",
-            help: "compare by `<` (a strict order) on a key: `a < b`, `key(a) < key(b)`, \
-                   never `<=`",
+            help: "compare with `cmp` on a key (`a.cmp(b)`, `key(a).cmp(&key(b))`, \
+                   `a.total_cmp(b)` for floats): `Less` only where `a` goes first, never \
+                   for equal keys",
             what: "comparator",
         }),
         Provider::Transform | Provider::Transform2 | Provider::Select => None,

@@ -371,9 +371,9 @@ pub fn segmented_reduce<T: Copy, F: Fn(T, T) -> T>(data: &[T], offsets: &[usize]
     native_ref::segmented_reduce(data, offsets, init, op)
 }
 #[inline(never)]
-pub fn sort_by<T: Copy, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
+pub fn sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(data: &[T], compare: C) -> Vec<T> {
     record_call(data.as_ptr() as usize, data.len());
-    native_ref::sort_by(data, less)
+    native_ref::sort_by(data, compare)
 }
 #[inline(never)]
 pub fn transform<T: Copy, U, F: Fn(T) -> U>(data: &[T], op: F) -> Vec<U> {

@@ -295,7 +295,9 @@ pub fn check_fold(
     found
 }
 
-/// The law of strict weak orders the comparator `less` breaks over `s`:
+/// The law of strict weak orders the comparator breaks over `s`, asked as
+/// the merge sort asks it, `less(a, b)`: `compare(&a, &b) == Less` (its
+/// thunk):
 /// at most one counterexample.
 pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Vec<Finding> {
     let Some(vals) = values(s) else {
@@ -312,7 +314,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
         if less(a, a) == Some(true) {
             return found(
                 "irreflexive",
-                format!("less(a, a) is true for a = {}", show(a)),
+                format!("compare(a, a) is `Less` for a = {}", show(a)),
             );
         }
     }
@@ -322,7 +324,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                 return found(
                     "asymmetric",
                     format!(
-                        "less(a, b) and less(b, a) are both true for a = {}, b = {}",
+                        "compare(a, b) and compare(b, a) are both `Less` for a = {}, b = {}",
                         show(a),
                         show(b)
                     ),
@@ -340,7 +342,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                     return found(
                         "transitive",
                         format!(
-                            "less(a, b) and less(b, c) but not less(a, c) for a = {}, b = {}, c = {}",
+                            "compare(a, b) and compare(b, c) are `Less` but compare(a, c) is not, for a = {}, b = {}, c = {}",
                             show(a),
                             show(b),
                             show(&c)
@@ -354,7 +356,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                     return found(
                         "transitive in its ties",
                         format!(
-                            "a ~ b and b ~ c (neither is less) but not a ~ c for a = {}, b = {}, c = {}",
+                            "a ~ b and b ~ c (neither is `Less` either way) but not a ~ c for a = {}, b = {}, c = {}",
                             show(a),
                             show(b),
                             show(&c)

@@ -50,12 +50,12 @@ def cases(t):
         out.append(("segmented_reduce_add", "segmented_reduce", "seg", False, "|a, b| a + b", t))
     if f:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
-        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a < b", t))
-        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32)", t))
+        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.total_cmp(b)", t))
+        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32))", t))
     else:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
-        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a < b", t))
-        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| (a >> 4) < (b >> 4)", t))
+        out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.cmp(b)", t))
+        out.append(("sort_by_key", "sort_by", "sort", True, "|a, b| (a >> 4).cmp(&(b >> 4))", t))
     return out
 
 

@@ -806,7 +806,12 @@ pub const PANIC_PATHS: &[&str] = &[
     "std::hint::unreachable_unchecked",
     "core::slice::index::slice_index_fail",
     "core::option::unwrap_failed",
+    "core::option::expect_failed",
     "core::result::unwrap_failed",
+    // As MIR prints them with trimmed paths (`Option::unwrap` inlined).
+    "option::unwrap_failed",
+    "option::expect_failed",
+    "result::unwrap_failed",
     "core::num::int_log10::panic_for_nonpositive_argument",
     "core::num::int_sqrt::panic_for_negative_argument",
 ];

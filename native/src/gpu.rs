@@ -923,19 +923,22 @@ impl Gpu {
         self.fresh(&call, &[data.source()], None, None, &pred)
     }
 
-    /// The elements stably sorted by `less`, a strict weak order
-    /// ([`crate::sort_by`]); at most 2^32 - 1 of them.
+    /// The elements stably sorted by `compare`, a total order, as
+    /// [`slice::sort_by`] ([`crate::sort_by`]); at most 2^32 - 1 of them.
+    /// The kernel calls the compiled comparator as "less than":
+    /// `compare(&a, &b) == Ordering::Less` (the thunk ABI's `(T, T) ->
+    /// bool`, which the call's types name).
     #[track_caller]
     #[inline(never)]
-    pub fn sort_by<T, D, C>(&self, data: &D, less: C) -> Result<DeviceVec<T>, Error>
+    pub fn sort_by<T, D, C>(&self, data: &D, compare: C) -> Result<DeviceVec<T>, Error>
     where
         T: DeviceElement,
         D: Input<T> + ?Sized,
-        C: Fn(T, T) -> bool,
+        C: Fn(&T, &T) -> core::cmp::Ordering,
     {
         let site = core::panic::Location::caller();
         let call = self.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source()], None, None, &less)
+        self.fresh(&call, &[data.source()], None, None, &compare)
     }
 
     /// The facts of the call at `site` that identify its kernel.

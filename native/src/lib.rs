@@ -146,21 +146,14 @@ pub fn select<T: Copy, P: Fn(T) -> bool>(data: &[T], pred: P) -> Vec<T> {
     data.iter().copied().filter(|&x| pred(x)).collect()
 }
 
-/// The elements sorted by `less`, stably (equal elements keep their
-/// order). `less` must be a strict weak order (irreflexive, transitive,
-/// with transitive incomparability), as `a < b` is on integers, or on
-/// floats without NaN: for one, every stable sort gives these results.
+/// The elements sorted by `compare`, stably (equal elements keep their
+/// order), as [`slice::sort_by`]: `|a, b| a.cmp(b)`, `|a, b| b.cmp(a)`,
+/// `|a, b| a.total_cmp(b)`, `|a, b| (a >> 4).cmp(&(b >> 4))`. `compare`
+/// must be a total order (what `Ord::cmp` gives): for one, every stable
+/// sort gives these results.
 #[inline(never)]
-pub fn sort_by<T: Copy, C: Fn(T, T) -> bool>(data: &[T], less: C) -> Vec<T> {
+pub fn sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(data: &[T], compare: C) -> Vec<T> {
     let mut out = data.to_vec();
-    out.sort_by(|&a, &b| {
-        if less(a, b) {
-            core::cmp::Ordering::Less
-        } else if less(b, a) {
-            core::cmp::Ordering::Greater
-        } else {
-            core::cmp::Ordering::Equal
-        }
-    });
+    out.sort_by(compare);
     out
 }

@@ -212,10 +212,11 @@ takes:
     transform                                 (T) -> U
     transform2                                (T, U) -> V
     select                                    (T) -> bool
-    sort_by                                   (T, T) -> bool
+    sort_by                                   (&T, &T) -> Ordering
 
 where T, U and V are each one of i8, i16, i32, i64, u8, u16, u32, u64,
-f32 and f64 (`bool` only as a predicate's or comparator's result). The
+f32 and f64 (`bool` only as a predicate's result). A comparator is what
+`slice::sort_by` takes: `|a, b| a.cmp(b)`, `|a, b| b.total_cmp(a)`. The
 functions of `native` are generic, so rustc accepts other element types
 (i128, usize, tuples, references, structs); the GPU providers do not. A
 function pointer, or a callback with no body in the file, is refused too:
@@ -346,8 +347,10 @@ GPU chooses (per thread, per block, then across blocks), so their
 operation must be associative, `op(op(a, b), c) == op(a, op(b, c))`, and
 commutative, `op(a, b) == op(b, a)`. The scans combine each prefix in a
 tree of tiles, operands in index order: associative is enough. `sort_by`'s
-comparator must be a strict weak order: irreflexive (`less(a, a)` is
-false), asymmetric, transitive, and transitive in its ties. No GPU library
+merge sort asks its comparator only "is `a` before `b`", `compare(&a, &b)
+== Ordering::Less`, which must be a strict weak order: irreflexive
+(`compare(&a, &a)` is not `Less`), asymmetric, transitive, and transitive
+in its ties; a total order (`Ord::cmp` on a key) is one. No GPU library
 checks any of this: a violation gives a wrong answer, different from the
 sequential host reference, and it may change with the input size.
 
@@ -371,12 +374,12 @@ Erroneous code example:
 
     native::reduce(data, 0, |a, b| a.wrapping_sub(b))
     // warning[W0201]: ... op(op(a, b), c) = ... but op(a, op(b, c)) = ...
-    native::sort_by(data, |a, b| a <= b)
+    native::sort_by(data, |a, b| if a <= b { Ordering::Less } else { Ordering::Greater })
     // warning[W0201]: ... not a strict weak order: it is not irreflexive
 
 Use an associative and commutative operation (a wrapping sum or product,
 `min`, `max`, `&`, `|`, `^`, a selection by a total order), an associative
-one for the scans, and `<` on a key for a sort.
+one for the scans, and `cmp` on a key for a sort.
 "#;
 
 #[cfg(test)]

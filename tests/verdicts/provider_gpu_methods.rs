@@ -12,7 +12,7 @@ pub fn all(gpu: &Gpu, a: &[i32], b: &[u8], offsets: &[usize], k: i32) -> Result<
     let t2 = gpu.transform2(a, b, |x, y| x.wrapping_add(y as i32))?;
     let g = gpu.segmented_reduce(a, offsets, 0, |x, y| x.min(y))?;
     let f = gpu.select(a, move |x| x > k)?;
-    let o = gpu.sort_by(a, |x, y| x < y)?;
+    let o = gpu.sort_by(a, |x, y| y.cmp(x))?;
     Ok(r as usize + s.len() + e.len() + t.len() + t2.len() + g.len() + f.len() + o.len())
 }
 

@@ -11,11 +11,11 @@ pub fn wide_scan(data: &[u128]) -> Vec<u128> {
 }
 
 pub fn sized(data: &[usize]) -> Vec<usize> {
-    native::sort_by(data, |a, b| a < b)
+    native::sort_by(data, |a, b| a.cmp(b))
 }
 
 pub fn pairs(data: &[(i32, i32)]) -> Vec<(i32, i32)> {
-    native::sort_by(data, |a, b| a.0 < b.0)
+    native::sort_by(data, |a, b| a.0.cmp(&b.0))
 }
 
 pub fn refs<'a>(data: &[&'a i32]) -> Vec<&'a i32> {

@@ -126,13 +126,17 @@ pub enum Shape {
     Zip,
     /// `(T) -> bool`: select.
     Predicate,
-    /// `(T, T) -> bool`: sort_by's "less than".
+    /// `(&T, &T) -> Ordering`: sort_by's comparator, as `slice::sort_by`
+    /// takes it. Its thunk answers "less than", `(T, T) -> bool`:
+    /// `compare(&a, &b) == Ordering::Less` (see [`Shape::signature`]).
     Compare,
 }
 
 impl Shape {
-    /// A callback type of this shape over `t`, with `u` where the shape has
-    /// a second type (a map's result, a zip's second operand).
+    /// The thunk's type for a callback of this shape over `t`, with `u`
+    /// where the shape has a second type (a map's result, a zip's second
+    /// operand): the callback's own type, but for a comparator, whose thunk
+    /// takes the values and answers "less than" (`(T, T) -> bool`).
     pub fn signature(self, t: impl Into<Element>, u: impl Into<Element>) -> Signature {
         let (t, u) = (t.into(), u.into());
         let boolean = Element::Scalar(Scalar::Bool);
@@ -153,7 +157,7 @@ impl Shape {
             Shape::Map => "(T) -> U",
             Shape::Zip => "(T, U) -> V",
             Shape::Predicate => "(T) -> bool",
-            Shape::Compare => "(T, T) -> bool",
+            Shape::Compare => "(&T, &T) -> Ordering",
         }
     }
 

@@ -196,14 +196,21 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         other => other,
     };
     let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
+    // A comparator's thunk answers "less than" for the user's `Ordering`.
+    let (callback, answers) = match reg.provider.shape() {
+        vocab::Shape::Compare => (
+            format!("(&{t}, &{t}) -> Ordering", t = abi.signature.element()),
+            " (nonzero: `compare(&a, &b)` is `Less`)",
+        ),
+        _ => (abi.signature.to_string(), ""),
+    };
     let mut s = format!(
-        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{}`\n  thunk: {} {}(const void *env, {})\n  environment: size {}, align {}",
+        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{callback}`\n  thunk: {} {}(const void *env, {}){answers}\n  environment: size {}, align {}",
         reg.index,
         reg.function,
         reg.caller,
         reg.provider,
         abi.body,
-        abi.signature,
         stdint(&abi.signature.ret),
         abi.thunk,
         params.join(", "),

@@ -1,9 +1,11 @@
 //! Rule: the callback has the type its provider takes (`(T, T) -> T` for a
-//! fold, `(T) -> U` for a map, …; `manifest::Shape`), over element types
-//! the providers take (`vocab::ELEMENT_SCALARS`).
+//! fold, `(T) -> U` for a map, `(&T, &T) -> Ordering` for a comparator, …;
+//! `manifest::Shape`), over element types the providers take
+//! (`vocab::ELEMENT_SCALARS`). The signature it gives is the thunk's
+//! (`Shape::signature`): a comparator's is `(T, T) -> bool`.
 
 use frontend::ty::{Scalar, Ty};
-use vocab::{Element, Signature, ELEMENT_SCALARS};
+use vocab::{Element, Shape, Signature, ELEMENT_SCALARS};
 
 use super::facts::CallbackRef;
 use super::Ctx;
@@ -25,10 +27,35 @@ fn element(t: &Ty) -> Option<Element> {
     e.is_provider_element().then_some(e)
 }
 
-/// The callback's signature when the rule admits it: its shape, over
+/// A callback's parameters and result as its thunk passes them: a
+/// comparator's `(&T, &T) -> Ordering` is `(T, T) -> bool`, "less than";
+/// every other shape's are the callback's own. `None` for a comparator
+/// that does not take shared references or return `Ordering`.
+fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty)> {
+    if shape != Shape::Compare {
+        return Some((params.to_vec(), ret.clone()));
+    }
+    let values = params
+        .iter()
+        .map(|p| match p {
+            Ty::Ref {
+                mutable: false,
+                inner,
+            } => Some((**inner).clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let ordering = matches!(ret, Ty::Adt { path, args }
+        if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
+    ordering.then_some((values, Ty::Scalar(Scalar::Bool)))
+}
+
+/// The callback's thunk signature when the rule admits it: its shape, over
 /// element types (and `bool` where the shape has it).
 pub fn signature(provider: vocab::Provider, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let bool_ty = Ty::Scalar(Scalar::Bool);
+    let (params, ret) = thunk_view(provider.shape(), params, ret)?;
+    let (params, ret) = (params.as_slice(), &ret);
     let elements = provider.shape().elements(params, ret, &bool_ty)?;
     if !elements.iter().all(|t| element(t).is_some()) {
         return None;
@@ -106,7 +133,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     let found = format!("({}) -> {}", params.join(", "), root.ret);
     let name = ctx.reg.function.as_str();
     let bool_ty = Ty::Scalar(Scalar::Bool);
-    let Some(elements) = shape.elements(&root.params, &root.ret, &bool_ty) else {
+    let view = thunk_view(shape, &root.params, &root.ret);
+    let Some(elements) = view
+        .as_ref()
+        .and_then(|(params, ret)| shape.elements(params, ret, &bool_ty))
+    else {
         out.push(
             Diagnostic::new(
                 Code::Signature,

@@ -12,6 +12,12 @@
 //! thunk truncates its arguments to the body's types and widens the
 //! result, which the optimiser folds away once the provider inlines it.
 //!
+//! A comparator (`(&T, &T) -> Ordering`, `vocab::Shape::Compare`) takes
+//! its operands by reference and returns `Ordering` through a result slot
+//! (`rmir.sret`); its thunk stores each operand in a stack slot, passes
+//! their addresses and answers "less than": the `Ordering`'s discriminant
+//! is `Less` (-1).
+//!
 //! A closure body already takes the environment pointer first (MIR passes
 //! `&{closure}` as `_1`), so the thunk forwards it; an fn item's thunk
 //! ignores `env`. The thunk has external linkage and its plain C name; the
@@ -25,7 +31,12 @@ use melior::ir::{
     Block, Region, RegionLike, Type, Value,
 };
 
-use vocab::{Element, Scalar};
+use melior::dialect::{
+    arith::{self, CmpiPredicate},
+    llvm::{self, AllocaOptions, LoadStoreOptions},
+};
+use melior::ir::attribute::IntegerAttribute;
+use vocab::{Element, Scalar, Shape};
 
 use super::{
     plan::Thunk,
@@ -108,11 +119,22 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
     if thunk.takes_env {
         params.push(rw.ptr_type());
     }
+    let by_ref = compares(thunk);
     for p in &thunk.signature.params {
-        params.push(Crossing::of(rw, body, p)?.body);
+        params.push(if by_ref {
+            rw.ptr_type()
+        } else {
+            Crossing::of(rw, body, p)?.body
+        });
     }
     let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
-    let expected: Type<'_> = FunctionType::new(rw.ctx, &params, &[ret]).into();
+    let expected: Type<'_> = if by_ref {
+        // The `Ordering`'s slot comes last.
+        params.push(rw.ptr_type());
+        FunctionType::new(rw.ctx, &params, &[]).into()
+    } else {
+        FunctionType::new(rw.ctx, &params, &[ret]).into()
+    };
     match ty {
         Some(t) if t.value() == expected => Ok(()),
         _ => Err(rw.error(
@@ -123,6 +145,12 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             ),
         )),
     }
+}
+
+/// Whether the thunk's body is a comparator: operands by reference, an
+/// `Ordering` through a slot.
+fn compares(thunk: &Thunk) -> bool {
+    thunk.provider.shape() == Shape::Compare
 }
 
 fn build<'c>(
@@ -175,18 +203,91 @@ fn build<'c>(
             );
         }
     }
+    let by_ref = compares(thunk);
+    let slot = |t: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
+        let i64t = rw.int_type(64);
+        let one = block.append_operation(arith::constant(
+            rw.ctx,
+            IntegerAttribute::new(i64t, 1).into(),
+            loc,
+        ));
+        let one = one.result(0).map_err(|e| rw.error(body, e.to_string()))?;
+        let options = AllocaOptions::new().elem_type(Some(TypeAttribute::new(t)));
+        let a = block.append_operation(llvm::alloca(
+            rw.ctx,
+            one.into(),
+            rw.ptr_type(),
+            loc,
+            options,
+        ));
+        Ok(a.result(0)
+            .map_err(|e| rw.error(body, e.to_string()))?
+            .into())
+    };
+    if by_ref {
+        let first = usize::from(thunk.takes_env);
+        for (i, p) in params.iter().enumerate() {
+            let at = slot(p.body)?;
+            let store = llvm::store(
+                rw.ctx,
+                args[first + i],
+                at,
+                loc,
+                LoadStoreOptions::default(),
+            );
+            block.append_operation(store);
+            args[first + i] = at;
+        }
+    }
+    // `Ordering` is one byte, its discriminant (`frontend::adt::std_def`).
+    let i8t = rw.int_type(8);
+    let ordering = if by_ref { Some(slot(i8t)?) } else { None };
+    args.extend(ordering);
     let sym = rw.symbol(callee);
     let call = OperationBuilder::new("func.call", loc)
         .add_operands(&args)
-        .add_results(&[ret_body])
+        .add_results(if by_ref {
+            &[]
+        } else {
+            std::slice::from_ref(&ret_body)
+        })
         .add_attributes(&[(rw.ident("callee"), sym)])
         .build()
         .map_err(|e| rw.error(body, format!("cannot build the thunk's call: {e}")))?;
     let call = block.append_operation(call);
-    let mut r: Value<'c, '_> = call
-        .result(0)
-        .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?
-        .into();
+    let mut r: Value<'c, '_> = match ordering {
+        None => call
+            .result(0)
+            .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?
+            .into(),
+        Some(at) => {
+            let load = block.append_operation(llvm::load(
+                rw.ctx,
+                at,
+                i8t,
+                loc,
+                LoadStoreOptions::default(),
+            ));
+            let d = load.result(0).map_err(|e| rw.error(body, e.to_string()))?;
+            let less = block.append_operation(arith::constant(
+                rw.ctx,
+                IntegerAttribute::new(i8t, -1).into(),
+                loc,
+            ));
+            let less = less.result(0).map_err(|e| rw.error(body, e.to_string()))?;
+            let is_less = block.append_operation(arith::cmpi(
+                rw.ctx,
+                CmpiPredicate::Eq,
+                d.into(),
+                less.into(),
+                loc,
+            ));
+            is_less
+                .result(0)
+                .map_err(|e| rw.error(body, e.to_string()))?
+                .into()
+        }
+    };
     if ret.widens() {
         let widen = if ret.signed {
             "arith.extsi"

@@ -112,19 +112,19 @@ pub fn cpu_select_above_i8(d: &[i8], k: i8) -> Vec<i8> {
 }
 
 pub fn gpu_sort_by_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_i8(d: &[i8]) -> Vec<i8> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_i8() -> Vec<Case<i8>> {
@@ -254,19 +254,19 @@ pub fn cpu_select_above_i16(d: &[i16], k: i16) -> Vec<i16> {
 }
 
 pub fn gpu_sort_by_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_i16(d: &[i16]) -> Vec<i16> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_i16() -> Vec<Case<i16>> {
@@ -396,19 +396,19 @@ pub fn cpu_select_above_i32(d: &[i32], k: i32) -> Vec<i32> {
 }
 
 pub fn gpu_sort_by_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_i32(d: &[i32]) -> Vec<i32> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_i32() -> Vec<Case<i32>> {
@@ -538,19 +538,19 @@ pub fn cpu_select_above_i64(d: &[i64], k: i64) -> Vec<i64> {
 }
 
 pub fn gpu_sort_by_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_i64(d: &[i64]) -> Vec<i64> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_i64() -> Vec<Case<i64>> {
@@ -680,19 +680,19 @@ pub fn cpu_select_above_u8(d: &[u8], k: u8) -> Vec<u8> {
 }
 
 pub fn gpu_sort_by_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_u8(d: &[u8]) -> Vec<u8> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_u8() -> Vec<Case<u8>> {
@@ -822,19 +822,19 @@ pub fn cpu_select_above_u16(d: &[u16], k: u16) -> Vec<u16> {
 }
 
 pub fn gpu_sort_by_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_u16(d: &[u16]) -> Vec<u16> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_u16() -> Vec<Case<u16>> {
@@ -964,19 +964,19 @@ pub fn cpu_select_above_u32(d: &[u32], k: u32) -> Vec<u32> {
 }
 
 pub fn gpu_sort_by_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_u32(d: &[u32]) -> Vec<u32> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_u32() -> Vec<Case<u32>> {
@@ -1106,19 +1106,19 @@ pub fn cpu_select_above_u64(d: &[u64], k: u64) -> Vec<u64> {
 }
 
 pub fn gpu_sort_by_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_u64(d: &[u64]) -> Vec<u64> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.cmp(b))
 }
 
 pub fn gpu_sort_by_key_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4) < (b >> 4))?.to_vec()
+    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
-    native::sort_by(d, |a, b| (a >> 4) < (b >> 4))
+    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
 }
 
 pub fn cases_u64() -> Vec<Case<u64>> {
@@ -1274,19 +1274,19 @@ pub fn cpu_select_above_f32(d: &[f32], k: f32) -> Vec<f32> {
 }
 
 pub fn gpu_sort_by_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.total_cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_f32(d: &[f32]) -> Vec<f32> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.total_cmp(b))
 }
 
 pub fn gpu_sort_by_key_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))?.to_vec()
+    gpu.sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
-    native::sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))
+    native::sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))
 }
 
 pub fn cases_f32() -> Vec<Case<f32>> {
@@ -1443,19 +1443,19 @@ pub fn cpu_select_above_f64(d: &[f64], k: f64) -> Vec<f64> {
 }
 
 pub fn gpu_sort_by_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.sort_by(d, |a, b| a < b)?.to_vec()
+    gpu.sort_by(d, |a, b| a.total_cmp(b))?.to_vec()
 }
 
 pub fn cpu_sort_by_f64(d: &[f64]) -> Vec<f64> {
-    native::sort_by(d, |a, b| a < b)
+    native::sort_by(d, |a, b| a.total_cmp(b))
 }
 
 pub fn gpu_sort_by_key_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))?.to_vec()
+    gpu.sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {
-    native::sort_by(d, |a, b| ((a / 16.0) as i32) < ((b / 16.0) as i32))
+    native::sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))
 }
 
 pub fn cases_f64() -> Vec<Case<f64>> {
