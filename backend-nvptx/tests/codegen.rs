@@ -556,3 +556,79 @@ fn comparator_thunks_answer_less_than() {
         );
     }
 }
+
+/// A key function's thunk answers `key(&a) < key(&b)`, compared as the key
+/// type orders (tests/verdicts/provider_sort_by_key.rs, run on the host):
+/// an unsigned key of a signed element (`i64::MIN` has the largest
+/// magnitude), a signed key with a capture (-1 < 0), `bool`, `char`.
+#[test]
+fn key_thunks_compare_keys() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/provider_sort_by_key.rs");
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| -> u32 {
+            let slot = |v: &[u8]| {
+                let mut s = [0u8; SLOT];
+                s[..v.len()].copy_from_slice(v);
+                s
+            };
+            with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
+                let mut out = [0u8; SLOT];
+                f.call(env, &[slot(a), slot(b)], &mut out).unwrap();
+                u32::from_le_bytes(out[..4].try_into().unwrap())
+            })
+            .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        };
+        let u32s = |i, a: u32, b: u32, env: &[u8]| less(i, &a.to_le_bytes(), &b.to_le_bytes(), env);
+        assert_eq!(
+            [
+                u32s(0, 0x10, 0x25, &[]),
+                u32s(0, 0x25, 0x10, &[]),
+                u32s(0, 0x11, 0x1f, &[])
+            ],
+            [1, 0, 0],
+            "O{opt}: bucket"
+        );
+        let i64s = |a: i64, b: i64| less(1, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [
+                i64s(-5, 3),
+                i64s(3, -5),
+                i64s(i64::MIN, 0),
+                i64s(0, i64::MIN)
+            ],
+            [0, 1, 0, 1],
+            "O{opt}: magnitude"
+        );
+        let pivot = 10i32.to_le_bytes();
+        let i32s = |a: i32, b: i32| less(2, &a.to_le_bytes(), &b.to_le_bytes(), &pivot);
+        assert_eq!(
+            [i32s(5, 15), i32s(15, 5), i32s(3, 10), i32s(10, 3)],
+            [1, 0, 1, 0],
+            "O{opt}: side of the pivot"
+        );
+        let f32s = |a: f32, b: f32| less(3, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
+        assert_eq!(
+            [f32s(1.0, 1.5), f32s(1.5, 1.0), f32s(2.0, 3.0)],
+            [1, 0, 0],
+            "O{opt}: whole first"
+        );
+        assert_eq!(
+            [
+                u32s(4, 0, 1, &[]),
+                u32s(4, 25, 26, &[]),
+                u32s(4, 3, 29, &[])
+            ],
+            [1, 0, 0],
+            "O{opt}: letter"
+        );
+        assert_eq!(
+            [u32s(5, 7, 8, &[]), u32s(5, 8, 7, &[]), u32s(5, 14, 0, &[])],
+            [1, 0, 0],
+            "O{opt}: multiples of 7 first"
+        );
+    }
+}

@@ -376,6 +376,11 @@ pub fn sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(data: &[T], compar
     native_ref::sort_by(data, compare)
 }
 #[inline(never)]
+pub fn sort_by_key<T: Copy, K: Ord, F: Fn(&T) -> K>(data: &[T], key: F) -> Vec<T> {
+    record_call(data.as_ptr() as usize, data.len());
+    native_ref::sort_by_key(data, key)
+}
+#[inline(never)]
 pub fn transform<T: Copy, U, F: Fn(T) -> U>(data: &[T], op: F) -> Vec<U> {
     record_call(data.as_ptr() as usize, data.len());
     native_ref::transform(data, op)

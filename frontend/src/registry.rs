@@ -3,7 +3,7 @@
 //! GPU side may call. Everything about names lives here, nowhere else.
 
 use crate::ty::Scalar;
-use vocab::Provider;
+use vocab::{Provider, Shape};
 
 /// A registration function of the provider API and the native provider that
 /// implements it on the GPU.
@@ -13,6 +13,10 @@ pub struct RegistrationFn {
     pub function: &'static str,
     /// The provider (a CUDA C++ template under `providers/`).
     pub provider: Provider,
+    /// The callback's type: the provider's own ([`Provider::shape`]), or
+    /// how this function adapts another to it (`sort_by_key`'s key, whose
+    /// thunk compares keys for the merge sort).
+    pub shape: Shape,
     /// Index of the callback among the call's arguments (`self` counts).
     pub callback_arg: usize,
     /// For a method of the host API, its type (`Gpu` for `gpu.reduce(…)`,
@@ -28,6 +32,15 @@ impl RegistrationFn {
             None => self.function.to_string(),
         }
     }
+}
+
+/// The callback shape of the registration named `display_name` (as
+/// [`RegistrationFn::display_name`] gives it).
+pub fn shape_of(display_name: &str) -> Option<Shape> {
+    REGISTRATIONS
+        .iter()
+        .find(|r| r.display_name() == display_name)
+        .map(|r| r.shape)
 }
 
 /// Whether the registration named `display_name` (as
@@ -53,102 +66,133 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
     RegistrationFn {
         function: "reduce",
         provider: Provider::Reduce,
+        shape: Shape::Fold,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "reduce_mut",
         provider: Provider::Reduce,
+        shape: Shape::Fold,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "inclusive_scan",
         provider: Provider::InclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "exclusive_scan",
         provider: Provider::ExclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "transform",
         provider: Provider::Transform,
+        shape: Shape::Map,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "transform2",
         provider: Provider::Transform2,
+        shape: Shape::Zip,
         callback_arg: 2,
         receiver: None,
     },
     RegistrationFn {
         function: "segmented_reduce",
         provider: Provider::SegmentedReduce,
+        shape: Shape::Fold,
         callback_arg: 3,
         receiver: None,
     },
     RegistrationFn {
         function: "select",
         provider: Provider::Select,
+        shape: Shape::Predicate,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback_arg: 1,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_by_key",
+        provider: Provider::SortBy,
+        shape: Shape::Key,
         callback_arg: 1,
         receiver: None,
     },
     RegistrationFn {
         function: "reduce",
         provider: Provider::Reduce,
+        shape: Shape::Fold,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "inclusive_scan",
         provider: Provider::InclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "exclusive_scan",
         provider: Provider::ExclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform",
         provider: Provider::Transform,
+        shape: Shape::Map,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform2",
         provider: Provider::Transform2,
+        shape: Shape::Zip,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "segmented_reduce",
         provider: Provider::SegmentedReduce,
+        shape: Shape::Fold,
         callback_arg: 4,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "select",
         provider: Provider::Select,
+        shape: Shape::Predicate,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback_arg: 2,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "sort_by_key",
+        provider: Provider::SortBy,
+        shape: Shape::Key,
         callback_arg: 2,
         receiver: Some("Gpu"),
     },
@@ -157,30 +201,35 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
     RegistrationFn {
         function: "inclusive_scan_into",
         provider: Provider::InclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "exclusive_scan_into",
         provider: Provider::ExclusiveScan,
+        shape: Shape::Fold,
         callback_arg: 4,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform_into",
         provider: Provider::Transform,
+        shape: Shape::Map,
         callback_arg: 3,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform2_into",
         provider: Provider::Transform2,
+        shape: Shape::Zip,
         callback_arg: 4,
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "segmented_reduce_into",
         provider: Provider::SegmentedReduce,
+        shape: Shape::Fold,
         callback_arg: 5,
         receiver: Some("Gpu"),
     },

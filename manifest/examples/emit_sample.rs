@@ -33,7 +33,7 @@ fn main() {
             Shape::Map => (Signature::scalars(&[t], t), "3 * a + 1"),
             Shape::Zip => (Signature::scalars(&[t, t], t), "a * env.k + b"),
             Shape::Predicate => (Signature::scalars(&[t], Scalar::Bool), "a > env.k"),
-            Shape::Compare => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
+            Shape::Compare | Shape::Key => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
         };
         let registration = RegistrationId(i as u32);
         for op in [

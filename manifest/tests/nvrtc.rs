@@ -172,7 +172,7 @@ fn every_provider() -> Vec<KernelRequest> {
                 Shape::Fold | Shape::Zip => "a + b",
                 Shape::Map => "a * 3 + 1",
                 Shape::Predicate => "a > 0",
-                Shape::Compare => "a < b",
+                Shape::Compare | Shape::Key => "a < b",
             };
             out.push(KernelRequest::Callback {
                 provider,

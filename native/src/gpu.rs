@@ -941,6 +941,24 @@ impl Gpu {
         self.fresh(&call, &[data.source()], None, None, &compare)
     }
 
+    /// The elements stably sorted by `key`, as [`slice::sort_by_key`]
+    /// ([`crate::sort_by_key`]): an integer, `bool` or `char` of each; at
+    /// most 2^32 - 1 of them. The kernel calls the compiled key function
+    /// twice for each comparison, as "less than": `key(&a) < key(&b)`.
+    #[track_caller]
+    #[inline(never)]
+    pub fn sort_by_key<T, K, D, F>(&self, data: &D, key: F) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        K: Ord,
+        D: Input<T> + ?Sized,
+        F: Fn(&T) -> K,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source()], None, None, &key)
+    }
+
     /// The facts of the call at `site` that identify its kernel.
     fn call<'t, F>(
         &self,

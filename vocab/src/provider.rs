@@ -130,6 +130,10 @@ pub enum Shape {
     /// takes it. Its thunk answers "less than", `(T, T) -> bool`:
     /// `compare(&a, &b) == Ordering::Less` (see [`Shape::signature`]).
     Compare,
+    /// `(&T) -> K`: sort_by_key's key, `K` an integer, `bool` or `char`, as
+    /// `slice::sort_by_key` takes it. Its thunk, too, answers "less than":
+    /// `key(&a) < key(&b)`.
+    Key,
 }
 
 impl Shape {
@@ -145,7 +149,7 @@ impl Shape {
             Shape::Map => (vec![t], u),
             Shape::Zip => (vec![t.clone(), u], t),
             Shape::Predicate => (vec![t], boolean),
-            Shape::Compare => (vec![t.clone(), t], boolean),
+            Shape::Compare | Shape::Key => (vec![t.clone(), t], boolean),
         };
         Signature { params, ret }
     }
@@ -158,18 +162,22 @@ impl Shape {
             Shape::Zip => "(T, U) -> V",
             Shape::Predicate => "(T) -> bool",
             Shape::Compare => "(&T, &T) -> Ordering",
+            Shape::Key => "(&T) -> K",
         }
     }
 
+    /// How many operands the callback takes (its thunk takes two for a
+    /// comparator or a key: see [`Shape::signature`]).
     pub fn arity(self) -> usize {
         match self {
-            Shape::Map | Shape::Predicate => 1,
+            Shape::Map | Shape::Predicate | Shape::Key => 1,
             Shape::Fold | Shape::Zip | Shape::Compare => 2,
         }
     }
 
-    /// The element types (`T`, `U`, `V`) of a callback type of this shape,
-    /// or `None` when its parameters and result do not have the shape
+    /// The element types (`T`, `U`, `V`) of a thunk type of this shape
+    /// ([`Shape::signature`]), or `None` when its parameters and result do
+    /// not have the shape
     /// (`(i32, i64) -> i32` for a fold). Whether the element types are
     /// ones the providers take is another question
     /// ([`Element::is_provider_element`]).
@@ -184,7 +192,9 @@ impl Shape {
             (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
             (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
             (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
-            (Shape::Compare, [a, b]) if a == b && ret == boolean => Some(vec![a.clone()]),
+            (Shape::Compare | Shape::Key, [a, b]) if a == b && ret == boolean => {
+                Some(vec![a.clone()])
+            }
             _ => None,
         }
     }

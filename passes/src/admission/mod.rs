@@ -33,7 +33,7 @@ pub use libraries::DeviceLibraries;
 
 use crate::call_graph::CallGraph;
 use crate::diagnostic::{Diagnostic, Label};
-use crate::lower::plan::{closure_env, CallbackAbi};
+use crate::lower::plan::{closure_env, Adapter, CallbackAbi};
 use facts::{CallbackRef, CaptureFact, ClosureFact, Loc, ModuleFacts, RegistrationFact};
 
 /// Everything a rule sees about one registration.
@@ -165,10 +165,20 @@ fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
         .closure
         .and_then(|c| closure_env(c).ok())
         .unwrap_or_else(EnvLayout::empty);
+    let root = ctx.root.and_then(|r| ctx.facts.bodies.get(r));
+    let adapter = match signature::shape(ctx.reg) {
+        vocab::Shape::Compare => Adapter::Compare,
+        vocab::Shape::Key => match root.and_then(|r| signature::key(&r.ret)) {
+            Some(k) => Adapter::Key(k),
+            None => Adapter::Direct,
+        },
+        _ => Adapter::Direct,
+    };
     CallbackAbi {
         thunk: thunk_name(ctx.reg.index, &body),
         provider,
         signature,
+        adapter,
         body,
         env,
     }
@@ -197,12 +207,17 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
     };
     let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
     // A comparator's thunk answers "less than" for the user's `Ordering`.
-    let (callback, answers) = match reg.provider.shape() {
-        vocab::Shape::Compare => (
-            format!("(&{t}, &{t}) -> Ordering", t = abi.signature.element()),
-            " (nonzero: `compare(&a, &b)` is `Less`)",
+    let t = abi.signature.element();
+    let (callback, answers) = match abi.adapter {
+        Adapter::Compare => (
+            format!("(&{t}, &{t}) -> Ordering"),
+            " (nonzero: `compare(&a, &b)` is `Less`)".to_string(),
         ),
-        _ => (abi.signature.to_string(), ""),
+        Adapter::Key(k) => (
+            format!("(&{t}) -> {}", k.name()),
+            format!(" (nonzero: `key(&a) < key(&b)`, as `{}` orders)", k.name()),
+        ),
+        Adapter::Direct => (abi.signature.to_string(), String::new()),
     };
     let mut s = format!(
         "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{callback}`\n  thunk: {} {}(const void *env, {}){answers}\n  environment: size {}, align {}",

@@ -7,7 +7,7 @@
 use frontend::ty::{Scalar, Ty};
 use vocab::{Element, Shape, Signature, ELEMENT_SCALARS};
 
-use super::facts::CallbackRef;
+use super::facts::{CallbackRef, RegistrationFact};
 use super::Ctx;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -28,35 +28,59 @@ fn element(t: &Ty) -> Option<Element> {
 }
 
 /// A callback's parameters and result as its thunk passes them: a
-/// comparator's `(&T, &T) -> Ordering` is `(T, T) -> bool`, "less than";
-/// every other shape's are the callback's own. `None` for a comparator
-/// that does not take shared references or return `Ordering`.
+/// comparator's `(&T, &T) -> Ordering` and a key's `(&T) -> K` are
+/// `(T, T) -> bool`, "less than"; every other shape's are the callback's
+/// own. `None` for a comparator or key that does not take shared
+/// references, or returns something else than `Ordering` or a key ([`key`]).
 fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty)> {
-    if shape != Shape::Compare {
-        return Some((params.to_vec(), ret.clone()));
-    }
-    let values = params
-        .iter()
-        .map(|p| match p {
-            Ty::Ref {
-                mutable: false,
-                inner,
-            } => Some((**inner).clone()),
+    let values = || {
+        params
+            .iter()
+            .map(|p| match p {
+                Ty::Ref {
+                    mutable: false,
+                    inner,
+                } => Some((**inner).clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+    };
+    let less = Ty::Scalar(Scalar::Bool);
+    match shape {
+        Shape::Compare => {
+            let ordering = matches!(ret, Ty::Adt { path, args }
+                if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
+            ordering.then_some((values()?, less))
+        }
+        Shape::Key => match (values()?.as_slice(), key(ret)) {
+            ([t], Some(_)) => Some((vec![t.clone(), t.clone()], less)),
             _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let ordering = matches!(ret, Ty::Adt { path, args }
-        if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
-    ordering.then_some((values, Ty::Scalar(Scalar::Bool)))
+        },
+        _ => Some((params.to_vec(), ret.clone())),
+    }
+}
+
+/// The scalar a key function returns, when the thunk can compare it as
+/// `Ord` does: an integer, `bool` or `char`.
+pub fn key(ret: &Ty) -> Option<Scalar> {
+    ret.scalar()
+        .filter(|s| s.is_int() || matches!(s, Scalar::Bool | Scalar::Char))
+}
+
+/// The shape of the callback a registration takes: its function's
+/// (`frontend::registry`), which is its provider's but for an adapted one
+/// (`sort_by_key`).
+pub fn shape(reg: &RegistrationFact) -> Shape {
+    frontend::registry::shape_of(&reg.function).unwrap_or(reg.provider.shape())
 }
 
 /// The callback's thunk signature when the rule admits it: its shape, over
 /// element types (and `bool` where the shape has it).
-pub fn signature(provider: vocab::Provider, params: &[Ty], ret: &Ty) -> Option<Signature> {
+fn signature(shape: Shape, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let bool_ty = Ty::Scalar(Scalar::Bool);
-    let (params, ret) = thunk_view(provider.shape(), params, ret)?;
+    let (params, ret) = thunk_view(shape, params, ret)?;
     let (params, ret) = (params.as_slice(), &ret);
-    let elements = provider.shape().elements(params, ret, &bool_ty)?;
+    let elements = shape.elements(params, ret, &bool_ty)?;
     if !elements.iter().all(|t| element(t).is_some()) {
         return None;
     }
@@ -127,8 +151,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
         );
         return None;
     };
-    let provider = ctx.reg.provider;
-    let shape = provider.shape();
+    let shape = shape(ctx.reg);
     let params: Vec<String> = root.params.iter().map(Ty::to_string).collect();
     let found = format!("({}) -> {}", params.join(", "), root.ret);
     let name = ctx.reg.function.as_str();
@@ -138,6 +161,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
         .as_ref()
         .and_then(|(params, ret)| shape.elements(params, ret, &bool_ty))
     else {
+        if shape == Shape::Key {
+            out.push(key_mismatch(ctx, &found));
+            return None;
+        }
         out.push(
             Diagnostic::new(
                 Code::Signature,
@@ -159,7 +186,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     };
     // The first element type the providers do not take, if any.
     let Some(at) = elements.iter().position(|t| element(t).is_none()) else {
-        return signature(provider, &root.params, &root.ret);
+        return signature(shape, &root.params, &root.ret);
     };
     let bad = &elements[at];
     // A map's last element type is its result's.
@@ -251,6 +278,19 @@ pub fn uninstantiated(ctx: &Ctx<'_>) -> Option<Diagnostic> {
             "call `{owner}` with concrete element types in this crate (a non-generic wrapper is enough), or write the callback for one element type"
         )),
     )
+}
+
+/// A key function whose key the merge sort's thunk cannot compare.
+fn key_mismatch(ctx: &Ctx<'_>, found: &str) -> Diagnostic {
+    let name = ctx.reg.function.as_str();
+    Diagnostic::new(
+        Code::Signature,
+        format!("callback has type `{found}`, but `{name}` needs `(&T) -> K` with `K` an integer, `bool` or `char`"),
+        ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
+    )
+    .with_label(ctx.registration_label(format!("registered with `{name}` here")))
+    .with_note("the GPU's merge sort compares two elements' keys in one scalar comparison")
+    .with_help("for a key of several parts, sort with `sort_by` and a comparator that compares them in turn: `|a, b| ka(a).cmp(&ka(b)).then(kb(a).cmp(&kb(b)))`")
 }
 
 fn kind(ctx: &Ctx<'_>) -> &'static str {

@@ -38,12 +38,29 @@ pub struct CallbackAbi {
     /// The exported thunk: `R NAME(const void *env, A a[, B b])`, C linkage,
     /// in the thunk ABI (`manifest::provider::abi_c_type`).
     pub thunk: String,
-    /// The provider and the callback's type.
+    /// The provider and the thunk's type (`vocab::Shape::signature`).
     pub provider: manifest::Provider,
     pub signature: manifest::Signature,
+    /// How the thunk calls the body, where their types differ.
+    pub adapter: Adapter,
     /// The callback's body symbol.
     pub body: String,
     pub env: EnvLayout,
+}
+
+/// How a thunk calls its callback's body where their types differ
+/// (`vocab::Shape::signature`): a comparator's and a key's thunks answer
+/// "less than" for the merge sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adapter {
+    /// The body has the thunk's type.
+    Direct,
+    /// `(&T, &T) -> Ordering`: operands by reference, the `Ordering`
+    /// through a slot; the thunk answers `compare(&a, &b) == Less`.
+    Compare,
+    /// `(&T) -> K`: each operand by reference; the thunk answers
+    /// `key(&a) < key(&b)`, compared as `Ord` compares `K`.
+    Key(manifest::Scalar),
 }
 
 /// The environment of a closure whose captures are scalars or aggregates
@@ -128,9 +145,11 @@ pub struct Thunk {
     /// The exported symbol: `R SYMBOL(const void *env, A a[, B b])` in the
     /// thunk ABI (`manifest::provider::abi_c_type`).
     pub symbol: String,
-    /// The provider and the callback's type.
+    /// The provider and the thunk's type.
     pub provider: manifest::Provider,
     pub signature: manifest::Signature,
+    /// How the thunk calls the body.
+    pub adapter: Adapter,
     /// The callback body, as prepared MIR names it (`entry::{closure#0}`).
     pub body: String,
     /// The body's symbol after lowering.
@@ -246,6 +265,7 @@ impl Plan {
                 symbol: c.abi.thunk.clone(),
                 provider: c.abi.provider,
                 signature: c.abi.signature.clone(),
+                adapter: c.abi.adapter,
                 body: c.abi.body.clone(),
                 body_symbol: symbols[&c.abi.body].clone(),
                 takes_env,

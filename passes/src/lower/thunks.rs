@@ -16,7 +16,9 @@
 //! its operands by reference and returns `Ordering` through a result slot
 //! (`rmir.sret`); its thunk stores each operand in a stack slot, passes
 //! their addresses and answers "less than": the `Ordering`'s discriminant
-//! is `Less` (-1).
+//! is `Less` (-1). A key function (`(&T) -> K`, `Shape::Key`) is called
+//! once per operand, by reference too, and its thunk answers `key(&a) <
+//! key(&b)`, signed or unsigned as `K` is ([`Adapter`]).
 //!
 //! A closure body already takes the environment pointer first (MIR passes
 //! `&{closure}` as `_1`), so the thunk forwards it; an fn item's thunk
@@ -36,10 +38,10 @@ use melior::dialect::{
     llvm::{self, AllocaOptions, LoadStoreOptions},
 };
 use melior::ir::attribute::IntegerAttribute;
-use vocab::{Element, Scalar, Shape};
+use vocab::{Element, Scalar};
 
 use super::{
-    plan::Thunk,
+    plan::{Adapter, Thunk},
     rewrite::{self, Op, Patch},
     LowerError, Plan,
 };
@@ -119,21 +121,23 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
     if thunk.takes_env {
         params.push(rw.ptr_type());
     }
-    let by_ref = compares(thunk);
-    for p in &thunk.signature.params {
-        params.push(if by_ref {
-            rw.ptr_type()
-        } else {
-            Crossing::of(rw, body, p)?.body
-        });
-    }
     let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
-    let expected: Type<'_> = if by_ref {
-        // The `Ordering`'s slot comes last.
-        params.push(rw.ptr_type());
-        FunctionType::new(rw.ctx, &params, &[]).into()
-    } else {
-        FunctionType::new(rw.ctx, &params, &[ret]).into()
+    let expected: Type<'_> = match thunk.adapter {
+        Adapter::Direct => {
+            for p in &thunk.signature.params {
+                params.push(Crossing::of(rw, body, p)?.body);
+            }
+            FunctionType::new(rw.ctx, &params, &[ret]).into()
+        }
+        // Both operands, then the `Ordering`'s slot.
+        Adapter::Compare => {
+            params.extend([rw.ptr_type(); 3]);
+            FunctionType::new(rw.ctx, &params, &[]).into()
+        }
+        Adapter::Key(k) => {
+            params.push(rw.ptr_type());
+            FunctionType::new(rw.ctx, &params, &[key_type(rw, body, k)?]).into()
+        }
     };
     match ty {
         Some(t) if t.value() == expected => Ok(()),
@@ -147,10 +151,26 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
     }
 }
 
-/// Whether the thunk's body is a comparator: operands by reference, an
-/// `Ordering` through a slot.
-fn compares(thunk: &Thunk) -> bool {
-    thunk.provider.shape() == Shape::Compare
+/// The result of an op the thunk built.
+fn first_result<'c, 'a>(
+    rw: &Patch<'c, '_>,
+    body: Op,
+    op: melior::ir::OperationRef<'c, 'a>,
+) -> Result<Value<'c, 'a>, LowerError> {
+    Ok(op
+        .result(0)
+        .map_err(|e| rw.error(body, format!("a result in the thunk: {e}")))?
+        .into())
+}
+
+/// The body type of a key function's result.
+fn key_type<'c>(rw: &Patch<'c, '_>, body: Op, k: Scalar) -> Result<Type<'c>, LowerError> {
+    super::types::scalar_type(rw.ctx, k).ok_or_else(|| {
+        rw.error(
+            body,
+            format!("a key of type `{}` has no body type", k.name()),
+        )
+    })
 }
 
 fn build<'c>(
@@ -203,7 +223,6 @@ fn build<'c>(
             );
         }
     }
-    let by_ref = compares(thunk);
     let slot = |t: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
         let i64t = rw.int_type(64);
         let one = block.append_operation(arith::constant(
@@ -224,68 +243,67 @@ fn build<'c>(
             .map_err(|e| rw.error(body, e.to_string()))?
             .into())
     };
-    if by_ref {
-        let first = usize::from(thunk.takes_env);
-        for (i, p) in params.iter().enumerate() {
-            let at = slot(p.body)?;
-            let store = llvm::store(
-                rw.ctx,
-                args[first + i],
-                at,
-                loc,
-                LoadStoreOptions::default(),
-            );
-            block.append_operation(store);
-            args[first + i] = at;
-        }
-    }
-    // `Ordering` is one byte, its discriminant (`frontend::adt::std_def`).
-    let i8t = rw.int_type(8);
-    let ordering = if by_ref { Some(slot(i8t)?) } else { None };
-    args.extend(ordering);
+    // An operand in a stack slot, for a body that takes it by reference.
+    let by_ref = |v: Value<'c, '_>, t: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
+        let at = slot(t)?;
+        block.append_operation(llvm::store(rw.ctx, v, at, loc, LoadStoreOptions::default()));
+        Ok(at)
+    };
     let sym = rw.symbol(callee);
-    let call = OperationBuilder::new("func.call", loc)
-        .add_operands(&args)
-        .add_results(if by_ref {
-            &[]
-        } else {
-            std::slice::from_ref(&ret_body)
-        })
-        .add_attributes(&[(rw.ident("callee"), sym)])
-        .build()
-        .map_err(|e| rw.error(body, format!("cannot build the thunk's call: {e}")))?;
-    let call = block.append_operation(call);
-    let mut r: Value<'c, '_> = match ordering {
-        None => call
-            .result(0)
-            .map_err(|e| rw.error(body, format!("the thunk's call: {e}")))?
-            .into(),
-        Some(at) => {
-            let load = block.append_operation(llvm::load(
+    let call = |operands: &[Value<'c, '_>], results: &[Type<'c>]| {
+        let op = OperationBuilder::new("func.call", loc)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&[(rw.ident("callee"), sym)])
+            .build()
+            .map_err(|e| rw.error(body, format!("cannot build the thunk's call: {e}")))?;
+        Ok::<_, LowerError>(block.append_operation(op))
+    };
+    let result = |op| first_result(rw, body, op);
+    let compare = |predicate: CmpiPredicate, a: Value<'c, '_>, b: Value<'c, '_>| {
+        result(block.append_operation(arith::cmpi(rw.ctx, predicate, a, b, loc)))
+    };
+    let first = usize::from(thunk.takes_env);
+    let mut r: Value<'c, '_> = match thunk.adapter {
+        Adapter::Direct => result(call(&args, &[ret_body])?)?,
+        Adapter::Compare => {
+            for (i, p) in params.iter().enumerate() {
+                args[first + i] = by_ref(args[first + i], p.body)?;
+            }
+            // `Ordering` is one byte, its discriminant
+            // (`frontend::adt::std_def`): `Less` is -1.
+            let i8t = rw.int_type(8);
+            let ordering = slot(i8t)?;
+            args.push(ordering);
+            call(&args, &[])?;
+            let d = result(block.append_operation(llvm::load(
                 rw.ctx,
-                at,
+                ordering,
                 i8t,
                 loc,
                 LoadStoreOptions::default(),
-            ));
-            let d = load.result(0).map_err(|e| rw.error(body, e.to_string()))?;
-            let less = block.append_operation(arith::constant(
+            )))?;
+            let less = result(block.append_operation(arith::constant(
                 rw.ctx,
                 IntegerAttribute::new(i8t, -1).into(),
                 loc,
-            ));
-            let less = less.result(0).map_err(|e| rw.error(body, e.to_string()))?;
-            let is_less = block.append_operation(arith::cmpi(
-                rw.ctx,
-                CmpiPredicate::Eq,
-                d.into(),
-                less.into(),
-                loc,
-            ));
-            is_less
-                .result(0)
-                .map_err(|e| rw.error(body, e.to_string()))?
-                .into()
+            )))?;
+            compare(CmpiPredicate::Eq, d, less)?
+        }
+        Adapter::Key(k) => {
+            let kt = key_type(rw, body, k)?;
+            let mut keys = Vec::new();
+            for (i, p) in params.iter().enumerate() {
+                let mut operands = args[..first].to_vec();
+                operands.push(by_ref(args[first + i], p.body)?);
+                keys.push(result(call(&operands, &[kt])?)?);
+            }
+            let predicate = if k.is_signed() {
+                CmpiPredicate::Slt
+            } else {
+                CmpiPredicate::Ult
+            };
+            compare(predicate, keys[0], keys[1])?
         }
     };
     if ret.widens() {

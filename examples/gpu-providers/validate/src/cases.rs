@@ -120,11 +120,11 @@ pub fn cpu_sort_by_i8(d: &[i8]) -> Vec<i8> {
 }
 
 pub fn gpu_sort_by_key_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_i8() -> Vec<Case<i8>> {
@@ -142,7 +142,7 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i8, cpu_segmented_reduce_i8), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i8, cpu_select_above_i8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
     ]
 }
 
@@ -262,11 +262,11 @@ pub fn cpu_sort_by_i16(d: &[i16]) -> Vec<i16> {
 }
 
 pub fn gpu_sort_by_key_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_i16() -> Vec<Case<i16>> {
@@ -284,7 +284,7 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i16, cpu_segmented_reduce_i16), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i16, cpu_select_above_i16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
     ]
 }
 
@@ -404,11 +404,11 @@ pub fn cpu_sort_by_i32(d: &[i32]) -> Vec<i32> {
 }
 
 pub fn gpu_sort_by_key_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_i32() -> Vec<Case<i32>> {
@@ -426,7 +426,7 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i32, cpu_segmented_reduce_i32), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i32, cpu_select_above_i32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
     ]
 }
 
@@ -546,11 +546,11 @@ pub fn cpu_sort_by_i64(d: &[i64]) -> Vec<i64> {
 }
 
 pub fn gpu_sort_by_key_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_i64() -> Vec<Case<i64>> {
@@ -568,7 +568,7 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i64, cpu_segmented_reduce_i64), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i64, cpu_select_above_i64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
     ]
 }
 
@@ -688,11 +688,11 @@ pub fn cpu_sort_by_u8(d: &[u8]) -> Vec<u8> {
 }
 
 pub fn gpu_sort_by_key_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_u8() -> Vec<Case<u8>> {
@@ -710,7 +710,7 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u8, cpu_segmented_reduce_u8), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u8, cpu_select_above_u8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
     ]
 }
 
@@ -830,11 +830,11 @@ pub fn cpu_sort_by_u16(d: &[u16]) -> Vec<u16> {
 }
 
 pub fn gpu_sort_by_key_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_u16() -> Vec<Case<u16>> {
@@ -852,7 +852,7 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u16, cpu_segmented_reduce_u16), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u16, cpu_select_above_u16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
     ]
 }
 
@@ -972,11 +972,11 @@ pub fn cpu_sort_by_u32(d: &[u32]) -> Vec<u32> {
 }
 
 pub fn gpu_sort_by_key_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_u32() -> Vec<Case<u32>> {
@@ -994,7 +994,7 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u32, cpu_segmented_reduce_u32), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u32, cpu_select_above_u32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
     ]
 }
 
@@ -1114,11 +1114,11 @@ pub fn cpu_sort_by_u64(d: &[u64]) -> Vec<u64> {
 }
 
 pub fn gpu_sort_by_key_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
-    gpu.sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+    gpu.sort_by_key(d, |x| x >> 4)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
-    native::sort_by(d, |a, b| (a >> 4).cmp(&(b >> 4)))
+    native::sort_by_key(d, |x| x >> 4)
 }
 
 pub fn cases_u64() -> Vec<Case<u64>> {
@@ -1136,7 +1136,7 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u64, cpu_segmented_reduce_u64), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u64, cpu_select_above_u64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
     ]
 }
 
@@ -1282,11 +1282,11 @@ pub fn cpu_sort_by_f32(d: &[f32]) -> Vec<f32> {
 }
 
 pub fn gpu_sort_by_key_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))?.to_vec()
+    gpu.sort_by_key(d, |x| (x / 16.0) as i32)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
-    native::sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))
+    native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
 pub fn cases_f32() -> Vec<Case<f32>> {
@@ -1305,7 +1305,7 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "segmented_reduce_add", provider: "segmented_reduce", exact: false, op: Op::Seg(gpu_segmented_reduce_add_f32, cpu_segmented_reduce_add_f32), order: Some(Order::Segments(ord_segmented_reduce_add_f32)) },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f32, cpu_select_above_f32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
     ]
 }
 
@@ -1451,11 +1451,11 @@ pub fn cpu_sort_by_f64(d: &[f64]) -> Vec<f64> {
 }
 
 pub fn gpu_sort_by_key_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
-    gpu.sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))?.to_vec()
+    gpu.sort_by_key(d, |x| (x / 16.0) as i32)?.to_vec()
 }
 
 pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {
-    native::sort_by(d, |a, b| ((a / 16.0) as i32).cmp(&((b / 16.0) as i32)))
+    native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
 pub fn cases_f64() -> Vec<Case<f64>> {
@@ -1474,6 +1474,6 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "segmented_reduce_add", provider: "segmented_reduce", exact: false, op: Op::Seg(gpu_segmented_reduce_add_f64, cpu_segmented_reduce_add_f64), order: Some(Order::Segments(ord_segmented_reduce_add_f64)) },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f64, cpu_select_above_f64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
-        Case { name: "sort_by_key", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
+        Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
     ]
 }
