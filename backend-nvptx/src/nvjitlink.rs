@@ -187,6 +187,10 @@ pub struct Linker {
     /// returned was a use-after-free (valgrind: "Invalid read … block
     /// free'd … in Linker::add"; the log named inputs `m\u{fffd}U`).
     names: Vec<CString>,
+    /// The warnings of a link's error log (`warning: Function too large,
+    /// generated debug information may not be accurate.` under `-g`), which
+    /// do not fail it: [`Linker::info_log`] ends with them.
+    warnings: String,
 }
 
 // SAFETY: an nvJitLink handle is independent of other handles and is only
@@ -228,6 +232,7 @@ impl Linker {
                     handle,
                     options: Vec::new(),
                     names: Vec::new(),
+                    warnings: String::new(),
                 }
                 .error_log()
             };
@@ -243,6 +248,7 @@ impl Linker {
             handle,
             options: options.to_vec(),
             names: Vec::new(),
+            warnings: String::new(),
         })
     }
 
@@ -295,11 +301,19 @@ impl Linker {
     /// Links everything added so far. An error log fails the link even when
     /// nvJitLink reports success: it returns NVJITLINK_SUCCESS and a cubin
     /// after logging `Multiple definition` errors (measured with 13.0 on
-    /// `b.ptx` given twice).
+    /// `b.ptx` given twice). A log of warnings only does not.
     pub fn complete(&mut self) -> Result<(), NvJitLinkError> {
         // SAFETY: valid handle.
         let code = unsafe { (self.api.complete)(self.handle) };
         let error_log = self.error_log();
+        let only_warnings = error_log
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| l.trim_start().starts_with("warning"));
+        if code == 0 && only_warnings {
+            self.warnings = error_log;
+            return Ok(());
+        }
         if code != 0 || !error_log.trim().is_empty() {
             return Err(NvJitLinkError::Call {
                 call: "nvJitLinkComplete",
@@ -379,7 +393,9 @@ impl Linker {
 
     /// nvJitLink's info log (empty when none).
     pub fn info_log(&self) -> String {
-        self.log(self.api.info_log_size, self.api.info_log)
+        let mut log = self.log(self.api.info_log_size, self.api.info_log);
+        log.push_str(&self.warnings);
+        log
     }
 
     fn log(

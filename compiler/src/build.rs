@@ -920,11 +920,13 @@ fn link_chunk(
     };
     let plan = link.plan(input(&format!("thunks.{i}.{ext}"), chunk.object.clone())?)?;
     let link_options = plan.explain().map_err(|e| e.to_string())?.options();
-    let cubin = crate::buildcache::fetch(
+    // The cubin and the link's warnings, cached together: a rebuild that
+    // hits the cache warns as the link did.
+    let linked = crate::buildcache::fetch(
         config.cache.as_ref(),
         &mut t,
         "nvJitLink (cache hit)",
-        "cubin",
+        "linked-cubin",
         || {
             let joined = link_options.join("\0");
             let mut parts: Vec<(&str, &[u8])> = vec![("options", joined.as_bytes())];
@@ -932,10 +934,26 @@ fn link_chunk(
                 parts.push(("input", i.name.as_bytes()));
                 parts.push(("bytes", &i.bytes));
             }
-            crate::buildcache::key("cubin", &parts)
+            crate::buildcache::key("linked-cubin", &parts)
         },
-        |t| link.run(&plan, t, &mut warnings),
+        |t| {
+            let mut said = Vec::new();
+            let cubin = link.run(&plan, t, &mut said)?;
+            Ok(crate::buildcache::pack(&[
+                &cubin,
+                said.join("\n").as_bytes(),
+            ]))
+        },
     )?;
+    let (cubin, said) = match crate::buildcache::unpack(&linked).as_deref() {
+        Some([cubin, said]) => (cubin.clone(), String::from_utf8_lossy(said).into_owned()),
+        _ => {
+            return Err(format!(
+                "internal error: chunk {i}'s linked cubin does not unpack"
+            ))
+        }
+    };
+    warnings.extend(said.lines().map(str::to_string));
     let mut kernels = tu.kernels;
     if count > 1 {
         for k in &mut kernels {
@@ -1002,7 +1020,23 @@ impl ChunkLink<'_> {
     ) -> Result<Vec<u8>, String> {
         let (i, config) = (self.i, self.config);
         match (t.time("nvJitLink", || plan.link()), &self.chunk.debug_ptx) {
-            (Ok(linked), _) => Ok(linked.bytes),
+            (Ok(linked), _) => {
+                // nvJitLink's own warnings (`Function too large, generated
+                // debug information may not be accurate` under `-g`).
+                warnings.extend(
+                    linked
+                        .info_log
+                        .lines()
+                        .filter_map(|l| l.trim().strip_prefix("warning"))
+                        .map(|l| {
+                            format!(
+                                "warning: nvJitLink, chunk {i}: {}",
+                                l.trim_start_matches([':', ' '])
+                            )
+                        }),
+                );
+                Ok(linked.bytes)
+            }
             (Err(e), Some(ptx)) if config.lto && config.debug => {
                 let text = e.to_string();
                 let Some(why) = G_LINK_FAILURES.iter().find(|f| text.contains(*f)) else {

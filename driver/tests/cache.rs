@@ -84,7 +84,7 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
         );
     }
     assert!(!cold.contains("cache hit"), "{cold}");
-    for kind in ["thunks", "provider", "cubin", "contract"] {
+    for kind in ["thunks", "provider", "linked-cubin", "contract"] {
         assert_eq!(entries(&cache, kind).len(), 1, "one {kind} entry");
     }
 
@@ -111,7 +111,7 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
     );
 
     // Damaged entries are found, rebuilt and replaced.
-    for kind in ["thunks", "provider", "cubin", "contract"] {
+    for kind in ["thunks", "provider", "linked-cubin", "contract"] {
         for e in entries(&cache, kind) {
             let mut bytes = std::fs::read(&e).unwrap();
             let last = bytes.len() - 1;
@@ -144,7 +144,7 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
             .any(|l| l.split_whitespace().take(3).eq(["contract", "1", "entry"])),
         "{stats}"
     );
-    for kind in ["thunks", "provider", "cubin"] {
+    for kind in ["thunks", "provider", "linked-cubin"] {
         let line = stats
             .lines()
             .find(|l| l.split_whitespace().next() == Some(kind));
@@ -166,6 +166,43 @@ fn warm_builds_read_the_cache_and_write_the_same_bytes() {
             .eq(["total", "0", "entries", "0", "B"]),
         "{stats}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A link's warnings are cached with its cubin: a warm build warns as the
+/// cold link did (here nvJitLink 13.0's `-g` link of LTOIR that fails and
+/// falls back to PTX thunks, docs/debug-info.md).
+#[test]
+fn warm_builds_warn_as_the_cold_link_did() {
+    let dir = scratch("warnings");
+    let cache = dir.join("cache");
+    let run = |out: &str| {
+        let out = dir.join(out);
+        let o = driver(
+            &cache,
+            &[
+                "build",
+                "tests/verdicts/provider_sort_by_key.rs",
+                "-g",
+                "--timings",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{stderr}");
+        let warnings: Vec<String> = stderr
+            .lines()
+            .filter(|l| l.starts_with("warning: nvJitLink"))
+            .map(str::to_string)
+            .collect();
+        (warnings, stderr)
+    };
+    let (cold, stderr) = run("cold");
+    assert!(!cold.is_empty(), "the cold -g link warns: {stderr}");
+    let (warm, stderr) = run("warm");
+    assert!(stderr.contains("nvJitLink (cache hit)"), "{stderr}");
+    assert_eq!(warm, cold, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -207,7 +244,7 @@ fn a_build_trims_the_cache_to_its_limit() {
         .output()
         .expect("driver runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for kind in ["thunks", "provider", "cubin", "contract"] {
+    for kind in ["thunks", "provider", "linked-cubin", "contract"] {
         assert!(
             entries(&cache, kind).is_empty(),
             "a 0 MiB cache keeps no {kind}"
