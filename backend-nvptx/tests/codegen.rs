@@ -560,7 +560,8 @@ fn comparator_thunks_answer_less_than() {
 /// A key function's thunk answers `key(&a) < key(&b)`, compared as the key
 /// type orders (tests/verdicts/provider_sort_by_key.rs, run on the host):
 /// an unsigned key of a signed element (`i64::MIN` has the largest
-/// magnitude), a signed key with a capture (-1 < 0), `bool`, `char`.
+/// magnitude), a signed key with a capture (-1 < 0), `bool`, `char`, and
+/// tuple keys field by field.
 #[test]
 fn key_thunks_compare_keys() {
     use backend_nvptx::codegen::host::{with_host_code, SLOT};
@@ -626,7 +627,33 @@ fn key_thunks_compare_keys() {
             "O{opt}: letter"
         );
         assert_eq!(
-            [u32s(5, 7, 8, &[]), u32s(5, 8, 7, &[]), u32s(5, 14, 0, &[])],
+            [
+                u32s(5, 0x12, 0x21, &[]),
+                u32s(5, 0x21, 0x12, &[]),
+                u32s(5, 0x12, 0x13, &[]),
+                u32s(5, 0x13, 0x12, &[]),
+                u32s(5, 0x12, 0x12, &[])
+            ],
+            [1, 0, 1, 0, 0],
+            "O{opt}: (high, low)"
+        );
+        let i16s =
+            |a: i16, b: i16| less(6, &(a as i32).to_le_bytes(), &(b as i32).to_le_bytes(), &[]);
+        assert_eq!(
+            [
+                i16s(5, -3),
+                i16s(-3, 5),
+                i16s(7, 5),
+                i16s(5, 7),
+                i16s(-1, -2),
+                i16s(-2, -1),
+                i16s(4, 4)
+            ],
+            [1, 0, 1, 0, 1, 0, 0],
+            "O{opt}: (negative, descending, even)"
+        );
+        assert_eq!(
+            [u32s(7, 7, 8, &[]), u32s(7, 8, 7, &[]), u32s(7, 14, 0, &[])],
             [1, 0, 0],
             "O{opt}: multiples of 7 first"
         );

@@ -942,8 +942,8 @@ impl Gpu {
     }
 
     /// The elements stably sorted by `key`, as [`slice::sort_by_key`]
-    /// ([`crate::sort_by_key`]): an integer, `bool` or `char` of each; at
-    /// most 2^32 - 1 of them. The kernel calls the compiled key function
+    /// ([`crate::sort_by_key`]): an integer, `bool` or `char` of each, or a
+    /// tuple of up to four; at most 2^32 - 1 of them. The kernel calls the compiled key function
     /// twice for each comparison, as "less than": `key(&a) < key(&b)`.
     #[track_caller]
     #[inline(never)]

@@ -160,7 +160,8 @@ pub fn sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(data: &[T], compar
 
 /// The elements sorted by `key`, stably (equal keys keep their elements'
 /// order), as [`slice::sort_by_key`]: `|x| x >> 4`, `|x| x.abs()`,
-/// `|x| *x % 10 == 0`. The key is an integer, `bool` or `char`.
+/// `|x| *x % 10 == 0`, `|x| (x >> 4, x & 15)`. The key is an integer, `bool`
+/// or `char`, or a tuple of up to four of them.
 #[inline(never)]
 pub fn sort_by_key<T: Copy, K: Ord, F: Fn(&T) -> K>(data: &[T], key: F) -> Vec<T> {
     let mut out = data.to_vec();

@@ -168,10 +168,9 @@ fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
     let root = ctx.root.and_then(|r| ctx.facts.bodies.get(r));
     let adapter = match signature::shape(ctx.reg) {
         vocab::Shape::Compare => Adapter::Compare,
-        vocab::Shape::Key => match root.and_then(|r| signature::key(&r.ret)) {
-            Some(k) => Adapter::Key(k),
-            None => Adapter::Direct,
-        },
+        vocab::Shape::Key => root
+            .and_then(|r| signature::key(&r.ret))
+            .unwrap_or(Adapter::Direct),
         _ => Adapter::Direct,
     };
     CallbackAbi {
@@ -196,6 +195,14 @@ pub fn is_measured_aggregate(c: &ClosureFact, cap: &CaptureFact) -> bool {
         .is_some_and(|k| layout.leaves.iter().any(|l| l.capture as usize == k))
 }
 
+/// A key function's type and what its thunk answers, for [`abi_summary`].
+fn key_summary(t: &Element, k: &str) -> (String, String) {
+    (
+        format!("(&{t}) -> {k}"),
+        format!(" (nonzero: `key(&a) < key(&b)`, as `{k}` orders)"),
+    )
+}
+
 /// The readable ABI summary of an admitted callback (for people and snapshots).
 pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
     let stdint = |e: &Element| match manifest::provider::abi_c_type(e) {
@@ -208,15 +215,16 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
     let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
     // A comparator's thunk answers "less than" for the user's `Ordering`.
     let t = abi.signature.element();
-    let (callback, answers) = match abi.adapter {
+    let (callback, answers) = match &abi.adapter {
         Adapter::Compare => (
             format!("(&{t}, &{t}) -> Ordering"),
             " (nonzero: `compare(&a, &b)` is `Less`)".to_string(),
         ),
-        Adapter::Key(k) => (
-            format!("(&{t}) -> {}", k.name()),
-            format!(" (nonzero: `key(&a) < key(&b)`, as `{}` orders)", k.name()),
-        ),
+        Adapter::Key(k) => key_summary(t, k.name()),
+        Adapter::TupleKey(fields) => {
+            let names: Vec<&str> = fields.iter().map(|s| s.name()).collect();
+            key_summary(t, &format!("({})", names.join(", ")))
+        }
         Adapter::Direct => (abi.signature.to_string(), String::new()),
     };
     let mut s = format!(

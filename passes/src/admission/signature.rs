@@ -11,6 +11,7 @@ use super::facts::{CallbackRef, RegistrationFact};
 use super::Ctx;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
+use crate::lower::plan::Adapter;
 
 /// The element types in words: `` `i8`, `i16`, …, `f64` ``.
 fn supported() -> String {
@@ -60,11 +61,22 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty)> {
     }
 }
 
-/// The scalar a key function returns, when the thunk can compare it as
-/// `Ord` does: an integer, `bool` or `char`.
-pub fn key(ret: &Ty) -> Option<Scalar> {
-    ret.scalar()
-        .filter(|s| s.is_int() || matches!(s, Scalar::Bool | Scalar::Char))
+/// How the thunk compares the key a key function returns, when it can
+/// compare it as `Ord` does: an integer, `bool` or `char`, or a tuple of
+/// up to four of them (field by field).
+pub fn key(ret: &Ty) -> Option<Adapter> {
+    let ord = |t: &Ty| {
+        t.scalar()
+            .filter(|s| s.is_int() || matches!(s, Scalar::Bool | Scalar::Char))
+    };
+    match ret {
+        Ty::Tuple(parts) if (1..=4).contains(&parts.len()) => parts
+            .iter()
+            .map(ord)
+            .collect::<Option<_>>()
+            .map(Adapter::TupleKey),
+        t => ord(t).map(Adapter::Key),
+    }
 }
 
 /// The shape of the callback a registration takes: its function's
@@ -285,12 +297,12 @@ fn key_mismatch(ctx: &Ctx<'_>, found: &str) -> Diagnostic {
     let name = ctx.reg.function.as_str();
     Diagnostic::new(
         Code::Signature,
-        format!("callback has type `{found}`, but `{name}` needs `(&T) -> K` with `K` an integer, `bool` or `char`"),
+        format!("callback has type `{found}`, but `{name}` needs `(&T) -> K` with `K` an integer, `bool` or `char`, or a tuple of up to four of them"),
         ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
     )
     .with_label(ctx.registration_label(format!("registered with `{name}` here")))
-    .with_note("the GPU's merge sort compares two elements' keys in one scalar comparison")
-    .with_help("for a key of several parts, sort with `sort_by` and a comparator that compares them in turn: `|a, b| ka(a).cmp(&ka(b)).then(kb(a).cmp(&kb(b)))`")
+    .with_note("the GPU's merge sort compares two elements' keys field by field, as `Ord` does, and each field must be a scalar it can compare")
+    .with_help("for another key, sort with `sort_by` and a comparator: `|a, b| ka(a).cmp(&ka(b)).then(kb(a).total_cmp(&kb(b)))`")
 }
 
 fn kind(ctx: &Ctx<'_>) -> &'static str {

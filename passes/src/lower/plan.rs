@@ -51,16 +51,19 @@ pub struct CallbackAbi {
 /// How a thunk calls its callback's body where their types differ
 /// (`vocab::Shape::signature`): a comparator's and a key's thunks answer
 /// "less than" for the merge sort.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Adapter {
     /// The body has the thunk's type.
     Direct,
     /// `(&T, &T) -> Ordering`: operands by reference, the `Ordering`
     /// through a slot; the thunk answers `compare(&a, &b) == Less`.
     Compare,
-    /// `(&T) -> K`: each operand by reference; the thunk answers
-    /// `key(&a) < key(&b)`, compared as `Ord` compares `K`.
+    /// `(&T) -> K`, `K` a scalar: each operand by reference; the thunk
+    /// answers `key(&a) < key(&b)`, compared as `Ord` compares `K`.
     Key(manifest::Scalar),
+    /// `(&T) -> (K1, K2, …)`: as [`Adapter::Key`], the body writing the
+    /// tuple to a slot; compared field by field, as `Ord` compares tuples.
+    TupleKey(Vec<manifest::Scalar>),
 }
 
 /// The environment of a closure whose captures are scalars or aggregates
@@ -265,7 +268,7 @@ impl Plan {
                 symbol: c.abi.thunk.clone(),
                 provider: c.abi.provider,
                 signature: c.abi.signature.clone(),
-                adapter: c.abi.adapter,
+                adapter: c.abi.adapter.clone(),
                 body: c.abi.body.clone(),
                 body_symbol: symbols[&c.abi.body].clone(),
                 takes_env,

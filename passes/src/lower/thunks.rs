@@ -122,7 +122,7 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
         params.push(rw.ptr_type());
     }
     let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
-    let expected: Type<'_> = match thunk.adapter {
+    let expected: Type<'_> = match &thunk.adapter {
         Adapter::Direct => {
             for p in &thunk.signature.params {
                 params.push(Crossing::of(rw, body, p)?.body);
@@ -136,7 +136,12 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
         }
         Adapter::Key(k) => {
             params.push(rw.ptr_type());
-            FunctionType::new(rw.ctx, &params, &[key_type(rw, body, k)?]).into()
+            FunctionType::new(rw.ctx, &params, &[key_type(rw, body, *k)?]).into()
+        }
+        // The operand, then the tuple's slot.
+        Adapter::TupleKey(_) => {
+            params.extend([rw.ptr_type(); 2]);
+            FunctionType::new(rw.ctx, &params, &[]).into()
         }
     };
     match ty {
@@ -161,6 +166,15 @@ fn first_result<'c, 'a>(
         .result(0)
         .map_err(|e| rw.error(body, format!("a result in the thunk: {e}")))?
         .into())
+}
+
+/// `Ord`'s "less than" for keys of type `k`.
+fn less_than(k: Scalar) -> CmpiPredicate {
+    if k.is_signed() {
+        CmpiPredicate::Slt
+    } else {
+        CmpiPredicate::Ult
+    }
 }
 
 /// The body type of a key function's result.
@@ -264,7 +278,7 @@ fn build<'c>(
         result(block.append_operation(arith::cmpi(rw.ctx, predicate, a, b, loc)))
     };
     let first = usize::from(thunk.takes_env);
-    let mut r: Value<'c, '_> = match thunk.adapter {
+    let mut r: Value<'c, '_> = match &thunk.adapter {
         Adapter::Direct => result(call(&args, &[ret_body])?)?,
         Adapter::Compare => {
             for (i, p) in params.iter().enumerate() {
@@ -291,19 +305,65 @@ fn build<'c>(
             compare(CmpiPredicate::Eq, d, less)?
         }
         Adapter::Key(k) => {
-            let kt = key_type(rw, body, k)?;
+            let kt = key_type(rw, body, *k)?;
             let mut keys = Vec::new();
             for (i, p) in params.iter().enumerate() {
                 let mut operands = args[..first].to_vec();
                 operands.push(by_ref(args[first + i], p.body)?);
                 keys.push(result(call(&operands, &[kt])?)?);
             }
-            let predicate = if k.is_signed() {
-                CmpiPredicate::Slt
-            } else {
-                CmpiPredicate::Ult
+            compare(less_than(*k), keys[0], keys[1])?
+        }
+        Adapter::TupleKey(fields) => {
+            // The tuple in the body's own layout (`types::memory_type`: a
+            // struct of the fields' types).
+            let types = fields
+                .iter()
+                .map(|k| key_type(rw, body, *k))
+                .collect::<Result<Vec<_>, _>>()?;
+            let tuple = melior::dialect::llvm::r#type::r#struct(rw.ctx, &types, false);
+            let mut slots = Vec::new();
+            for (i, p) in params.iter().enumerate() {
+                let mut operands = args[..first].to_vec();
+                operands.push(by_ref(args[first + i], p.body)?);
+                let at = slot(tuple)?;
+                operands.push(at);
+                call(&operands, &[])?;
+                slots.push(at);
+            }
+            let field = |at: Value<'c, '_>, i: usize| -> Result<Value<'c, '_>, LowerError> {
+                let gep = block.append_operation(llvm::get_element_ptr(
+                    rw.ctx,
+                    at,
+                    melior::ir::attribute::DenseI32ArrayAttribute::new(rw.ctx, &[0, i as i32]),
+                    tuple,
+                    rw.ptr_type(),
+                    loc,
+                ));
+                let load = block.append_operation(llvm::load(
+                    rw.ctx,
+                    result(gep)?,
+                    types[i],
+                    loc,
+                    LoadStoreOptions::default(),
+                ));
+                result(load)
             };
-            compare(predicate, keys[0], keys[1])?
+            // Lexicographic, from the last field: less_i | (equal_i & rest).
+            let mut answer: Option<Value<'c, '_>> = None;
+            for (i, k) in fields.iter().enumerate().rev() {
+                let (a, b) = (field(slots[0], i)?, field(slots[1], i)?);
+                let less = compare(less_than(*k), a, b)?;
+                answer = Some(match answer {
+                    None => less,
+                    Some(rest) => {
+                        let equal = compare(CmpiPredicate::Eq, a, b)?;
+                        let tie = result(block.append_operation(arith::andi(equal, rest, loc)))?;
+                        result(block.append_operation(arith::ori(less, tie, loc)))?
+                    }
+                });
+            }
+            answer.ok_or_else(|| rw.error(body, "a tuple key with no field"))?
         }
     };
     if ret.widens() {
