@@ -493,29 +493,43 @@ fn lowered_thunks_run_on_the_host() {
     .unwrap();
 }
 
+/// A sort thunk's answer (nonzero: "less than") for operands `a` and `b`
+/// (little-endian, in the thunk ABI's 32-bit or wider slots), run on the
+/// host by the JIT.
+fn less_on_host(
+    module: &melior::ir::Module<'_>,
+    symbol: &str,
+    a: &[u8],
+    b: &[u8],
+    env: &[u8],
+) -> Result<u32, String> {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    let slot = |v: &[u8]| {
+        let mut s = [0u8; SLOT];
+        s[..v.len()].copy_from_slice(v);
+        s
+    };
+    with_host_code(module, symbol, &|_| Ok(None), |f| {
+        let mut out = [0u8; SLOT];
+        f.call(env, &[slot(a), slot(b)], &mut out).unwrap();
+        u32::from_le_bytes(out[..4].try_into().unwrap())
+    })
+    .map_err(|e| e.to_string())
+}
+
 /// A comparator's thunk answers "less than" for the user's `Ordering`
 /// (tests/verdicts/provider_sort.rs, run on the host by the JIT): `cmp`,
 /// `total_cmp` reversed (signed zeros and NaN in their total order), an
 /// `Ordering` built by `match`, an fn item on `u8` (travelling as 32 bits).
 #[test]
 fn comparator_thunks_answer_less_than() {
-    use backend_nvptx::codegen::host::{with_host_code, SLOT};
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/provider_sort.rs");
     for opt in [0, 3] {
         let context = context();
         let (module, thunks) = lowered_file(&context, &file, opt, true);
-        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| -> u32 {
-            let slot = |v: &[u8]| {
-                let mut s = [0u8; SLOT];
-                s[..v.len()].copy_from_slice(v);
-                s
-            };
-            with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
-                let mut out = [0u8; SLOT];
-                f.call(env, &[slot(a), slot(b)], &mut out).unwrap();
-                u32::from_le_bytes(out[..4].try_into().unwrap())
-            })
-            .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| {
+            less_on_host(&module, &thunks[i].symbol, a, b, env)
+                .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
         };
         let i64s = |a: i64, b: i64| less(0, &a.to_le_bytes(), &b.to_le_bytes(), &[]);
         assert_eq!(
@@ -564,24 +578,14 @@ fn comparator_thunks_answer_less_than() {
 /// tuple keys field by field.
 #[test]
 fn key_thunks_compare_keys() {
-    use backend_nvptx::codegen::host::{with_host_code, SLOT};
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/provider_sort_by_key.rs");
     for opt in [0, 3] {
         let context = context();
         let (module, thunks) = lowered_file(&context, &file, opt, true);
-        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| -> u32 {
-            let slot = |v: &[u8]| {
-                let mut s = [0u8; SLOT];
-                s[..v.len()].copy_from_slice(v);
-                s
-            };
-            with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
-                let mut out = [0u8; SLOT];
-                f.call(env, &[slot(a), slot(b)], &mut out).unwrap();
-                u32::from_le_bytes(out[..4].try_into().unwrap())
-            })
-            .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        let less = |i: usize, a: &[u8], b: &[u8], env: &[u8]| {
+            less_on_host(&module, &thunks[i].symbol, a, b, env)
+                .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
         };
         let u32s = |i, a: u32, b: u32, env: &[u8]| less(i, &a.to_le_bytes(), &b.to_le_bytes(), env);
         assert_eq!(

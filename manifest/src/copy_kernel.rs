@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::provider::EmitError;
-use crate::{GridPolicy, Kernel, KernelKind, LaunchFacts, Param, ParamKind, Stage, Variant};
+use crate::{Kernel, KernelKind, LaunchFacts, Param, ParamKind, Stage, Variant};
 
 /// Its name in every manifest.
 pub const NAME: &str = "rcb_copy_i32";
@@ -16,17 +16,11 @@ pub const NAME: &str = "rcb_copy_i32";
 /// The provider header that defines `rcb::copy_i32`.
 pub(crate) const HEADER: &str = "reduce.cuh";
 
-/// How it is launched: the reduces' grid-stride shape, four 16-byte loads
-/// in flight per thread, at most eight blocks a multiprocessor.
+/// How it is launched: [`LaunchFacts::DEFAULT`], the reduces' grid-stride
+/// shape (four 16-byte loads in flight per thread, at most eight blocks a
+/// multiprocessor).
 pub fn launch_facts() -> LaunchFacts {
-    LaunchFacts {
-        block_size: 256,
-        items_per_thread: 16,
-        dynamic_shared_bytes: 0,
-        grid: GridPolicy::TilesCappedBySms { blocks_per_sm: 8 },
-        min_blocks_per_sm: 0,
-        extra_warps: 0,
-    }
+    LaunchFacts::DEFAULT
 }
 
 /// What its launch facts must satisfy: [`LaunchFacts::check`], and whole
