@@ -1,7 +1,6 @@
 //! Build fingerprints: a SHA-256 over every input of a build.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// A build's fingerprint: 64 lowercase hex digits of SHA-256.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -13,7 +12,9 @@ impl Fingerprint {
     /// LTO files, ...). The result does not depend on the order of `inputs`
     /// (they are sorted by name, then bytes) and is injective on the list:
     /// every name and payload is length-prefixed, under a format tag.
+    #[cfg(feature = "hash")]
     pub fn of_inputs<N: AsRef<str>, B: AsRef<[u8]>>(inputs: &[(N, B)]) -> Fingerprint {
+        use sha2::{Digest, Sha256};
         let mut sorted: Vec<(&str, &[u8])> = inputs
             .iter()
             .map(|(n, b)| (n.as_ref(), b.as_ref()))

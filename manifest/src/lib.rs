@@ -84,6 +84,7 @@ pub struct DeviceLibrary {
 }
 
 impl DeviceLibrary {
+    #[cfg(feature = "hash")]
     pub fn new(path: &str, kind: &str, bytes: &[u8]) -> Self {
         use sha2::{Digest, Sha256};
         let digest = Sha256::digest(bytes);
