@@ -144,7 +144,9 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
             unsupported::check(&ctx, &mut diags);
             capability::check(&ctx, &mut diags);
             let verdict = match signature {
-                Some(signature) if diags.is_empty() => Verdict::Admitted(abi(&ctx, signature)),
+                Some((signature, adapter)) if diags.is_empty() => {
+                    Verdict::Admitted(abi(&ctx, signature, adapter))
+                }
                 _ => Verdict::Rejected(diags),
             };
             Outcome {
@@ -155,8 +157,9 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
         .collect()
 }
 
-/// An admitted callback's ABI, with the signature the signature rule gave it.
-fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
+/// An admitted callback's ABI, with the thunk signature and adapter the
+/// signature rule gave it.
+fn abi(ctx: &Ctx<'_>, signature: Signature, adapter: Adapter) -> CallbackAbi {
     let body = ctx.root.unwrap_or_default().to_string();
     let provider = ctx.reg.provider;
     // The captures rule checked that the layout is usable (E0110 otherwise);
@@ -165,14 +168,6 @@ fn abi(ctx: &Ctx<'_>, signature: Signature) -> CallbackAbi {
         .closure
         .and_then(|c| closure_env(c).ok())
         .unwrap_or_else(EnvLayout::empty);
-    let root = ctx.root.and_then(|r| ctx.facts.bodies.get(r));
-    let adapter = match signature::shape(ctx.reg) {
-        vocab::Shape::Compare => Adapter::Compare,
-        vocab::Shape::Key => root
-            .and_then(|r| signature::key(&r.ret))
-            .unwrap_or(Adapter::Direct),
-        _ => Adapter::Direct,
-    };
     CallbackAbi {
         thunk: thunk_name(ctx.reg.index, &body),
         provider,

@@ -28,12 +28,13 @@ fn element(t: &Ty) -> Option<Element> {
     e.is_provider_element().then_some(e)
 }
 
-/// A callback's parameters and result as its thunk passes them: a
-/// comparator's `(&T, &T) -> Ordering` and a key's `(&T) -> K` are
-/// `(T, T) -> bool`, "less than"; every other shape's are the callback's
-/// own. `None` for a comparator or key that does not take shared
-/// references, or returns something else than `Ordering` or a key ([`key`]).
-fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty)> {
+/// A callback's parameters and result as its thunk passes them, and how
+/// the thunk calls the body: a comparator's `(&T, &T) -> Ordering` and a
+/// key's `(&T) -> K` are `(T, T) -> bool`, "less than"; every other
+/// shape's are the callback's own. `None` for a comparator or key that does
+/// not take shared references, or returns something else than `Ordering`
+/// or a key ([`key`]).
+fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Adapter)> {
     let values = || {
         params
             .iter()
@@ -51,20 +52,20 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty)> {
         Shape::Compare => {
             let ordering = matches!(ret, Ty::Adt { path, args }
                 if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
-            ordering.then_some((values()?, less))
+            ordering.then_some((values()?, less, Adapter::Compare))
         }
         Shape::Key => match (values()?.as_slice(), key(ret)) {
-            ([t], Some(_)) => Some((vec![t.clone(), t.clone()], less)),
+            ([t], Some(adapter)) => Some((vec![t.clone(), t.clone()], less, adapter)),
             _ => None,
         },
-        _ => Some((params.to_vec(), ret.clone())),
+        _ => Some((params.to_vec(), ret.clone(), Adapter::Direct)),
     }
 }
 
 /// How the thunk compares the key a key function returns, when it can
 /// compare it as `Ord` does: an integer, `bool` or `char`, or a tuple of
 /// up to four of them (field by field).
-pub fn key(ret: &Ty) -> Option<Adapter> {
+fn key(ret: &Ty) -> Option<Adapter> {
     let ord = |t: &Ty| {
         t.scalar()
             .filter(|s| s.is_int() || matches!(s, Scalar::Bool | Scalar::Char))
@@ -82,20 +83,14 @@ pub fn key(ret: &Ty) -> Option<Adapter> {
 /// The shape of the callback a registration takes: its function's
 /// (`frontend::registry`), which is its provider's but for an adapted one
 /// (`sort_by_key`).
-pub fn shape(reg: &RegistrationFact) -> Shape {
+fn shape(reg: &RegistrationFact) -> Shape {
     frontend::registry::shape_of(&reg.function).unwrap_or(reg.provider.shape())
 }
 
-/// The callback's thunk signature when the rule admits it: its shape, over
-/// element types (and `bool` where the shape has it).
-fn signature(shape: Shape, params: &[Ty], ret: &Ty) -> Option<Signature> {
+/// The thunk's signature over the thunk's view of the callback's
+/// parameters and result, whose element types the rule has checked.
+fn signature(params: &[Ty], ret: &Ty) -> Option<Signature> {
     let bool_ty = Ty::Scalar(Scalar::Bool);
-    let (params, ret) = thunk_view(shape, params, ret)?;
-    let (params, ret) = (params.as_slice(), &ret);
-    let elements = shape.elements(params, ret, &bool_ty)?;
-    if !elements.iter().all(|t| element(t).is_some()) {
-        return None;
-    }
     let scalar = |t: &Ty| {
         if *t == bool_ty {
             Some(Element::Scalar(Scalar::Bool))
@@ -109,8 +104,9 @@ fn signature(shape: Shape, params: &[Ty], ret: &Ty) -> Option<Signature> {
     })
 }
 
-/// Checks the rule; the callback's signature when it holds.
-pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
+/// Checks the rule; when it holds, the thunk's signature and how the
+/// thunk calls the callback.
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Adapter)> {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
         // No body: a fn pointer or a callback of an unknown kind.
         if let CallbackRef::Other(t) = &ctx.reg.callback {
@@ -171,7 +167,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     let view = thunk_view(shape, &root.params, &root.ret);
     let Some(elements) = view
         .as_ref()
-        .and_then(|(params, ret)| shape.elements(params, ret, &bool_ty))
+        .and_then(|(params, ret, _)| shape.elements(params, ret, &bool_ty))
     else {
         if shape == Shape::Key {
             out.push(key_mismatch(ctx, &found));
@@ -198,7 +194,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<Signature> {
     };
     // The first element type the providers do not take, if any.
     let Some(at) = elements.iter().position(|t| element(t).is_none()) else {
-        return signature(shape, &root.params, &root.ret);
+        let (params, ret, adapter) = view?;
+        return Some((signature(&params, &ret)?, adapter));
     };
     let bad = &elements[at];
     // A map's last element type is its result's.
