@@ -571,6 +571,63 @@ fn comparator_thunks_answer_less_than() {
     }
 }
 
+/// `sort` and `sort_unstable` compile the core model's comparator of the
+/// element type (tests/verdicts/provider_sort_natural.rs, run on the
+/// host): its thunk answers `a < b` as the type orders, signed or
+/// unsigned, at every width (an `i8` or `u16` travels as 32 bits).
+#[test]
+fn natural_order_thunks_compare_as_ord() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/provider_sort_natural.rs");
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        assert!(
+            thunks[0].symbol.contains("rmir_natural_order_u32"),
+            "{}",
+            thunks[0].symbol
+        );
+        let less = |i: usize, a: &[u8], b: &[u8]| {
+            less_on_host(&module, &thunks[i].symbol, a, b, &[])
+                .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        };
+        let u32s = |a: u32, b: u32| less(0, &a.to_le_bytes(), &b.to_le_bytes());
+        assert_eq!(
+            [u32s(1, 2), u32s(2, 1), u32s(7, 7), u32s(u32::MAX, 1)],
+            [1, 0, 0, 0],
+            "O{opt}: u32"
+        );
+        let i64s = |a: i64, b: i64| less(1, &a.to_le_bytes(), &b.to_le_bytes());
+        assert_eq!(
+            [i64s(i64::MIN, 0), i64s(0, i64::MIN), i64s(-1, -1)],
+            [1, 0, 0],
+            "O{opt}: i64"
+        );
+        let i8s = |a: i32, b: i32| less(2, &a.to_le_bytes(), &b.to_le_bytes());
+        assert_eq!(
+            [i8s(-1, 1), i8s(1, -1), i8s(-128, 127)],
+            [1, 0, 1],
+            "O{opt}: i8"
+        );
+        let u16s = |a: u32, b: u32| less(3, &a.to_le_bytes(), &b.to_le_bytes());
+        assert_eq!([u16s(65535, 1), u16s(1, 65535)], [0, 1], "O{opt}: u16");
+        // The `sort_by` beside it, descending.
+        assert_eq!(
+            [
+                u16s(1, 2),
+                less(4, &1u32.to_le_bytes(), &2u32.to_le_bytes())
+            ],
+            [1, 0]
+        );
+        let u64s = |a: u64, b: u64| less(5, &a.to_le_bytes(), &b.to_le_bytes());
+        assert_eq!(
+            [u64s(u64::MAX, 0), u64s(0, u64::MAX)],
+            [0, 1],
+            "O{opt}: u64"
+        );
+    }
+}
+
 /// A key function's thunk answers `key(&a) < key(&b)`, compared as the key
 /// type orders (tests/verdicts/provider_sort_by_key.rs, run on the host):
 /// an unsigned key of a signed element (`i64::MIN` has the largest

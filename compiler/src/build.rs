@@ -1506,12 +1506,15 @@ fn call_site(
                 .collect::<Vec<_>>()
                 .join("::")
         });
+    // `sort`'s comparator is the compiler's, not a value of the user's
+    // crate: the program names no closure (it passes `()`).
+    let natural = frontend::registry::is_natural_order(&reg.function);
     Ok(Some(manifest::CallSite {
         file,
         line: span.lo_line,
         column,
-        crate_name: crate_name.map(str::to_string),
-        closure_suffix,
+        crate_name: crate_name.filter(|_| !natural).map(str::to_string),
+        closure_suffix: closure_suffix.filter(|_| !natural),
     }))
 }
 

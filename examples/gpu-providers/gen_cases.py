@@ -56,7 +56,15 @@ def cases(t):
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| x >> 4", t))
+        # The element type's own order: no callback argument.
+        out.append(("sort", "sort", "sort", True, None, t))
+        out.append(("sort_unstable", "sort_unstable", "sort", True, None, t))
     return out
+
+
+def call(args, closure):
+    """A call's argument list: the closure last, when the call takes one."""
+    return args if closure is None else f"{args}, {closure}"
 
 
 def signatures(kind, t, out_t, exclusive):
@@ -91,9 +99,9 @@ def gpu_body(name, provider, kind, args, ret, closure):
     """The GPU function's body: the call, and the copy of a device result
     to the host."""
     if kind == "fold":
-        return f"    gpu.{provider}({args}, {closure})\n"
+        return f"    gpu.{provider}({call(args, closure)})\n"
     if name not in INTO:
-        return f"    gpu.{provider}({args}, {closure})?.to_vec()\n"
+        return f"    gpu.{provider}({call(args, closure)})?.to_vec()\n"
     elem = ret[len("Vec<"):-1]
     length = "offsets.len().saturating_sub(1)" if kind == "seg" else args.split(",")[0] + ".len()"
     inputs, rest = {"scan": ("d", args[len("d"):]), "map": ("d", ""), "zip": ("a, b", ""), "seg": ("d, offsets", args[len("d, offsets"):])}[kind]
@@ -151,7 +159,7 @@ def main():
         text.append(f"\n// ---- {t}\n")
         for (name, provider, kind, exact, closure, out_t) in cases(t):
             gp, hp, ga, ha, ret = signatures(kind, t, out_t, provider == "exclusive_scan")
-            uses_k = re.search(r"\bk\b", closure.split("|", 2)[2]) is not None
+            uses_k = closure is not None and re.search(r"\bk\b", closure.split("|", 2)[2]) is not None
             if "k:" in gp and not uses_k:
                 gp = gp.replace("k: ", "_k: ")
                 hp = hp.replace("k: ", "_k: ")
@@ -162,7 +170,7 @@ def main():
                 f"pub fn gpu_{name}_{t}(gpu: &Gpu, {gp}) -> Result<{ret}, Error> {{\n"
                 f"{gpu_body(name, provider, kind, ga, ret, closure)}}}\n\n"
                 f"pub fn cpu_{name}_{t}({hp}) -> {ret} {{\n"
-                f"    native::{provider}({ha}, {closure})\n}}\n\n"
+                f"    native::{provider}({call(ha, closure)})\n}}\n\n"
             )
             if has_order(kind, exact) and kind == "fold":
                 text.append(

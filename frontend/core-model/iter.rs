@@ -718,5 +718,27 @@ ranges! {
     rmir_range_i128: i128, false, |x, n| x.checked_add(n as i128);
 }
 
+/// `Ord::cmp` of an integer element type: the comparator that `sort` and
+/// `sort_unstable` compile as their callback (`frontend::registry::
+/// natural_order_fn` names them), as `sort_by(|a, b| a.cmp(b))` would.
+macro_rules! natural_orders {
+    ($($name:ident: $t:ty;)*) => {$(
+        pub fn $name(a: &$t, b: &$t) -> Ordering {
+            a.cmp(b)
+        }
+    )*};
+}
+
+natural_orders! {
+    rmir_natural_order_i8: i8;
+    rmir_natural_order_i16: i16;
+    rmir_natural_order_i32: i32;
+    rmir_natural_order_i64: i64;
+    rmir_natural_order_u8: u8;
+    rmir_natural_order_u16: u16;
+    rmir_natural_order_u32: u32;
+    rmir_natural_order_u64: u64;
+}
+
 /// Keeps the imports of the closures' bounds in use.
 fn _uses(_: Range<u8>, _: Ordering) {}

@@ -99,7 +99,7 @@ pub(crate) fn route(mir: &str, overflow_checks: bool) -> Result<Option<Routed>, 
             routed_calls += 1;
         }
     }
-    if routed_calls == 0 && closures.instances.is_empty() {
+    if routed_calls == 0 && closures.instances.is_empty() && !sorts_by_natural_order(mir) {
         return Ok(None);
     }
     let model = model_mir(overflow_checks)?;
@@ -110,6 +110,29 @@ pub(crate) fn route(mir: &str, overflow_checks: bool) -> Result<Option<Routed>, 
         text,
         closures: closures.instances,
     }))
+}
+
+/// The model's comparator that a call of `sort` or `sort_unstable` with
+/// these generic arguments takes as its callback, when it is one.
+pub(crate) fn natural_order_callback(path: &str, generics: &[Ty]) -> Option<String> {
+    let spec = crate::registry::registration(path)?;
+    if spec.callback != crate::registry::CallbackSource::NaturalOrder {
+        return None;
+    }
+    crate::registry::natural_order_fn(generics.first()?.scalar()?)
+}
+
+/// Whether `mir` may call `sort` or `sort_unstable` of the provider API,
+/// whose callback is the model's comparator of the element type
+/// ([`crate::registry::natural_order_fn`]). A false positive costs only
+/// the model's (cached) MIR, which [`prune`] then drops.
+fn sorts_by_natural_order(mir: &str) -> bool {
+    mir.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with('_')
+            && t.contains(" -> ")
+            && (t.contains("sort::<") || t.contains("sort_unstable::<"))
+    })
 }
 
 /// The model's MIR, its stand-in types renamed to `core`'s.
@@ -694,8 +717,20 @@ pub(crate) fn mark_generics(bodies: &mut [Body]) {
 /// Drops the model's bodies that no other body names (a call, a closure
 /// type), repeatedly: what is left is what the callbacks reach.
 pub(crate) fn prune(bodies: &mut Vec<Body>) {
+    // The comparators of the `sort` calls: their callbacks, which no call
+    // names.
+    let roots: std::collections::BTreeSet<String> = bodies
+        .iter()
+        .flat_map(|b| &b.blocks)
+        .filter_map(|block| match &block.terminator.kind {
+            TerminatorKind::Call { callee, .. } => {
+                natural_order_callback(&callee.path, &callee.generics)
+            }
+            _ => None,
+        })
+        .collect();
     loop {
-        let mut named: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut named = roots.clone();
         for b in bodies.iter() {
             for block in &b.blocks {
                 if let TerminatorKind::Call { callee, .. } = &block.terminator.kind {

@@ -893,11 +893,31 @@ fn registrations(
                         .unwrap_or_else(|| Ty::Other(operand_text(a)))
                 })
                 .collect();
-            let cb_ty = args
-                .get(spec.callback_arg)
+            let callback_arg = match spec.callback {
+                registry::CallbackSource::Arg(i) => args.get(i),
+                registry::CallbackSource::NaturalOrder => None,
+            };
+            let cb_ty = callback_arg
                 .and_then(|a| operand_ty(b, a))
                 .or_else(|| callee.generics.last().cloned());
-            let callback = match (&cb_ty, args.get(spec.callback_arg)) {
+            let natural = spec.callback == registry::CallbackSource::NaturalOrder;
+            let callback = match (&cb_ty, callback_arg) {
+                // `sort`: the core model's comparator of the element type,
+                // when it has one (else admission says the type has no
+                // order the GPU sorts by).
+                _ if natural => {
+                    match crate::core_model::natural_order_callback(&callee.path, &callee.generics)
+                        .filter(|name| bodies.iter().any(|b| b.name == *name))
+                    {
+                        Some(body) => Callback::FnItem { body },
+                        None => Callback::Other {
+                            ty: callee
+                                .generics
+                                .first()
+                                .map_or_else(|| "unknown".into(), Ty::to_string),
+                        },
+                    }
+                }
                 (Some(Ty::Closure { .. }), _) if callee.callback_instance.is_some() => {
                     Callback::Closure {
                         body: callee.callback_instance.clone().unwrap_or_default(),
@@ -985,11 +1005,28 @@ fn registrations(
                         None => closure_site(sources, &own, function, head, &heads, &hints, taken),
                     }
                 }
+                // The k-th call of the function, as the host API's method
+                // or as `native`'s free function as the registration is
+                // (`gpu.sort(…)` and `native::sort(…)` share a name).
                 _ => extents.get(&b.name).and_then(|&(file, (lo, hi))| {
                     let t = sources.text(file)?;
                     t.find_word((lo, hi), last_segment(function), true)
-                        .get(*k)
-                        .copied()
+                        .into_iter()
+                        .filter(|&at| {
+                            let before = t.text_before(at).trim_end();
+                            let method = before.ends_with('.')
+                                || spec.receiver.is_some_and(|ty| {
+                                    before
+                                        .strip_suffix("::")
+                                        .and_then(|p| {
+                                            p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                                .next()
+                                        })
+                                        .is_some_and(|p| p == ty)
+                                });
+                            method == spec.receiver.is_some()
+                        })
+                        .nth(*k)
                 }),
             };
             *k += 1;

@@ -17,8 +17,9 @@ pub struct RegistrationFn {
     /// how this function adapts another to it (`sort_by_key`'s key, whose
     /// thunk compares keys for the merge sort).
     pub shape: Shape,
-    /// Index of the callback among the call's arguments (`self` counts).
-    pub callback_arg: usize,
+    /// Where the callback comes from: an argument of the call, or the
+    /// element type's own order.
+    pub callback: CallbackSource,
     /// For a method of the host API, its type (`Gpu` for `gpu.reduce(…)`,
     /// `native::gpu::Gpu`); `None` for a free function of `native`.
     pub receiver: Option<&'static str>,
@@ -32,6 +33,36 @@ impl RegistrationFn {
             None => self.function.to_string(),
         }
     }
+}
+
+/// Where a registration's callback comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackSource {
+    /// The call's argument at this index (`self` counts).
+    Arg(usize),
+    /// No argument: the element type's own order, `Ord::cmp` (`sort`,
+    /// `sort_unstable`). The callback is the core model's comparator for
+    /// the element type ([`natural_order_fn`]), a comparator as
+    /// `sort_by` takes.
+    NaturalOrder,
+}
+
+/// The core model's comparator of `T`'s own order, `|a, b| a.cmp(b)`,
+/// which `sort` and `sort_unstable` of integers compile as their callback:
+/// `rmir_natural_order_u32`. `None` for a type that has none (every
+/// element type but the floats, which are not `Ord`).
+pub fn natural_order_fn(element: Scalar) -> Option<String> {
+    (element.is_int() && vocab::ELEMENT_SCALARS.contains(&element))
+        .then(|| format!("rmir_natural_order_{}", element.name()))
+}
+
+/// Whether the registration named `display_name` (as
+/// [`RegistrationFn::display_name`] gives it) sorts by the element type's
+/// own order, with no callback argument.
+pub fn is_natural_order(display_name: &str) -> bool {
+    REGISTRATIONS
+        .iter()
+        .any(|r| r.callback == CallbackSource::NaturalOrder && r.display_name() == display_name)
 }
 
 /// The callback shape of the registration named `display_name` (as
@@ -67,133 +98,161 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "reduce",
         provider: Provider::Reduce,
         shape: Shape::Fold,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: None,
     },
     RegistrationFn {
         function: "reduce_mut",
         provider: Provider::Reduce,
         shape: Shape::Fold,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: None,
     },
     RegistrationFn {
         function: "inclusive_scan",
         provider: Provider::InclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 1,
+        callback: CallbackSource::Arg(1),
         receiver: None,
     },
     RegistrationFn {
         function: "exclusive_scan",
         provider: Provider::ExclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: None,
     },
     RegistrationFn {
         function: "transform",
         provider: Provider::Transform,
         shape: Shape::Map,
-        callback_arg: 1,
+        callback: CallbackSource::Arg(1),
         receiver: None,
     },
     RegistrationFn {
         function: "transform2",
         provider: Provider::Transform2,
         shape: Shape::Zip,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: None,
     },
     RegistrationFn {
         function: "segmented_reduce",
         provider: Provider::SegmentedReduce,
         shape: Shape::Fold,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: None,
     },
     RegistrationFn {
         function: "select",
         provider: Provider::Select,
         shape: Shape::Predicate,
-        callback_arg: 1,
+        callback: CallbackSource::Arg(1),
         receiver: None,
     },
     RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
-        callback_arg: 1,
+        callback: CallbackSource::Arg(1),
         receiver: None,
     },
     RegistrationFn {
         function: "sort_by_key",
         provider: Provider::SortBy,
         shape: Shape::Key,
-        callback_arg: 1,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_unstable",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
         receiver: None,
     },
     RegistrationFn {
         function: "reduce",
         provider: Provider::Reduce,
         shape: Shape::Fold,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "inclusive_scan",
         provider: Provider::InclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "exclusive_scan",
         provider: Provider::ExclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform",
         provider: Provider::Transform,
         shape: Shape::Map,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform2",
         provider: Provider::Transform2,
         shape: Shape::Zip,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "segmented_reduce",
         provider: Provider::SegmentedReduce,
         shape: Shape::Fold,
-        callback_arg: 4,
+        callback: CallbackSource::Arg(4),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "select",
         provider: Provider::Select,
         shape: Shape::Predicate,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "sort_by_key",
         provider: Provider::SortBy,
         shape: Shape::Key,
-        callback_arg: 2,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "sort",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "sort_unstable",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
         receiver: Some("Gpu"),
     },
     // The `_into` forms write into a caller's device buffer, the argument
@@ -202,35 +261,35 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "inclusive_scan_into",
         provider: Provider::InclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "exclusive_scan_into",
         provider: Provider::ExclusiveScan,
         shape: Shape::Fold,
-        callback_arg: 4,
+        callback: CallbackSource::Arg(4),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform_into",
         provider: Provider::Transform,
         shape: Shape::Map,
-        callback_arg: 3,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "transform2_into",
         provider: Provider::Transform2,
         shape: Shape::Zip,
-        callback_arg: 4,
+        callback: CallbackSource::Arg(4),
         receiver: Some("Gpu"),
     },
     RegistrationFn {
         function: "segmented_reduce_into",
         provider: Provider::SegmentedReduce,
         shape: Shape::Fold,
-        callback_arg: 5,
+        callback: CallbackSource::Arg(5),
         receiver: Some("Gpu"),
     },
 ];
@@ -971,8 +1030,8 @@ mod tests {
         ] {
             let r = registration(p).unwrap();
             assert_eq!(
-                (r.function, r.callback_arg, r.receiver),
-                ("reduce", 3, Some("Gpu"))
+                (r.function, r.callback, r.receiver),
+                ("reduce", CallbackSource::Arg(3), Some("Gpu"))
             );
         }
         assert!(registration("other::Gpu::reduce").is_none());

@@ -229,6 +229,14 @@ impl<'a> SourceText<'a> {
         self.file
     }
 
+    /// The text before `span`'s start (empty when it is not in this file).
+    pub fn text_before(&self, span: Span) -> &'a str {
+        match self.offset(span.lo_line, span.lo_col) {
+            Some(at) => &self.text[..at],
+            None => "",
+        }
+    }
+
     /// Byte offset of a 1-based line and (char) column.
     pub fn offset(&self, line: u32, col: u32) -> Option<usize> {
         let start = *self.line_starts.get(line.checked_sub(1)? as usize)?;

@@ -959,6 +959,48 @@ impl Gpu {
         self.fresh(&call, &[data.source()], None, None, &key)
     }
 
+    /// The elements in ascending order, stably, as [`slice::sort`]
+    /// ([`crate::sort`]): an integer type's own order; at most 2^32 - 1 of
+    /// them. The kernel is `sort_by`'s with the comparator `|a, b|
+    /// a.cmp(b)`, which the compiler supplies.
+    #[track_caller]
+    #[inline(never)]
+    pub fn sort<T, D>(&self, data: &D) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement + Ord,
+        D: Input<T> + ?Sized,
+    {
+        self.sort_natural(core::panic::Location::caller(), data)
+    }
+
+    /// The elements in ascending order, as [`slice::sort_unstable`]
+    /// ([`crate::sort_unstable`]); for integers, what [`Gpu::sort`] gives,
+    /// by the same kernel.
+    #[track_caller]
+    #[inline(never)]
+    pub fn sort_unstable<T, D>(&self, data: &D) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement + Ord,
+        D: Input<T> + ?Sized,
+    {
+        self.sort_natural(core::panic::Location::caller(), data)
+    }
+
+    /// `sort` and `sort_unstable` at `site`: the comparator is the
+    /// compiler's, with no environment (an empty one, `()`).
+    fn sort_natural<T, D>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement + Ord,
+        D: Input<T> + ?Sized,
+    {
+        let call = self.call::<()>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source()], None, None, &())
+    }
+
     /// The facts of the call at `site` that identify its kernel.
     fn call<'t, F>(
         &self,

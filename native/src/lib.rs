@@ -168,3 +168,23 @@ pub fn sort_by_key<T: Copy, K: Ord, F: Fn(&T) -> K>(data: &[T], key: F) -> Vec<T
     out.sort_by_key(key);
     out
 }
+
+/// The elements in ascending order, stably, as [`slice::sort`]: `T`'s own
+/// order, `Ord::cmp`. On the GPU, `T` is an integer element type; the
+/// kernel is `sort_by`'s with `|a, b| a.cmp(b)`.
+#[inline(never)]
+pub fn sort<T: Copy + Ord>(data: &[T]) -> Vec<T> {
+    let mut out = data.to_vec();
+    out.sort();
+    out
+}
+
+/// The elements in ascending order, as [`slice::sort_unstable`]: equal
+/// elements may come in any order, which for integers, equal only when
+/// they are the same value, gives what [`sort`] gives.
+#[inline(never)]
+pub fn sort_unstable<T: Copy + Ord>(data: &[T]) -> Vec<T> {
+    let mut out = data.to_vec();
+    out.sort_unstable();
+    out
+}

@@ -222,13 +222,18 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         }
         Adapter::Direct => (abi.signature.to_string(), String::new()),
     };
+    // `sort`'s callback is the compiler's: the element type's own order.
+    let body = if frontend::registry::is_natural_order(&reg.function) {
+        format!("`{t}`'s own order, `a.cmp(b)`,")
+    } else {
+        format!("`{}`", abi.body)
+    };
     let mut s = format!(
-        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: `{}` of type `{callback}`\n  thunk: {} {}(const void *env, {}){answers}\n  environment: size {}, align {}",
+        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: {body} of type `{callback}`\n  thunk: {} {}(const void *env, {}){answers}\n  environment: size {}, align {}",
         reg.index,
         reg.function,
         reg.caller,
         reg.provider,
-        abi.body,
         stdint(&abi.signature.ret),
         abi.thunk,
         params.join(", "),

@@ -108,6 +108,11 @@ fn signature(params: &[Ty], ret: &Ty) -> Option<Signature> {
 /// thunk calls the callback.
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Adapter)> {
     let Some(root) = ctx.root.and_then(|r| ctx.facts.bodies.get(r)) else {
+        // `sort` of a type with no comparator of the core model's.
+        if frontend::registry::is_natural_order(&ctx.reg.function) {
+            out.push(unordered_elements(ctx));
+            return None;
+        }
         // No body: a fn pointer or a callback of an unknown kind.
         if let CallbackRef::Other(t) = &ctx.reg.callback {
             let fn_ptr = match t {
@@ -254,6 +259,32 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
         .with_help(help),
     );
     None
+}
+
+/// `sort` or `sort_unstable` of elements that are not integers (their
+/// callback names the element type: it has no comparator of the core
+/// model's).
+fn unordered_elements(ctx: &Ctx<'_>) -> Diagnostic {
+    let name = ctx.reg.function.as_str();
+    let ty = match &ctx.reg.callback {
+        CallbackRef::Other(t) => format!("`{t}`"),
+        _ => "these".to_string(),
+    };
+    let ints: Vec<String> = ELEMENT_SCALARS
+        .iter()
+        .filter(|s| s.is_int())
+        .map(|s| format!("`{}`", s.name()))
+        .collect();
+    Diagnostic::new(
+        Code::Signature,
+        format!("`{name}` on the GPU does not sort elements of type {ty}"),
+        ctx.registration_label(format!("sorts {ty} here")),
+    )
+    .with_note(format!(
+        "`sort` and `sort_unstable` on the GPU take the integer element types {}",
+        ints.join(", ")
+    ))
+    .with_help("convert the elements to one of these integer types on the host first (`c as u32` for a `char`)")
 }
 
 /// A callback of a generic function that no code of the crate calls with

@@ -127,6 +127,22 @@ pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_i8(d: &[i8]) -> Vec<i8> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_i8(d: &[i8]) -> Vec<i8> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_i8() -> Vec<Case<i8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i8, cpu_reduce_add_i8), order: None },
@@ -143,6 +159,8 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i8, cpu_select_above_i8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i8, cpu_sort_i8), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i8, cpu_sort_unstable_i8), order: None },
     ]
 }
 
@@ -269,6 +287,22 @@ pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_i16(d: &[i16]) -> Vec<i16> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_i16(d: &[i16]) -> Vec<i16> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_i16() -> Vec<Case<i16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i16, cpu_reduce_add_i16), order: None },
@@ -285,6 +319,8 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i16, cpu_select_above_i16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i16, cpu_sort_i16), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i16, cpu_sort_unstable_i16), order: None },
     ]
 }
 
@@ -411,6 +447,22 @@ pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_i32(d: &[i32]) -> Vec<i32> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_i32(d: &[i32]) -> Vec<i32> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_i32() -> Vec<Case<i32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i32, cpu_reduce_add_i32), order: None },
@@ -427,6 +479,8 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i32, cpu_select_above_i32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i32, cpu_sort_i32), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i32, cpu_sort_unstable_i32), order: None },
     ]
 }
 
@@ -553,6 +607,22 @@ pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_i64(d: &[i64]) -> Vec<i64> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_i64(d: &[i64]) -> Vec<i64> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_i64() -> Vec<Case<i64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i64, cpu_reduce_add_i64), order: None },
@@ -569,6 +639,8 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i64, cpu_select_above_i64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i64, cpu_sort_i64), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i64, cpu_sort_unstable_i64), order: None },
     ]
 }
 
@@ -695,6 +767,22 @@ pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_u8(d: &[u8]) -> Vec<u8> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_u8(d: &[u8]) -> Vec<u8> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_u8() -> Vec<Case<u8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u8, cpu_reduce_add_u8), order: None },
@@ -711,6 +799,8 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u8, cpu_select_above_u8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u8, cpu_sort_u8), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u8, cpu_sort_unstable_u8), order: None },
     ]
 }
 
@@ -837,6 +927,22 @@ pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_u16(d: &[u16]) -> Vec<u16> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_u16(d: &[u16]) -> Vec<u16> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_u16() -> Vec<Case<u16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u16, cpu_reduce_add_u16), order: None },
@@ -853,6 +959,8 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u16, cpu_select_above_u16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u16, cpu_sort_u16), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u16, cpu_sort_unstable_u16), order: None },
     ]
 }
 
@@ -979,6 +1087,22 @@ pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_u32(d: &[u32]) -> Vec<u32> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_u32(d: &[u32]) -> Vec<u32> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_u32() -> Vec<Case<u32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u32, cpu_reduce_add_u32), order: None },
@@ -995,6 +1119,8 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u32, cpu_select_above_u32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u32, cpu_sort_u32), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u32, cpu_sort_unstable_u32), order: None },
     ]
 }
 
@@ -1121,6 +1247,22 @@ pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_sort_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
+    gpu.sort(d)?.to_vec()
+}
+
+pub fn cpu_sort_u64(d: &[u64]) -> Vec<u64> {
+    native::sort(d)
+}
+
+pub fn gpu_sort_unstable_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
+    gpu.sort_unstable(d)?.to_vec()
+}
+
+pub fn cpu_sort_unstable_u64(d: &[u64]) -> Vec<u64> {
+    native::sort_unstable(d)
+}
+
 pub fn cases_u64() -> Vec<Case<u64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u64, cpu_reduce_add_u64), order: None },
@@ -1137,6 +1279,8 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u64, cpu_select_above_u64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
+        Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u64, cpu_sort_u64), order: None },
+        Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u64, cpu_sort_unstable_u64), order: None },
     ]
 }
 

@@ -385,7 +385,7 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             let patterns: Vec<Vec<usize>> = (0..3).map(|p| offsets(n, p, &mut rng)).collect();
             let jobs: Vec<Job<'_, T>> = cases
                 .iter()
-                .filter(|c| !c.provider.starts_with("sort_by") || n <= SORT_MAX)
+                .filter(|c| !c.provider.starts_with("sort") || n <= SORT_MAX)
                 .flat_map(|c| {
                     let count = if c.provider == "segmented_reduce" { 3 } else { 1 };
                     (0..count).map(move |pattern| Job { case: c, pattern })
