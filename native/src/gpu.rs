@@ -361,6 +361,43 @@ fn bytes_of<T: DeviceElement>(data: &[T]) -> &[u8] {
     unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) }
 }
 
+/// A point in a stream's order that the GPU stamps with the time it is
+/// reached ([`Gpu::mark`]): a CUDA event with timing.
+///
+/// ```no_run
+/// use native::gpu::Gpu;
+/// let gpu = Gpu::open(0)?;
+/// let x = gpu.upload(&vec![1.0f32; 1 << 20])?;
+/// let before = gpu.mark()?;
+/// let y = gpu.transform(&x, |v: f32| v * 2.0)?;
+/// let after = gpu.mark()?;
+/// println!("the transform took {:?} on the GPU", before.elapsed(&after)?);
+/// # drop(y);
+/// # Ok::<(), native::gpu::Error>(())
+/// ```
+pub struct Mark {
+    event: backend::Mark,
+}
+
+impl Mark {
+    /// The GPU time from this mark to `later`, once both are reached (it
+    /// waits for them; an error of a call before either surfaces here).
+    /// Marks of every stream of one device share its clock, so intervals
+    /// of two streams can be compared: whether a copy on one ran while a
+    /// kernel ran on another. An error when `later` was reached first, or
+    /// is of another device.
+    pub fn elapsed(&self, later: &Mark) -> Result<core::time::Duration, Error> {
+        let ms = backend::elapsed_ms(&self.event, &later.event)?;
+        if ms < 0.0 {
+            return Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: std::format!("the later mark was reached {:.3} ms before this one", -ms),
+            });
+        }
+        Ok(core::time::Duration::from_secs_f64(f64::from(ms) / 1e3))
+    }
+}
+
 /// Page-locked host memory ([`Gpu::alloc_host`]): copies to and from it
 /// run at the copy engines' speed, and may run while the program goes on
 /// ([`Gpu::upload_async`], [`Gpu::download_async`]). Its elements are
@@ -551,6 +588,17 @@ impl Gpu {
     /// a reduce's value), naming the call sites it may come from.
     pub fn synchronize(&self) -> Result<(), Error> {
         backend::synchronize(&self.device, self.lane)
+    }
+
+    /// A mark in this stream's order, timed by the GPU: it is reached once
+    /// every call made on this stream before it is done, and the GPU stamps
+    /// the time then. [`Mark::elapsed`] measures GPU time between two
+    /// marks, of this stream or of another of the same device, as CUDA's
+    /// events do. Returns without waiting.
+    pub fn mark(&self) -> Result<Mark, Error> {
+        Ok(Mark {
+            event: backend::mark(&self.device, self.lane)?,
+        })
     }
 
     /// The device's free and total memory in bytes. Memory a call freed
@@ -1165,6 +1213,7 @@ mod backend {
     pub type Device = &'static host::Device;
     pub type Alloc = host::DeviceAlloc;
     pub type Host = host::HostAlloc;
+    pub type Mark = host::MarkEvent;
 
     /// Where a call's result goes.
     pub enum Out<'a> {
@@ -1248,6 +1297,14 @@ mod backend {
 
     pub fn upload_async(d: &Device, lane: usize, h: &Host) -> Result<Alloc, Error> {
         d.upload_async(lane, h).map_err(convert)
+    }
+
+    pub fn mark(d: &Device, lane: usize) -> Result<Mark, Error> {
+        d.mark(lane).map_err(convert)
+    }
+
+    pub fn elapsed_ms(a: &Mark, b: &Mark) -> Result<f32, Error> {
+        a.elapsed_ms(b).map_err(convert)
     }
 
     pub fn download_async(d: &Device, lane: usize, a: &Alloc, h: &Host) -> Result<(), Error> {
@@ -1341,6 +1398,7 @@ mod backend {
     pub struct Device;
     pub struct Alloc;
     pub struct Host;
+    pub struct Mark;
 
     #[allow(dead_code)]
     pub enum Out<'a> {
@@ -1415,6 +1473,14 @@ mod backend {
     }
 
     pub fn upload_async(_: &Device, _: usize, _: &Host) -> Result<Alloc, Error> {
+        Err(unavailable())
+    }
+
+    pub fn mark(_: &Device, _: usize) -> Result<Mark, Error> {
+        Err(unavailable())
+    }
+
+    pub fn elapsed_ms(_: &Mark, _: &Mark) -> Result<f32, Error> {
         Err(unavailable())
     }
 

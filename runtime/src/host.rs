@@ -677,6 +677,51 @@ impl Drop for HostAlloc {
     }
 }
 
+/// A timed point in a lane's order (`native::gpu::Mark`): an event with
+/// timing, recorded when made; the GPU stamps it when the lane reaches it.
+pub struct MarkEvent {
+    device: &'static Device,
+    lane: usize,
+    event: Event<'static>,
+}
+
+// SAFETY: the event is only waited on and read with the device's context
+// made current (`elapsed_ms`); destroying it needs no context.
+unsafe impl Send for MarkEvent {}
+unsafe impl Sync for MarkEvent {}
+
+impl MarkEvent {
+    /// Waits until the lane has reached the mark: an error of a call
+    /// before it surfaces here, naming the calls it may come from.
+    fn reached(&self) -> Result<(), HostError> {
+        self.device.gpu.make_current().map_err(device_error)?;
+        self.event
+            .synchronize()
+            .map_err(|e| match self.device.lock() {
+                Ok(mut state) => wait_error(&mut state, self.lane, e),
+                Err(locked) => locked,
+            })
+    }
+
+    /// Milliseconds of GPU time from this mark to `later`, once the lanes
+    /// have reached both (negative when `later` was reached first). Marks
+    /// of one device share its clock, whatever their lanes.
+    pub fn elapsed_ms(&self, later: &MarkEvent) -> Result<f32, HostError> {
+        if !std::ptr::eq(self.device, later.device) {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!(
+                    "the marks are of two devices ({} and {}): only marks of one device share a clock",
+                    self.device.ordinal, later.device.ordinal
+                ),
+            ));
+        }
+        self.reached()?;
+        later.reached()?;
+        self.event.elapsed_ms(&later.event).map_err(device_error)
+    }
+}
+
 /// One input of a call.
 #[derive(Clone, Copy)]
 pub enum Input<'a> {
@@ -867,6 +912,21 @@ impl Device {
     /// here, naming the calls it may come from.
     pub fn synchronize(&self, lane: usize) -> Result<(), HostError> {
         self.lock()?.wait(lane)
+    }
+
+    /// A timed mark in `lane`'s order, recorded now (it returns without
+    /// waiting).
+    pub fn mark(&'static self, lane: usize) -> Result<MarkEvent, HostError> {
+        let state = self.lock()?;
+        let event = state.gpu.event().map_err(device_error)?;
+        event
+            .record_on(state.lanes[lane].stream)
+            .map_err(device_error)?;
+        Ok(MarkEvent {
+            device: self,
+            lane,
+            event,
+        })
     }
 
     /// A new allocation of `bytes`, zeroed in `lane`'s order.

@@ -2,7 +2,8 @@
 # Data that stays on the GPU, on the GPU machine, with target/gpu/providers
 # from scripts/gpu/providers.sh carried (GPU_DIR=dir: that one): the
 # pipeline program's checks (every device-resident form against the CPU)
-# and its trap case (a kernel's error names its call site), a soak of
+# and its trap case (a kernel's error names its call site), the overlap of
+# copies and kernels on three streams (the GPU's own timestamps), a soak of
 # SOAK_SECONDS (default 60) from 8 threads sharing one Gpu, memcheck over
 # the checks, then its timings beside benches/cub/pipeline.cu (CUB and
 # cudaMemcpy, built here by nvcc), run one after the other in this run,
@@ -23,6 +24,10 @@ fail=0
 step pipeline-check "$s/pipeline" check
 grep -E "FAIL|passed" "$out/pipeline-check.log"
 step pipeline-trap "$s/pipeline" trap
+# Chunks up, through a kernel and down on three streams against one: the
+# GPU's marks (events with timing) show the three stages overlapping.
+step pipeline-overlap "$s/pipeline" overlap
+cat "$out/pipeline-overlap.log"
 # Calls from 8 threads sharing one Gpu; memory must not grow after the
 # first tenth of the time.
 step pipeline-soak "$s/pipeline" soak "${SOAK_SECONDS:-60}" 8

@@ -14,6 +14,10 @@
 //!                             calls from THREADS threads sharing one Gpu;
 //!                             exit 1 on an error, or when host or device
 //!                             memory grew after the first tenth of the time
+//!     pipeline overlap        chunks up, through a transform and down
+//!                             on three streams against one, timed by
+//!                             the GPU's marks: exit 1 unless the results
+//!                             are right and the three stages overlap
 //!     pipeline bench [REPS]   host wall times, one line each:
 //!                             `rust NAME SIZE MICROSECONDS`
 //!
@@ -22,7 +26,7 @@
 //! scripts/gpu/pipeline-run.sh, beside benches/cub/pipeline.cu (the same
 //! calls with CUB and cudaMemcpy).
 
-use native::gpu::{DeviceVec, Error, ErrorKind, Gpu};
+use native::gpu::{DeviceVec, Error, ErrorKind, Gpu, HostBuffer, Mark};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -293,6 +297,139 @@ thread_local! {
     static MEMORY: std::cell::Cell<((usize, usize), (usize, usize))> = const { std::cell::Cell::new(((0, 0), (0, 0))) };
 }
 
+/// The GPU's timeline of one chunk: marks before its copy up, before its
+/// kernel, before its copy down, and after it.
+type Stages = [Mark; 4];
+
+/// `chunks` page-locked chunks up, through a transform heavy enough to
+/// last about as long as a copy, and down, spread over `streams` streams.
+/// Returns each chunk's marks, and the first mark (every other is after
+/// it in the host's order, so on the GPU's clock).
+fn run_chunks(
+    gpu: &Gpu,
+    streams: usize,
+    inputs: &[HostBuffer<f32>],
+    outputs: &mut [HostBuffer<f32>],
+    rounds: u32,
+) -> Result<(Mark, Vec<Stages>), Error> {
+    let lanes: Vec<Gpu> = (0..streams).map(|_| gpu.stream()).collect::<Result<_, _>>()?;
+    let start = lanes[0].mark()?;
+    let mut timeline = Vec::new();
+    let mut live = Vec::new();
+    for (c, (input, output)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
+        let s = &lanes[c % streams];
+        let up = s.mark()?;
+        let x = s.upload_async(input)?;
+        let run = s.mark()?;
+        let y = s.transform(&x, move |v: f32| {
+            let mut a = v;
+            for _ in 0..rounds {
+                a = a * 0.999 + 0.001;
+            }
+            a
+        })?;
+        let down = s.mark()?;
+        s.download_async(&y, output)?;
+        let end = s.mark()?;
+        timeline.push([up, run, down, end]);
+        live.push((x, y));
+    }
+    Ok((start, timeline))
+}
+
+/// Microseconds of GPU time from `start` to each mark of each chunk.
+fn micros(start: &Mark, timeline: &[Stages]) -> Result<Vec<[f64; 4]>, Error> {
+    timeline
+        .iter()
+        .map(|marks| {
+            let mut t = [0.0; 4];
+            for (i, m) in marks.iter().enumerate() {
+                t[i] = start.elapsed(m)?.as_secs_f64() * 1e6;
+            }
+            Ok(t)
+        })
+        .collect()
+}
+
+/// The time during which a copy up, a kernel and a copy down (of any
+/// chunks) all run, in microseconds: a sweep over the stages' intervals.
+fn three_way(times: &[[f64; 4]]) -> f64 {
+    let mut events: Vec<(f64, usize, i32)> = Vec::new();
+    for t in times {
+        for stage in 0..3 {
+            events.push((t[stage], stage, 1));
+            events.push((t[stage + 1], stage, -1));
+        }
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    let (mut active, mut total, mut last) = ([0i32; 3], 0.0, 0.0);
+    for (at, stage, delta) in events {
+        if active.iter().all(|&n| n > 0) {
+            total += at - last;
+        }
+        active[stage] += delta;
+        last = at;
+    }
+    total
+}
+
+/// Chunks through three streams against one: the GPU's marks show the
+/// copies up, the kernels and the copies down overlapping.
+fn overlap(gpu: &Gpu) -> Result<bool, Error> {
+    let (chunks, len, rounds) = (12usize, 1usize << 22, 3000u32);
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for c in 0..chunks {
+        let mut h = gpu.alloc_host::<f32>(len)?;
+        h.as_mut_slice()?.copy_from_slice(&data(len, c as u64));
+        inputs.push(h);
+        outputs.push(gpu.alloc_host::<f32>(len)?);
+    }
+    // The kernel's module loads on the first call, outside the timings.
+    run_chunks(gpu, 1, &inputs[..1], &mut outputs[..1], rounds)?;
+    let mut spans = Vec::new();
+    let mut right = true;
+    for streams in [1usize, 3] {
+        let (start, timeline) = run_chunks(gpu, streams, &inputs, &mut outputs, rounds)?;
+        let times = micros(&start, &timeline)?;
+        let first = times.iter().map(|t| t[0]).fold(f64::MAX, f64::min);
+        let last = times.iter().map(|t| t[3]).fold(0.0, f64::max);
+        let stage = |i: usize| times.iter().map(|t| t[i + 1] - t[i]).sum::<f64>() / chunks as f64;
+        let all = three_way(&times);
+        println!(
+            "{streams} stream(s): {chunks} chunks of {len} f32 in {:.0} us of GPU time; a chunk's copy up {:.0} us, kernel {:.0} us, copy down {:.0} us; all three at once for {:.0} us",
+            last - first,
+            stage(0),
+            stage(1),
+            stage(2),
+            all
+        );
+        spans.push((last - first, all));
+        // Every 1021st element against the host's (all of them would take
+        // the host a minute).
+        for (c, out) in outputs.iter().enumerate() {
+            let host = data(len, c as u64);
+            let got = out.as_slice()?;
+            right &= (0..len).step_by(1021).all(|i| {
+                let mut a = host[i];
+                for _ in 0..rounds {
+                    a = a * 0.999 + 0.001;
+                }
+                got[i].to_bits() == a.to_bits()
+            });
+        }
+    }
+    let (one, three) = (spans[0], spans[1]);
+    println!(
+        "three streams take {:.2}x the GPU time of one; results {}",
+        three.0 / one.0,
+        if right { "right" } else { "WRONG" }
+    );
+    // Overlap: the three stages ran at once for a tenth of the time at
+    // least, and the pipeline is shorter than one stream's by a third.
+    Ok(right && three.1 >= 0.1 * three.0 && three.0 <= 0.67 * one.0 && one.1 == 0.0)
+}
+
 /// The best of `reps` runs of `f`, in microseconds.
 fn best(reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     let mut best = f64::MAX;
@@ -415,6 +552,7 @@ fn main() -> ExitCode {
             c.failed.is_empty() && c.passed > 0
         }),
         Some("trap") => trap(&gpu),
+        Some("overlap") => overlap(&gpu),
         Some("soak") => {
             let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
             let threads = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(8);
@@ -425,7 +563,7 @@ fn main() -> ExitCode {
             bench(&gpu, reps).map(|()| true)
         }
         _ => {
-            eprintln!("usage: pipeline check [--sanitizer] | trap | soak SECONDS THREADS | bench [REPS]");
+            eprintln!("usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS]");
             return ExitCode::from(2);
         }
     };
