@@ -30,7 +30,7 @@ use melior::ir::{
     block::BlockLike,
     operation::OperationBuilder,
     r#type::FunctionType,
-    Block, Region, RegionLike, Type, Value,
+    Attribute, Block, BlockRef, Location, Operation, Region, RegionLike, Type, Value,
 };
 
 use melior::dialect::{
@@ -187,6 +187,210 @@ fn key_type<'c>(rw: &Patch<'c, '_>, body: Op, k: Scalar) -> Result<Type<'c>, Low
     })
 }
 
+/// What the thunk's ops are appended with: its block, the body it calls
+/// and where errors point.
+struct Emit<'c, 'a, 'r, 'p> {
+    rw: &'r Patch<'c, 'p>,
+    body: Op,
+    block: BlockRef<'c, 'a>,
+    loc: Location<'c>,
+    callee: Attribute<'c>,
+}
+
+impl<'c, 'a> Emit<'c, 'a, '_, '_> {
+    fn append(&self, op: Operation<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        first_result(self.rw, self.body, self.block.append_operation(op))
+    }
+
+    /// `name` of one operand with one result (`arith.trunci`, …).
+    fn unary(
+        &self,
+        name: &str,
+        operand: Value<'c, 'a>,
+        result: Type<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(&[operand])
+            .add_results(&[result])
+            .build()
+            .map_err(|e| {
+                self.rw
+                    .error(self.body, format!("cannot build the thunk's `{name}`: {e}"))
+            })?;
+        self.append(op)
+    }
+
+    /// A stack slot of type `t`.
+    fn slot(&self, t: Type<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        let one = self.append(arith::constant(
+            self.rw.ctx,
+            IntegerAttribute::new(self.rw.int_type(64), 1).into(),
+            self.loc,
+        ))?;
+        let options = AllocaOptions::new().elem_type(Some(TypeAttribute::new(t)));
+        self.append(llvm::alloca(
+            self.rw.ctx,
+            one,
+            self.rw.ptr_type(),
+            self.loc,
+            options,
+        ))
+    }
+
+    /// An operand in a stack slot, for a body that takes it by reference.
+    fn by_ref(&self, v: Value<'c, 'a>, t: Type<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        let at = self.slot(t)?;
+        self.block.append_operation(llvm::store(
+            self.rw.ctx,
+            v,
+            at,
+            self.loc,
+            LoadStoreOptions::default(),
+        ));
+        Ok(at)
+    }
+
+    fn load(&self, at: Value<'c, 'a>, t: Type<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        self.append(llvm::load(
+            self.rw.ctx,
+            at,
+            t,
+            self.loc,
+            LoadStoreOptions::default(),
+        ))
+    }
+
+    /// A call of the body; its result, when it returns one.
+    fn call(
+        &self,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+    ) -> Result<Option<Value<'c, 'a>>, LowerError> {
+        let op = OperationBuilder::new("func.call", self.loc)
+            .add_operands(operands)
+            .add_results(results)
+            .add_attributes(&[(self.rw.ident("callee"), self.callee)])
+            .build()
+            .map_err(|e| {
+                self.rw
+                    .error(self.body, format!("cannot build the thunk's call: {e}"))
+            })?;
+        let call = self.block.append_operation(op);
+        match results {
+            [] => Ok(None),
+            _ => first_result(self.rw, self.body, call).map(Some),
+        }
+    }
+
+    fn compare(
+        &self,
+        predicate: CmpiPredicate,
+        a: Value<'c, 'a>,
+        b: Value<'c, 'a>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        self.append(arith::cmpi(self.rw.ctx, predicate, a, b, self.loc))
+    }
+
+    /// `Adapter::Compare`: both operands by reference and a slot for the
+    /// `Ordering`, which is one byte, its discriminant
+    /// (`frontend::adt::std_def`); the answer is whether it is `Less` (-1).
+    fn compare_adapter(
+        &self,
+        mut args: Vec<Value<'c, 'a>>,
+        first: usize,
+        params: &[Crossing<'c>],
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        for (i, p) in params.iter().enumerate() {
+            args[first + i] = self.by_ref(args[first + i], p.body)?;
+        }
+        let i8t = self.rw.int_type(8);
+        let ordering = self.slot(i8t)?;
+        args.push(ordering);
+        self.call(&args, &[])?;
+        let d = self.load(ordering, i8t)?;
+        let less = self.append(arith::constant(
+            self.rw.ctx,
+            IntegerAttribute::new(i8t, -1).into(),
+            self.loc,
+        ))?;
+        self.compare(CmpiPredicate::Eq, d, less)
+    }
+
+    /// `Adapter::Key`: the key of each operand (by reference), compared
+    /// as `k` orders.
+    fn key_adapter(
+        &self,
+        args: &[Value<'c, 'a>],
+        first: usize,
+        params: &[Crossing<'c>],
+        k: Scalar,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let kt = key_type(self.rw, self.body, k)?;
+        let mut keys = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let mut operands = args[..first].to_vec();
+            operands.push(self.by_ref(args[first + i], p.body)?);
+            let key = self.call(&operands, &[kt])?;
+            keys.push(key.ok_or_else(|| self.rw.error(self.body, "a key call with no result"))?);
+        }
+        self.compare(less_than(k), keys[0], keys[1])
+    }
+
+    /// `Adapter::TupleKey`: each operand's key tuple written by the body
+    /// into a slot in the body's own layout (`types::memory_type`: a
+    /// struct of the fields' types), compared field by field.
+    fn tuple_key_adapter(
+        &self,
+        args: &[Value<'c, 'a>],
+        first: usize,
+        params: &[Crossing<'c>],
+        fields: &[Scalar],
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let types = fields
+            .iter()
+            .map(|k| key_type(self.rw, self.body, *k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tuple = melior::dialect::llvm::r#type::r#struct(self.rw.ctx, &types, false);
+        let mut slots = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let mut operands = args[..first].to_vec();
+            operands.push(self.by_ref(args[first + i], p.body)?);
+            let at = self.slot(tuple)?;
+            operands.push(at);
+            self.call(&operands, &[])?;
+            slots.push(at);
+        }
+        let field = |at: Value<'c, 'a>, i: usize| -> Result<Value<'c, 'a>, LowerError> {
+            let gep = self.append(llvm::get_element_ptr(
+                self.rw.ctx,
+                at,
+                melior::ir::attribute::DenseI32ArrayAttribute::new(self.rw.ctx, &[0, i as i32]),
+                tuple,
+                self.rw.ptr_type(),
+                self.loc,
+            ))?;
+            self.load(gep, types[i])
+        };
+        // Lexicographic, from the last field: less_i | (equal_i & rest).
+        let mut answer: Option<Value<'c, 'a>> = None;
+        for (i, k) in fields.iter().enumerate().rev() {
+            let (a, b) = (field(slots[0], i)?, field(slots[1], i)?);
+            let less = self.compare(less_than(*k), a, b)?;
+            answer = Some(match answer {
+                None => less,
+                Some(rest) => {
+                    let equal = self.compare(CmpiPredicate::Eq, a, b)?;
+                    let tie = self.append(arith::andi(equal, rest, self.loc))?;
+                    self.append(arith::ori(less, tie, self.loc))?
+                }
+            });
+        }
+        answer.ok_or_else(|| self.rw.error(self.body, "a tuple key with no field"))
+    }
+}
+
+/// The thunk `func.func`: its arguments narrowed to the body's types, the
+/// body called as the thunk's [`Adapter`] says, the result widened.
 fn build<'c>(
     rw: &Patch<'c, '_>,
     body: Op,
@@ -203,168 +407,40 @@ fn build<'c>(
         .collect::<Result<Vec<_>, _>>()?;
     inputs.extend(params.iter().map(|p| p.abi));
     let ret = Crossing::of(rw, body, &sig.ret)?;
-    let (ret_abi, ret_body) = (ret.abi, ret.body);
     let region = Region::new();
     let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
-    let block = region.append_block(Block::new(&arguments));
-    let op = |name: &str, operand: Value<'c, '_>, result: Type<'c>| {
-        OperationBuilder::new(name, loc)
-            .add_operands(&[operand])
-            .add_results(&[result])
-            .build()
-            .map_err(|e| rw.error(body, format!("cannot build the thunk's `{name}`: {e}")))
+    let e = Emit {
+        rw,
+        body,
+        block: region.append_block(Block::new(&arguments)),
+        loc,
+        callee: rw.symbol(callee),
     };
-    let mut args: Vec<Value<'c, '_>> = Vec::new();
-    if thunk.takes_env {
-        let env = block
-            .argument(0)
-            .map_err(|e| rw.error(body, format!("thunk argument 0: {e}")))?;
-        args.push(env.into());
-    }
-    for (i, p) in params.iter().enumerate() {
-        let a: Value<'c, '_> = block
-            .argument(i + 1)
-            .map_err(|e| rw.error(body, format!("thunk argument {}: {e}", i + 1)))?
-            .into();
-        if !p.widens() {
-            args.push(a);
-        } else {
-            let t = block.append_operation(op("arith.trunci", a, p.body)?);
-            args.push(
-                t.result(0)
-                    .map_err(|e| rw.error(body, format!("the thunk's trunci: {e}")))?
-                    .into(),
-            );
-        }
-    }
-    let slot = |t: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
-        let i64t = rw.int_type(64);
-        let one = block.append_operation(arith::constant(
-            rw.ctx,
-            IntegerAttribute::new(i64t, 1).into(),
-            loc,
-        ));
-        let one = one.result(0).map_err(|e| rw.error(body, e.to_string()))?;
-        let options = AllocaOptions::new().elem_type(Some(TypeAttribute::new(t)));
-        let a = block.append_operation(llvm::alloca(
-            rw.ctx,
-            one.into(),
-            rw.ptr_type(),
-            loc,
-            options,
-        ));
-        Ok(a.result(0)
-            .map_err(|e| rw.error(body, e.to_string()))?
+    let argument = |i: usize| -> Result<Value<'c, '_>, LowerError> {
+        Ok(e.block
+            .argument(i)
+            .map_err(|err| rw.error(body, format!("thunk argument {i}: {err}")))?
             .into())
     };
-    // An operand in a stack slot, for a body that takes it by reference.
-    let by_ref = |v: Value<'c, '_>, t: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
-        let at = slot(t)?;
-        block.append_operation(llvm::store(rw.ctx, v, at, loc, LoadStoreOptions::default()));
-        Ok(at)
-    };
-    let sym = rw.symbol(callee);
-    let call = |operands: &[Value<'c, '_>], results: &[Type<'c>]| {
-        let op = OperationBuilder::new("func.call", loc)
-            .add_operands(operands)
-            .add_results(results)
-            .add_attributes(&[(rw.ident("callee"), sym)])
-            .build()
-            .map_err(|e| rw.error(body, format!("cannot build the thunk's call: {e}")))?;
-        Ok::<_, LowerError>(block.append_operation(op))
-    };
-    let result = |op| first_result(rw, body, op);
-    let compare = |predicate: CmpiPredicate, a: Value<'c, '_>, b: Value<'c, '_>| {
-        result(block.append_operation(arith::cmpi(rw.ctx, predicate, a, b, loc)))
-    };
+    let mut args = Vec::new();
+    if thunk.takes_env {
+        args.push(argument(0)?);
+    }
+    for (i, p) in params.iter().enumerate() {
+        let a = argument(i + 1)?;
+        args.push(match p.widens() {
+            true => e.unary("arith.trunci", a, p.body)?,
+            false => a,
+        });
+    }
     let first = usize::from(thunk.takes_env);
-    let mut r: Value<'c, '_> = match &thunk.adapter {
-        Adapter::Direct => result(call(&args, &[ret_body])?)?,
-        Adapter::Compare => {
-            for (i, p) in params.iter().enumerate() {
-                args[first + i] = by_ref(args[first + i], p.body)?;
-            }
-            // `Ordering` is one byte, its discriminant
-            // (`frontend::adt::std_def`): `Less` is -1.
-            let i8t = rw.int_type(8);
-            let ordering = slot(i8t)?;
-            args.push(ordering);
-            call(&args, &[])?;
-            let d = result(block.append_operation(llvm::load(
-                rw.ctx,
-                ordering,
-                i8t,
-                loc,
-                LoadStoreOptions::default(),
-            )))?;
-            let less = result(block.append_operation(arith::constant(
-                rw.ctx,
-                IntegerAttribute::new(i8t, -1).into(),
-                loc,
-            )))?;
-            compare(CmpiPredicate::Eq, d, less)?
-        }
-        Adapter::Key(k) => {
-            let kt = key_type(rw, body, *k)?;
-            let mut keys = Vec::new();
-            for (i, p) in params.iter().enumerate() {
-                let mut operands = args[..first].to_vec();
-                operands.push(by_ref(args[first + i], p.body)?);
-                keys.push(result(call(&operands, &[kt])?)?);
-            }
-            compare(less_than(*k), keys[0], keys[1])?
-        }
-        Adapter::TupleKey(fields) => {
-            // The tuple in the body's own layout (`types::memory_type`: a
-            // struct of the fields' types).
-            let types = fields
-                .iter()
-                .map(|k| key_type(rw, body, *k))
-                .collect::<Result<Vec<_>, _>>()?;
-            let tuple = melior::dialect::llvm::r#type::r#struct(rw.ctx, &types, false);
-            let mut slots = Vec::new();
-            for (i, p) in params.iter().enumerate() {
-                let mut operands = args[..first].to_vec();
-                operands.push(by_ref(args[first + i], p.body)?);
-                let at = slot(tuple)?;
-                operands.push(at);
-                call(&operands, &[])?;
-                slots.push(at);
-            }
-            let field = |at: Value<'c, '_>, i: usize| -> Result<Value<'c, '_>, LowerError> {
-                let gep = block.append_operation(llvm::get_element_ptr(
-                    rw.ctx,
-                    at,
-                    melior::ir::attribute::DenseI32ArrayAttribute::new(rw.ctx, &[0, i as i32]),
-                    tuple,
-                    rw.ptr_type(),
-                    loc,
-                ));
-                let load = block.append_operation(llvm::load(
-                    rw.ctx,
-                    result(gep)?,
-                    types[i],
-                    loc,
-                    LoadStoreOptions::default(),
-                ));
-                result(load)
-            };
-            // Lexicographic, from the last field: less_i | (equal_i & rest).
-            let mut answer: Option<Value<'c, '_>> = None;
-            for (i, k) in fields.iter().enumerate().rev() {
-                let (a, b) = (field(slots[0], i)?, field(slots[1], i)?);
-                let less = compare(less_than(*k), a, b)?;
-                answer = Some(match answer {
-                    None => less,
-                    Some(rest) => {
-                        let equal = compare(CmpiPredicate::Eq, a, b)?;
-                        let tie = result(block.append_operation(arith::andi(equal, rest, loc)))?;
-                        result(block.append_operation(arith::ori(less, tie, loc)))?
-                    }
-                });
-            }
-            answer.ok_or_else(|| rw.error(body, "a tuple key with no field"))?
-        }
+    let mut r = match &thunk.adapter {
+        Adapter::Direct => e
+            .call(&args, &[ret.body])?
+            .ok_or_else(|| rw.error(body, "the body's call has no result"))?,
+        Adapter::Compare => e.compare_adapter(args, first, &params)?,
+        Adapter::Key(k) => e.key_adapter(&args, first, &params, *k)?,
+        Adapter::TupleKey(fields) => e.tuple_key_adapter(&args, first, &params, fields)?,
     };
     if ret.widens() {
         let widen = if ret.signed {
@@ -372,18 +448,14 @@ fn build<'c>(
         } else {
             "arith.extui"
         };
-        let w = block.append_operation(op(widen, r, ret_abi)?);
-        r = w
-            .result(0)
-            .map_err(|e| rw.error(body, format!("the thunk's {widen}: {e}")))?
-            .into();
+        r = e.unary(widen, r, ret.abi)?;
     }
-    let ret = OperationBuilder::new("func.return", loc)
+    let ret_op = OperationBuilder::new("func.return", loc)
         .add_operands(&[r])
         .build()
-        .map_err(|e| rw.error(body, format!("cannot build the thunk's return: {e}")))?;
-    block.append_operation(ret);
-    let fty = FunctionType::new(rw.ctx, &inputs, &[ret_abi]);
+        .map_err(|err| rw.error(body, format!("cannot build the thunk's return: {err}")))?;
+    e.block.append_operation(ret_op);
+    let fty = FunctionType::new(rw.ctx, &inputs, &[ret.abi]);
     OperationBuilder::new("func.func", loc)
         .add_attributes(&[
             (
@@ -397,10 +469,10 @@ fn build<'c>(
         ])
         .add_regions([region])
         .build()
-        .map_err(|e| {
+        .map_err(|err| {
             rw.error(
                 body,
-                format!("cannot build the thunk `{}`: {e}", thunk.symbol),
+                format!("cannot build the thunk `{}`: {err}", thunk.symbol),
             )
         })
 }
