@@ -302,22 +302,28 @@ const EXPLAIN_E0109: &str = r#"A callback contains code the GPU lowering cannot 
 The callbacks' MIR is rustc's optimised MIR (for every profile), in which
 `core`'s small bodies are inlined. The lowering supports scalar arithmetic,
 comparisons, casts between scalars, branches and loops (`for` over ranges,
-`while`), `Option`, `Result`, `Ordering` and the crate's own structs and
-enums, arrays and `const` lookup tables indexed by position, calls of local
-helpers (generic ones too: each instance the callback reaches is compiled),
-closures built inside the callback, the `core` methods and std float
-methods listed below (std's transcendental functions through libdevice),
-and reads of captured scalars. Other code (iterator adaptors that take
-closures, such as `fold` or `any`, and iteration over slices; slices and
-references to constants; heap values; another crate's enums) is reported
-once per function, with what it needs and the lines of the MIR rustc
-printed for it.
+`while`), iterators over ranges with their adaptors and folds (`map`,
+`filter`, `rev`, `step_by`, `zip`, `enumerate`, `fold`, `sum`, `any`,
+`position`, …), `Option`, `Result`, `Ordering` and the crate's own structs
+and enums, arrays and `const` lookup tables indexed by position, calls of
+local helpers (generic ones too: each instance the callback reaches is
+compiled), closures built inside the callback, the `core` methods and std
+float methods listed below (std's transcendental functions through
+libdevice), and reads of captured values. Iteration over an array or a
+slice (`.iter()`, `for v in array`) is one diagnostic, with the loop over
+indices to write instead. Other code (slices and references to
+constants; heap values; another crate's enums) is reported once per
+function, with what it needs and the lines of the MIR rustc printed for
+it.
 
 Erroneous code example:
 
-    native::reduce(data, 0, |a, b| (0..b).fold(a, |s, x| s.wrapping_add(x)))
+    const PRIMES: [u32; 4] = [2, 3, 5, 7];
+    native::select(data, |x: u32| PRIMES.iter().any(|&p| x % p == 0))
 
-Rewrite the body with a `for` loop over the range.
+Loop over the indices instead, which is compiled:
+
+    native::select(data, |x: u32| (0..PRIMES.len()).any(|i| x % PRIMES[i] == 0))
 "#;
 
 const EXPLAIN_E0110: &str = r#"rustc's layout of a callback's closure object is unknown.

@@ -26,6 +26,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 // `format_args!` machinery: the sink it feeds (`println!`,
                 // `format!`) is the one cause reported.
                 || frontend::registry::is_fmt_machinery(&call.callee)
+                // Iteration over an array or a slice: `iteration` reports it.
+                || super::iteration::is_iteration(call)
             {
                 continue;
             }

@@ -13,6 +13,7 @@ pub mod captures;
 pub mod cuda;
 pub mod facts;
 pub mod foreign;
+pub mod iteration;
 pub mod libraries;
 pub mod mutable_state;
 pub mod recursion;
@@ -51,16 +52,19 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// A secondary label on the callback: the closure head or fn item.
     pub fn callback_label(&self, text: impl Into<String>) -> Label {
-        let loc = self
-            .closure
+        label(self.callback_loc(), text)
+    }
+
+    /// Where the callback is: the closure head or fn item.
+    pub fn callback_loc(&self) -> Loc {
+        self.closure
             .map(|c| c.loc)
             .or_else(|| {
                 self.root
                     .and_then(|r| self.facts.bodies.get(r))
                     .map(|b| b.loc)
             })
-            .unwrap_or(self.reg.loc);
-        label(loc, text)
+            .unwrap_or(self.reg.loc)
     }
 
     /// A label on the registration call.
@@ -141,7 +145,13 @@ pub fn admit_with(facts: &ModuleFacts, libraries: &DeviceLibraries) -> Vec<Outco
             cuda::check(&ctx, &mut diags);
             foreign::check(&ctx, &mut diags);
             recursion::check(&ctx, &mut diags);
-            unsupported::check(&ctx, &mut diags);
+            // Iterating over an array or a slice brings calls with no body
+            // (which `foreign` leaves to it) and pointer constructs: one
+            // cause, reported once.
+            match iteration::check(&ctx) {
+                Some(d) => diags.push(d),
+                None => unsupported::check(&ctx, &mut diags),
+            }
             capability::check(&ctx, &mut diags);
             let verdict = match signature {
                 Some((signature, adapter)) if diags.is_empty() => {
