@@ -722,6 +722,13 @@ impl MarkEvent {
     }
 }
 
+impl Drop for MarkEvent {
+    fn drop(&mut self) {
+        // The event is destroyed (after this) with its context current.
+        let _ = self.device.gpu.make_current();
+    }
+}
+
 /// One input of a call.
 #[derive(Clone, Copy)]
 pub enum Input<'a> {
