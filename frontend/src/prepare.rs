@@ -953,8 +953,20 @@ fn registrations(
                 }
                 Callback::Other { .. } => false,
             };
+            // A `sort` of a type parameter, in a generic function that
+            // rustc inlined into concrete callers: those copies register.
+            let inlined_natural = natural
+                && matches!(&callback, Callback::Other { .. })
+                && bodies.iter().any(|other| {
+                    other
+                        .inlined
+                        .iter()
+                        .any(|name| crate::parse::split_generics(name).0 == b.name)
+                });
             if !b.generic_params.is_empty()
-                && (instantiated.contains(b.name.as_str()) || instantiated_callback)
+                && (instantiated.contains(b.name.as_str())
+                    || instantiated_callback
+                    || inlined_natural)
             {
                 continue;
             }
@@ -1007,27 +1019,29 @@ fn registrations(
                 }
                 // The k-th call of the function, as the host API's method
                 // or as `native`'s free function as the registration is
-                // (`gpu.sort(…)` and `native::sort(…)` share a name).
-                _ => extents.get(&b.name).and_then(|&(file, (lo, hi))| {
-                    let t = sources.text(file)?;
-                    t.find_word((lo, hi), last_segment(function), true)
+                // (`gpu.sort(…)` and `native::sort(…)` share a name): in
+                // the caller's own text, then in each function rustc
+                // inlined into it, once per inlined copy (a generic
+                // helper inlined for two element types calls it twice).
+                _ => {
+                    let mut regions: Vec<Extent> =
+                        extents.get(&b.name).copied().into_iter().collect();
+                    regions.extend(b.inlined.iter().filter_map(|name| {
+                        extents.get(&crate::parse::split_generics(name).0).copied()
+                    }));
+                    regions
                         .into_iter()
-                        .filter(|&at| {
-                            let before = t.text_before(at).trim_end();
-                            let method = before.ends_with('.')
-                                || spec.receiver.is_some_and(|ty| {
-                                    before
-                                        .strip_suffix("::")
-                                        .and_then(|p| {
-                                            p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-                                                .next()
-                                        })
-                                        .is_some_and(|p| p == ty)
-                                });
-                            method == spec.receiver.is_some()
+                        .flat_map(|(file, (lo, hi))| {
+                            let Some(t) = sources.text(file) else {
+                                return Vec::new();
+                            };
+                            t.find_word((lo, hi), last_segment(function), true)
+                                .into_iter()
+                                .filter(|&at| called_as(spec, t.text_before(at)))
+                                .collect()
                         })
                         .nth(*k)
-                }),
+                }
             };
             *k += 1;
             out.push(Registration {
@@ -1044,6 +1058,25 @@ fn registrations(
         }
     }
     out
+}
+
+/// Whether a call of a registration's function whose text before the
+/// function's name is `before` calls it as the registration is: as the
+/// host API's method (`gpu.sort(`, `Gpu::sort(`) or as `native`'s free
+/// function (`native::sort(`, `sort(`).
+fn called_as(spec: &registry::RegistrationFn, before: &str) -> bool {
+    let before = before.trim_end();
+    let method = before.ends_with('.')
+        || spec.receiver.is_some_and(|ty| {
+            before
+                .strip_suffix("::")
+                .and_then(|p| {
+                    p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                })
+                .is_some_and(|p| p == ty)
+        });
+    method == spec.receiver.is_some()
 }
 
 /// The source extent of the function inlined into `b` whose call, in `b`'s

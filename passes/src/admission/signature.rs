@@ -284,7 +284,8 @@ fn unordered_elements(ctx: &Ctx<'_>) -> Diagnostic {
         "`sort` and `sort_unstable` on the GPU take the integer element types {}",
         ints.join(", ")
     ))
-    .with_help("convert the elements to one of these integer types on the host first (`c as u32` for a `char`)")
+    .with_note("in a generic function, `sort` is compiled for each element type the crate calls the function with")
+    .with_help("convert the elements to one of these integer types on the host first (`c as u32` for a `char`), or call the generic function with one")
 }
 
 /// A callback of a generic function that no code of the crate calls with
