@@ -376,7 +376,11 @@ fn three_way(times: &[[f64; 4]]) -> f64 {
 /// Chunks through three streams against one: the GPU's marks show the
 /// copies up, the kernels and the copies down overlapping.
 fn overlap(gpu: &Gpu) -> Result<bool, Error> {
-    let (chunks, len, rounds) = (12usize, 1usize << 22, 3000u32);
+    // A kernel about as long as a copy of its chunk (on the H200, 16 MiB
+    // up or down in about 310 us): a stream's next copy up waits for its
+    // copy down, so a much longer kernel would leave the copies in phases
+    // of their own, overlapping the kernels but never each other.
+    let (chunks, len, rounds) = (12usize, 1usize << 22, 1000u32);
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
     for c in 0..chunks {
@@ -404,6 +408,18 @@ fn overlap(gpu: &Gpu) -> Result<bool, Error> {
             stage(2),
             all
         );
+        if streams > 1 {
+            for (c, t) in times.iter().enumerate() {
+                println!(
+                    "  chunk {c:2} on stream {}: up {:7.0}-{:7.0}, kernel -{:7.0}, down -{:7.0} us",
+                    c % streams,
+                    t[0],
+                    t[1],
+                    t[2],
+                    t[3]
+                );
+            }
+        }
         spans.push((last - first, all));
         // Every 1021st element against the host's (all of them would take
         // the host a minute).
