@@ -639,11 +639,7 @@ impl HostAlloc {
         let Some((lane, event)) = taken else {
             return Ok(());
         };
-        self.device.gpu.make_current().map_err(device_error)?;
-        match event.synchronize() {
-            Ok(()) => Ok(()),
-            Err(e) => Err(wait_error(&mut *self.device.lock()?, lane, e)),
-        }
+        self.device.wait_event(lane, &event)
     }
 
     /// Orders a copy about to be enqueued on `lane` after the one pending
@@ -685,24 +681,12 @@ pub struct MarkEvent {
     event: Event<'static>,
 }
 
-// SAFETY: the event is only waited on and read with the device's context
-// made current (`elapsed_ms`); destroying it needs no context.
+// SAFETY: the event is only waited on, read and destroyed with the
+// device's context made current (`elapsed_ms`, `drop`).
 unsafe impl Send for MarkEvent {}
 unsafe impl Sync for MarkEvent {}
 
 impl MarkEvent {
-    /// Waits until the lane has reached the mark: an error of a call
-    /// before it surfaces here, naming the calls it may come from.
-    fn reached(&self) -> Result<(), HostError> {
-        self.device.gpu.make_current().map_err(device_error)?;
-        self.event
-            .synchronize()
-            .map_err(|e| match self.device.lock() {
-                Ok(mut state) => wait_error(&mut state, self.lane, e),
-                Err(locked) => locked,
-            })
-    }
-
     /// Milliseconds of GPU time from this mark to `later`, once the lanes
     /// have reached both (negative when `later` was reached first). Marks
     /// of one device share its clock, whatever their lanes.
@@ -716,8 +700,8 @@ impl MarkEvent {
                 ),
             ));
         }
-        self.reached()?;
-        later.reached()?;
+        self.device.wait_event(self.lane, &self.event)?;
+        later.device.wait_event(later.lane, &later.event)?;
         self.event.elapsed_ms(&later.event).map_err(device_error)
     }
 }
@@ -919,6 +903,16 @@ impl Device {
     /// here, naming the calls it may come from.
     pub fn synchronize(&self, lane: usize) -> Result<(), HostError> {
         self.lock()?.wait(lane)
+    }
+
+    /// Waits for `event`, recorded on `lane`: an error of a call before it
+    /// surfaces here, naming the calls of the lane it may come from.
+    fn wait_event(&self, lane: usize, event: &Event<'_>) -> Result<(), HostError> {
+        self.gpu.make_current().map_err(device_error)?;
+        match event.synchronize() {
+            Ok(()) => Ok(()),
+            Err(e) => Err(wait_error(&mut *self.lock()?, lane, e)),
+        }
     }
 
     /// A timed mark in `lane`'s order, recorded now (it returns without
