@@ -58,6 +58,7 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 touch "$scratch/started"
 failed=()
+unbuilt=()
 for t in "${targets[@]}"; do
     flags="$(flags_of "$t")"
     # New inputs go to a scratch folder: the checked-in corpus stays as is.
@@ -71,9 +72,23 @@ for t in "${targets[@]}"; do
     if ! cargo +nightly fuzz run $flags "$t" "$scratch/$t" "${seeds[@]}" \
         -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
         2>&1 | tee "$scratch/$t.log"; then
-        failed+=("$t")
+        if grep -q 'failed to build fuzz script' "$scratch/$t.log"; then
+            unbuilt+=("$t")
+        else
+            failed+=("$t")
+        fi
     fi
 done
+if [ "${#unbuilt[@]}" -ne 0 ]; then
+    # A target that did not build was not fuzzed: say so, with the
+    # compiler's errors, rather than report a crash.
+    for t in "${unbuilt[@]}"; do
+        echo "== fuzz.sh: $t could not be built; the errors:" >&2
+        { grep -E '^(error|rustc-LLVM ERROR)' "$scratch/$t.log" || true; } |
+            cut -c1-300 | head -n 20 >&2
+    done
+    echo "fuzz.sh: NOT FUZZED (build failed): ${unbuilt[*]}" >&2
+fi
 if [ "${#failed[@]}" -ne 0 ]; then
     # CI shows the end of the output: each crash's report goes last, its
     # telling lines (a panic's message, the sanitizer's or libFuzzer's
@@ -95,6 +110,8 @@ if [ "${#failed[@]}" -ne 0 ]; then
         fi
     done
     echo "fuzz.sh: crashes in: ${failed[*]} (inputs under fuzz/artifacts/)" >&2
+fi
+if [ "${#unbuilt[@]}" -ne 0 ] || [ "${#failed[@]}" -ne 0 ]; then
     exit 1
 fi
 echo "fuzz.sh: ${#targets[@]} targets, ${seconds}s each, no crash"
