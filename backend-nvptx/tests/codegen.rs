@@ -720,3 +720,220 @@ fn key_thunks_compare_keys() {
         );
     }
 }
+
+/// Iteration over arrays (tests/verdicts/array_iteration.rs), lowered and
+/// run on the host by the JIT: every callback's result equals the same
+/// Rust code's, bit for bit, over edge and pseudo-random inputs, with the
+/// captured array `k` in the environment at rustc's offsets (0, 4, 8).
+/// Each expected value is the case's closure body, written again here.
+#[test]
+fn array_iteration_runs_on_the_host_as_rust_computes_it() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    const PRIMES: [u32; 6] = [2, 3, 5, 7, 11, 13];
+    const W: [f32; 4] = [0.1, 0.2, 0.3, 0.4];
+    let k: [u32; 3] = [3, 0x9e37, 7];
+    let env: Vec<u8> = k.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut inputs: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        3,
+        5,
+        6,
+        7,
+        11,
+        13,
+        15,
+        16,
+        30,
+        31,
+        255,
+        u32::MAX - 1,
+        u32::MAX,
+    ];
+    let mut r = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..2000 {
+        r = r
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        inputs.push((r >> 32) as u32 >> (r % 29));
+    }
+    let floats: Vec<f32> = inputs.iter().map(|&x| x as f32 / 977.0 - 40.0).collect();
+    let int = |f: &dyn Fn(u32) -> u32| -> Vec<[u8; SLOT]> {
+        inputs.iter().map(|&x| slot(&f(x).to_le_bytes())).collect()
+    };
+    let boolean = |f: &dyn Fn(u32) -> bool| -> Vec<[u8; SLOT]> {
+        inputs.iter().map(|&x| slot(&[f(x) as u8])).collect()
+    };
+    let float = |f: &dyn Fn(f32) -> f32| -> Vec<[u8; SLOT]> {
+        floats
+            .iter()
+            .map(|&x| slot(&f(x).to_bits().to_le_bytes()))
+            .collect()
+    };
+    fn slot(bytes: &[u8]) -> [u8; SLOT] {
+        let mut s = [0u8; SLOT];
+        s[..bytes.len()].copy_from_slice(bytes);
+        s
+    }
+    // (function holding the registration, expected results, float inputs,
+    // bytes of the result compared)
+    let cases: Vec<(&str, Vec<[u8; SLOT]>, bool, usize)> = vec![
+        (
+            "divisible",
+            boolean(&|x| PRIMES.iter().any(|&p| x % p == 0)),
+            false,
+            1,
+        ),
+        (
+            "coprime",
+            boolean(&|x| PRIMES.iter().all(|&p| x % p != 0)),
+            false,
+            1,
+        ),
+        (
+            "weighted",
+            float(&|x| {
+                W.iter()
+                    .enumerate()
+                    .map(|(i, w)| w * x * i as f32)
+                    .sum::<f32>()
+            }),
+            true,
+            4,
+        ),
+        (
+            "dotted",
+            float(&|x| W.iter().zip(W.iter()).map(|(a, b)| a * b * x).sum::<f32>()),
+            true,
+            4,
+        ),
+        (
+            "by_value",
+            int(&|x| {
+                let mut acc = 0u32;
+                for p in PRIMES {
+                    acc = acc.wrapping_add(x.wrapping_mul(p));
+                }
+                acc
+            }),
+            false,
+            4,
+        ),
+        (
+            "folded",
+            int(&|x| {
+                k.iter().fold(x, |a, &b| a ^ b)
+                    ^ k.iter().rev().fold(0u32, |a, &b| a.wrapping_mul(31) ^ b)
+            }),
+            false,
+            4,
+        ),
+        (
+            "sums",
+            int(&|x| {
+                x.wrapping_add(k.iter().sum::<u32>())
+                    ^ PRIMES.iter().product::<u32>()
+                    ^ PRIMES.iter().take(3).sum::<u32>()
+            }),
+            false,
+            4,
+        ),
+        (
+            "searched",
+            int(&|x| {
+                let at = PRIMES
+                    .iter()
+                    .position(|&p| p > x % 16)
+                    .map_or(99, |i| i as u32);
+                let f = PRIMES.iter().copied().find(|p| x % p == 0).unwrap_or(1);
+                at * 1000 + f + PRIMES.iter().filter(|&&p| p < x % 16).count() as u32
+            }),
+            false,
+            4,
+        ),
+        (
+            "extremes",
+            float(&|x| W.iter().copied().fold(f32::MIN, f32::max) * x),
+            true,
+            4,
+        ),
+        (
+            "extremes_int",
+            int(&|x| k.iter().copied().max().unwrap_or(x) ^ *k.iter().min().unwrap_or(&x)),
+            false,
+            4,
+        ),
+        (
+            "loops",
+            int(&|x| {
+                let mut a = x;
+                for v in &k {
+                    a ^= *v;
+                }
+                for v in k.iter() {
+                    a = a.wrapping_add(*v);
+                }
+                a
+            }),
+            false,
+            4,
+        ),
+        (
+            "slice_indexed",
+            int(&|x| {
+                let s: &[u32] = &k;
+                s[x as usize % 3] ^ s.len() as u32
+            }),
+            false,
+            4,
+        ),
+        (
+            "through_a_helper",
+            int(&|x| PRIMES.iter().copied().find(|p| x % p == 0).unwrap_or(x)),
+            false,
+            4,
+        ),
+    ];
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/array_iteration.rs");
+    for (opt, checks) in [(0, true), (3, false)] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &path, opt, checks);
+        assert_eq!(thunks.len(), cases.len(), "one thunk per registration");
+        for (name, expected, is_float, width) in &cases {
+            let thunk = thunks
+                .iter()
+                .find(|t| t.symbol.ends_with(&format!("_{name}_closure_0")))
+                .unwrap_or_else(|| panic!("no thunk for `{name}`"));
+            let args: Vec<[u8; SLOT]> = if *is_float {
+                floats
+                    .iter()
+                    .map(|x| slot(&x.to_bits().to_le_bytes()))
+                    .collect()
+            } else {
+                inputs.iter().map(|x| slot(&x.to_le_bytes())).collect()
+            };
+            let wrong = with_host_code(&module, &thunk.symbol, &|_| Ok(None), |f| {
+                let mut wrong = Vec::new();
+                for (i, (a, want)) in args.iter().zip(expected).enumerate() {
+                    let mut out = [0u8; SLOT];
+                    let got = f
+                        .call(&env, std::slice::from_ref(a), &mut out)
+                        .map(|()| out);
+                    if got.map(|o| o[..*width] == want[..*width]) != Some(true) {
+                        wrong.push(i);
+                    }
+                }
+                wrong
+            })
+            .unwrap_or_else(|e| panic!("{name} O{opt}: {e}"));
+            assert!(
+                wrong.is_empty(),
+                "{name} at O{opt}: {} of {} results differ, the first for input #{}",
+                wrong.len(),
+                args.len(),
+                wrong[0]
+            );
+        }
+    }
+}

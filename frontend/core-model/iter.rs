@@ -15,6 +15,7 @@
 #![allow(dead_code, clippy::all)]
 
 use core::cmp::Ordering;
+use core::marker::PhantomData;
 use core::ops::{Add, ControlFlow, Mul, Range};
 
 /// `std::ops::RangeInclusive`: `exhausted` is set once the last value
@@ -313,6 +314,309 @@ pub fn rmir_result_is_ok_and<T, E, F: FnMut(T) -> bool>(r: Result<T, E>, mut f: 
         Ok(t) => f(t),
         Err(_) => false,
     }
+}
+
+// ---- `std::slice::Iter` over an array the callback owns (a `const`
+// table, a captured or local array). `frontend::slices` gives the slice its
+// array's length and makes `NonNull<T>` a `*const T`, so the iterator is
+// two thin pointers: the next element's and the end's. Elements are never
+// zero-sized here (`core_model` routes no iterator over a zero-sized
+// type, whose `end_or_len` is a length). A length is counted by stepping,
+// as the arrays are short and no intrinsic is needed.
+
+/// `std::slice::Iter`, fields in `core`'s order.
+pub struct SliceIterModel<T> {
+    pub ptr: *const T,
+    pub end_or_len: *const T,
+    pub _marker: PhantomData<*const T>,
+}
+
+/// `std::iter::Copied`.
+pub struct CopiedModel<I> {
+    pub it: I,
+}
+
+/// `std::iter::Take`, fields in `core`'s order.
+pub struct TakeModel<I> {
+    pub iter: I,
+    pub n: usize,
+}
+
+/// How many elements lie from `p` up to `end`.
+fn slice_len<T>(mut p: *const T, end: *const T) -> usize {
+    let mut n = 0usize;
+    while p != end {
+        // SAFETY: `p` is below `end`, in the array the iterator borrows.
+        p = unsafe { p.add(1) };
+        n += 1;
+    }
+    n
+}
+
+/// `<slice::Iter<T> as Iterator>::fold`.
+pub fn rmir_slice_fold<'a, T: 'a, B, F: FnMut(B, &'a T) -> B>(
+    it: SliceIterModel<T>,
+    init: B,
+    mut f: F,
+) -> B {
+    let (mut p, end) = (it.ptr, it.end_or_len);
+    let mut acc = init;
+    while p != end {
+        // SAFETY: `p` is below `end`, in the array the iterator borrows.
+        let x = unsafe { &*p };
+        p = unsafe { p.add(1) };
+        acc = f(acc, x);
+    }
+    acc
+}
+
+/// `<slice::Iter<T> as DoubleEndedIterator>::rfold`.
+pub fn rmir_slice_rfold<'a, T: 'a, B, F: FnMut(B, &'a T) -> B>(
+    it: SliceIterModel<T>,
+    init: B,
+    mut f: F,
+) -> B {
+    let (p, mut end) = (it.ptr, it.end_or_len);
+    let mut acc = init;
+    while p != end {
+        // SAFETY: `end` is above `p`, one past an element of the array.
+        end = unsafe { end.offset(-1) };
+        acc = f(acc, unsafe { &*end });
+    }
+    acc
+}
+
+/// `<slice::Iter<T> as Iterator>::try_fold`.
+pub fn rmir_slice_try_fold<'a, T: 'a, B, F: FnMut(B, &'a T) -> ControlFlow<X, B>, X>(
+    it: &mut SliceIterModel<T>,
+    init: B,
+    mut f: F,
+) -> ControlFlow<X, B> {
+    let mut acc = init;
+    while it.ptr != it.end_or_len {
+        // SAFETY: `it.ptr` is below the end, in the array.
+        let x = unsafe { &*it.ptr };
+        it.ptr = unsafe { it.ptr.add(1) };
+        match f(acc, x) {
+            ControlFlow::Continue(b) => acc = b,
+            ControlFlow::Break(e) => return ControlFlow::Break(e),
+        }
+    }
+    ControlFlow::Continue(acc)
+}
+
+/// `<slice::Iter<T> as Iterator>::any`.
+pub fn rmir_slice_any<'a, T: 'a, F: FnMut(&'a T) -> bool>(
+    it: &mut SliceIterModel<T>,
+    mut f: F,
+) -> bool {
+    while it.ptr != it.end_or_len {
+        // SAFETY: `it.ptr` is below the end, in the array.
+        let x = unsafe { &*it.ptr };
+        it.ptr = unsafe { it.ptr.add(1) };
+        if f(x) {
+            return true;
+        }
+    }
+    false
+}
+
+/// `<slice::Iter<T> as Iterator>::all`.
+pub fn rmir_slice_all<'a, T: 'a, F: FnMut(&'a T) -> bool>(
+    it: &mut SliceIterModel<T>,
+    mut f: F,
+) -> bool {
+    while it.ptr != it.end_or_len {
+        // SAFETY: `it.ptr` is below the end, in the array.
+        let x = unsafe { &*it.ptr };
+        it.ptr = unsafe { it.ptr.add(1) };
+        if !f(x) {
+            return false;
+        }
+    }
+    true
+}
+
+/// `<slice::Iter<T> as Iterator>::position`.
+pub fn rmir_slice_position<'a, T: 'a, F: FnMut(&'a T) -> bool>(
+    it: &mut SliceIterModel<T>,
+    mut f: F,
+) -> Option<usize> {
+    let mut i = 0usize;
+    while it.ptr != it.end_or_len {
+        // SAFETY: `it.ptr` is below the end, in the array.
+        let x = unsafe { &*it.ptr };
+        it.ptr = unsafe { it.ptr.add(1) };
+        if f(x) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `<slice::Iter<T> as Iterator>::reduce` (`min`, `max` of references).
+pub fn rmir_slice_reduce<'a, T: 'a, F: FnMut(&'a T, &'a T) -> &'a T>(
+    it: SliceIterModel<T>,
+    mut f: F,
+) -> Option<&'a T> {
+    let (mut p, end) = (it.ptr, it.end_or_len);
+    if p == end {
+        return None;
+    }
+    // SAFETY: `p` is below `end`, in the array.
+    let mut acc = unsafe { &*p };
+    p = unsafe { p.add(1) };
+    while p != end {
+        let x = unsafe { &*p };
+        p = unsafe { p.add(1) };
+        acc = f(acc, x);
+    }
+    Some(acc)
+}
+
+/// `<Copied<slice::Iter<T>> as Iterator>::reduce` (`min`, `max`).
+pub fn rmir_copied_reduce<T: Copy, F: FnMut(T, T) -> T>(
+    it: CopiedModel<SliceIterModel<T>>,
+    mut f: F,
+) -> Option<T> {
+    let (mut p, end) = (it.it.ptr, it.it.end_or_len);
+    if p == end {
+        return None;
+    }
+    // SAFETY: `p` is below `end`, in the array.
+    let mut acc = unsafe { *p };
+    p = unsafe { p.add(1) };
+    while p != end {
+        let x = unsafe { *p };
+        p = unsafe { p.add(1) };
+        acc = f(acc, x);
+    }
+    Some(acc)
+}
+
+/// `<slice::Iter<T> as Iterator>::zip` of two slice iterators: `Zip`'s
+/// fields as `core` sets them for iterators with random access.
+pub fn rmir_slice_zip<T, U>(
+    a: SliceIterModel<T>,
+    b: SliceIterModel<U>,
+) -> ZipModel<SliceIterModel<T>, SliceIterModel<U>> {
+    let a_len = slice_len(a.ptr, a.end_or_len);
+    let b_len = slice_len(b.ptr, b.end_or_len);
+    let len = if a_len < b_len { a_len } else { b_len };
+    ZipModel {
+        a,
+        b,
+        index: 0,
+        len,
+        a_len,
+    }
+}
+
+/// `ZipImpl::fold` of two slice iterators.
+pub fn rmir_slice_zip_fold<'a, T: 'a, U: 'a, B, F: FnMut(B, (&'a T, &'a U)) -> B>(
+    z: ZipModel<SliceIterModel<T>, SliceIterModel<U>>,
+    init: B,
+    mut f: F,
+) -> B {
+    let mut acc = init;
+    let mut i = z.index;
+    while i < z.len {
+        // SAFETY: `i` is below both lengths.
+        let pair = unsafe { (&*z.a.ptr.add(i), &*z.b.ptr.add(i)) };
+        i += 1;
+        acc = f(acc, pair);
+    }
+    acc
+}
+
+/// `<Filter<slice::Iter<T>, P> as Iterator>::count`.
+pub fn rmir_slice_filter_count<'a, T: 'a, P: FnMut(&&'a T) -> bool>(
+    it: FilterModel<SliceIterModel<T>, P>,
+) -> usize {
+    let FilterModel { iter, mut predicate } = it;
+    let (mut p, end) = (iter.ptr, iter.end_or_len);
+    let mut n = 0usize;
+    while p != end {
+        // SAFETY: `p` is below `end`, in the array.
+        let x: &'a T = unsafe { &*p };
+        p = unsafe { p.add(1) };
+        if predicate(&x) {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `<Take<slice::Iter<T>> as SpecTake>::spec_fold`.
+pub fn rmir_slice_take_fold<'a, T: 'a, B, F: FnMut(B, &'a T) -> B>(
+    it: TakeModel<SliceIterModel<T>>,
+    init: B,
+    mut f: F,
+) -> B {
+    let (mut p, end) = (it.iter.ptr, it.iter.end_or_len);
+    let mut n = it.n;
+    let mut acc = init;
+    while n > 0 && p != end {
+        // SAFETY: `p` is below `end`, in the array.
+        let x = unsafe { &*p };
+        p = unsafe { p.add(1) };
+        n -= 1;
+        acc = f(acc, x);
+    }
+    acc
+}
+
+/// `core::array`'s by-value iterator state (`PolymorphicIter`), fields in
+/// `core`'s order, its elements' `MaybeUninit` gone (`frontend::slices`).
+pub struct PolymorphicIterModel<D> {
+    pub alive: IndexRangeModel,
+    pub data: D,
+}
+
+/// `core::ops::IndexRange`.
+pub struct IndexRangeModel {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// `PolymorphicIter::<[MaybeUninit<T>]>::next` of an array's `IntoIter`
+/// (`for v in ARRAY`): the elements before `alive.start` were taken.
+pub fn rmir_array_iter_next<T: Copy, const N: usize>(
+    it: &mut PolymorphicIterModel<[T; N]>,
+) -> Option<T> {
+    if it.alive.start < it.alive.end {
+        let i = it.alive.start;
+        it.alive.start = i + 1;
+        // SAFETY: `i` is below `alive.end`, at most `N`.
+        Some(unsafe { *(&raw const it.data as *const T).add(i) })
+    } else {
+        None
+    }
+}
+
+/// `Copied`'s `copy_fold`.
+pub fn rmir_copy_fold<T: Copy, Acc, F: FnMut(Acc, T) -> Acc>(
+    mut f: F,
+) -> impl FnMut(Acc, &T) -> Acc {
+    move |acc, &elt| f(acc, elt)
+}
+
+/// `Copied`'s `copy_try_fold`.
+pub fn rmir_copy_try_fold<T: Copy, Acc, R, F: FnMut(Acc, T) -> R>(
+    mut f: F,
+) -> impl FnMut(Acc, &T) -> R {
+    move |acc, &elt| f(acc, elt)
+}
+
+/// `Sum::sum` of references to numbers.
+pub fn rmir_sum_ref<T: Add<Output = T> + Copy, I>() -> impl FnMut(T, &T) -> T {
+    |a, b| a + *b
+}
+
+/// `Product::product` of references to numbers.
+pub fn rmir_product_ref<T: Mul<Output = T> + Copy, I>() -> impl FnMut(T, &T) -> T {
+    |a, b| a * *b
 }
 
 // ---- Ranges of each integer type: one module per type, so that no

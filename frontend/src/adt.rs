@@ -7,7 +7,7 @@
 //! - `core`'s types that callbacks meet once MIR inlining has run
 //!   (`Option`, `Result`, `Ordering`, `ControlFlow`, `FpCategory`, `Range`,
 //!   `RangeInclusive`, `TryFromIntError`, `PhantomData`, `Wrapping`,
-//!   `Saturating`): [`std_def`], written from their documented definitions
+//!   `Saturating`, `slice::Iter`, `Copied`, `Take`): [`std_def`], written from their documented definitions
 //!   (declaration order, `Ordering`'s `#[repr(i8)]` values -1, 0, 1);
 //! - the crate's own `struct` and `enum` items, read from its source files
 //!   (`adt_items::source_defs`): generics, tuple, record and unit variants, a
@@ -114,7 +114,19 @@ impl AdtDef {
                 args: a.iter().map(|t| self.subst(t, args)).collect(),
             },
             Ty::Tuple(parts) => Ty::Tuple(parts.iter().map(|t| self.subst(t, args)).collect()),
-            Ty::Array(e, n) => Ty::Array(Box::new(self.subst(e, args)), n.clone()),
+            // A const parameter as the length (`[T; N]`).
+            Ty::Array(e, n) => {
+                let len = match self
+                    .params
+                    .iter()
+                    .position(|p| p == n)
+                    .and_then(|i| args.get(i))
+                {
+                    Some(Ty::Adt { path, args }) if args.is_empty() => path.clone(),
+                    _ => n.clone(),
+                };
+                Ty::Array(Box::new(self.subst(e, args)), len)
+            }
             Ty::Slice(e) => Ty::Slice(Box::new(self.subst(e, args))),
             Ty::Ref { mutable, inner } => Ty::Ref {
                 mutable: *mutable,
@@ -323,6 +335,73 @@ pub fn std_def(path: &str) -> Option<AdtDef> {
             Struct,
             isize,
             vec![v("Zip", 0, &["A", "B", "usize", "usize", "usize"])],
+        ),
+        // `slice::Iter` with `NonNull<T>` as `*const T` (`frontend::slices`).
+        "slice::Iter" | "slice::iter::Iter" => def(
+            "",
+            &["T"],
+            Struct,
+            isize,
+            vec![v(
+                "Iter",
+                0,
+                &["*const T", "*const T", "std::marker::PhantomData<&T>"],
+            )],
+        ),
+        // An array's by-value iterator, its `MaybeUninit` gone
+        // (`frontend::slices`); `N` is the array's length.
+        "array::IntoIter" | "array::iter::IntoIter" => def(
+            "",
+            &["T", "N"],
+            Struct,
+            isize,
+            vec![v(
+                "IntoIter",
+                0,
+                &["std::mem::ManuallyDrop<std::array::iter::iter_inner::PolymorphicIter<[T; N]>>"],
+            )],
+        ),
+        "array::iter::iter_inner::PolymorphicIter" => def(
+            "",
+            &["DATA"],
+            Struct,
+            isize,
+            vec![v(
+                "PolymorphicIter",
+                0,
+                &["std::ops::index_range::IndexRange", "DATA"],
+            )],
+        ),
+        "ops::index_range::IndexRange" => def(
+            "",
+            &[],
+            Struct,
+            isize,
+            vec![v("IndexRange", 0, &["usize", "usize"])],
+        ),
+        "mem::ManuallyDrop" | "mem::manually_drop::ManuallyDrop" => def(
+            "",
+            &["T"],
+            Struct,
+            isize,
+            vec![v("ManuallyDrop", 0, &["T"])],
+        ),
+        "mem::MaybeDangling" | "mem::maybe_dangling::MaybeDangling" => def(
+            "",
+            &["P"],
+            Struct,
+            isize,
+            vec![v("MaybeDangling", 0, &["P"])],
+        ),
+        "iter::Copied" | "iter::adapters::copied::Copied" => {
+            def("", &["I"], Struct, isize, vec![v("Copied", 0, &["I"])])
+        }
+        "iter::Take" | "iter::adapters::take::Take" => def(
+            "",
+            &["I"],
+            Struct,
+            isize,
+            vec![v("Take", 0, &["I", "usize"])],
         ),
         "marker::PhantomData" => def("", &["T"], Struct, isize, vec![v("PhantomData", 0, &[])]),
         "num::Wrapping" => def("", &["T"], Struct, isize, vec![v("Wrapping", 0, &["T"])]),

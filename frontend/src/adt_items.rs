@@ -82,6 +82,8 @@ fn trimmed_std_def(path: &str) -> Option<AdtDef> {
         "Rev" => "std::iter::Rev",
         "StepBy" => "std::iter::StepBy",
         "Zip" => "std::iter::Zip",
+        "Copied" => "std::iter::Copied",
+        "Take" => "std::iter::Take",
         _ => return None,
     };
     let mut d = std_def(full)?;

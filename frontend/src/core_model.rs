@@ -42,8 +42,16 @@ const MODEL_FILE: &str = "rmir_core.rs";
 const SYNTHETIC_FILE: &str = "rmir-core";
 
 /// Where a model type stands for a `core` one, the path MIR prints.
-const MODEL_TYPES: [(&str, &str); 5] = [
+const MODEL_TYPES: [(&str, &str); 10] = [
+    (
+        "PolymorphicIterModel",
+        "std::array::iter::iter_inner::PolymorphicIter",
+    ),
+    ("IndexRangeModel", "std::ops::index_range::IndexRange"),
     ("RangeInclusiveModel", "std::ops::RangeInclusive"),
+    ("SliceIterModel", "std::slice::Iter"),
+    ("CopiedModel", "std::iter::Copied"),
+    ("TakeModel", "std::iter::Take"),
     ("RevModel", "std::iter::Rev"),
     ("StepByModel", "std::iter::StepBy"),
     ("FilterModel", "std::iter::Filter"),
@@ -99,7 +107,14 @@ pub(crate) fn route(mir: &str, overflow_checks: bool) -> Result<Option<Routed>, 
             routed_calls += 1;
         }
     }
-    if routed_calls == 0 && closures.instances.is_empty() && !sorts_by_natural_order(mir) {
+    // An array's by-value iterator: `frontend::slices` routes its `next`
+    // once the array's length is known.
+    let array_next = mir.contains("PolymorphicIter::<[");
+    if routed_calls == 0
+        && closures.instances.is_empty()
+        && !sorts_by_natural_order(mir)
+        && !array_next
+    {
         return Ok(None);
     }
     let model = model_mir(overflow_checks)?;
@@ -161,6 +176,7 @@ fn model_mir(overflow_checks: bool) -> Result<String, String> {
     }
     // The model's MIR trims the paths it can (`panic` is `core`'s only
     // one there); the panic entry points are known by their full path.
+    let renamed = crate::slices::text(&renamed);
     Ok(renamed.replace(" = panic(const ", " = core::panicking::panic(const "))
 }
 
@@ -357,10 +373,21 @@ fn model_closure(head: &str) -> Option<(&'static str, Vec<String>)> {
         ("all", "check") => "rmir_all_check",
         ("find" | "rfind", "check") => "rmir_find_check",
         ("position", "check") => "rmir_position_check",
+        ("copied", "copy_fold") => "rmir_copy_fold",
+        ("copied", "copy_try_fold") => "rmir_copy_try_fold",
         ("min_by", "fold") => "rmir_min_by_fold",
         ("max_by", "fold") => "rmir_max_by_fold",
         (_, "sum") if prefix.ends_with(" as std::iter::Sum>") || prefix.ends_with(" as Sum>") => {
             return Some(("rmir_sum", with_self(qualified_self()?)));
+        }
+        // `<u32 as Sum<&u32>>::sum`: a sum of references.
+        (_, "sum") if prefix.contains(" as Sum<&") || prefix.contains(" as std::iter::Sum<&") => {
+            return Some(("rmir_sum_ref", with_self(qualified_self()?)));
+        }
+        (_, "product")
+            if prefix.contains(" as Product<&") || prefix.contains(" as std::iter::Product<&") =>
+        {
+            return Some(("rmir_product_ref", with_self(qualified_self()?)));
         }
         (_, "product")
             if prefix.ends_with(" as std::iter::Product>") || prefix.ends_with(" as Product>") =>
@@ -487,6 +514,9 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
                 return None;
             };
             return Some((model.to_string(), value.trim().to_string()));
+        }
+        if let Some(model) = slice_call(&self_ty, tr, method, &generics) {
+            return Some((model, args.to_string()));
         }
         let (kind, elem, _) = range_kind(&self_ty)?;
         let module = format!("rmir_range_{}", elem.name());
@@ -640,6 +670,104 @@ fn last(ty: &Ty) -> Option<&str> {
         Ty::Adt { path, .. } => path.rsplit("::").next(),
         _ => None,
     }
+}
+
+/// An iterator over a slice the model has: its kind and the types it
+/// iterates over (the element type; `Zip`'s two; `Filter`'s element type
+/// and predicate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SliceKind {
+    Iter,
+    Copied,
+    Take,
+    Zip,
+    Filter,
+}
+
+/// `std::slice::Iter<T>` (its lifetime dropped, `frontend::slices`) and the
+/// adapters over it the model has, with `T` never zero-sized (the model
+/// steps a pointer, where `core` counts a zero-sized type's elements).
+fn slice_kind(ty: &Ty) -> Option<(SliceKind, Vec<Ty>)> {
+    let Ty::Adt { path, args } = ty else {
+        return None;
+    };
+    let elem = |t: &Ty| -> Option<Ty> {
+        match t {
+            Ty::Adt { path, args }
+                if path.ends_with("slice::Iter") || path.ends_with("slice::iter::Iter") =>
+            {
+                let [e] = args.as_slice() else { return None };
+                sized_element(e).then(|| e.clone())
+            }
+            _ => None,
+        }
+    };
+    let last = path.rsplit("::").next()?;
+    match (last, args.as_slice()) {
+        ("Iter", _) => Some((SliceKind::Iter, vec![elem(ty)?])),
+        ("Copied", [i]) => Some((SliceKind::Copied, vec![elem(i)?])),
+        ("Take", [i]) => Some((SliceKind::Take, vec![elem(i)?])),
+        ("Zip", [a, b]) => Some((SliceKind::Zip, vec![elem(a)?, elem(b)?])),
+        ("Filter", [i, p]) => Some((SliceKind::Filter, vec![elem(i)?, p.clone()])),
+        _ => None,
+    }
+}
+
+/// Whether values of `ty` take space (a zero-sized element type's slice
+/// iterator counts instead of stepping).
+fn sized_element(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) | Ty::Ref { .. } | Ty::Ptr { .. } | Ty::FnPtr(_) => true,
+        Ty::Array(e, len) => {
+            len.trim_start_matches('0')
+                .starts_with(|c: char| c.is_ascii_digit())
+                && sized_element(e)
+        }
+        Ty::Tuple(parts) => parts.iter().any(sized_element),
+        // A struct or enum of the crate: the model is not routed for one
+        // without fields, whose layout this module does not see.
+        Ty::Adt { .. } => false,
+        _ => false,
+    }
+}
+
+/// The model of a slice iterator's method, with its generic arguments.
+fn slice_call(self_ty: &Ty, tr: &str, method: &str, generics: &[String]) -> Option<String> {
+    let (kind, parts) = slice_kind(self_ty)?;
+    let names: Vec<String> = parts.iter().map(Ty::to_string).collect();
+    let with = |model: &str, rest: &[String]| {
+        let mut all = vec![names[0].clone()];
+        all.extend(rest.iter().cloned());
+        with_generics(model, &all)
+    };
+    let x = || control_flow_break(generics.get(2)?);
+    Some(match (kind, tr, method) {
+        (SliceKind::Iter, "Iterator", "fold") => with("rmir_slice_fold", generics),
+        (SliceKind::Iter, "DoubleEndedIterator", "rfold") => with("rmir_slice_rfold", generics),
+        (SliceKind::Iter, "Iterator", "try_fold") => {
+            with("rmir_slice_try_fold", &with_x(generics, x()?))
+        }
+        (SliceKind::Iter, "Iterator", "any") => with("rmir_slice_any", generics),
+        (SliceKind::Iter, "Iterator", "all") => with("rmir_slice_all", generics),
+        (SliceKind::Iter, "Iterator", "position") => with("rmir_slice_position", generics),
+        (SliceKind::Iter, "Iterator", "reduce") => with("rmir_slice_reduce", generics),
+        (SliceKind::Copied, "Iterator", "reduce") => with("rmir_copied_reduce", generics),
+        (SliceKind::Iter, "Iterator", "zip") => {
+            let (other, other_parts) = slice_kind(&Ty::parse(generics.first()?))?;
+            if other != SliceKind::Iter {
+                return None;
+            }
+            with("rmir_slice_zip", &[other_parts[0].to_string()])
+        }
+        (SliceKind::Zip, "ZipImpl", "fold") => {
+            let mut rest = vec![names[1].clone()];
+            rest.extend(generics.iter().cloned());
+            with("rmir_slice_zip_fold", &rest)
+        }
+        (SliceKind::Filter, "Iterator", "count") => with("rmir_slice_filter_count", &names[1..]),
+        (SliceKind::Take, "SpecTake", "spec_fold") => with("rmir_slice_take_fold", generics),
+        _ => return None,
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

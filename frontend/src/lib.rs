@@ -19,6 +19,7 @@ pub mod prepare;
 pub mod registry;
 pub mod rustc;
 pub mod scratch;
+mod slices;
 pub mod source;
 pub mod span;
 pub mod summary;

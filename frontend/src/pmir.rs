@@ -386,6 +386,29 @@ pub enum Rvalue {
     Other(String),
 }
 
+impl Rvalue {
+    /// Calls `f` on each operand the rvalue reads (a place it borrows is
+    /// not an operand).
+    pub fn for_each_operand(&mut self, mut f: impl FnMut(&mut Operand)) {
+        match self {
+            Rvalue::Use(o)
+            | Rvalue::UnaryOp { operand: o, .. }
+            | Rvalue::Cast { operand: o, .. }
+            | Rvalue::Repeat { operand: o, .. } => f(o),
+            Rvalue::BinaryOp { lhs, rhs, .. } | Rvalue::CheckedBinaryOp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            Rvalue::Aggregate { fields, .. } => fields.iter_mut().for_each(|(_, o)| f(o)),
+            Rvalue::Ref { .. }
+            | Rvalue::RawPtr { .. }
+            | Rvalue::Discriminant(_)
+            | Rvalue::Len(_)
+            | Rvalue::Other(_) => {}
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AggregateKind {

@@ -17,6 +17,9 @@ use crate::ty::Ty;
 
 /// Parses MIR text and prepares it.
 pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirError> {
+    // Slices' pointers as thin pointers (line for line).
+    let thin = crate::slices::text(mir);
+    let mir = thin.as_str();
     // `core`'s iterator calls and closures, routed to the core model.
     let routed = crate::core_model::route(mir, source.overflow_checks.unwrap_or(true)).map_err(
         |message| MirError {
@@ -64,12 +67,18 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
             });
         }
     }
+    crate::slices::inline_promoted(&mut bodies);
+    crate::slices::identity_transmutes(&mut bodies);
     inline_const_items(&mut bodies);
+    crate::slices::before_mono(&mut bodies);
+    direct_fn_item_calls(&mut bodies);
     crate::mono::instantiate(mir, &mut bodies, &source, model_closures);
+    direct_fn_item_calls(&mut bodies);
     if routed.is_some() {
         crate::core_model::prune(&mut bodies);
     }
     crate::niche::expand(&mut bodies);
+    crate::slices::known_lengths(&mut bodies);
     Ok(prepare(bodies, source))
 }
 
@@ -170,23 +179,7 @@ fn for_each_operand(body: &mut Body, mut f: impl FnMut(&mut Operand)) {
     for block in &mut body.blocks {
         for s in &mut block.statements {
             if let StatementKind::Assign { rvalue, .. } = &mut s.kind {
-                match &mut **rvalue {
-                    Rvalue::Use(o)
-                    | Rvalue::UnaryOp { operand: o, .. }
-                    | Rvalue::Cast { operand: o, .. }
-                    | Rvalue::Repeat { operand: o, .. } => f(o),
-                    Rvalue::BinaryOp { lhs, rhs, .. }
-                    | Rvalue::CheckedBinaryOp { lhs, rhs, .. } => {
-                        f(lhs);
-                        f(rhs);
-                    }
-                    Rvalue::Aggregate { fields, .. } => fields.iter_mut().for_each(|(_, o)| f(o)),
-                    Rvalue::Ref { .. }
-                    | Rvalue::RawPtr { .. }
-                    | Rvalue::Discriminant(_)
-                    | Rvalue::Len(_)
-                    | Rvalue::Other(_) => {}
-                }
+                rvalue.for_each_operand(&mut f);
             }
         }
         match &mut block.terminator.kind {
@@ -490,6 +483,123 @@ fn untuple_args(args: &mut Vec<Operand>, locals: &[crate::pmir::LocalDecl]) {
     });
     let first = args[0].clone();
     *args = std::iter::once(first).chain(spread).collect();
+}
+
+/// `<fn(&u32, &u32) -> Ordering {<u32 as Ord>::cmp} as FnMut<(&u32,
+/// &u32)>>::call_mut(move f, move t)`: a call of a fn item through the
+/// closure traits (a fn item handed to a generic function, as in
+/// `fold(f32::MIN, f32::max)`, or `max()`'s comparator) becomes a direct
+/// call of the function with the tuple spread, as rustc's code generation
+/// makes it; `Ord::cmp` of integers (or references to them) becomes the
+/// `Cmp` of the values, which is what that method computes.
+pub(crate) fn direct_fn_item_calls(bodies: &mut [Body]) {
+    for b in bodies.iter_mut() {
+        let locals = b.locals.clone();
+        for block in &mut b.blocks {
+            let TerminatorKind::Call {
+                dest,
+                callee,
+                args,
+                target,
+                ..
+            } = &mut block.terminator.kind
+            else {
+                continue;
+            };
+            let Some(name) = fn_item_of_trait_call(&callee.path) else {
+                continue;
+            };
+            if args.len() != 2 {
+                continue;
+            }
+            untuple_args(args, &locals);
+            args.remove(0);
+            if let (Some(cmp), Some(next)) = (int_cmp(&name, args, &locals), *target) {
+                let mir_line = block.terminator.mir_line;
+                block.statements.push(crate::pmir::Statement {
+                    mir_line,
+                    kind: StatementKind::Assign {
+                        place: dest.clone(),
+                        rvalue: Box::new(cmp),
+                    },
+                });
+                block.terminator.kind = TerminatorKind::Goto(next);
+                continue;
+            }
+            let (path, generics) = crate::parse::split_generics(&name);
+            callee.text = name;
+            callee.path = path;
+            callee.generics = generics;
+        }
+    }
+}
+
+/// The fn item a closure-trait call's self type names, when it is one
+/// (`fn(f32, f32) -> f32 {core::f32::<impl f32>::max}`).
+fn fn_item_of_trait_call(path: &str) -> Option<String> {
+    let inner = path.strip_prefix('<')?;
+    if !["::call", "::call_mut", "::call_once"]
+        .iter()
+        .any(|m| path.ends_with(m))
+    {
+        return None;
+    }
+    if !(inner.starts_with("fn(") || inner.starts_with("for<") || inner.starts_with("unsafe fn(")) {
+        return None;
+    }
+    let close = inner.find("} as Fn")?;
+    let bytes = inner.as_bytes();
+    let mut depth = 0i32;
+    for i in (0..=close).rev() {
+        match bytes[i] {
+            b'}' => depth += 1,
+            b'{' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(inner[i + 1..close].to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `<T as Ord>::cmp(a, b)` of an integer `T` (or a reference to one), its
+/// arguments references: `Cmp(*a, *b)`.
+fn int_cmp(name: &str, args: &[Operand], locals: &[crate::pmir::LocalDecl]) -> Option<Rvalue> {
+    let (self_ty, tr, method) = crate::mono::qualified(name)?;
+    if method != "cmp" || !matches!(tr, "Ord" | "std::cmp::Ord" | "core::cmp::Ord") {
+        return None;
+    }
+    let mut ty = Ty::parse(self_ty);
+    let mut derefs = 1;
+    while let Ty::Ref { inner, .. } = ty {
+        ty = *inner;
+        derefs += 1;
+    }
+    if !ty
+        .scalar()
+        .is_some_and(|s| s.is_int() || s == crate::ty::Scalar::Bool || s == crate::ty::Scalar::Char)
+    {
+        return None;
+    }
+    let value = |op: &Operand| -> Option<Operand> {
+        let (Operand::Copy(p) | Operand::Move(p)) = op else {
+            return None;
+        };
+        let mut p = p.clone();
+        p.projections
+            .extend(std::iter::repeat_n(Projection::Deref, derefs));
+        let _ = locals;
+        Some(Operand::Copy(p))
+    };
+    let [a, b] = args else { return None };
+    Some(Rvalue::BinaryOp {
+        op: crate::pmir::BinOp::Cmp,
+        lhs: value(a)?,
+        rhs: value(b)?,
+    })
 }
 
 /// A body's source file and byte range in it.

@@ -216,6 +216,16 @@ impl<'a> TyParser<'a> {
             let inner = self.balanced('{', '}')?;
             return parse_closure_ref(inner);
         }
+        // `for<'a, 'b> fn(&'a u32, &'b u32) -> Ordering {<u32 as Ord>::cmp}`:
+        // the binder of a fn item's or pointer's lifetimes.
+        if self.rest().starts_with("for<") {
+            self.pos += "for<".len();
+            self.balanced('<', '>')?;
+            self.ws();
+            if !(self.rest().starts_with("fn(") || self.rest().starts_with("unsafe fn(")) {
+                return None;
+            }
+        }
         if self.rest().starts_with("fn(") || self.rest().starts_with("unsafe fn(") {
             return self.fn_ty();
         }

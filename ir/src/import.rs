@@ -1439,6 +1439,10 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         let rt = self.operand_ty(rhs);
         let (l, lt) = self.operand(lhs, rt.as_ref())?;
         let (r, rt) = self.operand(rhs, Some(&lt))?;
+        // Thin pointers compare as their addresses (`Eq(p, end)` of an
+        // iterator over an array).
+        let (l, lt) = self.address_of_pointer(l, lt)?;
+        let (r, rt) = self.address_of_pointer(r, rt)?;
         match (l, lt.scalar(), r, rt.scalar()) {
             (Some(l), Some(ls), Some(r), Some(rs)) => Ok((l, ls, r, rs)),
             _ => unsupported(format!(
@@ -1447,11 +1451,60 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
         }
     }
 
+    /// A thin pointer's address as a `usize`; any other value as it is.
+    fn address_of_pointer(
+        &self,
+        v: Option<Value<'c, 'a>>,
+        ty: Ty,
+    ) -> Res<(Option<Value<'c, 'a>>, Ty)> {
+        let (Some(v), Ty::Ref { inner, .. } | Ty::Ptr { inner, .. }) = (v, &ty) else {
+            return Ok((v, ty));
+        };
+        if !is_sized(inner) {
+            return Ok((Some(v), ty));
+        }
+        let usize = Ty::Scalar(Scalar::Usize);
+        let address = self.value(
+            "rmir.cast",
+            &[v],
+            scalar_type(self.context(), Scalar::Usize),
+            &[
+                ("kind", self.m.str("PointerExposeProvenance")),
+                ("from", self.m.ty(&ty)),
+                ("to", self.m.ty(&usize)),
+            ],
+        )?;
+        Ok((Some(address), usize))
+    }
+
+    /// `Offset(p, n)`: the address `n` elements of `p`'s pointee type past
+    /// `p` (`p.add(n)`, inlined).
+    fn offset(&self, lhs: &Operand, rhs: &Operand) -> Res<Value<'c, 'a>> {
+        let (p, pt) = self.operand(lhs, None)?;
+        let (n, nt) = self.operand(rhs, None)?;
+        let pointee = match &pt {
+            Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } if is_sized(inner) => (**inner).clone(),
+            _ => return unsupported(format!("`Offset` of a `{pt}`")),
+        };
+        let (Some(p), Some(n), Some(_)) = (p, n, nt.scalar()) else {
+            return unsupported(format!("`Offset` of a `{pt}` by a `{nt}`"));
+        };
+        self.value(
+            "rmir.index",
+            &[p, n],
+            self.m.ptr,
+            &[("ty", self.m.ty(&pointee))],
+        )
+    }
+
     fn arith(&self, name: &str, l: Value<'c, 'a>, r: Value<'c, 'a>) -> Res<Value<'c, 'a>> {
         self.value(name, &[l, r], l.r#type(), &[])
     }
 
     fn binary(&self, op: BinOp, lhs: &Operand, rhs: &Operand, dest: &Ty) -> Res<Value<'c, 'a>> {
+        if op == BinOp::Offset {
+            return self.offset(lhs, rhs);
+        }
         let (l, s, r, rs) = self.scalar_operands(lhs, rhs)?;
         let float = is_float(s);
         let signed = is_signed(s);

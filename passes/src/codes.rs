@@ -305,25 +305,34 @@ comparisons, casts between scalars, branches and loops (`for` over ranges,
 `while`), iterators over ranges with their adaptors and folds (`map`,
 `filter`, `rev`, `step_by`, `zip`, `enumerate`, `fold`, `sum`, `any`,
 `position`, …), `Option`, `Result`, `Ordering` and the crate's own structs
-and enums, arrays and `const` lookup tables indexed by position, calls of
-local helpers (generic ones too: each instance the callback reaches is
-compiled), closures built inside the callback, the `core` methods and std
-float methods listed below (std's transcendental functions through
-libdevice), and reads of captured values. Iteration over an array or a
-slice (`.iter()`, `for v in array`) is one diagnostic, with the loop over
-indices to write instead. Other code (slices and references to
-constants; heap values; another crate's enums) is reported once per
-function, with what it needs and the lines of the MIR rustc printed for
-it.
+and enums, arrays and `const` lookup tables indexed by position, iteration
+over an array the callback owns (a `const` table, a captured or local
+array: `.iter()` with `fold`, `sum`, `product`, `any`, `all`, `position`,
+`find`, `max`, `min`, `zip`, `enumerate`, `map`, `filter`, `count`, `rev`,
+`take`, and `for` over an array or a reference to one) and a slice
+borrowed from such an array in the same function, calls of local helpers
+(generic ones too: each instance the callback reaches is compiled),
+closures built inside the callback, the `core` methods and std float
+methods listed below (std's transcendental functions through libdevice),
+and reads of captured values. A function taking a slice (`&[T]`, whose
+length is not known inside it) and an array iterator the lowering does
+not have (`chunks`, `windows`) are one diagnostic each. Other code (heap
+values; another crate's enums) is reported once per function, with what
+it needs and the lines of the MIR rustc printed for it.
 
 Erroneous code example:
 
-    const PRIMES: [u32; 4] = [2, 3, 5, 7];
-    native::select(data, |x: u32| PRIMES.iter().any(|&p| x % p == 0))
+    fn total(xs: &[u32]) -> u32 {
+        xs.iter().fold(0, |a, &b| a.wrapping_add(b))
+    }
+    native::transform(data, move |x: u32| x ^ total(&k))
 
-Loop over the indices instead, which is compiled:
+Take the array by reference, whose type carries its length, which is
+compiled:
 
-    native::select(data, |x: u32| (0..PRIMES.len()).any(|i| x % PRIMES[i] == 0))
+    fn total(xs: &[u32; 3]) -> u32 {
+        xs.iter().fold(0, |a, &b| a.wrapping_add(b))
+    }
 "#;
 
 const EXPLAIN_E0110: &str = r#"rustc's layout of a callback's closure object is unknown.

@@ -449,6 +449,38 @@ impl Emitter {
             if !LLVMIsAConstantAggregateZero(v).is_null() {
                 return Ok("zeroinitializer".into());
             }
+            // `{ i32 5000, i1 false }`, `[2 x i32] [i32 1, i32 2]`: LLVM's
+            // optimiser folds such values into `select`s and `phi`s (an
+            // `Option` a search returns). The same syntax in both dialects.
+            if !LLVMIsAConstantStruct(v).is_null()
+                || !LLVMIsAConstantArray(v).is_null()
+                || !LLVMIsAConstantDataSequential(v).is_null()
+            {
+                let t = LLVMTypeOf(v);
+                let (open, close, n) = match LLVMGetTypeKind(t) {
+                    LLVMTypeKind::LLVMStructTypeKind if LLVMIsPackedStruct(t) != 0 => {
+                        ("<{ ", " }>", LLVMCountStructElementTypes(t) as u64)
+                    }
+                    LLVMTypeKind::LLVMStructTypeKind => {
+                        ("{ ", " }", LLVMCountStructElementTypes(t) as u64)
+                    }
+                    LLVMTypeKind::LLVMArrayTypeKind => ("[", "]", LLVMGetArrayLength2(t)),
+                    LLVMTypeKind::LLVMVectorTypeKind => ("<", ">", LLVMGetVectorSize(t) as u64),
+                    other => {
+                        return self
+                            .err(format!("an aggregate constant of the type kind {other:?}"))
+                    }
+                };
+                let mut parts = Vec::new();
+                for i in 0..n {
+                    let e = LLVMGetAggregateElement(v, i as u32);
+                    if e.is_null() {
+                        return self.err("an aggregate constant whose element cannot be read");
+                    }
+                    parts.push(format!("{} {}", self.type_of(e)?, self.val(e)?));
+                }
+                return Ok(format!("{open}{}{close}", parts.join(", ")));
+            }
             if !LLVMIsAFunction(v).is_null() {
                 return Ok(global(&value_name(v)));
             }

@@ -1,12 +1,14 @@
-//! Rule: the callback does not iterate over an array or a slice
-//! (`.iter()`, `for v in array`, `array.into_iter()`). Optimised MIR builds
-//! `core`'s slice and array iterators from raw and fat pointers (a borrowed
-//! constant coerced to `&[T]`, `NonNull`, `Offset`) and calls their
-//! generic methods, none of which the GPU lowering models. One diagnostic
-//! names the first such call and shows the loop over indices that is
-//! compiled instead; the calls with no body (E0107) and the pointer
-//! constructs (E0109) that the same iteration brings are its consequences,
+//! Rule: the callback iterates over arrays only where the GPU side compiles
+//! it. `frontend::slices` gives a slice borrowed from an array the array's
+//! length, and the core model runs `core`'s slice and array iterators'
+//! methods (`fold`, `any`, …); what is left is refused here, one cause
+//! reported once: a function taking a slice (`&[T]`, whose length is not
+//! known inside it), and a call of an iterator method the model does not
+//! have (`chunks`, `windows`). The calls with no body (E0107) and the
+//! pointer constructs (E0109) the same iteration brings are consequences,
 //! and [`super::admit_with`] does not report them again.
+
+use frontend::ty::Ty;
 
 use super::facts::CallFact;
 use super::{label, Ctx};
@@ -16,7 +18,7 @@ use crate::diagnostic::Diagnostic;
 /// Whether a call (as MIR prints it, generic arguments included) is part
 /// of `core`'s iteration over an array or a slice.
 pub fn is_iteration(call: &CallFact) -> bool {
-    const ITERATORS: [&str; 8] = [
+    const ITERATORS: [&str; 16] = [
         "slice::Iter<",
         "slice::Iter::<",
         "slice::IterMut<",
@@ -25,15 +27,74 @@ pub fn is_iteration(call: &CallFact) -> bool {
         "array::IntoIter::<",
         "PolymorphicIter<",
         "PolymorphicIter::<",
+        "Chunks<",
+        "Chunks::<",
+        "ChunksExact<",
+        "ChunksExact::<",
+        "RChunks<",
+        "RChunks::<",
+        "Windows<",
+        "Windows::<",
     ];
-    ITERATORS
-        .iter()
-        .any(|p| call.text.contains(p) || call.callee.contains(p))
+    call.kind == vocab::CallKind::Foreign
+        && ITERATORS
+            .iter()
+            .any(|p| call.text.contains(p) || call.callee.contains(p))
+}
+
+/// A slice type whose length the type does not carry (`&[u32]`,
+/// `*const [f32]`): its element type.
+fn unsized_slice(ty: &Ty) -> Option<&Ty> {
+    match ty {
+        Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => match &**inner {
+            Ty::Slice(e) => Some(e),
+            other => unsized_slice(other),
+        },
+        _ => None,
+    }
+}
+
+/// A function the callback reaches that takes a slice: inside it, the
+/// slice's length is not known (`frontend::slices` gives a slice its
+/// array's length only where the array is borrowed).
+fn slice_parameter(ctx: &Ctx<'_>) -> Option<Diagnostic> {
+    let (body, b, param, elem) = ctx.graph.bodies().into_iter().find_map(|body| {
+        let b = ctx.facts.bodies.get(body)?;
+        b.params
+            .iter()
+            .find_map(|p| Some((p, unsized_slice(p)?)))
+            .map(|(p, e)| (body, b, p, e))
+    })?;
+    let chain = ctx.graph.chain_to(body).join(" → ");
+    Some(
+        Diagnostic::new(
+            Code::UnsupportedMir,
+            format!("`{body}` takes a slice (`{param}`), whose length is not known on the GPU"),
+            label(
+                b.loc,
+                format!("`{body}` takes `{param}`, and runs on the GPU"),
+            ),
+        )
+        .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
+        .with_note(format!("call chain: {chain}"))
+        .with_note(
+            "the GPU side iterates over and indexes an array where its length is known: a \
+             `const` table, a captured or local array, and a slice borrowed from one in the \
+             same function",
+        )
+        .with_help(format!(
+            "take the array by reference, whose type carries its length: `&[{elem}; 3]`, or \
+             `&[{elem}; N]` in a function generic over `const N: usize`"
+        )),
+    )
 }
 
 /// The diagnostic for the first iteration over an array or a slice the
 /// callback reaches, if any.
 pub fn check(ctx: &Ctx<'_>) -> Option<Diagnostic> {
+    if let Some(d) = slice_parameter(ctx) {
+        return Some(d);
+    }
     let (body, b, call) = ctx.graph.bodies().into_iter().find_map(|body| {
         let b = ctx.facts.bodies.get(body)?;
         b.calls
@@ -54,19 +115,20 @@ pub fn check(ctx: &Ctx<'_>) -> Option<Diagnostic> {
     Some(
         Diagnostic::new(
             Code::UnsupportedMir,
-            "callback iterates over an array or a slice, which the GPU lowering does not compile",
+            "callback uses an iterator over an array or a slice that the GPU lowering does not compile",
             primary,
         )
         .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
         .with_note(format!("call chain: {chain}"))
         .with_note(
-            "`core` builds an array's or a slice's iterator from raw pointers, which the GPU \
-             side does not model; indexing an array (a `const` table, a captured array) is \
-             compiled",
+            "the GPU side compiles `iter()` of an array or of a slice borrowed from one, with \
+             `fold`, `sum`, `product`, `any`, `all`, `position`, `find`, `max`, `min`, `zip`, \
+             `enumerate`, `map`, `filter`, `count`, `rev`, `take`, and `for` over an array or \
+             a reference to one; not this iterator",
         )
         .with_help(
-            "loop over the indices instead: `for i in 0..TABLE.len() { let v = TABLE[i]; … }`, \
-             or `(0..TABLE.len()).any(|i| x % TABLE[i] == 0)`",
+            "use one of those, or loop over the indices: `for i in 0..TABLE.len() { let v = \
+             TABLE[i]; … }`",
         ),
     )
 }

@@ -13,7 +13,10 @@
 //! and iterators over ranges (`fold`, `map`, `filter`, `sum`, `product`,
 //! `any`, `all`, `position`, `find`, `count`, `max`, `min`, `rev`,
 //! `step_by`, `zip`, `enumerate`, `for` over `..=`) with the `Option`
-//! methods that take closures, which run through the core model.
+//! methods that take closures, which run through the core model, and over
+//! arrays (a `const` table's and a captured array's `.iter()` with the same
+//! adapters, `for` over `&k` and over an array by value, a `&[u32]`
+//! borrowed from an array, indexed and measured).
 //! Every `reduce` operation is associative and commutative.
 //!
 //! `callbacks [--count N] [--no-overflowing]` (default 1,000,000 random
@@ -301,6 +304,49 @@ fn option_methods(x: u32) -> u32 {
     let halved = r.map(|v| v / 2).unwrap_or_else(|e| e.wrapping_mul(3));
     let small = x.checked_sub(1000).is_some_and(|v| v < 5000) as u32;
     third ^ halved ^ small ^ x.checked_div(x % 5).map_or_else(|| 11, |q| q + 1)
+}
+
+const PRIMES: [u32; 6] = [2, 3, 5, 7, 11, 13];
+const W: [f32; 4] = [0.1, 0.2, 0.3, 0.4];
+
+fn table_searches(x: u32) -> u32 {
+    let any = PRIMES.iter().any(|&p| x % p == 0) as u32;
+    let all = PRIMES.iter().all(|&p| x % p != 0) as u32;
+    let at = PRIMES.iter().position(|&p| p > x % 16).map_or(99, |i| i as u32);
+    let found = PRIMES.iter().copied().find(|p| x % p == 0).unwrap_or(1);
+    let below = PRIMES.iter().filter(|&&p| p < x % 16).count() as u32;
+    any + 2 * all + 4 * at + 1000 * found + 100_000 * below
+}
+
+fn table_folds(x: u32, k: [u32; 3]) -> u32 {
+    k.iter().fold(x, |a, &b| a ^ b)
+        ^ k.iter().rev().fold(0u32, |a, &b| a.wrapping_mul(31) ^ b)
+        ^ x.wrapping_add(k.iter().sum::<u32>())
+        ^ PRIMES.iter().product::<u32>()
+        ^ PRIMES.iter().take(3).sum::<u32>()
+        ^ k.iter().copied().max().unwrap_or(x)
+        ^ *k.iter().min().unwrap_or(&x)
+}
+
+fn table_loops(x: u32, k: [u32; 3]) -> u32 {
+    let mut a = x;
+    for v in &k {
+        a ^= *v;
+    }
+    for v in k.iter() {
+        a = a.wrapping_add(*v);
+    }
+    for p in PRIMES {
+        a = a.rotate_left(p) ^ p;
+    }
+    let s: &[u32] = &k;
+    a ^ s[x as usize % 3] ^ s.len() as u32
+}
+
+fn table_weights(x: f32) -> f32 {
+    W.iter().enumerate().map(|(i, w)| w * x * i as f32).sum::<f32>()
+        + W.iter().zip(W.iter()).map(|(a, b)| a * b * x).sum::<f32>()
+        + W.iter().copied().fold(f32::MIN, f32::max) * x
 }
 
 fn largest_of<T: DeviceElement + PartialOrd>(gpu: &Gpu, data: &[T], lowest: T) -> Result<T, Error> {
@@ -596,6 +642,19 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     let g = gpu.transform(&u32s, |x| option_methods(x))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| option_methods(x)).collect();
     lines.push(compare("Option/Result methods taking closures", &u32s, &g, &h));
+    let g = gpu.transform(&u32s, |x| table_searches(x))?.to_vec()?;
+    let h: Vec<u32> = u32s.iter().map(|&x| table_searches(x)).collect();
+    lines.push(compare("const table: any, all, position, copied().find, filter().count", &u32s, &g, &h));
+    let kk = [3, 0x9e37, 7];
+    let g = gpu.transform(&u32s, move |x| table_folds(x, kk))?.to_vec()?;
+    let h: Vec<u32> = u32s.iter().map(|&x| table_folds(x, kk)).collect();
+    lines.push(compare("array iter: fold, rev, sum, product, take, max, min", &u32s, &g, &h));
+    let g = gpu.transform(&u32s, move |x| table_loops(x, kk))?.to_vec()?;
+    let h: Vec<u32> = u32s.iter().map(|&x| table_loops(x, kk)).collect();
+    lines.push(compare("for over &k, k.iter(), an array by value; &[u32]", &u32s, &g, &h));
+    let g = gpu.transform(&f32s, |x| table_weights(x))?.to_vec()?;
+    let h: Vec<f32> = f32s.iter().map(|&x| table_weights(x)).collect();
+    lines.push(compare("f32 table: enumerate, zip, map, sum, fold(f32::max)", &f32s, &g, &h));
     let g = gpu.reduce(&u64s, 0, move |a, b| a.max(b).max((0..(k as u64) % 5).sum::<u64>()))?;
     let h = u64s.iter().fold(0, |a, &b| a.max(b).max((0..(k as u64) % 5).sum::<u64>()));
     lines.push(compare_one("reduce with a sum over a range", g, h));

@@ -1,0 +1,699 @@
+//! Slices of arrays whose length is known where they are used.
+//!
+//! Optimised MIR borrows an array as a slice to iterate over it or to index
+//! it (`TABLE.iter()`, `for v in &k`, `let s: &[u32] = &k`): it coerces a
+//! `&[T; N]` to `&[T]`, a fat pointer, and `core`'s inlined code carries
+//! it through `*const [T]` and `NonNull<[T]>` to thin pointers to the
+//! elements. The GPU side has thin pointers only. Where the slice is made
+//! from an array in the same body, its length is the array's, so the
+//! slice's local and each pointer local made from it get the array's type
+//! (`&[u32]` becomes `&[u32; 3]`), and reading the slice's length is the
+//! constant. A slice whose length is not known where it is used (a `&[T]`
+//! parameter) keeps its type, and the lowering reports it.
+//!
+//! Before that, on the MIR text ([`text`]): `NonNull<T>` is `*const T`
+//! (it is `#[repr(transparent)]` over one), `MaybeUninit<T>` is `T` (the
+//! same layout; an array's by-value iterator holds its elements in one,
+//! always initialised where it is read), the lifetime argument of
+//! `slice::Iter<'_, T>` is dropped (lifetimes are erased here), and the
+//! constant `PhantomData::<T>` is a zero-sized value. On the bodies
+//! ([`inline_promoted`]): a promoted constant that a body borrows
+//! (`&PRIMES` made by `PRIMES.iter()`, `&[1, 2, 3]`) is built in a local of
+//! that body, which the borrow then points to.
+
+use std::collections::BTreeMap;
+
+use crate::pmir::{
+    Body, BodyKind, Constant, Local, LocalDecl, Operand, Place, Projection, Rvalue, Statement,
+    StatementKind, TerminatorKind, UnOp,
+};
+use crate::ty::Ty;
+
+/// The MIR text with `NonNull<T>` as `*const T`, `slice::Iter`'s lifetime
+/// dropped and `const PhantomData::<T>` a zero-sized constant.
+pub(crate) fn text(mir: &str) -> String {
+    const TOUCHED: [&str; 6] = [
+        "NonNull<",
+        "MaybeUninit<",
+        "Iter<'_, ",
+        "PhantomData::<",
+        "{transmute(0x",
+        "ops::index_range::IndexRange {{",
+    ];
+    if !TOUCHED.iter().any(|t| mir.contains(t)) {
+        return mir.to_string();
+    }
+    mir.lines().map(line).collect::<Vec<_>>().join("\n")
+        + if mir.ends_with('\n') { "\n" } else { "" }
+}
+
+fn line(l: &str) -> String {
+    let mut out = l
+        .replace("Iter<'_, ", "Iter<")
+        .replace("Iter::<'_, ", "Iter::<")
+        // A constant's type path is printed trimmed.
+        .replace(
+            "const ops::index_range::IndexRange {{",
+            "const std::ops::index_range::IndexRange {{",
+        );
+    while let Some(next) = wrapper_once(&out, "NonNull", "*const ") {
+        out = next;
+    }
+    while let Some(next) = wrapper_once(&out, "MaybeUninit", "") {
+        out = next;
+    }
+    null_references(&phantom_constants(&out))
+}
+
+/// `{transmute(0x0000000000000000): Option<&u32>}`: rustc folded `None` of
+/// an `Option` of a reference to its niche, the null address (a reference
+/// is never null); the GPU side lays `Option` out without niches, so it is
+/// written as the variant: `Option::<&u32>::None`.
+fn null_references(l: &str) -> String {
+    let mut out = String::with_capacity(l.len());
+    let mut rest = l;
+    while let Some(at) = rest.find("{transmute(0x") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "{transmute(0x".len()..];
+        let zeros = after.bytes().take_while(|&b| b == b'0').count();
+        let tail = &after[zeros..];
+        let folded = (zeros == 16)
+            .then(|| tail.strip_prefix("): Option<&"))
+            .flatten()
+            .and_then(|t| {
+                let open = "): Option".len();
+                let close = closing_angle(tail, open)?;
+                (tail.as_bytes().get(close + 1) == Some(&b'}'))
+                    .then(|| (t, close, &tail[open + 1..close]))
+            });
+        match folded {
+            Some((_, close, inner)) => {
+                out.push_str(&format!("Option::<{inner}>::None"));
+                rest = &tail[close + 2..];
+            }
+            None => {
+                out.push_str("{transmute(0x");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first `std::ptr::NonNull<X>` (or `NonNull<X>`, `core::ptr::NonNull<X>`)
+/// in a type → `*const X` (`name` `NonNull`, `by` `*const `), or the first
+/// `std::mem::MaybeUninit<X>` → `X`; `None` when there is none.
+fn wrapper_once(text: &str, name: &str, by: &str) -> Option<String> {
+    let mut from = 0;
+    let open_at = format!("{name}<");
+    while let Some(rel) = text[from..].find(&open_at) {
+        let at = from + rel;
+        from = at + 1;
+        // The path before the name: only `std`, `core`, `ptr`, `mem`,
+        // `non_null`, `maybe_uninit`.
+        let mut start = at;
+        loop {
+            let before = &text[..start];
+            let Some(seg_end) = before.strip_suffix("::").map(str::len) else {
+                break;
+            };
+            let seg_start = before[..seg_end]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1);
+            match &before[seg_start..seg_end] {
+                "std" | "core" | "ptr" | "mem" | "non_null" | "maybe_uninit" => start = seg_start,
+                _ => break,
+            }
+        }
+        let prev = text[..start].chars().next_back();
+        if prev.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let open = at + name.len();
+        let close = closing_angle(text, open)?;
+        let inner = &text[open + 1..close];
+        return Some(format!(
+            "{}{by}{inner}{}",
+            &text[..start],
+            &text[close + 1..]
+        ));
+    }
+    None
+}
+
+/// The `>` closing the `<` at `open` (`->` is not one).
+fn closing_angle(text: &str, open: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'-' => {}
+            b'>' | b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (c == b'>').then_some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `const PhantomData::<&u32>` → `const ZeroSized: PhantomData<&u32>`.
+fn phantom_constants(l: &str) -> String {
+    let mut out = String::with_capacity(l.len());
+    let mut rest = l;
+    while let Some(at) = rest.find("const PhantomData::<") {
+        out.push_str(&rest[..at]);
+        let open = at + "const PhantomData::".len();
+        match closing_angle(rest, open) {
+            Some(close) => {
+                out.push_str("const ZeroSized: PhantomData");
+                out.push_str(&rest[open..=close]);
+                rest = &rest[close + 1..];
+            }
+            None => {
+                out.push_str(&rest[at..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Promoted constants.
+
+/// Every promoted constant whose body builds a value from constants and
+/// returns a reference to it (`_1 = const PRIMES; _0 = &_1;`), by name:
+/// the value's type and how it is built.
+fn promoted_values(bodies: &[Body]) -> BTreeMap<String, (Ty, Rvalue)> {
+    let mut out = BTreeMap::new();
+    for b in bodies.iter().filter(|b| b.kind == BodyKind::Const) {
+        if !b.name.contains("::promoted[") {
+            continue;
+        }
+        let [block] = b.blocks.as_slice() else {
+            continue;
+        };
+        if !matches!(block.terminator.kind, TerminatorKind::Return) {
+            continue;
+        }
+        let mut value: Option<(Local, Rvalue)> = None;
+        let mut returns = None;
+        let mut plain = true;
+        for st in &block.statements {
+            match &st.kind {
+                StatementKind::StorageLive(_)
+                | StatementKind::StorageDead(_)
+                | StatementKind::Nop(_) => {}
+                StatementKind::Assign { place, rvalue } if place.projections.is_empty() => {
+                    match &**rvalue {
+                        Rvalue::Ref {
+                            mutable: false,
+                            place: target,
+                        } if place.local == Local(0) && target.projections.is_empty() => {
+                            returns = Some(target.local);
+                        }
+                        r if value.is_none() && place.local != Local(0) && constant_only(r) => {
+                            value = Some((place.local, r.clone()));
+                        }
+                        _ => plain = false,
+                    }
+                }
+                _ => plain = false,
+            }
+        }
+        let (Some((local, rvalue)), Some(target), true) = (value, returns, plain) else {
+            continue;
+        };
+        if local != target {
+            continue;
+        }
+        if let Some(decl) = b.locals.get(local.0 as usize) {
+            out.insert(b.name.clone(), (decl.ty.clone(), rvalue));
+        }
+    }
+    out
+}
+
+fn constant_only(r: &Rvalue) -> bool {
+    match r {
+        Rvalue::Use(Operand::Const(_)) => true,
+        Rvalue::Aggregate { fields, .. } => {
+            fields.iter().all(|(_, o)| matches!(o, Operand::Const(_)))
+        }
+        Rvalue::Repeat {
+            operand: Operand::Const(_),
+            ..
+        } => true,
+        _ => false,
+    }
+}
+
+/// Each use of a promoted constant [`promoted_values`] knows becomes a
+/// local of the using body holding the value, and a borrow of it.
+pub(crate) fn inline_promoted(bodies: &mut [Body]) {
+    let values = promoted_values(bodies);
+    if values.is_empty() {
+        return;
+    }
+    for body in bodies.iter_mut() {
+        for b in 0..body.blocks.len() {
+            let mut k = 0;
+            while k <= body.blocks[b].statements.len() {
+                let mut found = None;
+                {
+                    let block = &mut body.blocks[b];
+                    let mut visit = |op: &mut Operand| {
+                        if found.is_some() {
+                            return;
+                        }
+                        if let Operand::Const(Constant::Other(name)) = op {
+                            if let Some(v) = values.get(name.as_str()) {
+                                found = Some(v.clone());
+                                *op = Operand::Copy(Place::local(Local(u32::MAX)));
+                            }
+                        }
+                    };
+                    if k < block.statements.len() {
+                        if let StatementKind::Assign { rvalue, .. } = &mut block.statements[k].kind
+                        {
+                            rvalue.for_each_operand(&mut visit);
+                        }
+                    } else {
+                        match &mut block.terminator.kind {
+                            TerminatorKind::Call { args, .. } => {
+                                args.iter_mut().for_each(&mut visit)
+                            }
+                            TerminatorKind::SwitchInt { discr, .. } => visit(discr),
+                            _ => {}
+                        }
+                    }
+                }
+                let Some((ty, rvalue)) = found else {
+                    k += 1;
+                    continue;
+                };
+                let value = new_local(body, ty.clone());
+                let borrow = new_local(
+                    body,
+                    Ty::Ref {
+                        mutable: false,
+                        inner: Box::new(ty),
+                    },
+                );
+                let block = &mut body.blocks[b];
+                let mir_line = block
+                    .statements
+                    .get(k)
+                    .map_or(block.terminator.mir_line, |s| s.mir_line);
+                // The placeholder names the borrow.
+                let fill = |op: &mut Operand| {
+                    if *op == Operand::Copy(Place::local(Local(u32::MAX))) {
+                        *op = Operand::Copy(Place::local(borrow));
+                    }
+                };
+                if k < block.statements.len() {
+                    if let StatementKind::Assign { rvalue, .. } = &mut block.statements[k].kind {
+                        rvalue.for_each_operand(fill);
+                    }
+                } else if let TerminatorKind::Call { args, .. } = &mut block.terminator.kind {
+                    args.iter_mut().for_each(fill);
+                } else if let TerminatorKind::SwitchInt { discr, .. } = &mut block.terminator.kind {
+                    fill(discr);
+                }
+                let assign = |place: Local, rvalue: Rvalue| Statement {
+                    mir_line,
+                    kind: StatementKind::Assign {
+                        place: Place::local(place),
+                        rvalue: Box::new(rvalue),
+                    },
+                };
+                block.statements.insert(k, assign(value, rvalue));
+                block.statements.insert(
+                    k + 1,
+                    assign(
+                        borrow,
+                        Rvalue::Ref {
+                            mutable: false,
+                            place: Place::local(value),
+                        },
+                    ),
+                );
+                // The statement that used the constant is looked at again.
+                k += 2;
+            }
+        }
+    }
+}
+
+fn new_local(body: &mut Body, ty: Ty) -> Local {
+    let local = Local(body.locals.len() as u32);
+    body.locals.push(LocalDecl {
+        local,
+        ty,
+        mutable: false,
+    });
+    local
+}
+
+/// `const PRIMES as [u32; 6] (Transmute)` to the constant's own type (an
+/// array made `[MaybeUninit<u32>; 6]` for its by-value iterator, once
+/// `MaybeUninit` is gone): the constant itself.
+pub(crate) fn identity_transmutes(bodies: &mut [Body]) {
+    let const_types: BTreeMap<String, Ty> = bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Const)
+        .filter_map(|b| Some((b.name.clone(), b.locals.first()?.ty.clone())))
+        .collect();
+    for body in bodies.iter_mut() {
+        let locals: Vec<Ty> = body.locals.iter().map(|d| d.ty.clone()).collect();
+        for st in body.blocks.iter_mut().flat_map(|b| &mut b.statements) {
+            let StatementKind::Assign { rvalue, .. } = &mut st.kind else {
+                continue;
+            };
+            let Rvalue::Cast { kind, operand, ty } = &**rvalue else {
+                continue;
+            };
+            if kind != "Transmute" {
+                continue;
+            }
+            let from = match operand {
+                Operand::Const(Constant::Other(name)) => const_types.get(name),
+                Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => {
+                    locals.get(p.local.0 as usize)
+                }
+                _ => None,
+            };
+            if from == Some(ty) {
+                **rvalue = Rvalue::Use(operand.clone());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Lengths.
+
+/// Before monomorphisation: slices get their arrays' lengths, and the
+/// `next` of an array's by-value iterator (`for v in ARRAY`,
+/// `ARRAY.into_iter()`) calls the core model's, whose length parameter is
+/// the array's (`rmir_array_iter_next::<u32, 6>`), for monomorphisation
+/// to instantiate.
+pub(crate) fn before_mono(bodies: &mut [Body]) {
+    known_lengths(bodies);
+    for body in bodies.iter_mut() {
+        route_array_next(body);
+    }
+}
+
+/// `array::iter::iter_inner::PolymorphicIter::<[u32]>::next`.
+fn is_array_next(path: &str) -> bool {
+    path.contains("PolymorphicIter") && path.ends_with("::next")
+}
+
+fn route_array_next(body: &mut Body) {
+    let locals = &body.locals;
+    for block in &mut body.blocks {
+        let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind else {
+            continue;
+        };
+        if !is_array_next(&callee.path) {
+            continue;
+        }
+        let Some(arg) = args.first().and_then(operand_local) else {
+            continue;
+        };
+        let Some(Ty::Ref { inner, .. }) = locals.get(arg.0 as usize).map(|d| &d.ty) else {
+            continue;
+        };
+        let Ty::Adt {
+            path,
+            args: iter_args,
+        } = &**inner
+        else {
+            continue;
+        };
+        if !path.ends_with("PolymorphicIter") {
+            continue;
+        }
+        let [Ty::Array(elem, len)] = iter_args.as_slice() else {
+            continue;
+        };
+        let Some(n) = array_len(len) else {
+            continue;
+        };
+        callee.text = format!("rmir_array_iter_next::<{elem}, {n}>");
+        callee.path = "rmir_array_iter_next".to_string();
+        callee.generics = vec![(**elem).clone(), Ty::parse(&n)];
+    }
+}
+
+/// Gives every slice made from an array in the same body that array's
+/// length (see the module's documentation).
+pub(crate) fn known_lengths(bodies: &mut [Body]) {
+    for body in bodies.iter_mut() {
+        let lengths = lengths(body);
+        if lengths.is_empty() {
+            continue;
+        }
+        apply(body, &lengths);
+    }
+}
+
+/// `[T]` somewhere in `ty` (behind references, pointers or ADT arguments).
+fn has_slice(ty: &Ty) -> bool {
+    match ty {
+        Ty::Slice(_) => true,
+        Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } => has_slice(inner),
+        Ty::Adt { args, .. } => args.iter().any(has_slice),
+        _ => false,
+    }
+}
+
+/// The length a slice in `to` takes from the array at the same place in
+/// `from`: `&[u32; 3]` → `&[u32]`, `&mut P<[T; 6]>` → `&mut P<[T]>`.
+fn unsized_from(from: &Ty, to: &Ty) -> Option<String> {
+    match (from, to) {
+        (Ty::Array(_, len), Ty::Slice(_)) => array_len(len),
+        (
+            Ty::Ref { inner: a, .. } | Ty::Ptr { inner: a, .. },
+            Ty::Ref { inner: b, .. } | Ty::Ptr { inner: b, .. },
+        ) => unsized_from(a, b),
+        (Ty::Adt { args: a, .. }, Ty::Adt { args: b, .. }) => {
+            a.iter().zip(b).find_map(|(x, y)| unsized_from(x, y))
+        }
+        _ => None,
+    }
+}
+
+/// `3`, `3_usize` → `3`.
+fn array_len(text: &str) -> Option<String> {
+    let digits: String = text.chars().take_while(|c| c.is_ascii_digit()).collect();
+    (!digits.is_empty()).then_some(digits)
+}
+
+/// `ty` with its `[T]` made `[T; len]`.
+fn with_len(ty: &Ty, len: &str) -> Ty {
+    match ty {
+        Ty::Slice(e) => Ty::Array(e.clone(), len.to_string()),
+        Ty::Ref { mutable, inner } => Ty::Ref {
+            mutable: *mutable,
+            inner: Box::new(with_len(inner, len)),
+        },
+        Ty::Ptr { mutable, inner } => Ty::Ptr {
+            mutable: *mutable,
+            inner: Box::new(with_len(inner, len)),
+        },
+        Ty::Adt { path, args } => Ty::Adt {
+            path: path.clone(),
+            args: args.iter().map(|a| with_len(a, len)).collect(),
+        },
+        t => t.clone(),
+    }
+}
+
+/// The local a plain operand reads.
+fn operand_local(op: &Operand) -> Option<Local> {
+    match op {
+        Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => Some(p.local),
+        _ => None,
+    }
+}
+
+/// The length each slice local of `body` gets; a local two sources give
+/// different lengths, or one handed to a call, gets none.
+fn lengths(body: &Body) -> BTreeMap<Local, String> {
+    let ty_of = |l: Local| body.locals.get(l.0 as usize).map(|d| &d.ty);
+    // A slice handed to a call keeps its type: the callee takes a slice
+    // (a registration's data, a helper's `&[T]` parameter). The `next` of
+    // an array's by-value iterator is the model's (`route_array_next`).
+    let mut known: BTreeMap<Local, Option<String>> = body
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.terminator.kind {
+            TerminatorKind::Call { args, callee, .. } if !is_array_next(&callee.path) => Some(args),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(operand_local)
+        .filter(|l| ty_of(*l).is_some_and(has_slice))
+        .map(|l| (l, None))
+        .collect();
+    loop {
+        let mut changed = false;
+        for st in body.blocks.iter().flat_map(|b| &b.statements) {
+            let StatementKind::Assign { place, rvalue } = &st.kind else {
+                continue;
+            };
+            if !place.projections.is_empty() {
+                continue;
+            }
+            let dest = place.local;
+            if !ty_of(dest).is_some_and(has_slice) {
+                continue;
+            }
+            let source_len = |l: Local| -> Option<Option<String>> {
+                match known.get(&l) {
+                    Some(len) => Some(len.clone()),
+                    None => unsized_from(ty_of(l)?, ty_of(dest)?).map(Some),
+                }
+            };
+            let len = match &**rvalue {
+                Rvalue::Use(op) => operand_local(op).and_then(source_len),
+                Rvalue::Cast { kind, operand, .. }
+                    if kind.starts_with("PointerCoercion(Unsize")
+                        || kind.starts_with("Transmute")
+                        || kind.starts_with("PtrToPtr") =>
+                {
+                    operand_local(operand).and_then(source_len)
+                }
+                // `&raw const (*_4)`, `&(*_4)`: a reborrow of the slice.
+                Rvalue::Ref { place: p, .. } | Rvalue::RawPtr { place: p, .. }
+                    if p.projections == [Projection::Deref] =>
+                {
+                    source_len(p.local)
+                }
+                _ => None,
+            };
+            let Some(len) = len else {
+                continue;
+            };
+            let merged = match known.get(&dest) {
+                None => len,
+                // Settled: the same length, or already two.
+                Some(old) if *old == len || old.is_none() => continue,
+                Some(_) => None,
+            };
+            known.insert(dest, merged);
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
+    }
+    known
+        .into_iter()
+        .filter_map(|(l, len)| Some((l, len?)))
+        .collect()
+}
+
+fn apply(body: &mut Body, lengths: &BTreeMap<Local, String>) {
+    for (local, len) in lengths {
+        if let Some(decl) = body.locals.get_mut(local.0 as usize) {
+            decl.ty = with_len(&decl.ty, len);
+        }
+    }
+    let types: Vec<Ty> = body.locals.iter().map(|d| d.ty.clone()).collect();
+    for st in body.blocks.iter_mut().flat_map(|b| &mut b.statements) {
+        let StatementKind::Assign { place, rvalue } = &mut st.kind else {
+            continue;
+        };
+        // A cast to a slice type now casts to the destination's type; an
+        // unsizing one has nothing left to do.
+        if let Rvalue::Cast { kind, operand, ty } = &mut **rvalue {
+            if place.projections.is_empty() && lengths.contains_key(&place.local) {
+                if kind.starts_with("PointerCoercion(Unsize") {
+                    **rvalue = Rvalue::Use(operand.clone());
+                } else if let Some(t) = types.get(place.local.0 as usize) {
+                    *ty = t.clone();
+                }
+                continue;
+            }
+        }
+        // `PtrMetadata(copy _3)` of a slice of known length.
+        if let Rvalue::UnaryOp {
+            op: UnOp::PtrMetadata,
+            operand,
+        } = &**rvalue
+        {
+            if let Some(len) = operand_local(operand).and_then(|l| lengths.get(&l)) {
+                if let Ok(value) = len.parse::<i128>() {
+                    **rvalue = Rvalue::Use(Operand::Const(Constant::Int {
+                        value,
+                        ty: Ty::Scalar(crate::ty::Scalar::Usize),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_null_is_a_const_pointer() {
+        assert_eq!(
+            line("        _7 = copy _11 as std::ptr::NonNull<[u32]> (Transmute);"),
+            "        _7 = copy _11 as *const [u32] (Transmute);"
+        );
+        assert_eq!(
+            line("        _24 = copy (_3.0: std::ptr::NonNull<u32>);"),
+            "        _24 = copy (_3.0: *const u32);"
+        );
+        assert_eq!(
+            line("    let mut _7: NonNull<NonNull<u8>>;"),
+            "    let mut _7: *const *const u8;"
+        );
+        // Another crate's `NonNull`, and a call, stay.
+        assert_eq!(line("let _1: my::NonNull<u8>;"), "let _1: my::NonNull<u8>;");
+        assert_eq!(
+            line("_2 = NonNull::<u8>::dangling()"),
+            "_2 = NonNull::<u8>::dangling()"
+        );
+    }
+
+    #[test]
+    fn null_references_are_none() {
+        assert_eq!(
+            line("_0 = const {transmute(0x0000000000000000): Option<&u32>};"),
+            "_0 = const Option::<&u32>::None;"
+        );
+        // Not zero, or not an `Option` of a reference: as it was.
+        for l in [
+            "_0 = const {transmute(0x0000000000000001): Option<&u32>};",
+            "_0 = const {transmute(0x0000000000000000): Option<u64>};",
+        ] {
+            assert_eq!(line(l), l);
+        }
+    }
+
+    #[test]
+    fn slice_iterators_lose_their_lifetime_and_phantoms_are_zero_sized() {
+        assert_eq!(
+            line("_3 = std::slice::Iter::<'_, u32> { ptr: copy _6, end_or_len: copy _8, _marker: const PhantomData::<&u32> };"),
+            "_3 = std::slice::Iter::<u32> { ptr: copy _6, end_or_len: copy _8, _marker: const ZeroSized: PhantomData<&u32> };"
+        );
+        assert_eq!(
+            line("    let mut _3: std::slice::Iter<'_, u32>;"),
+            "    let mut _3: std::slice::Iter<u32>;"
+        );
+    }
+}
