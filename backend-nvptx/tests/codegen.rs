@@ -821,6 +821,30 @@ fn array_iteration_runs_on_the_host_as_rust_computes_it() {
             4,
         ),
         (
+            "by_value_adapters",
+            int(&|x| {
+                let a = PRIMES.into_iter().fold(x, |a, p| a.rotate_left(p) ^ p);
+                let b = [1u32, 2, 3]
+                    .into_iter()
+                    .rev()
+                    .fold(0u32, |a, i| a.wrapping_mul(7) ^ i);
+                let c = PRIMES
+                    .into_iter()
+                    .map(|p| p ^ x)
+                    .fold(0u32, |a, b| a.wrapping_add(b));
+                let d = PRIMES.into_iter().filter(|&p| p < x % 16).count() as u32;
+                let e = PRIMES.iter().copied().filter(|&p| p > x % 16).count() as u32;
+                let mut f = 0u32;
+                #[allow(clippy::single_element_loop)] // the case's `[x]` by value
+                for v in [x] {
+                    f ^= v;
+                }
+                a ^ b ^ c ^ (d << 8) ^ (e << 16) ^ f
+            }),
+            false,
+            4,
+        ),
+        (
             "folded",
             int(&|x| {
                 k.iter().fold(x, |a, &b| a ^ b)

@@ -343,7 +343,7 @@ pub struct TakeModel<I> {
 }
 
 /// How many elements lie from `p` up to `end`.
-fn slice_len<T>(mut p: *const T, end: *const T) -> usize {
+fn rmir_slice_len<T>(mut p: *const T, end: *const T) -> usize {
     let mut n = 0usize;
     while p != end {
         // SAFETY: `p` is below `end`, in the array the iterator borrows.
@@ -501,8 +501,8 @@ pub fn rmir_slice_zip<T, U>(
     a: SliceIterModel<T>,
     b: SliceIterModel<U>,
 ) -> ZipModel<SliceIterModel<T>, SliceIterModel<U>> {
-    let a_len = slice_len(a.ptr, a.end_or_len);
-    let b_len = slice_len(b.ptr, b.end_or_len);
+    let a_len = rmir_slice_len(a.ptr, a.end_or_len);
+    let b_len = rmir_slice_len(b.ptr, b.end_or_len);
     let len = if a_len < b_len { a_len } else { b_len };
     ZipModel {
         a,
@@ -593,6 +593,97 @@ pub fn rmir_array_iter_next<T: Copy, const N: usize>(
     } else {
         None
     }
+}
+
+/// `core::mem::ManuallyDrop`, which holds its value in a `MaybeDangling`.
+pub struct ManuallyDropModel<T> {
+    pub value: MaybeDanglingModel<T>,
+}
+
+/// `core::mem::MaybeDangling` (a tuple struct in `core`; named here, so
+/// that the model has no constructor function).
+pub struct MaybeDanglingModel<T> {
+    pub value: T,
+}
+
+/// `core::array::IntoIter`, an array's by-value iterator.
+pub struct ArrayIntoIterModel<T, const N: usize> {
+    pub inner: ManuallyDropModel<PolymorphicIterModel<[T; N]>>,
+}
+
+/// The element `i` of an array's by-value iterator's data.
+fn rmir_array_element<T: Copy, const N: usize>(it: &PolymorphicIterModel<[T; N]>, i: usize) -> T {
+    // SAFETY: callers pass `i` below `alive.end`, at most `N`.
+    unsafe { *(&raw const it.data as *const T).add(i) }
+}
+
+/// `<array::IntoIter<T, N> as Iterator>::fold`.
+pub fn rmir_array_fold<T: Copy, const N: usize, B, F: FnMut(B, T) -> B>(
+    it: ArrayIntoIterModel<T, N>,
+    init: B,
+    mut f: F,
+) -> B {
+    let p = it.inner.value.value;
+    let mut acc = init;
+    let mut i = p.alive.start;
+    while i < p.alive.end {
+        let x = rmir_array_element(&p, i);
+        i += 1;
+        acc = f(acc, x);
+    }
+    acc
+}
+
+/// `<array::IntoIter<T, N> as DoubleEndedIterator>::rfold`.
+pub fn rmir_array_rfold<T: Copy, const N: usize, B, F: FnMut(B, T) -> B>(
+    it: ArrayIntoIterModel<T, N>,
+    init: B,
+    mut f: F,
+) -> B {
+    let p = it.inner.value.value;
+    let mut acc = init;
+    let mut end = p.alive.end;
+    while p.alive.start < end {
+        end -= 1;
+        acc = f(acc, rmir_array_element(&p, end));
+    }
+    acc
+}
+
+/// `<Filter<array::IntoIter<T, N>, P> as Iterator>::count`.
+pub fn rmir_array_filter_count<T: Copy, const N: usize, P: FnMut(&T) -> bool>(
+    it: FilterModel<ArrayIntoIterModel<T, N>, P>,
+) -> usize {
+    let FilterModel { iter, mut predicate } = it;
+    let p = iter.inner.value.value;
+    let mut n = 0usize;
+    let mut i = p.alive.start;
+    while i < p.alive.end {
+        let x = rmir_array_element(&p, i);
+        i += 1;
+        if predicate(&x) {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `<Filter<Copied<slice::Iter<T>>, P> as Iterator>::count`.
+pub fn rmir_copied_filter_count<T: Copy, P: FnMut(&T) -> bool>(
+    it: FilterModel<CopiedModel<SliceIterModel<T>>, P>,
+) -> usize {
+    let FilterModel { iter, mut predicate } = it;
+    let (mut p, end) = (iter.it.ptr, iter.it.end_or_len);
+    let mut n = 0usize;
+    while p != end {
+        // SAFETY: `p` is below `end`, in the array.
+        let x = unsafe { *p };
+        p = unsafe { p.add(1) };
+        if predicate(&x) {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// `Copied`'s `copy_fold`.

@@ -42,7 +42,10 @@ const MODEL_FILE: &str = "rmir_core.rs";
 const SYNTHETIC_FILE: &str = "rmir-core";
 
 /// Where a model type stands for a `core` one, the path MIR prints.
-const MODEL_TYPES: [(&str, &str); 10] = [
+const MODEL_TYPES: [(&str, &str); 13] = [
+    ("ArrayIntoIterModel", "std::array::IntoIter"),
+    ("ManuallyDropModel", "std::mem::ManuallyDrop"),
+    ("MaybeDanglingModel", "std::mem::MaybeDangling"),
     (
         "PolymorphicIterModel",
         "std::array::iter::iter_inner::PolymorphicIter",
@@ -518,6 +521,9 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
         if let Some(model) = slice_call(&self_ty, tr, method, &generics) {
             return Some((model, args.to_string()));
         }
+        if let Some(model) = array_call(&self_ty, tr, method, &generics) {
+            return Some((model, args.to_string()));
+        }
         let (kind, elem, _) = range_kind(&self_ty)?;
         let module = format!("rmir_range_{}", elem.name());
         let x = || control_flow_break(generics.get(2)?);
@@ -682,6 +688,7 @@ enum SliceKind {
     Take,
     Zip,
     Filter,
+    CopiedFilter,
 }
 
 /// `std::slice::Iter<T>` (its lifetime dropped, `frontend::slices`) and the
@@ -708,7 +715,18 @@ fn slice_kind(ty: &Ty) -> Option<(SliceKind, Vec<Ty>)> {
         ("Copied", [i]) => Some((SliceKind::Copied, vec![elem(i)?])),
         ("Take", [i]) => Some((SliceKind::Take, vec![elem(i)?])),
         ("Zip", [a, b]) => Some((SliceKind::Zip, vec![elem(a)?, elem(b)?])),
-        ("Filter", [i, p]) => Some((SliceKind::Filter, vec![elem(i)?, p.clone()])),
+        ("Filter", [i, p]) => match elem(i) {
+            Some(e) => Some((SliceKind::Filter, vec![e, p.clone()])),
+            None => match i {
+                Ty::Adt { path, args } if path.ends_with("Copied") => {
+                    let [inner] = args.as_slice() else {
+                        return None;
+                    };
+                    Some((SliceKind::CopiedFilter, vec![elem(inner)?, p.clone()]))
+                }
+                _ => None,
+            },
+        },
         _ => None,
     }
 }
@@ -765,9 +783,52 @@ fn slice_call(self_ty: &Ty, tr: &str, method: &str, generics: &[String]) -> Opti
             with("rmir_slice_zip_fold", &rest)
         }
         (SliceKind::Filter, "Iterator", "count") => with("rmir_slice_filter_count", &names[1..]),
+        (SliceKind::CopiedFilter, "Iterator", "count") => {
+            with("rmir_copied_filter_count", &names[1..])
+        }
         (SliceKind::Take, "SpecTake", "spec_fold") => with("rmir_slice_take_fold", generics),
         _ => return None,
     })
+}
+
+/// `std::array::IntoIter<T, N>`: `T` and `N`, `T` never zero-sized.
+fn array_into_iter(ty: &Ty) -> Option<[String; 2]> {
+    match ty {
+        Ty::Adt { path, args } if path.ends_with("array::IntoIter") => {
+            let [t, n] = args.as_slice() else { return None };
+            let n = n.to_string();
+            (sized_element(t) && n.bytes().all(|b| b.is_ascii_digit())).then(|| [t.to_string(), n])
+        }
+        _ => None,
+    }
+}
+
+/// The model of an array's by-value iterator's method, with its generic
+/// arguments (the array's length among them).
+fn array_call(self_ty: &Ty, tr: &str, method: &str, generics: &[String]) -> Option<String> {
+    let with = |model: &str, head: [String; 2], rest: &[String]| {
+        let mut all = head.to_vec();
+        all.extend(rest.iter().cloned());
+        with_generics(model, &all)
+    };
+    if let Some(head) = array_into_iter(self_ty) {
+        return Some(match (tr, method) {
+            ("Iterator", "fold") => with("rmir_array_fold", head, generics),
+            ("DoubleEndedIterator", "rfold") => with("rmir_array_rfold", head, generics),
+            _ => return None,
+        });
+    }
+    let Ty::Adt { path, args } = self_ty else {
+        return None;
+    };
+    match (path.rsplit("::").next()?, args.as_slice(), tr, method) {
+        ("Filter", [i, p], "Iterator", "count") => Some(with(
+            "rmir_array_filter_count",
+            array_into_iter(i)?,
+            &[p.to_string()],
+        )),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -364,7 +364,8 @@ fn new_local(body: &mut Body, ty: Ty) -> Local {
 
 /// `const PRIMES as [u32; 6] (Transmute)` to the constant's own type (an
 /// array made `[MaybeUninit<u32>; 6]` for its by-value iterator, once
-/// `MaybeUninit` is gone): the constant itself.
+/// `MaybeUninit` is gone): the constant itself; `x as [T; 1]` (`[x]`
+/// iterated by value): the array of it.
 pub(crate) fn identity_transmutes(bodies: &mut [Body]) {
     let const_types: BTreeMap<String, Ty> = bodies
         .iter()
@@ -383,15 +384,33 @@ pub(crate) fn identity_transmutes(bodies: &mut [Body]) {
             if kind != "Transmute" {
                 continue;
             }
+            let scalar;
             let from = match operand {
                 Operand::Const(Constant::Other(name)) => const_types.get(name),
                 Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => {
                     locals.get(p.local.0 as usize)
                 }
+                Operand::Const(Constant::Int { ty, .. } | Constant::Float { ty, .. }) => Some(ty),
+                Operand::Const(Constant::Bool(_)) => {
+                    scalar = Ty::Scalar(crate::ty::Scalar::Bool);
+                    Some(&scalar)
+                }
+                Operand::Const(Constant::Char(_)) => {
+                    scalar = Ty::Scalar(crate::ty::Scalar::Char);
+                    Some(&scalar)
+                }
                 _ => None,
             };
             if from == Some(ty) {
                 **rvalue = Rvalue::Use(operand.clone());
+            } else if matches!(ty, Ty::Array(e, n)
+                if array_len(n).as_deref() == Some("1") && Some(&**e) == from)
+            {
+                // `[x]` iterated by value: `x as [MaybeUninit<T>; 1]`.
+                **rvalue = Rvalue::Aggregate {
+                    kind: crate::pmir::AggregateKind::Array,
+                    fields: vec![(None, operand.clone())],
+                };
             }
         }
     }

@@ -2,8 +2,9 @@
 // Iteration over arrays the callback owns, as users write it: `.iter()` of
 // a `const` table and of a captured array with `fold`, `sum`, `product`,
 // `any`, `all`, `position`, `copied().find`, `max`, `min`, `zip`,
-// `enumerate`, `map`, `filter().count()`, `rev`, `take`; `for` over `&k`,
-// `k.iter()` and an array by value; a slice borrowed from an array, indexed
+// `enumerate`, `map`, `filter().count()`, `rev`, `take`; an array by value
+// (`into_iter()`) with `fold`, `rev`, `map`, `filter().count()`; `for` over
+// `&k`, `k.iter()` and an array by value; a slice borrowed from an array, indexed
 // and measured; and a helper that iterates. Optimised MIR borrows each
 // array as a slice: `frontend::slices` gives the slice the array's length,
 // and the core model runs what `core` keeps.
@@ -33,6 +34,21 @@ pub fn by_value(data: &[u32]) -> Vec<u32> {
             acc = acc.wrapping_add(x.wrapping_mul(p));
         }
         acc
+    })
+}
+
+pub fn by_value_adapters(data: &[u32]) -> Vec<u32> {
+    native::transform(data, |x: u32| {
+        let a = PRIMES.into_iter().fold(x, |a, p| a.rotate_left(p) ^ p);
+        let b = [1u32, 2, 3].into_iter().rev().fold(0u32, |a, i| a.wrapping_mul(7) ^ i);
+        let c = PRIMES.into_iter().map(|p| p ^ x).fold(0u32, |a, b| a.wrapping_add(b));
+        let d = PRIMES.into_iter().filter(|&p| p < x % 16).count() as u32;
+        let e = PRIMES.iter().copied().filter(|&p| p > x % 16).count() as u32;
+        let mut f = 0u32;
+        for v in [x] {
+            f ^= v;
+        }
+        a ^ b ^ c ^ (d << 8) ^ (e << 16) ^ f
     })
 }
 

@@ -452,7 +452,8 @@ impl Ctx<'_> {
     }
 
     /// A range of small literals of the integer type `et`, iterated by
-    /// `core`'s machinery: `lo..hi`, `lo..=hi`, reversed or stepped.
+    /// `core`'s machinery: `lo..hi`, `lo..=hi`, reversed or stepped; or an
+    /// array of such literals, by value or through `iter().copied()`.
     fn range(&mut self, et: Scalar) -> String {
         let lo = self.rng.below(4) as i64 - if et.is_signed() { 2 } else { 0 };
         let hi = lo + self.rng.below(6) as i64;
@@ -463,12 +464,24 @@ impl Ctx<'_> {
                 format!("{v}{}", et.name())
             }
         };
+        // An array of a few small literals, iterated by value or through
+        // its slice iterator.
+        let array = |rng: &mut Rng| {
+            let n = 1 + rng.below(4);
+            let items: Vec<String> = (0..n)
+                .map(|_| lit(rng.below(6) as i64 - if et.is_signed() { 2 } else { 0 }))
+                .collect();
+            format!("[{}]", items.join(", "))
+        };
         let (lo, hi) = (lit(lo), lit(hi));
-        match self.rng.below(5) {
+        match self.rng.below(8) {
             0 => format!("({lo}..={hi})"),
             1 => format!("({lo}..{hi}).rev()"),
             2 => format!("({lo}..{hi}).step_by({})", 1 + self.rng.below(3)),
             3 => format!("({lo}..={hi}).rev()"),
+            4 => format!("{}.iter().copied()", array(self.rng)),
+            5 => format!("{}.into_iter()", array(self.rng)),
+            6 => format!("{}.iter().copied().rev()", array(self.rng)),
             _ => format!("({lo}..{hi})"),
         }
     }

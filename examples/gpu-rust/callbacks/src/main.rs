@@ -326,6 +326,8 @@ fn table_folds(x: u32, k: [u32; 3]) -> u32 {
         ^ PRIMES.iter().take(3).sum::<u32>()
         ^ k.iter().copied().max().unwrap_or(x)
         ^ *k.iter().min().unwrap_or(&x)
+        ^ PRIMES.into_iter().rev().fold(x, |a, p| a.rotate_left(p) ^ p)
+        ^ (PRIMES.into_iter().filter(|&p| p < x % 16).count() as u32) << 20
 }
 
 fn table_loops(x: u32, k: [u32; 3]) -> u32 {
@@ -648,7 +650,7 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     let kk = [3, 0x9e37, 7];
     let g = gpu.transform(&u32s, move |x| table_folds(x, kk))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| table_folds(x, kk)).collect();
-    lines.push(compare("array iter: fold, rev, sum, product, take, max, min", &u32s, &g, &h));
+    lines.push(compare("array iter: fold, rev, sum, product, take, max, min, into_iter", &u32s, &g, &h));
     let g = gpu.transform(&u32s, move |x| table_loops(x, kk))?.to_vec()?;
     let h: Vec<u32> = u32s.iter().map(|&x| table_loops(x, kk)).collect();
     lines.push(compare("for over &k, k.iter(), an array by value; &[u32]", &u32s, &g, &h));
