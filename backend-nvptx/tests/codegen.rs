@@ -913,6 +913,29 @@ fn array_iteration_runs_on_the_host_as_rust_computes_it() {
             4,
         ),
         (
+            "slice_helpers",
+            int(&|x| {
+                let total =
+                    |xs: &[u32]| xs.iter().fold(0u32, |a, &b| a.wrapping_add(b)) ^ xs.len() as u32;
+                x ^ total(&k) ^ total(&PRIMES) ^ total(&[x, 1])
+            }),
+            false,
+            4,
+        ),
+        (
+            "slice_dot",
+            float(&|x| {
+                let (a, b) = (W, [x, 1.0, x, 2.0]);
+                let mut s = 0.0f32;
+                for i in 0..a.len().min(b.len()) {
+                    s += a[i] * b[i];
+                }
+                s
+            }),
+            true,
+            4,
+        ),
+        (
             "through_a_helper",
             int(&|x| PRIMES.iter().copied().find(|p| x % p == 0).unwrap_or(x)),
             false,

@@ -78,6 +78,7 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
         crate::core_model::prune(&mut bodies);
     }
     crate::niche::expand(&mut bodies);
+    crate::slices::specialize_slice_parameters(&mut bodies);
     crate::slices::known_lengths(&mut bodies);
     Ok(prepare(bodies, source))
 }

@@ -477,12 +477,100 @@ fn route_array_next(body: &mut Body) {
 /// length (see the module's documentation).
 pub(crate) fn known_lengths(bodies: &mut [Body]) {
     for body in bodies.iter_mut() {
-        let lengths = lengths(body);
-        if lengths.is_empty() {
-            continue;
-        }
+        let lengths = lengths(body, false);
         apply(body, &lengths);
     }
+}
+
+/// A function of the crate that takes slices (`fn total(xs: &[u32])`),
+/// called with slices of known length, is compiled once per lengths: a
+/// copy of it whose parameters are the arrays (`total::<[3]>`, taking
+/// `&[u32; 3]`), which the call then names, as monomorphisation does for
+/// generic parameters. A function that registers a callback is not
+/// copied (its registrations are the program's own), nor is a generic
+/// body (its instances are).
+pub(crate) fn specialize_slice_parameters(bodies: &mut Vec<Body>) {
+    // Copies may call slice-taking functions in turn: a few rounds.
+    for _ in 0..4 {
+        let mut made: Vec<Body> = Vec::new();
+        let names: Vec<String> = bodies.iter().map(|b| b.name.clone()).collect();
+        for b in 0..bodies.len() {
+            let lengths = lengths(&bodies[b], true);
+            let locals = bodies[b].locals.clone();
+            for k in 0..bodies[b].blocks.len() {
+                let TerminatorKind::Call { callee, args, .. } =
+                    &bodies[b].blocks[k].terminator.kind
+                else {
+                    continue;
+                };
+                let Some(c) = bodies.iter().position(|c| {
+                    c.kind == BodyKind::Fn && c.name == callee.text && c.generic_params.is_empty()
+                }) else {
+                    continue;
+                };
+                let callee_body = &bodies[c];
+                if registers(callee_body) {
+                    continue;
+                }
+                // The length of each slice parameter's argument.
+                let mut lens = Vec::new();
+                let mut complete = true;
+                for (i, arg) in args.iter().enumerate() {
+                    let Some(param) = callee_body.locals.get(i + 1) else {
+                        complete = false;
+                        break;
+                    };
+                    if !has_slice(&param.ty) {
+                        continue;
+                    }
+                    let known = operand_local(arg).and_then(|l| {
+                        lengths.get(&l).cloned().or_else(|| {
+                            // An array reference handed to a slice parameter.
+                            unsized_from(&locals.get(l.0 as usize)?.ty, &param.ty)
+                        })
+                    });
+                    match known {
+                        Some(len) => lens.push((i + 1, len)),
+                        None => complete = false,
+                    }
+                }
+                if lens.is_empty() || !complete {
+                    continue;
+                }
+                let list: Vec<&str> = lens.iter().map(|(_, l)| l.as_str()).collect();
+                let name = format!("{}::<[{}]>", callee_body.name, list.join(", "));
+                if !names.contains(&name) && !made.iter().any(|m| m.name == name) {
+                    let mut copy = callee_body.clone();
+                    copy.name = name.clone();
+                    for (param, len) in &lens {
+                        if let Some(decl) = copy.locals.get_mut(*param) {
+                            decl.ty = with_len(&decl.ty, len);
+                        }
+                    }
+                    made.push(copy);
+                }
+                if let TerminatorKind::Call { callee, .. } =
+                    &mut bodies[b].blocks[k].terminator.kind
+                {
+                    callee.text = name.clone();
+                    callee.path = name;
+                    callee.generics = Vec::new();
+                }
+            }
+        }
+        if made.is_empty() {
+            return;
+        }
+        bodies.extend(made);
+    }
+}
+
+/// Whether a body calls a registration function.
+fn registers(body: &Body) -> bool {
+    body.blocks.iter().any(|b| {
+        matches!(&b.terminator.kind, TerminatorKind::Call { callee, .. }
+            if crate::registry::registration(&callee.path).is_some())
+    })
 }
 
 /// `[T]` somewhere in `ty` (behind references, pointers or ADT arguments).
@@ -547,16 +635,25 @@ fn operand_local(op: &Operand) -> Option<Local> {
 
 /// The length each slice local of `body` gets; a local two sources give
 /// different lengths, or one handed to a call, gets none.
-fn lengths(body: &Body) -> BTreeMap<Local, String> {
+fn lengths(body: &Body, through_calls: bool) -> BTreeMap<Local, String> {
     let ty_of = |l: Local| body.locals.get(l.0 as usize).map(|d| &d.ty);
     // A slice handed to a call keeps its type: the callee takes a slice
-    // (a registration's data, a helper's `&[T]` parameter). The `next` of
-    // an array's by-value iterator is the model's (`route_array_next`).
+    // (a registration's data, a helper's `&[T]` parameter), unless the
+    // callee is a copy taking the array (`specialize_slice_parameters`);
+    // `through_calls` asks for the lengths of such arguments too. The
+    // `next` of an array's by-value iterator is the model's
+    // (`route_array_next`).
     let mut known: BTreeMap<Local, Option<String>> = body
         .blocks
         .iter()
         .filter_map(|b| match &b.terminator.kind {
-            TerminatorKind::Call { args, callee, .. } if !is_array_next(&callee.path) => Some(args),
+            TerminatorKind::Call { args, callee, .. }
+                if !through_calls
+                    && !is_array_next(&callee.path)
+                    && !callee.path.ends_with("]>") =>
+            {
+                Some(args)
+            }
             _ => None,
         })
         .flatten()
@@ -645,13 +742,23 @@ fn apply(body: &mut Body, lengths: &BTreeMap<Local, String>) {
                 continue;
             }
         }
-        // `PtrMetadata(copy _3)` of a slice of known length.
+        // `PtrMetadata(copy _3)` of a slice of known length, or of a
+        // parameter that is now an array's reference.
         if let Rvalue::UnaryOp {
             op: UnOp::PtrMetadata,
             operand,
         } = &**rvalue
         {
-            if let Some(len) = operand_local(operand).and_then(|l| lengths.get(&l)) {
+            let of_array = |l: Local| match types.get(l.0 as usize) {
+                Some(Ty::Ref { inner, .. } | Ty::Ptr { inner, .. }) => match &**inner {
+                    Ty::Array(_, n) => array_len(n),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let len = operand_local(operand)
+                .and_then(|l| lengths.get(&l).cloned().or_else(|| of_array(l)));
+            if let Some(len) = len.as_ref() {
                 if let Ok(value) = len.parse::<i128>() {
                     **rvalue = Rvalue::Use(Operand::Const(Constant::Int {
                         value,

@@ -229,6 +229,20 @@ pub fn scalar_type<'c>(context: &'c Context, s: Scalar) -> Type<'c> {
     }
 }
 
+/// Why a pointer to an unsized type is refused: a slice's length is known
+/// only where it is borrowed from an array (`frontend::slices`).
+fn unsized_pointer(ty: &Ty) -> String {
+    match ty {
+        Ty::Ref { inner, .. } | Ty::Ptr { inner, .. } if matches!(**inner, Ty::Slice(_)) => {
+            format!(
+            "a slice whose length is not known here (`{ty}`): the GPU side knows the length of \
+             a slice borrowed from an array in the same function"
+        )
+        }
+        _ => format!("a `{ty}` is a fat pointer"),
+    }
+}
+
 fn is_sized(ty: &Ty) -> bool {
     !matches!(ty, Ty::Slice(_) | Ty::Str | Ty::Other(_))
 }
@@ -1299,7 +1313,7 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
 
     fn reference(&self, dest_place: &Place, target: &Place, kind: &str, dest: &Ty) -> Res<()> {
         let Repr::Value(_) = self.m.repr(dest) else {
-            return unsupported(format!("a `{dest}` is a fat pointer"));
+            return unsupported(unsized_pointer(dest));
         };
         let (addr, _) = self.place_addr(target)?;
         let v = self.value(
@@ -1702,6 +1716,9 @@ impl<'c, 'a> BodyBuilder<'c, 'a, '_, '_> {
             return unsupported(format!("cast of `{from}`"));
         };
         let Repr::Value(t) = self.m.repr(to) else {
+            if let Ty::Ref { .. } | Ty::Ptr { .. } = to {
+                return unsupported(unsized_pointer(to));
+            }
             return unsupported(format!("cast to the memory type `{to}`"));
         };
         let generic = || {

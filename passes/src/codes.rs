@@ -310,29 +310,33 @@ over an array the callback owns (a `const` table, a captured or local
 array: `.iter()` with `fold`, `sum`, `product`, `any`, `all`, `position`,
 `find`, `max`, `min`, `zip`, `enumerate`, `map`, `filter`, `count`, `rev`,
 `take`, and `for` over an array or a reference to one) and a slice
-borrowed from such an array in the same function, calls of local helpers
-(generic ones too: each instance the callback reaches is compiled),
-closures built inside the callback, the `core` methods and std float
-methods listed below (std's transcendental functions through libdevice),
-and reads of captured values. A function taking a slice (`&[T]`, whose
-length is not known inside it) and an array iterator the lowering does
-not have (`chunks`, `windows`) are one diagnostic each. Other code (heap
-values; another crate's enums) is reported once per function, with what
-it needs and the lines of the MIR rustc printed for it.
+borrowed from such an array, also by a helper taking `&[T]` (compiled
+once per length it is called with), calls of local helpers (generic ones
+too: each instance the callback reaches is compiled), closures built
+inside the callback, the `core` methods and std float methods listed
+below (std's transcendental functions through libdevice), and reads of
+captured values. A slice whose length is not known where it is used (one
+of several arrays chosen at run time, a `const` of slice type) and an
+array iterator the lowering does not have (`chunks`, `windows`) are one
+diagnostic each. Other code (heap values; another crate's enums) is
+reported once per function, with what it needs and the lines of the MIR
+rustc printed for it.
 
 Erroneous code example:
 
     fn total(xs: &[u32]) -> u32 {
         xs.iter().fold(0, |a, &b| a.wrapping_add(b))
     }
-    native::transform(data, move |x: u32| x ^ total(&k))
+    native::transform(data, move |x: u32| {
+        let s: &[u32] = if x > 7 { &k } else { &PRIMES };
+        x ^ total(s)
+    })
 
-Take the array by reference, whose type carries its length, which is
-compiled:
+Borrow one array where the function is called, which is compiled:
 
-    fn total(xs: &[u32; 3]) -> u32 {
-        xs.iter().fold(0, |a, &b| a.wrapping_add(b))
-    }
+    native::transform(data, move |x: u32| {
+        if x > 7 { x ^ total(&k) } else { x ^ total(&PRIMES) }
+    })
 "#;
 
 const EXPLAIN_E0110: &str = r#"rustc's layout of a callback's closure object is unknown.

@@ -4,8 +4,9 @@
 // `any`, `all`, `position`, `copied().find`, `max`, `min`, `zip`,
 // `enumerate`, `map`, `filter().count()`, `rev`, `take`; an array by value
 // (`into_iter()`) with `fold`, `rev`, `map`, `filter().count()`; `for` over
-// `&k`, `k.iter()` and an array by value; a slice borrowed from an array, indexed
-// and measured; and a helper that iterates. Optimised MIR borrows each
+// `&k`, `k.iter()` and an array by value; a slice borrowed from an array,
+// indexed and measured; helpers taking slices (`&[u32]`, compiled once per
+// lengths); and a helper that iterates. Optimised MIR borrows each
 // array as a slice: `frontend::slices` gives the slice the array's length,
 // and the core model runs what `core` keeps.
 const PRIMES: [u32; 6] = [2, 3, 5, 7, 11, 13];
@@ -96,6 +97,28 @@ pub fn slice_indexed(data: &[u32], k: [u32; 3]) -> Vec<u32> {
         let s: &[u32] = &k;
         s[x as usize % 3] ^ s.len() as u32
     })
+}
+
+/// A helper taking slices: compiled once per lengths it is called with.
+#[inline(never)]
+fn total(xs: &[u32]) -> u32 {
+    xs.iter().fold(0u32, |a, &b| a.wrapping_add(b)) ^ xs.len() as u32
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for i in 0..a.len().min(b.len()) {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+pub fn slice_helpers(data: &[u32], k: [u32; 3]) -> Vec<u32> {
+    native::transform(data, move |x: u32| x ^ total(&k) ^ total(&PRIMES) ^ total(&[x, 1]))
+}
+
+pub fn slice_dot(data: &[f32]) -> Vec<f32> {
+    native::transform(data, |x: f32| dot(&W, &[x, 1.0, x, 2.0]))
 }
 
 fn smallest_factor(x: u32) -> u32 {

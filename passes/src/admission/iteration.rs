@@ -2,8 +2,8 @@
 //! it. `frontend::slices` gives a slice borrowed from an array the array's
 //! length, and the core model runs `core`'s slice and array iterators'
 //! methods (`fold`, `any`, …); what is left is refused here, one cause
-//! reported once: a function taking a slice (`&[T]`, whose length is not
-//! known inside it), and a call of an iterator method the model does not
+//! reported once: a function taking a slice whose length is not known
+//! where it is called, and a call of an iterator method the model does not
 //! have (`chunks`, `windows`). The calls with no body (E0107) and the
 //! pointer constructs (E0109) the same iteration brings are consequences,
 //! and [`super::admit_with`] does not report them again.
@@ -54,9 +54,9 @@ fn unsized_slice(ty: &Ty) -> Option<&Ty> {
     }
 }
 
-/// A function the callback reaches that takes a slice: inside it, the
-/// slice's length is not known (`frontend::slices` gives a slice its
-/// array's length only where the array is borrowed).
+/// A function the callback reaches that takes a slice whose length is not
+/// known where it is called (`frontend::slices` compiles a copy per length
+/// where the caller borrows the slice from an array).
 fn slice_parameter(ctx: &Ctx<'_>) -> Option<Diagnostic> {
     let (body, b, param, elem) = ctx.graph.bodies().into_iter().find_map(|body| {
         let b = ctx.facts.bodies.get(body)?;
@@ -69,7 +69,9 @@ fn slice_parameter(ctx: &Ctx<'_>) -> Option<Diagnostic> {
     Some(
         Diagnostic::new(
             Code::UnsupportedMir,
-            format!("`{body}` takes a slice (`{param}`), whose length is not known on the GPU"),
+            format!(
+                "`{body}` takes a slice (`{param}`) whose length is not known where it is called"
+            ),
             label(
                 b.loc,
                 format!("`{body}` takes `{param}`, and runs on the GPU"),
@@ -78,13 +80,14 @@ fn slice_parameter(ctx: &Ctx<'_>) -> Option<Diagnostic> {
         .with_label(ctx.callback_label("in this callback, which runs on the GPU"))
         .with_note(format!("call chain: {chain}"))
         .with_note(
-            "the GPU side iterates over and indexes an array where its length is known: a \
-             `const` table, a captured or local array, and a slice borrowed from one in the \
-             same function",
+            "a function taking a slice is compiled once per length it is called with, where \
+             the caller borrows the slice from an array (a `const` table, a captured or local \
+             array); here the length is chosen at run time, or the slice is a `const` of \
+             slice type",
         )
         .with_help(format!(
-            "take the array by reference, whose type carries its length: `&[{elem}; 3]`, or \
-             `&[{elem}; N]` in a function generic over `const N: usize`"
+            "borrow one array where the function is called (`&TABLE`, `&k`), or take the \
+             array itself: `&[{elem}; N]` in a function generic over `const N: usize`"
         )),
     )
 }
