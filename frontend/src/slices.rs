@@ -119,8 +119,10 @@ fn wrapper_once(text: &str, name: &str, by: &str) -> Option<String> {
                 break;
             };
             let seg_start = before[..seg_end]
-                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .map_or(0, |i| i + 1);
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |(i, c)| i + c.len_utf8());
             match &before[seg_start..seg_end] {
                 "std" | "core" | "ptr" | "mem" | "non_null" | "maybe_uninit" => start = seg_start,
                 _ => break,
@@ -790,6 +792,8 @@ mod tests {
         );
         // Another crate's `NonNull`, and a call, stay.
         assert_eq!(line("let _1: my::NonNull<u8>;"), "let _1: my::NonNull<u8>;");
+        assert_eq!(line("é::NonNull<u8> ü"), "é::NonNull<u8> ü");
+        assert_eq!(line("(ptr::NonNull<é>"), "(*const é");
         assert_eq!(
             line("_2 = NonNull::<u8>::dangling()"),
             "_2 = NonNull::<u8>::dangling()"
