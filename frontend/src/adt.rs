@@ -384,7 +384,7 @@ pub fn std_def(path: &str) -> Option<AdtDef> {
             &["T"],
             Struct,
             isize,
-            vec![v("ManuallyDrop", 0, &["T"])],
+            vec![v("ManuallyDrop", 0, &["std::mem::MaybeDangling<T>"])],
         ),
         "mem::MaybeDangling" | "mem::maybe_dangling::MaybeDangling" => def(
             "",

@@ -654,6 +654,12 @@ fn with_generics(path: &str, args: &[String]) -> String {
     }
 }
 
+/// `model::<HEAD…, REST…>`: the element types a model function takes
+/// first, then the call's own generic arguments.
+fn with_generics_after(model: &str, head: &[String], rest: &[String]) -> String {
+    with_generics(model, &[head, rest].concat())
+}
+
 /// `[B, F, R]` → `[B, F, X]`, `X` the break type of `R = ControlFlow<X>`.
 fn with_x(generics: &[String], x: String) -> Vec<String> {
     let mut out: Vec<String> = generics.iter().take(2).cloned().collect();
@@ -742,9 +748,8 @@ fn sized_element(ty: &Ty) -> bool {
                 && sized_element(e)
         }
         Ty::Tuple(parts) => parts.iter().any(sized_element),
-        // A struct or enum of the crate: the model is not routed for one
-        // without fields, whose layout this module does not see.
-        Ty::Adt { .. } => false,
+        // A struct or enum of the crate (it may have no fields: its layout
+        // is not seen here), and anything else: not routed.
         _ => false,
     }
 }
@@ -753,11 +758,7 @@ fn sized_element(ty: &Ty) -> bool {
 fn slice_call(self_ty: &Ty, tr: &str, method: &str, generics: &[String]) -> Option<String> {
     let (kind, parts) = slice_kind(self_ty)?;
     let names: Vec<String> = parts.iter().map(Ty::to_string).collect();
-    let with = |model: &str, rest: &[String]| {
-        let mut all = vec![names[0].clone()];
-        all.extend(rest.iter().cloned());
-        with_generics(model, &all)
-    };
+    let with = |model: &str, rest: &[String]| with_generics_after(model, &names[..1], rest);
     let x = || control_flow_break(generics.get(2)?);
     Some(match (kind, tr, method) {
         (SliceKind::Iter, "Iterator", "fold") => with("rmir_slice_fold", generics),
@@ -806,11 +807,8 @@ fn array_into_iter(ty: &Ty) -> Option<[String; 2]> {
 /// The model of an array's by-value iterator's method, with its generic
 /// arguments (the array's length among them).
 fn array_call(self_ty: &Ty, tr: &str, method: &str, generics: &[String]) -> Option<String> {
-    let with = |model: &str, head: [String; 2], rest: &[String]| {
-        let mut all = head.to_vec();
-        all.extend(rest.iter().cloned());
-        with_generics(model, &all)
-    };
+    let with =
+        |model: &str, head: [String; 2], rest: &[String]| with_generics_after(model, &head, rest);
     if let Some(head) = array_into_iter(self_ty) {
         return Some(match (tr, method) {
             ("Iterator", "fold") => with("rmir_array_fold", head, generics),

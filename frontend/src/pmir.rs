@@ -386,6 +386,46 @@ pub enum Rvalue {
     Other(String),
 }
 
+impl Body {
+    /// For a body of one block that ends in `return` and only assigns
+    /// (storage markers and no-ops aside), as a `const` item's or a
+    /// promoted constant's body does: its assignments, in order.
+    pub fn straight_assigns(&self) -> Option<Vec<(&Place, &Rvalue)>> {
+        let [block] = self.blocks.as_slice() else {
+            return None;
+        };
+        if !matches!(block.terminator.kind, TerminatorKind::Return) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for st in &block.statements {
+            match &st.kind {
+                StatementKind::StorageLive(_)
+                | StatementKind::StorageDead(_)
+                | StatementKind::Nop(_) => {}
+                StatementKind::Assign { place, rvalue } => out.push((place, &**rvalue)),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+impl Constant {
+    /// The constant's type, where its text says it (not for a fn item or
+    /// a constant kept as text).
+    pub fn ty(&self) -> Option<Ty> {
+        match self {
+            Constant::Int { ty, .. } | Constant::Float { ty, .. } => Some(ty.clone()),
+            Constant::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
+            Constant::Char(_) => Some(Ty::Scalar(Scalar::Char)),
+            Constant::Unit => Some(Ty::Tuple(Vec::new())),
+            Constant::ZeroSized(t) => Some(t.clone()),
+            Constant::FnItem(_) | Constant::Other(_) => None,
+        }
+    }
+}
+
 impl Rvalue {
     /// Calls `f` on each operand the rvalue reads (a place it borrows is
     /// not an operand).
@@ -804,13 +844,6 @@ pub fn place_ty(body: &Body, place: &Place) -> Option<Ty> {
 pub fn operand_ty(body: &Body, op: &Operand) -> Option<Ty> {
     match op {
         Operand::Copy(p) | Operand::Move(p) => place_ty(body, p),
-        Operand::Const(c) => match c {
-            Constant::Int { ty, .. } | Constant::Float { ty, .. } => Some(ty.clone()),
-            Constant::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
-            Constant::Char(_) => Some(Ty::Scalar(Scalar::Char)),
-            Constant::Unit => Some(Ty::Tuple(Vec::new())),
-            Constant::ZeroSized(t) => Some(t.clone()),
-            Constant::FnItem(_) | Constant::Other(_) => None,
-        },
+        Operand::Const(c) => c.ty(),
     }
 }

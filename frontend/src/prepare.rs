@@ -91,33 +91,10 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
 fn inline_const_items(bodies: &mut [Body]) {
     let mut values: BTreeMap<String, Rvalue> = BTreeMap::new();
     for b in bodies.iter().filter(|b| b.kind == BodyKind::Const) {
-        let [block] = b.blocks.as_slice() else {
-            continue;
-        };
-        if !matches!(block.terminator.kind, TerminatorKind::Return) {
-            continue;
-        }
-        let mut value = None;
-        for st in &block.statements {
-            match &st.kind {
-                StatementKind::StorageLive(_)
-                | StatementKind::StorageDead(_)
-                | StatementKind::Nop(_) => {}
-                StatementKind::Assign { place, rvalue }
-                    if *place == Place::local(Local(0))
-                        && value.is_none()
-                        && only_constants(rvalue) =>
-                {
-                    value = Some((**rvalue).clone());
-                }
-                _ => {
-                    value = None;
-                    break;
-                }
+        if let Some([(place, rvalue)]) = b.straight_assigns().as_deref() {
+            if **place == Place::local(Local(0)) && only_constants(rvalue) {
+                values.insert(b.name.clone(), (*rvalue).clone());
             }
-        }
-        if let Some(v) = value {
-            values.insert(b.name.clone(), v);
         }
     }
     if values.is_empty() {
@@ -446,10 +423,14 @@ fn local_names(bodies: &[Body], sources: &Sources<'_>) -> BTreeMap<String, Strin
 /// `FnOnce::call_once`): the "rust-call" ABI, whose arguments after the
 /// closure come as one tuple.
 fn is_closure_trait_call(path: &str) -> bool {
-    path.starts_with("<{closure@")
-        && ["::call", "::call_mut", "::call_once"]
-            .iter()
-            .any(|m| path.ends_with(m))
+    path.starts_with("<{closure@") && calls_through_closure_trait(path)
+}
+
+/// Whether `path` is a closure trait's method (`<F as FnMut<(…)>>::call_mut`).
+fn calls_through_closure_trait(path: &str) -> bool {
+    ["::call", "::call_mut", "::call_once"]
+        .iter()
+        .any(|m| path.ends_with(m))
 }
 
 /// Spreads a rust-call's argument tuple into one argument per field, as
@@ -515,7 +496,7 @@ pub(crate) fn direct_fn_item_calls(bodies: &mut [Body]) {
             }
             untuple_args(args, &locals);
             args.remove(0);
-            if let (Some(cmp), Some(next)) = (int_cmp(&name, args, &locals), *target) {
+            if let (Some(cmp), Some(next)) = (int_cmp(&name, args), *target) {
                 let mir_line = block.terminator.mir_line;
                 block.statements.push(crate::pmir::Statement {
                     mir_line,
@@ -539,10 +520,7 @@ pub(crate) fn direct_fn_item_calls(bodies: &mut [Body]) {
 /// (`fn(f32, f32) -> f32 {core::f32::<impl f32>::max}`).
 fn fn_item_of_trait_call(path: &str) -> Option<String> {
     let inner = path.strip_prefix('<')?;
-    if !["::call", "::call_mut", "::call_once"]
-        .iter()
-        .any(|m| path.ends_with(m))
-    {
+    if !calls_through_closure_trait(path) {
         return None;
     }
     if !(inner.starts_with("fn(") || inner.starts_with("for<") || inner.starts_with("unsafe fn(")) {
@@ -568,7 +546,7 @@ fn fn_item_of_trait_call(path: &str) -> Option<String> {
 
 /// `<T as Ord>::cmp(a, b)` of an integer `T` (or a reference to one), its
 /// arguments references: `Cmp(*a, *b)`.
-fn int_cmp(name: &str, args: &[Operand], locals: &[crate::pmir::LocalDecl]) -> Option<Rvalue> {
+fn int_cmp(name: &str, args: &[Operand]) -> Option<Rvalue> {
     let (self_ty, tr, method) = crate::mono::qualified(name)?;
     if method != "cmp" || !matches!(tr, "Ord" | "std::cmp::Ord" | "core::cmp::Ord") {
         return None;
@@ -592,7 +570,6 @@ fn int_cmp(name: &str, args: &[Operand], locals: &[crate::pmir::LocalDecl]) -> O
         let mut p = p.clone();
         p.projections
             .extend(std::iter::repeat_n(Projection::Deref, derefs));
-        let _ = locals;
         Some(Operand::Copy(p))
     };
     let [a, b] = args else { return None };

@@ -77,17 +77,16 @@ fn null_references(l: &str) -> String {
         let after = &rest[at + "{transmute(0x".len()..];
         let zeros = after.bytes().take_while(|&b| b == b'0').count();
         let tail = &after[zeros..];
-        let folded = (zeros == 16)
-            .then(|| tail.strip_prefix("): Option<&"))
-            .flatten()
-            .and_then(|t| {
+        let folded = (zeros == 16 && tail.starts_with("): Option<&"))
+            .then(|| {
                 let open = "): Option".len();
                 let close = closing_angle(tail, open)?;
                 (tail.as_bytes().get(close + 1) == Some(&b'}'))
-                    .then(|| (t, close, &tail[open + 1..close]))
-            });
+                    .then(|| (close, &tail[open + 1..close]))
+            })
+            .flatten();
         match folded {
-            Some((_, close, inner)) => {
+            Some((close, inner)) => {
                 out.push_str(&format!("Option::<{inner}>::None"));
                 rest = &tail[close + 2..];
             }
@@ -199,33 +198,26 @@ fn promoted_values(bodies: &[Body]) -> BTreeMap<String, (Ty, Rvalue)> {
         if !b.name.contains("::promoted[") {
             continue;
         }
-        let [block] = b.blocks.as_slice() else {
+        let Some(assigns) = b.straight_assigns() else {
             continue;
         };
-        if !matches!(block.terminator.kind, TerminatorKind::Return) {
-            continue;
-        }
         let mut value: Option<(Local, Rvalue)> = None;
         let mut returns = None;
         let mut plain = true;
-        for st in &block.statements {
-            match &st.kind {
-                StatementKind::StorageLive(_)
-                | StatementKind::StorageDead(_)
-                | StatementKind::Nop(_) => {}
-                StatementKind::Assign { place, rvalue } if place.projections.is_empty() => {
-                    match &**rvalue {
-                        Rvalue::Ref {
-                            mutable: false,
-                            place: target,
-                        } if place.local == Local(0) && target.projections.is_empty() => {
-                            returns = Some(target.local);
-                        }
-                        r if value.is_none() && place.local != Local(0) && constant_only(r) => {
-                            value = Some((place.local, r.clone()));
-                        }
-                        _ => plain = false,
-                    }
+        for (place, rvalue) in assigns {
+            if !place.projections.is_empty() {
+                plain = false;
+                continue;
+            }
+            match rvalue {
+                Rvalue::Ref {
+                    mutable: false,
+                    place: target,
+                } if place.local == Local(0) && target.projections.is_empty() => {
+                    returns = Some(target.local);
+                }
+                r if value.is_none() && place.local != Local(0) && constant_only(r) => {
+                    value = Some((place.local, r.clone()));
                 }
                 _ => plain = false,
             }
@@ -268,6 +260,8 @@ pub(crate) fn inline_promoted(bodies: &mut [Body]) {
         for b in 0..body.blocks.len() {
             let mut k = 0;
             while k <= body.blocks[b].statements.len() {
+                // The value's local, then the borrow's, are the next two.
+                let borrow = Local(body.locals.len() as u32 + 1);
                 let mut found = None;
                 {
                     let block = &mut body.blocks[b];
@@ -278,7 +272,7 @@ pub(crate) fn inline_promoted(bodies: &mut [Body]) {
                         if let Operand::Const(Constant::Other(name)) = op {
                             if let Some(v) = values.get(name.as_str()) {
                                 found = Some(v.clone());
-                                *op = Operand::Copy(Place::local(Local(u32::MAX)));
+                                *op = Operand::Copy(Place::local(borrow));
                             }
                         }
                     };
@@ -302,33 +296,19 @@ pub(crate) fn inline_promoted(bodies: &mut [Body]) {
                     continue;
                 };
                 let value = new_local(body, ty.clone());
-                let borrow = new_local(
+                let made = new_local(
                     body,
                     Ty::Ref {
                         mutable: false,
                         inner: Box::new(ty),
                     },
                 );
+                debug_assert_eq!(made, borrow);
                 let block = &mut body.blocks[b];
                 let mir_line = block
                     .statements
                     .get(k)
                     .map_or(block.terminator.mir_line, |s| s.mir_line);
-                // The placeholder names the borrow.
-                let fill = |op: &mut Operand| {
-                    if *op == Operand::Copy(Place::local(Local(u32::MAX))) {
-                        *op = Operand::Copy(Place::local(borrow));
-                    }
-                };
-                if k < block.statements.len() {
-                    if let StatementKind::Assign { rvalue, .. } = &mut block.statements[k].kind {
-                        rvalue.for_each_operand(fill);
-                    }
-                } else if let TerminatorKind::Call { args, .. } = &mut block.terminator.kind {
-                    args.iter_mut().for_each(fill);
-                } else if let TerminatorKind::SwitchInt { discr, .. } = &mut block.terminator.kind {
-                    fill(discr);
-                }
                 let assign = |place: Local, rvalue: Rvalue| Statement {
                     mir_line,
                     kind: StatementKind::Assign {
@@ -386,23 +366,15 @@ pub(crate) fn identity_transmutes(bodies: &mut [Body]) {
             if kind != "Transmute" {
                 continue;
             }
-            let scalar;
             let from = match operand {
-                Operand::Const(Constant::Other(name)) => const_types.get(name),
+                Operand::Const(Constant::Other(name)) => const_types.get(name).cloned(),
+                Operand::Const(c) => c.ty(),
                 Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => {
-                    locals.get(p.local.0 as usize)
-                }
-                Operand::Const(Constant::Int { ty, .. } | Constant::Float { ty, .. }) => Some(ty),
-                Operand::Const(Constant::Bool(_)) => {
-                    scalar = Ty::Scalar(crate::ty::Scalar::Bool);
-                    Some(&scalar)
-                }
-                Operand::Const(Constant::Char(_)) => {
-                    scalar = Ty::Scalar(crate::ty::Scalar::Char);
-                    Some(&scalar)
+                    locals.get(p.local.0 as usize).cloned()
                 }
                 _ => None,
             };
+            let from = from.as_ref();
             if from == Some(ty) {
                 **rvalue = Rvalue::Use(operand.clone());
             } else if matches!(ty, Ty::Array(e, n)
@@ -540,7 +512,7 @@ pub(crate) fn specialize_slice_parameters(bodies: &mut Vec<Body>) {
                     continue;
                 }
                 let list: Vec<&str> = lens.iter().map(|(_, l)| l.as_str()).collect();
-                let name = format!("{}::<[{}]>", callee_body.name, list.join(", "));
+                let name = slice_copy_name(&callee_body.name, &list);
                 if !names.contains(&name) && !made.iter().any(|m| m.name == name) {
                     let mut copy = callee_body.clone();
                     copy.name = name.clone();
@@ -565,6 +537,23 @@ pub(crate) fn specialize_slice_parameters(bodies: &mut Vec<Body>) {
         }
         bodies.extend(made);
     }
+}
+
+/// The name of `function`'s copy for slices of these lengths:
+/// `total::<[3]>`, `dot::<[4, 4]>`.
+fn slice_copy_name(function: &str, lengths: &[&str]) -> String {
+    format!("{function}::<[{}]>", lengths.join(", "))
+}
+
+/// Whether `path` names a copy made by [`slice_copy_name`] (a generic
+/// instance's arguments are types, never bare lengths).
+fn is_slice_copy(path: &str) -> bool {
+    path.rsplit_once("::<[")
+        .and_then(|(_, rest)| rest.strip_suffix("]>"))
+        .is_some_and(|list| {
+            list.split(", ")
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// Whether a body calls a registration function.
@@ -652,7 +641,7 @@ fn lengths(body: &Body, through_calls: bool) -> BTreeMap<Local, String> {
             TerminatorKind::Call { args, callee, .. }
                 if !through_calls
                     && !is_array_next(&callee.path)
-                    && !callee.path.ends_with("]>") =>
+                    && !is_slice_copy(&callee.path) =>
             {
                 Some(args)
             }
@@ -751,15 +740,14 @@ fn apply(body: &mut Body, lengths: &BTreeMap<Local, String>) {
             operand,
         } = &**rvalue
         {
-            let of_array = |l: Local| match types.get(l.0 as usize) {
+            // Either way the local's type is now a pointer to the array.
+            let len = operand_local(operand).and_then(|l| match types.get(l.0 as usize) {
                 Some(Ty::Ref { inner, .. } | Ty::Ptr { inner, .. }) => match &**inner {
                     Ty::Array(_, n) => array_len(n),
                     _ => None,
                 },
                 _ => None,
-            };
-            let len = operand_local(operand)
-                .and_then(|l| lengths.get(&l).cloned().or_else(|| of_array(l)));
+            });
             if let Some(len) = len.as_ref() {
                 if let Ok(value) = len.parse::<i128>() {
                     **rvalue = Rvalue::Use(Operand::Const(Constant::Int {
@@ -798,6 +786,15 @@ mod tests {
             line("_2 = NonNull::<u8>::dangling()"),
             "_2 = NonNull::<u8>::dangling()"
         );
+    }
+
+    #[test]
+    fn slice_copies_are_told_from_generic_instances() {
+        assert_eq!(slice_copy_name("dot", &["4", "4"]), "dot::<[4, 4]>");
+        assert!(is_slice_copy("dot::<[4, 4]>"));
+        assert!(is_slice_copy("lerp::<i16>::<[3]>"));
+        assert!(!is_slice_copy("sum::<[u32; 3]>"));
+        assert!(!is_slice_copy("total"));
     }
 
     #[test]

@@ -18,28 +18,23 @@ use crate::diagnostic::Diagnostic;
 /// Whether a call (as MIR prints it, generic arguments included) is part
 /// of `core`'s iteration over an array or a slice.
 pub fn is_iteration(call: &CallFact) -> bool {
-    const ITERATORS: [&str; 16] = [
-        "slice::Iter<",
-        "slice::Iter::<",
-        "slice::IterMut<",
-        "slice::IterMut::<",
-        "array::IntoIter<",
-        "array::IntoIter::<",
-        "PolymorphicIter<",
-        "PolymorphicIter::<",
-        "Chunks<",
-        "Chunks::<",
-        "ChunksExact<",
-        "ChunksExact::<",
-        "RChunks<",
-        "RChunks::<",
-        "Windows<",
-        "Windows::<",
+    // Each as a type (`Chunks<`) and with a turbofish (`Chunks::<`).
+    const ITERATORS: [&str; 8] = [
+        "slice::Iter",
+        "slice::IterMut",
+        "array::IntoIter",
+        "PolymorphicIter",
+        "Chunks",
+        "ChunksExact",
+        "RChunks",
+        "Windows",
     ];
     call.kind == vocab::CallKind::Foreign
-        && ITERATORS
-            .iter()
-            .any(|p| call.text.contains(p) || call.callee.contains(p))
+        && ITERATORS.iter().any(|p| {
+            [format!("{p}<"), format!("{p}::<")]
+                .iter()
+                .any(|form| call.text.contains(form) || call.callee.contains(form))
+        })
 }
 
 /// A slice type whose length the type does not carry (`&[u32]`,
