@@ -7,8 +7,8 @@ use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
     closure_key, env_type, operand_ty, AggregateKind, Body, BodyKind, Callback, Capture,
     CaptureMode, Closure, ClosureKind, Constant, FileId, Local, Operand, Place, PreparedMir,
-    Projection, Registration, Resolution, Rvalue, SourceFacts, Span, StatementKind, TerminatorKind,
-    FORMAT, ROOT_FILE,
+    Projection, Registration, Resolution, Rvalue, SourceFacts, Span, Statement, StatementKind,
+    TerminatorKind, FORMAT, ROOT_FILE,
 };
 use crate::registry;
 use crate::source::lex;
@@ -67,6 +67,7 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
             });
         }
     }
+    complete_closure_aggregates(&mut bodies);
     crate::slices::inline_promoted(&mut bodies);
     crate::slices::identity_transmutes(&mut bodies);
     inline_const_items(&mut bodies);
@@ -81,6 +82,237 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
     crate::slices::specialize_slice_parameters(&mut bodies);
     crate::slices::known_lengths(&mut bodies);
     Ok(prepare(bodies, source))
+}
+
+/// One environment field of a closure: its type, and, where the body's
+/// debug lines name it, the captured place's path (`["t", "2"]` for
+/// rustc's `t__2`) and whether it holds the value (not a reference).
+struct EnvField {
+    ty: Ty,
+    path: Option<Vec<String>>,
+    by_value: bool,
+}
+
+/// The environment fields of each closure type whose body the document
+/// holds, by field index: from the body's debug lines (which name every
+/// capture) and the fields it reads.
+fn closure_env_fields(bodies: &[Body]) -> Vec<(Ty, BTreeMap<u32, EnvField>)> {
+    let mut out = Vec::new();
+    for body in bodies {
+        let Some(env) = body.locals.get(1).filter(|_| body.arg_count >= 1) else {
+            continue;
+        };
+        let (self_deref, closure_ty) = match &env.ty {
+            Ty::Ref { inner, .. } if matches!(**inner, Ty::Closure { .. }) => {
+                (true, (**inner).clone())
+            }
+            t @ Ty::Closure { .. } => (false, t.clone()),
+            _ => continue,
+        };
+        let mut fields: BTreeMap<u32, EnvField> = env_fields_read(body, self_deref)
+            .into_iter()
+            .map(|(i, ty)| {
+                let field = EnvField {
+                    ty,
+                    path: None,
+                    by_value: false,
+                };
+                (i, field)
+            })
+            .collect();
+        for d in &body.debug_vars {
+            let Some(place) = d.place.as_ref().filter(|p| p.local == Local(1)) else {
+                continue;
+            };
+            let (index, ty, rest) = match (self_deref, place.projections.as_slice()) {
+                (true, [Projection::Deref, Projection::Field { index, ty }, rest @ ..])
+                | (false, [Projection::Field { index, ty }, rest @ ..]) => (index, ty, rest),
+                _ => continue,
+            };
+            let field = EnvField {
+                ty: ty.clone(),
+                path: Some(d.name.split("__").map(str::to_string).collect()),
+                by_value: rest.is_empty(),
+            };
+            fields.insert(*index, field);
+        }
+        out.push((closure_ty, fields));
+    }
+    out
+}
+
+/// rustc prints a closure aggregate with one field per captured
+/// *variable*: a closure capturing two fields of one variable (`|acc|
+/// acc + s.a + s.b`, edition 2021's precise captures) prints as
+/// `{closure@…} { s: copy _8 }`, its second operand lost, and the names of
+/// the fields after it shifted (`{ s: copy _7, a: copy _8 }` for four
+/// captures of `s.0`, `s.1`, `s.2` and `a`). The operands it prints are
+/// the first ones, in order. Where they are locals assigned one after the
+/// other just before the aggregate (a capture by reference is a borrow
+/// made there; a capture of a field by value a copy made there), the
+/// locals assigned from the first operand's on are the operands, and the
+/// missing ones are taken from them, each checked against the type of its
+/// environment field. Failing that, a capture by value of a variable
+/// (`x`) or of a tuple's field (`t.2`) is read from its place: the
+/// variable's one debug line in the body, or the base of a printed operand
+/// that reads another field of the same tuple (`copy (_3.0: u8)` for
+/// `t.0`). Anything else is an unparsed statement (E0109 where a callback
+/// reaches it), never a closure built with fields left unset.
+fn complete_closure_aggregates(bodies: &mut [Body]) {
+    let envs = closure_env_fields(bodies);
+    for body in bodies.iter_mut() {
+        let locals: Vec<Ty> = body.locals.iter().map(|l| l.ty.clone()).collect();
+        let debug_vars = body.debug_vars.clone();
+        for block in &mut body.blocks {
+            for at in 0..block.statements.len() {
+                let StatementKind::Assign { rvalue, .. } = &block.statements[at].kind else {
+                    continue;
+                };
+                let Rvalue::Aggregate {
+                    kind: AggregateKind::Closure { ty },
+                    fields,
+                } = &**rvalue
+                else {
+                    continue;
+                };
+                let Some((_, env)) = envs.iter().find(|(t, _)| t == ty) else {
+                    continue;
+                };
+                let wanted = env.keys().last().map_or(0, |k| *k as usize + 1);
+                if fields.len() >= wanted {
+                    continue;
+                }
+                let printed = fields.len();
+                let found =
+                    missing_closure_operands(&block.statements[..at], fields, env, wanted, &locals)
+                        .or_else(|| captured_places(fields, env, wanted, &debug_vars));
+                let kind = &mut block.statements[at].kind;
+                match (found, kind) {
+                    (Some(extra), StatementKind::Assign { rvalue, .. }) => {
+                        if let Rvalue::Aggregate { fields, .. } = &mut **rvalue {
+                            fields.extend(extra);
+                        }
+                    }
+                    (Some(_), _) => {}
+                    (None, kind) => {
+                        let text = format!("{printed} closure fields of {wanted}");
+                        *kind = StatementKind::Unparsed {
+                            text,
+                            reason: format!(
+                                "rustc's MIR text lists {printed} of the {wanted} captures of a closure \
+                                 built here (it prints one per captured variable, and this \
+                                 closure captures several fields of one); capture the whole \
+                                 value (`let v = s;` before the closure, then `v.a`, `v.b`)"
+                            ),
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The operands after `printed` of a closure aggregate with `wanted`
+/// fields, from the locals `before` assigns from the first printed
+/// operand's assignment on (see [`complete_closure_aggregates`]); `None`
+/// unless every one is found and has its field's type.
+fn missing_closure_operands(
+    before: &[Statement],
+    printed: &[(Option<String>, Operand)],
+    env: &BTreeMap<u32, EnvField>,
+    wanted: usize,
+    locals: &[Ty],
+) -> Option<Vec<(Option<String>, Operand)>> {
+    let bare = |op: &Operand| match op {
+        Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => Some(p.local),
+        _ => None,
+    };
+    let first = bare(&printed.first()?.1)?;
+    let start = before.iter().rposition(
+        |s| matches!(&s.kind, StatementKind::Assign { place, .. } if place == &Place::local(first)),
+    )?;
+    let assigned: Vec<Local> = before[start..]
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Assign { place, .. } if place.projections.is_empty() => {
+                Some(place.local)
+            }
+            StatementKind::StorageLive(_)
+            | StatementKind::StorageDead(_)
+            | StatementKind::Nop(_) => None,
+            _ => Some(Local(u32::MAX)),
+        })
+        .collect();
+    if assigned.len() != wanted
+        || printed
+            .iter()
+            .zip(&assigned)
+            .any(|((_, op), l)| bare(op) != Some(*l))
+    {
+        return None;
+    }
+    assigned[printed.len()..]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let field = (printed.len() + i) as u32;
+            let ty = locals.get(l.0 as usize)?;
+            (env.get(&field).map(|f| &f.ty) == Some(ty))
+                .then(|| (None, Operand::Copy(Place::local(*l))))
+        })
+        .collect()
+}
+
+/// The operands after `printed` of a closure aggregate with `wanted`
+/// fields, each a capture by value read from its place (see
+/// [`complete_closure_aggregates`]); `None` unless every one is found.
+fn captured_places(
+    printed: &[(Option<String>, Operand)],
+    env: &BTreeMap<u32, EnvField>,
+    wanted: usize,
+    debug_vars: &[crate::pmir::DebugVar],
+) -> Option<Vec<(Option<String>, Operand)>> {
+    // The base of a tuple a printed operand reads a field of: `t` → `_3`.
+    let mut bases: BTreeMap<&str, Place> = BTreeMap::new();
+    for (i, (_, op)) in printed.iter().enumerate() {
+        let (Operand::Copy(p) | Operand::Move(p)) = op else {
+            continue;
+        };
+        let Some(path) = env.get(&(i as u32)).and_then(|f| f.path.as_ref()) else {
+            continue;
+        };
+        if let ([root, _], Some((Projection::Field { .. }, base))) =
+            (path.as_slice(), p.projections.split_last())
+        {
+            let base = Place {
+                local: p.local,
+                projections: base.to_vec(),
+            };
+            bases.insert(root.as_str(), base);
+        }
+    }
+    (printed.len()..wanted)
+        .map(|i| {
+            let field = env.get(&(i as u32)).filter(|f| f.by_value)?;
+            let place = match field.path.as_deref()? {
+                [name] => {
+                    let mut named = debug_vars.iter().filter(|d| &d.name == name);
+                    let only = named.next()?.place.clone()?;
+                    named.next().is_none().then_some(only)?
+                }
+                [root, index] => {
+                    let mut place = bases.get(root.as_str())?.clone();
+                    place.projections.push(Projection::Field {
+                        index: index.parse().ok()?,
+                        ty: field.ty.clone(),
+                    });
+                    place
+                }
+                _ => return None,
+            };
+            Some((None, Operand::Copy(place)))
+        })
+        .collect()
 }
 
 /// `_8 = const W;` where the `const` item `W` has a body that only builds
