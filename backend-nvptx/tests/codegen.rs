@@ -342,6 +342,12 @@ define i32 @intrinsics(i32 %a, i32 %b, i8 %c, float %f) {
   ret i32 %10
 }
 
+define i16 @frozen_aggregate({ { i16, i1 }, [2 x ptr] } %a) {
+  %f = freeze { { i16, i1 }, [2 x ptr] } %a
+  %x = extractvalue { { i16, i1 }, [2 x ptr] } %f, 0, 0
+  ret i16 %x
+}
+
 define float @floats(float %x, float %y) {
   %1 = fneg nnan float %x
   %2 = fadd fast float %1, %y
@@ -420,6 +426,11 @@ fn the_nvvm_emitter_writes_llvm7_ir_libnvvm_accepts() {
         "phi i64 [ ",
         "add nsw i32",
         "call float @llvm.nvvm.fabs.f(float ",
+        // An aggregate is frozen leaf by leaf: an `i1` through an `i32`
+        // register, a pointer through an `i64`.
+        "extractvalue { { i16, i1 }, [2 x i8*] } %p0, 0",
+        "asm \"mov.b64 $0, $1;\"",
+        "insertvalue [2 x i8*] ",
     ] {
         assert!(text.contains(kept), "no `{kept}` in\n{text}");
     }

@@ -1551,17 +1551,73 @@ impl Emitter {
     /// result is a fixed value, which is what `freeze` means; it costs one
     /// `mov` that ptxas removes. Checked with libNVVM 13 (compute_90): the
     /// fold above no longer happens through the `mov`.
+    /// An aggregate (`{ { i16, i16, i1 }, { i8*, … } }`, a struct of a
+    /// closure's references) is frozen leaf by leaf: each scalar extracted,
+    /// frozen as above, and inserted into the result.
     fn freeze_llvm7(&mut self, name: &str, a: LLVMValueRef) -> Res<()> {
-        let t = self.type_of(a)?;
+        // SAFETY: `a` is a live value.
+        let t = unsafe { LLVMTypeOf(a) };
         let v = self.val(a)?;
+        self.freeze_value(name, t, &v)
+    }
+
+    fn freeze_value(&mut self, name: &str, ty: LLVMTypeRef, v: &str) -> Res<()> {
+        // SAFETY: `ty` is a live type of the module.
+        let (kind, count) = unsafe {
+            match LLVMGetTypeKind(ty) {
+                k @ LLVMTypeKind::LLVMStructTypeKind => (k, LLVMCountStructElementTypes(ty)),
+                k @ LLVMTypeKind::LLVMArrayTypeKind => (k, LLVMGetArrayLength2(ty) as u32),
+                k => (k, 0),
+            }
+        };
+        let t = self.ty(ty)?;
+        if !matches!(
+            kind,
+            LLVMTypeKind::LLVMStructTypeKind | LLVMTypeKind::LLVMArrayTypeKind
+        ) {
+            return self.freeze_scalar(name, &t, v);
+        }
+        let mut acc = "undef".to_string();
+        for k in 0..count {
+            // SAFETY: `k` is below the aggregate's element count.
+            let elem = unsafe {
+                if kind == LLVMTypeKind::LLVMStructTypeKind {
+                    LLVMStructGetTypeAtIndex(ty, k)
+                } else {
+                    LLVMGetElementType(ty)
+                }
+            };
+            let et = self.ty(elem)?;
+            let part = self.fresh(name);
+            self.line(format!("{part} = extractvalue {t} {v}, {k}"));
+            let frozen = self.fresh(name);
+            self.freeze_value(&frozen, elem, &part)?;
+            let next = if k + 1 == count {
+                name.to_string()
+            } else {
+                self.fresh(name)
+            };
+            self.line(format!(
+                "{next} = insertvalue {t} {acc}, {et} {frozen}, {k}"
+            ));
+            acc = next;
+        }
+        if count == 0 {
+            return self.err(format!("freeze of `{t}`"));
+        }
+        Ok(())
+    }
+
+    fn freeze_scalar(&mut self, name: &str, t: &str, v: &str) -> Res<()> {
+        let v = v.to_string();
         // (register type, asm width) the value travels as.
-        let (via, width) = match t.as_str() {
+        let (via, width) = match t {
             "i1" | "i8" | "i16" | "i32" | "float" => ("i32", 32),
             "i64" | "double" => ("i64", 64),
             _ if t.ends_with('*') => ("i64", 64),
             _ => return self.err(format!("freeze of `{t}`")),
         };
-        let (into, back) = match t.as_str() {
+        let (into, back) = match t {
             "i32" | "i64" => (None, None),
             "float" | "double" => (Some("bitcast"), Some("bitcast")),
             _ if t.ends_with('*') => (Some("ptrtoint"), Some("inttoptr")),
