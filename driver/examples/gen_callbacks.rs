@@ -24,7 +24,11 @@ fn main() {
         _ => {
             let (text, callbacks) = gen::file(seed, num(args.get(1)) as usize);
             let calls: usize = callbacks.iter().map(|c| c.methods.len()).sum();
-            eprintln!("{} callbacks, {calls} core method calls", callbacks.len());
+            let constructs: usize = callbacks.iter().map(|c| c.constructs.len()).sum();
+            eprintln!(
+                "{} callbacks, {calls} core method calls, {constructs} enum values and aggregate captures",
+                callbacks.len()
+            );
             text
         }
     };

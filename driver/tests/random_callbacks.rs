@@ -181,6 +181,34 @@ fn methods_in_table_are_generated() {
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
 
+/// Enums as values and aggregates captured whole are drawn: every kind of
+/// each somewhere in the CI seeds.
+#[test]
+fn enums_and_aggregates_are_generated() {
+    let mut used = std::collections::BTreeMap::new();
+    for seed in SEEDS {
+        for c in gen::file(seed, PER_FILE).1 {
+            for k in c.constructs {
+                *used.entry(k).or_insert(0usize) += 1;
+            }
+        }
+    }
+    for kind in [
+        "match cmp",
+        "match total_cmp",
+        "match partial_cmp",
+        "if let Some",
+        "own enum",
+        "tuple capture",
+        "struct capture",
+    ] {
+        assert!(
+            used.get(kind).copied().unwrap_or(0) >= 5,
+            "{kind} drawn too rarely: {used:?}"
+        );
+    }
+}
+
 /// Same seed, same file: failures can be reproduced from the seed alone,
 /// and a callback alone is the same text as in its file.
 #[test]

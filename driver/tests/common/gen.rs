@@ -9,7 +9,10 @@
 //! `for` loops over ranges (`..`, `..=`, `.rev()`, `.step_by()`) and
 //! iterator chains over them with closures (`fold`, `any`, `all`,
 //! `position`, `map(…).sum()` of floats, `filter(…).count()`), local helper
-//! `fn`s, and captures of several types.
+//! `fn`s, enums as values (`match` on `Ordering` from `cmp`, `total_cmp` and
+//! `partial_cmp`, `if let Some(..)` of a `checked_*`, and enums of the
+//! file's own with payloads, built and matched), and captures of several
+//! types: scalars, and tuples and `Copy` structs of them captured whole.
 //!
 //! Everything is chosen so that the rustc-built host reference cannot panic
 //! on any input, with or without overflow checks: integer arithmetic is
@@ -261,6 +264,12 @@ struct Ctx<'r> {
     fresh: usize,
     /// Methods used, for coverage checks.
     methods: Vec<&'static str>,
+    /// File-level items the code uses (its enums), and the prefix that
+    /// makes their names unique in a file.
+    items: Vec<String>,
+    prefix: String,
+    /// Constructs drawn, for coverage checks.
+    constructs: Vec<&'static str>,
 }
 
 #[derive(Clone)]
@@ -308,7 +317,8 @@ impl Ctx<'_> {
             return self.leaf(t);
         }
         let d = depth - 1;
-        match self.rng.below(10) {
+        match self.rng.below(12) {
+            10 | 11 => self.enum_value(t, d),
             0 => {
                 let c = self.expr(Scalar::Bool, d);
                 let a = self.expr(t, d);
@@ -337,6 +347,87 @@ impl Ctx<'_> {
             }
             3..=5 => self.method(t, d),
             _ => self.op(t, d),
+        }
+    }
+
+    /// An expression of type `t` that goes through an enum value: a
+    /// `match` on an `Ordering` (of `cmp` of integers, `total_cmp` of
+    /// floats) or an `Option<Ordering>` (`partial_cmp`), an `if let` on a
+    /// `checked_*` result, or an enum of the file's own with payloads,
+    /// built in one of its variants and matched.
+    fn enum_value(&mut self, t: Scalar, d: u32) -> String {
+        const ORD: &str = "core::cmp::Ordering";
+        let ints: Vec<Scalar> = TYPES.iter().copied().filter(|x| is_int(*x)).collect();
+        match self.rng.below(5) {
+            0 => {
+                self.constructs.push("match cmp");
+                let u = *self.rng.pick(&ints);
+                let (x, y) = (self.expr(u, d), self.expr(u, d));
+                let (a, b, c) = (self.expr(t, d), self.expr(t, d), self.expr(t, d));
+                format!(
+                    "(match ({x}).cmp(&({y})) {{ {ORD}::Less => {a}, {ORD}::Equal => {b}, {ORD}::Greater => {c} }})"
+                )
+            }
+            1 => {
+                self.constructs.push("match total_cmp");
+                let u = *self.rng.pick(&[Scalar::F32, Scalar::F64]);
+                let (x, y) = (self.expr(u, d), self.expr(u, d));
+                let (a, b) = (self.expr(t, d), self.expr(t, d));
+                format!("(match ({x}).total_cmp(&({y})) {{ {ORD}::Greater => {a}, _ => {b} }})")
+            }
+            2 => {
+                self.constructs.push("match partial_cmp");
+                let u = *self.rng.pick(&[Scalar::F32, Scalar::F64]);
+                let (x, y) = (self.expr(u, d), self.expr(u, d));
+                let (a, b, c) = (self.expr(t, d), self.expr(t, d), self.expr(t, d));
+                format!(
+                    "(match ({x}).partial_cmp(&({y})) {{ Some({ORD}::Less) => {a}, Some(_) => {b}, None => {c} }})"
+                )
+            }
+            3 => {
+                self.constructs.push("if let Some");
+                let u = *self.rng.pick(&ints);
+                let m = self
+                    .rng
+                    .pick(&["checked_add", "checked_sub", "checked_mul"]);
+                let (x, y) = (self.expr(u, d), self.expr(u, d));
+                let v = self.fresh("s");
+                let scope = self.vars.len();
+                self.vars.push((v.clone(), u));
+                let a = self.expr(t, d);
+                self.vars.truncate(scope);
+                let b = self.expr(t, d);
+                format!("(if let Some({v}) = ({x}).{m}({y}) {{ {a} }} else {{ {b} }})")
+            }
+            _ => {
+                self.constructs.push("own enum");
+                // enum E { A(p), B(q, r), C }: built by a condition, matched.
+                let name = format!("E{}_{}", self.prefix, self.items.len());
+                let p = *self.rng.pick(&TYPES);
+                let (q, r) = (*self.rng.pick(&TYPES), *self.rng.pick(&TYPES));
+                self.items.push(format!(
+                    "#[derive(Clone, Copy)]\nenum {name} {{\n    A({}),\n    B({}, {}),\n    C,\n}}\n",
+                    p.name(),
+                    q.name(),
+                    r.name()
+                ));
+                let (c1, c2) = (self.expr(Scalar::Bool, d), self.expr(Scalar::Bool, d));
+                let (ep, eq, er) = (self.expr(p, d), self.expr(q, d), self.expr(r, d));
+                let (vp, vq, vr) = (self.fresh("e"), self.fresh("e"), self.fresh("e"));
+                let scope = self.vars.len();
+                self.vars.push((vp.clone(), p));
+                let a = self.expr(t, d);
+                self.vars.truncate(scope);
+                self.vars.push((vq.clone(), q));
+                self.vars.push((vr.clone(), r));
+                let b = self.expr(t, d);
+                self.vars.truncate(scope);
+                let c = self.expr(t, d);
+                format!(
+                    "(match (if {c1} {{ {name}::A({ep}) }} else if {c2} {{ {name}::B({eq}, {er}) }} else {{ {name}::C }}) \
+                     {{ {name}::A({vp}) => {a}, {name}::B({vq}, {vr}) => {b}, {name}::C => {c} }})"
+                )
+            }
         }
     }
 
@@ -620,6 +711,9 @@ fn value_of(lit: &str) -> f64 {
 pub struct Callback {
     pub source: String,
     pub methods: Vec<&'static str>,
+    /// The enum and aggregate constructs it uses (`match cmp`, `tuple
+    /// capture`, …), for coverage checks.
+    pub constructs: Vec<&'static str>,
 }
 
 /// The seed of callback `index` of file seed `seed`.
@@ -641,6 +735,7 @@ pub fn callback(seed: u64, index: usize) -> Callback {
     }
     let mut helpers = Vec::new();
     let mut methods = Vec::new();
+    let mut constructs = Vec::new();
     for h in 0..rng.below(3) {
         let params: Vec<Scalar> = (0..1 + rng.below(3)).map(|_| *rng.pick(&TYPES)).collect();
         let ret = *rng.pick(&TYPES);
@@ -656,12 +751,19 @@ pub fn callback(seed: u64, index: usize) -> Callback {
             helpers: helpers.clone(),
             fresh: 0,
             methods: Vec::new(),
+            items: Vec::new(),
+            prefix: format!("{index}_{h}"),
+            constructs: Vec::new(),
         };
         let mut body = String::new();
         let n = ctx.rng.below(3);
         ctx.stmts(&mut body, "    ", n, 2);
         let result = ctx.expr(ret, 3);
         methods.extend(ctx.methods);
+        constructs.extend(ctx.constructs);
+        for item in ctx.items {
+            src.push_str(&item);
+        }
         let sig: Vec<String> = vars
             .iter()
             .map(|(n, t)| format!("{n}: {}", t.name()))
@@ -678,12 +780,57 @@ pub fn callback(seed: u64, index: usize) -> Callback {
         ("b".to_string(), Scalar::I32),
     ];
     vars.extend(captures.iter().cloned());
+    // Aggregates: arguments of the entry function (a tuple, or a struct
+    // of the file with public fields, as the bundles' host harness makes
+    // them), whose fields the closure reads: edition 2021's precise
+    // captures take each field it names (`g.0`, `g.f1`), and a closure
+    // inside it borrowing two fields of one value is the case rustc's MIR
+    // text prints short (`prepare::complete_closure_aggregates`). Whole
+    // aggregates captured, and arrays, are covered by case files and
+    // examples/gpu-rust: the harness passes scalars and fields only.
+    let mut aggregates = String::new();
+    for k in 0..rng.below(3) {
+        let name = format!("g{index}_{k}");
+        let fields: Vec<Scalar> = (0..1 + rng.below(3)).map(|_| *rng.pick(&TYPES)).collect();
+        if rng.chance(50) {
+            constructs.push("tuple capture");
+            let tys: Vec<&str> = fields.iter().map(|t| t.name()).collect();
+            let tuple = if tys.len() == 1 {
+                format!("({},)", tys[0])
+            } else {
+                format!("({})", tys.join(", "))
+            };
+            aggregates.push_str(&format!(", {name}: {tuple}"));
+            for (i, t) in fields.iter().enumerate() {
+                vars.push((format!("{name}.{i}"), *t));
+            }
+        } else {
+            constructs.push("struct capture");
+            let sname = format!("S{index}_{k}");
+            let decl: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!("    pub f{i}: {},\n", t.name()))
+                .collect();
+            src.push_str(&format!(
+                "#[derive(Clone, Copy)]\npub struct {sname} {{\n{}}}\n",
+                decl.concat()
+            ));
+            aggregates.push_str(&format!(", {name}: {sname}"));
+            for (i, t) in fields.iter().enumerate() {
+                vars.push((format!("{name}.f{i}"), *t));
+            }
+        }
+    }
     let mut ctx = Ctx {
         rng: &mut rng,
         vars,
         helpers,
         fresh: 0,
         methods: Vec::new(),
+        items: Vec::new(),
+        prefix: format!("{index}"),
+        constructs: Vec::new(),
     };
     let mut body = String::new();
     let n = 1 + ctx.rng.below(4);
@@ -691,16 +838,21 @@ pub fn callback(seed: u64, index: usize) -> Callback {
     let result = ctx.expr(Scalar::I32, 4);
     let init = literal(ctx.rng, Scalar::I32);
     methods.extend(ctx.methods);
+    constructs.extend(ctx.constructs);
+    for item in ctx.items {
+        src.push_str(&item);
+    }
     let params: String = captures
         .iter()
         .map(|(n, t)| format!(", {n}: {}", t.name()))
         .collect();
     src.push_str(&format!(
-        "pub fn entry{index}(data: &[i32]{params}) -> i32 {{\n    native::reduce(data, {init}, move |a, b| {{\n{body}        {result}\n    }})\n}}\n"
+        "pub fn entry{index}(data: &[i32]{params}{aggregates}) -> i32 {{\n    native::reduce(data, {init}, move |a, b| {{\n{body}        {result}\n    }})\n}}\n"
     ));
     Callback {
         source: src,
         methods,
+        constructs,
     }
 }
 

@@ -609,6 +609,19 @@ fn run(gpu: &Gpu, n: usize, all: bool) -> Result<Vec<Line>, Error> {
     let g = gpu.reduce(&u32s, 0, move |a, b| a.max(b).min(mix(7)))?;
     let h = u32s.iter().fold(0, |a, &b| a.max(b).min(mix(7)));
     lines.push(compare_one("reduce capped by a captured closure", g, h));
+    // A closure inside the callback capturing several fields of one value
+    // (rustc's MIR text prints one of them; the frontend recovers the rest).
+    let t = (3u8, k as u64 | 0x9e37, 7u16);
+    let fields = move |x: u64| {
+        let t = t;
+        let by_ref = (1u32..4u32).fold(t.1, |acc, i| acc.wrapping_mul(t.0 as u64 | 1).wrapping_add(t.1 ^ i as u64));
+        let more = (0u32..3u32).fold(x, |acc, i| acc.wrapping_add(t.0 as u64).wrapping_add(t.1 >> i).wrapping_add(t.2 as u64 ^ x));
+        let by_value = (0u32..3u32).fold(x, move |acc, i| acc.wrapping_add(t.0 as u64).wrapping_add(t.1 >> i).wrapping_add(t.2 as u64 ^ x));
+        by_ref ^ more ^ by_value.rotate_left(7)
+    };
+    let g = gpu.transform(&u64s, fields)?.to_vec()?;
+    let h: Vec<u64> = u64s.iter().map(|&x| fields(x)).collect();
+    lines.push(compare("closure capturing fields of one value", &u64s, &g, &h));
 
     let u8s = ints(n, &[0, 1, 2, 5, 8, 9, 255], 7, |r| r as u8);
     let g = gpu.transform(&u32s, |x| iter_fold(x))?.to_vec()?;
