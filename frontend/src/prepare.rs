@@ -201,8 +201,9 @@ fn complete_closure_aggregates(bodies: &mut [Body]) {
                             reason: format!(
                                 "rustc's MIR text lists {printed} of the {wanted} captures of a closure \
                                  built here (it prints one per captured variable, and this \
-                                 closure captures several fields of one); capture the whole \
-                                 value (`let v = s;` before the closure, then `v.a`, `v.b`)"
+                                 closure captures several fields of one); make it capture the \
+                                 whole value: read it whole first inside that closure \
+                                 (`let v = s;`, then `v.a`, `v.b`)"
                             ),
                         };
                     }

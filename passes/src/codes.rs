@@ -318,7 +318,10 @@ below (std's transcendental functions through libdevice), and reads of
 captured values. A slice whose length is not known where it is used (one
 of several arrays chosen at run time, a `const` of slice type) and an
 array iterator the lowering does not have (`chunks`, `windows`) are one
-diagnostic each. Other code (heap values; another crate's enums) is
+diagnostic each. So is a closure inside the callback that captures
+several fields of one struct by value (`move |acc| acc + w.lo + w.hi`)
+where rustc's MIR text prints only the first: reading the value whole
+inside that closure (`let v = w;`, then `v.lo`, `v.hi`) compiles. Other code (heap values; another crate's enums) is
 reported once per function, with what it needs and the lines of the MIR
 rustc printed for it.
 

@@ -7,6 +7,12 @@
 // captured places. Each reduce operation is a wrapping sum (associative
 // and commutative).
 #[derive(Clone, Copy)]
+struct W {
+    lo: u8,
+    hi: u64,
+}
+
+#[derive(Clone, Copy)]
 struct Weights {
     lo: u8,
     hi: u64,
@@ -55,5 +61,18 @@ pub fn fields_by_value_as_places(data: &[u64], c: u64) -> Vec<u64> {
                 .wrapping_add(t.2 as u64 ^ x)
         });
         by_ref ^ by_value
+    })
+}
+
+// Named fields of a struct by value in a `move` closure: reading the value
+// whole first inside it (`let v = w;`) makes the closure capture `w`
+// whole (closure_field_captures_unsupported.rs is the form without it).
+pub fn read_whole_first(data: &[u64], w: W) -> Vec<u64> {
+    native::transform(data, move |x: u64| {
+        let w = w;
+        (0u32..3u32).fold(x, move |acc, i| {
+            let v = w;
+            acc.wrapping_add(v.lo as u64).wrapping_add(v.hi >> i)
+        })
     })
 }
