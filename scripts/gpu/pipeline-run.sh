@@ -17,6 +17,7 @@ refuse_arguments "$usage" "$@"
 cd "$(repo_root)"
 s=${GPU_DIR:-target/gpu/providers}
 out=${OUT:-/tmp}
+mkdir -p "$out"
 reps=${REPS:-10}
 fail=0
 . "$(dirname "$0")/step.sh"

@@ -23,6 +23,7 @@ if [ $# -gt 0 ]; then
 fi
 s=${GPU_DIR:-target/gpu/providers}
 out=${OUT:-/tmp}
+mkdir -p "$out"
 fail=0
 mode=${MODE:-smoke}
 case $mode in smoke | full) ;; *) echo "$usage" >&2; exit 2 ;; esac
