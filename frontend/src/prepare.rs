@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
     closure_key, env_type, operand_ty, AggregateKind, Body, BodyKind, Callback, Capture,
-    CaptureMode, Closure, ClosureKind, Constant, FileId, Local, Operand, Place, PreparedMir,
-    Projection, Registration, Resolution, Rvalue, SourceFacts, Span, Statement, StatementKind,
-    TerminatorKind, FORMAT, ROOT_FILE,
+    CaptureMode, Closure, ClosureKind, Constant, DebugVar, FileId, Local, LocalDecl, Operand,
+    Place, PreparedMir, Projection, Registration, Resolution, Rvalue, SourceFacts, Span, Statement,
+    StatementKind, TerminatorKind, FORMAT, ROOT_FILE,
 };
 use crate::registry;
 use crate::source::lex;
@@ -121,20 +121,16 @@ fn closure_env_fields(bodies: &[Body]) -> Vec<(Ty, BTreeMap<u32, EnvField>)> {
             })
             .collect();
         for d in &body.debug_vars {
-            let Some(place) = d.place.as_ref().filter(|p| p.local == Local(1)) else {
+            let Some((index, ty, rest)) = d.place.as_ref().and_then(|p| env_field(p, self_deref))
+            else {
                 continue;
-            };
-            let (index, ty, rest) = match (self_deref, place.projections.as_slice()) {
-                (true, [Projection::Deref, Projection::Field { index, ty }, rest @ ..])
-                | (false, [Projection::Field { index, ty }, rest @ ..]) => (index, ty, rest),
-                _ => continue,
             };
             let field = EnvField {
                 ty: ty.clone(),
                 path: Some(d.name.split("__").map(str::to_string).collect()),
                 by_value: rest.is_empty(),
             };
-            fields.insert(*index, field);
+            fields.insert(index, field);
         }
         out.push((closure_ty, fields));
     }
@@ -161,9 +157,13 @@ fn closure_env_fields(bodies: &[Body]) -> Vec<(Ty, BTreeMap<u32, EnvField>)> {
 fn complete_closure_aggregates(bodies: &mut [Body]) {
     let envs = closure_env_fields(bodies);
     for body in bodies.iter_mut() {
-        let locals: Vec<Ty> = body.locals.iter().map(|l| l.ty.clone()).collect();
-        let debug_vars = body.debug_vars.clone();
-        for block in &mut body.blocks {
+        let Body {
+            locals,
+            debug_vars,
+            blocks,
+            ..
+        } = body;
+        for block in blocks {
             for at in 0..block.statements.len() {
                 let StatementKind::Assign { rvalue, .. } = &block.statements[at].kind else {
                     continue;
@@ -184,8 +184,8 @@ fn complete_closure_aggregates(bodies: &mut [Body]) {
                 }
                 let printed = fields.len();
                 let found =
-                    missing_closure_operands(&block.statements[..at], fields, env, wanted, &locals)
-                        .or_else(|| captured_places(fields, env, wanted, &debug_vars));
+                    missing_closure_operands(&block.statements[..at], fields, env, wanted, locals)
+                        .or_else(|| captured_places(fields, env, wanted, debug_vars));
                 let kind = &mut block.statements[at].kind;
                 match (found, kind) {
                     (Some(extra), StatementKind::Assign { rvalue, .. }) => {
@@ -222,7 +222,7 @@ fn missing_closure_operands(
     printed: &[(Option<String>, Operand)],
     env: &BTreeMap<u32, EnvField>,
     wanted: usize,
-    locals: &[Ty],
+    locals: &[LocalDecl],
 ) -> Option<Vec<(Option<String>, Operand)>> {
     let bare = |op: &Operand| match op {
         Operand::Copy(p) | Operand::Move(p) if p.projections.is_empty() => Some(p.local),
@@ -257,7 +257,7 @@ fn missing_closure_operands(
         .enumerate()
         .map(|(i, l)| {
             let field = (printed.len() + i) as u32;
-            let ty = locals.get(l.0 as usize)?;
+            let ty = &locals.get(l.0 as usize)?.ty;
             (env.get(&field).map(|f| &f.ty) == Some(ty))
                 .then(|| (None, Operand::Copy(Place::local(*l))))
         })
@@ -271,7 +271,7 @@ fn captured_places(
     printed: &[(Option<String>, Operand)],
     env: &BTreeMap<u32, EnvField>,
     wanted: usize,
-    debug_vars: &[crate::pmir::DebugVar],
+    debug_vars: &[DebugVar],
 ) -> Option<Vec<(Option<String>, Operand)>> {
     // The base of a tuple a printed operand reads a field of: `t` → `_3`.
     let mut bases: BTreeMap<&str, Place> = BTreeMap::new();
@@ -1063,19 +1063,8 @@ fn closure_facts(
     let self_deref = kind != ClosureKind::FnOnce;
     let mut from_debug: BTreeMap<u32, (String, Ty, CaptureMode)> = BTreeMap::new();
     for d in &body.debug_vars {
-        let Some(place) = &d.place else { continue };
-        if place.local != Local(1) {
-            continue;
-        }
-        let proj = &place.projections[..];
-        let rest = match (self_deref, proj) {
-            (true, [Projection::Deref, Projection::Field { index, ty }, rest @ ..]) => {
-                Some((*index, ty, rest))
-            }
-            (false, [Projection::Field { index, ty }, rest @ ..]) => Some((*index, ty, rest)),
-            _ => None,
-        };
-        let Some((index, ty, rest)) = rest else {
+        let Some((index, ty, rest)) = d.place.as_ref().and_then(|p| env_field(p, self_deref))
+        else {
             continue;
         };
         let mode = match (rest, ty) {
@@ -1139,17 +1128,26 @@ fn closure_facts(
     })
 }
 
+/// The environment field a place of a closure body names: `(*_1).N`
+/// (`_1.N` for an `FnOnce` body, whose environment is not behind a
+/// reference), with the field's type and the projections after it.
+fn env_field(place: &Place, self_deref: bool) -> Option<(u32, &Ty, &[Projection])> {
+    if place.local != Local(1) {
+        return None;
+    }
+    match (self_deref, place.projections.as_slice()) {
+        (true, [Projection::Deref, Projection::Field { index, ty }, rest @ ..])
+        | (false, [Projection::Field { index, ty }, rest @ ..]) => Some((*index, ty, rest)),
+        _ => None,
+    }
+}
+
 /// The environment fields a closure body reads (`(*_1).N`), with their types.
 fn env_fields_read(body: &Body, self_deref: bool) -> BTreeMap<u32, Ty> {
     let mut out = BTreeMap::new();
     let mut see = |p: &Place| {
-        let field = match (self_deref, p.projections.as_slice()) {
-            (true, [Projection::Deref, Projection::Field { index, ty }, ..])
-            | (false, [Projection::Field { index, ty }, ..]) => Some((*index, ty.clone())),
-            _ => None,
-        };
-        if let (Local(1), Some((index, ty))) = (p.local, field) {
-            out.entry(index).or_insert(ty);
+        if let Some((index, ty, _)) = env_field(p, self_deref) {
+            out.entry(index).or_insert_with(|| ty.clone());
         }
     };
     for block in &body.blocks {

@@ -1562,37 +1562,31 @@ impl Emitter {
     }
 
     fn freeze_value(&mut self, name: &str, ty: LLVMTypeRef, v: &str) -> Res<()> {
-        // SAFETY: `ty` is a live type of the module.
-        let (kind, count) = unsafe {
+        let t = self.ty(ty)?;
+        // SAFETY: `ty` is a live type of the module; each index is below
+        // its element count.
+        let elements: Vec<LLVMTypeRef> = unsafe {
             match LLVMGetTypeKind(ty) {
-                k @ LLVMTypeKind::LLVMStructTypeKind => (k, LLVMCountStructElementTypes(ty)),
-                k @ LLVMTypeKind::LLVMArrayTypeKind => (k, LLVMGetArrayLength2(ty) as u32),
-                k => (k, 0),
+                LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(ty))
+                    .map(|k| LLVMStructGetTypeAtIndex(ty, k))
+                    .collect(),
+                LLVMTypeKind::LLVMArrayTypeKind => {
+                    vec![LLVMGetElementType(ty); LLVMGetArrayLength2(ty) as usize]
+                }
+                _ => return self.freeze_scalar(name, &t, v),
             }
         };
-        let t = self.ty(ty)?;
-        if !matches!(
-            kind,
-            LLVMTypeKind::LLVMStructTypeKind | LLVMTypeKind::LLVMArrayTypeKind
-        ) {
-            return self.freeze_scalar(name, &t, v);
+        if elements.is_empty() {
+            return self.err(format!("freeze of `{t}`"));
         }
         let mut acc = "undef".to_string();
-        for k in 0..count {
-            // SAFETY: `k` is below the aggregate's element count.
-            let elem = unsafe {
-                if kind == LLVMTypeKind::LLVMStructTypeKind {
-                    LLVMStructGetTypeAtIndex(ty, k)
-                } else {
-                    LLVMGetElementType(ty)
-                }
-            };
+        for (k, &elem) in elements.iter().enumerate() {
             let et = self.ty(elem)?;
             let part = self.fresh(name);
             self.line(format!("{part} = extractvalue {t} {v}, {k}"));
             let frozen = self.fresh(name);
             self.freeze_value(&frozen, elem, &part)?;
-            let next = if k + 1 == count {
+            let next = if k + 1 == elements.len() {
                 name.to_string()
             } else {
                 self.fresh(name)
@@ -1602,14 +1596,10 @@ impl Emitter {
             ));
             acc = next;
         }
-        if count == 0 {
-            return self.err(format!("freeze of `{t}`"));
-        }
         Ok(())
     }
 
     fn freeze_scalar(&mut self, name: &str, t: &str, v: &str) -> Res<()> {
-        let v = v.to_string();
         // (register type, asm width) the value travels as.
         let (via, width) = match t {
             "i1" | "i8" | "i16" | "i32" | "float" => ("i32", 32),
@@ -1629,7 +1619,7 @@ impl Emitter {
                 self.line(format!("{w} = {op} {t} {v} to {via}"));
                 w
             }
-            None => v,
+            None => v.to_string(),
         };
         let (constraint, mov) = if width == 32 {
             ("=r,r", "mov.b32")

@@ -357,32 +357,25 @@ impl Ctx<'_> {
     /// built in one of its variants and matched.
     fn enum_value(&mut self, t: Scalar, d: u32) -> String {
         const ORD: &str = "core::cmp::Ordering";
+        const FLOATS: [Scalar; 2] = [Scalar::F32, Scalar::F64];
+        let ord = |variant: &str| format!("{ORD}::{variant}");
         let ints: Vec<Scalar> = TYPES.iter().copied().filter(|x| is_int(*x)).collect();
         match self.rng.below(5) {
             0 => {
-                self.constructs.push("match cmp");
-                let u = *self.rng.pick(&ints);
-                let (x, y) = (self.expr(u, d), self.expr(u, d));
-                let (a, b, c) = (self.expr(t, d), self.expr(t, d), self.expr(t, d));
-                format!(
-                    "(match ({x}).cmp(&({y})) {{ {ORD}::Less => {a}, {ORD}::Equal => {b}, {ORD}::Greater => {c} }})"
-                )
+                let arms = [ord("Less"), ord("Equal"), ord("Greater")];
+                self.compared("match cmp", &ints, "cmp", &arms, t, d)
             }
             1 => {
-                self.constructs.push("match total_cmp");
-                let u = *self.rng.pick(&[Scalar::F32, Scalar::F64]);
-                let (x, y) = (self.expr(u, d), self.expr(u, d));
-                let (a, b) = (self.expr(t, d), self.expr(t, d));
-                format!("(match ({x}).total_cmp(&({y})) {{ {ORD}::Greater => {a}, _ => {b} }})")
+                let arms = [ord("Greater"), "_".into()];
+                self.compared("match total_cmp", &FLOATS, "total_cmp", &arms, t, d)
             }
             2 => {
-                self.constructs.push("match partial_cmp");
-                let u = *self.rng.pick(&[Scalar::F32, Scalar::F64]);
-                let (x, y) = (self.expr(u, d), self.expr(u, d));
-                let (a, b, c) = (self.expr(t, d), self.expr(t, d), self.expr(t, d));
-                format!(
-                    "(match ({x}).partial_cmp(&({y})) {{ Some({ORD}::Less) => {a}, Some(_) => {b}, None => {c} }})"
-                )
+                let arms = [
+                    format!("Some({})", ord("Less")),
+                    "Some(_)".into(),
+                    "None".into(),
+                ];
+                self.compared("match partial_cmp", &FLOATS, "partial_cmp", &arms, t, d)
             }
             3 => {
                 self.constructs.push("if let Some");
@@ -429,6 +422,27 @@ impl Ctx<'_> {
                 )
             }
         }
+    }
+
+    /// `(match (x).method(&(y)) { ARM => e, … })` of type `t`, with `x`
+    /// and `y` of one of `operands`, one expression per arm pattern.
+    fn compared(
+        &mut self,
+        construct: &'static str,
+        operands: &[Scalar],
+        method: &str,
+        arms: &[String],
+        t: Scalar,
+        d: u32,
+    ) -> String {
+        self.constructs.push(construct);
+        let u = *self.rng.pick(operands);
+        let (x, y) = (self.expr(u, d), self.expr(u, d));
+        let arms: Vec<String> = arms
+            .iter()
+            .map(|pattern| format!("{pattern} => {}", self.expr(t, d)))
+            .collect();
+        format!("(match ({x}).{method}(&({y})) {{ {} }})", arms.join(", "))
     }
 
     /// An operator expression of type `t`.
