@@ -571,7 +571,8 @@ fn split_units(
     thunks
         .chunks(chunk_size(thunks.len(), config.for_edits))
         .map(|group| {
-            let roots: Vec<&str> = group.iter().map(|t| t.symbol.as_str()).collect();
+            let exported: Vec<String> = group.iter().flat_map(Thunk::exported).collect();
+            let roots: Vec<&str> = exported.iter().map(String::as_str).collect();
             parts
                 .extract(&roots, true)
                 .map(|text| (group.to_vec(), text))
@@ -622,7 +623,14 @@ fn compile_and_lint(
     };
     let lint_jobs = if config.lint {
         Some(report.timings.time("operator contract (split)", || {
-            crate::contract::jobs(module, &lowered.thunks)
+            let function = |r: usize| {
+                admitted
+                    .outcomes
+                    .iter()
+                    .find(|o| o.registration.index == r)
+                    .map(|o| o.registration.function.clone())
+            };
+            crate::contract::jobs(module, &lowered.thunks, &function)
         })?)
     } else {
         None
@@ -1398,8 +1406,11 @@ fn generate_chunk<'c>(
         // The same thunks under other names, as PTX, for the PTX-route
         // kernels: renamed in the module, then generated again.
         for t in thunks {
-            ir::rename_symbol(context, module, &t.symbol, &ptx_symbol(&t.symbol))
-                .map_err(|e| format!("internal error: the lowered chunk: {e}"))?;
+            let twins = passes::lower::plan::exported_as(&ptx_symbol(&t.symbol), &t.adapter);
+            for (from, to) in t.exported().iter().zip(&twins) {
+                ir::rename_symbol(context, module, from, to)
+                    .map_err(|e| format!("internal error: the lowered chunk: {e}"))?;
+            }
         }
         let ptx = codegen::emit_ptx(module, codegen).map_err(|e| e.to_string())?;
         Some(ptx.into_bytes())
@@ -1509,12 +1520,17 @@ fn call_site(
     // `sort`'s comparator is the compiler's, not a value of the user's
     // crate: the program names no closure (it passes `()`).
     let natural = frontend::registry::is_natural_order(&reg.function);
+    // A `par_iter` chain's call passes its chain object (`native::gpu::Chain`).
+    let chain = reg.provider.shape() == manifest::Shape::Chain;
     Ok(Some(manifest::CallSite {
         file,
         line: span.lo_line,
         column,
         crate_name: crate_name.filter(|_| !natural).map(str::to_string),
-        closure_suffix: closure_suffix.filter(|_| !natural),
+        closure_suffix: match chain {
+            true => Some(manifest::CHAIN_TYPE.to_string()),
+            false => closure_suffix.filter(|_| !natural),
+        },
     }))
 }
 

@@ -608,13 +608,17 @@ fn own_record(
     }
     // Every closure's span must point into a file the document holds (a
     // file rustc read but did not list would be read as another's lines);
-    // `core`'s closures, whose bodies the core model gives, have none, and
+    // `core`'s closures, whose bodies the core model gives, have none, nor
+    // have `par_iter` chains', and
     // the standard library's (a `thread_local!` expands to closures of its
     // own source, `/rustc/HASH/library/…`) are never a callback's.
     let unknown: Vec<String> = doc
         .closures
         .iter()
         .filter(|c| !frontend::core_model::is_model_closure(&c.ty))
+        // A `par_iter` chain's closure is written by the frontend; its
+        // span is its terminal's call, in the crate's files.
+        .filter(|c| !frontend::chain::is_chain_closure(&c.ty))
         .filter(|c| !matches!(&c.ty, frontend::ty::Ty::Closure { file, .. } if is_std_source(file)))
         .filter_map(|c| match &c.ty {
             frontend::ty::Ty::Closure { file, span } if doc.source.file_id(file).is_none() => {

@@ -1,7 +1,10 @@
 //! The operator contract lint (W0201): every admitted callback of a
 //! provider with a contract (`reduce` and `segmented_reduce`: associative
 //! and commutative, they combine in a tree; the scans: associative;
-//! `sort_by`: a strict weak order) runs on the host over edge and
+//! `sort_by`: a strict weak order; a `par_iter` chain's `reduce`
+//! operation, associative and commutative, and `min_by`'s and `max_by`'s
+//! comparators, strict weak orders, through the chain's combine thunk)
+//! runs on the host over edge and
 //! pseudo-random values of its element type ([`crate::laws`]). What runs is
 //! the callback as the GPU gets it: its lowered code, compiled for this CPU
 //! by LLVM's JIT in process (`backend_nvptx::codegen::host`), so the lint
@@ -44,6 +47,48 @@ pub struct Contract {
     pub what: &'static str,
 }
 
+/// The contract of a registration's operation, by its provider and its
+/// function (a `par_iter` chain's terminal: `ParIter::reduce`'s operation
+/// and `ParIter::min_by`'s and `max_by`'s comparators have one, the
+/// terminals whose operation is the compiler's do not); `None` for one
+/// without (the maps and select).
+pub fn contract_of(provider: Provider, function: &str) -> Option<Contract> {
+    match (provider, function) {
+        (Provider::ChainReduce, "ParIter::reduce") => Some(Contract {
+            how: "combines the chain's values in a tree whose shape the GPU chooses",
+            consequence: "the GPU's result can differ from the sequential host fold, and change \
+                          with the input size",
+            help: "use an associative and commutative operation (a wrapping sum, `min`, \
+                   `max`, `&`, `|`, `^`, or a selection by a total order)",
+            what: "operation",
+        }),
+        (Provider::ChainPick, "ParIter::min_by" | "ParIter::max_by") => Some(Contract {
+            how: "compares the chain's values in an order the GPU chooses",
+            consequence: "the value the GPU picks then depends on that order, and need not be \
+                          the host's",
+            help: "compare with `cmp` on a key (`a.cmp(b)`, `key(a).cmp(&key(b))`, \
+                   `a.total_cmp(b)` for floats)",
+            what: "comparator",
+        }),
+        (Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect, _) => None,
+        (p, _) => laws(p),
+    }
+}
+
+/// How the lint calls a callback's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calling {
+    /// The thunk: `R THUNK(env, a, b)`.
+    Direct,
+    /// A `par_iter` chain's `SYMBOL_combine(env, a, b, &mut out)`
+    /// (`vocab::Shape::Chain`): `reduce`'s operation, its value in `out`.
+    ChainFold,
+    /// The same, answering whether the later value wins: `min_by`'s
+    /// (`cmp(a, b) == Greater`) or `max_by`'s (`!= Greater`).
+    ChainMinBy,
+    ChainMaxBy,
+}
+
 /// The contract of a provider's operation; `None` for a provider without
 /// one (the maps and select).
 pub fn laws(provider: Provider) -> Option<Contract> {
@@ -75,6 +120,8 @@ pub fn laws(provider: Provider) -> Option<Contract> {
             what: "comparator",
         }),
         Provider::Transform | Provider::Transform2 | Provider::Select => None,
+        // A chain's contract depends on its terminal: `contract_of`.
+        Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => None,
     }
 }
 
@@ -92,36 +139,53 @@ pub struct LintJob {
     pub provider: Provider,
     /// The element type of the operands.
     pub element: Element,
-    /// The thunk's symbol in `code`.
+    /// The thunk's symbol in `code`, and how it is called.
     pub symbol: String,
+    pub calling: Calling,
     pub env: EnvLayout,
     /// The part of the lowered module that exports the thunk, without
     /// source locations (LLVM dialect, as `ir::parse` reads it).
     pub code: String,
 }
 
-/// The lint's jobs: the admitted thunks of providers with a contract, each
+/// The lint's jobs: the admitted thunks of registrations with a contract
+/// (`function` gives a registration's function, [`contract_of`]), each
 /// with its code taken from the lowered `module`.
-pub fn jobs(module: &melior::ir::Module<'_>, thunks: &[Thunk]) -> Result<Vec<LintJob>, String> {
+pub fn jobs(
+    module: &melior::ir::Module<'_>,
+    thunks: &[Thunk],
+    function: &dyn Fn(usize) -> Option<String>,
+) -> Result<Vec<LintJob>, String> {
     let parts = passes::lower::split::Parts::of(module);
     thunks
         .iter()
-        .filter(|t| laws(t.provider).is_some())
-        .map(|t| {
+        .filter_map(|t| {
+            let f = function(t.registration).unwrap_or_default();
+            contract_of(t.provider, &f)?;
+            // A chain's combine works on its values (`R`), not its elements.
+            let (calling, symbol, element) = match f.as_str() {
+                "ParIter::reduce" => (Calling::ChainFold, true, &t.signature.ret),
+                "ParIter::min_by" => (Calling::ChainMinBy, true, &t.signature.ret),
+                "ParIter::max_by" => (Calling::ChainMaxBy, true, &t.signature.ret),
+                _ => (Calling::Direct, false, t.signature.element()),
+            };
+            let symbol = match symbol {
+                true => format!("{}_combine", t.symbol),
+                false => t.symbol.clone(),
+            };
+            Some((t, calling, symbol, element.clone()))
+        })
+        .map(|(t, calling, symbol, element)| {
             Ok(LintJob {
                 registration: t.registration,
                 provider: t.provider,
-                element: t
-                    .signature
-                    .params
-                    .first()
-                    .cloned()
-                    .unwrap_or(t.signature.ret.clone()),
-                symbol: t.symbol.clone(),
-                env: t.env.clone(),
+                element,
                 code: parts
-                    .extract(&[t.symbol.as_str()], false)
+                    .extract(&[symbol.as_str()], false)
                     .map_err(|e| e.to_string())?,
+                symbol,
+                calling,
+                env: t.env.clone(),
             })
         })
         .collect()
@@ -208,6 +272,7 @@ pub fn lint(
                         &[
                             ("checks", CHECKS.as_bytes()),
                             ("provider", job.provider.name().as_bytes()),
+                            ("calling", format!("{:?}", job.calling).as_bytes()),
                             ("element", format!("{:?}", job.element).as_bytes()),
                             ("env", format!("{:?}", job.env).as_bytes()),
                             ("code", code.as_bytes()),
@@ -316,7 +381,7 @@ fn check(
     let module = ir::parse(&context, &job.code).map_err(|e| e.to_string())?;
     host::with_host_code(&module, &job.symbol, resolve, |f| {
         for (env, captured) in capture_sets(&job.env) {
-            let found = run_laws(f, &env, s, job.provider);
+            let found = run_laws(f, &env, s, job.provider, job.calling);
             if !found.is_empty() {
                 return found
                     .into_iter()
@@ -336,11 +401,40 @@ fn check(
     .map_err(|e| e.to_string())
 }
 
-fn run_laws(f: HostFn, env: &[u8], s: Scalar, provider: Provider) -> Vec<Finding> {
+fn run_laws(
+    f: HostFn,
+    env: &[u8],
+    s: Scalar,
+    provider: Provider,
+    calling: Calling,
+) -> Vec<Finding> {
     let call = |a: &Slot, b: &Slot| {
         let mut out = [0u8; SLOT];
         f.call(env, &[*a, *b], &mut out).map(|()| out)
     };
+    // A chain's combine: its answer, and the value it wrote through its
+    // last parameter (a pointer, passed in its slot).
+    let combine = |a: &Slot, b: &Slot| {
+        let mut value = [0u8; SLOT];
+        let mut at = [0u8; SLOT];
+        at[..8].copy_from_slice(&(value.as_mut_ptr() as u64).to_le_bytes());
+        let mut answer = [0u8; SLOT];
+        f.call(env, &[*a, *b, at], &mut answer)?;
+        Some((answer[0] != 0, value))
+    };
+    match calling {
+        Calling::Direct => {}
+        Calling::ChainFold => return laws::check_fold(&|a, b| combine(a, b).map(|r| r.1), s, true),
+        // "The later wins" is `compare(earlier, later) == Greater` for a
+        // minimum, `!= Greater` for a maximum: the lint checks `Greater`,
+        // which is a strict weak order exactly when `Less` is.
+        Calling::ChainMinBy => {
+            return laws::check_relation(&|a, b| combine(a, b).map(|r| r.0), s, "Greater")
+        }
+        Calling::ChainMaxBy => {
+            return laws::check_relation(&|a, b| combine(a, b).map(|r| !r.0), s, "Greater")
+        }
+    }
     match provider {
         Provider::SortBy => laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), s),
         p => laws::check_fold(
@@ -395,7 +489,7 @@ fn capture_sets(env: &EnvLayout) -> Vec<(Vec<u8>, String)> {
 
 fn warning(o: &Outcome, f: &Finding) -> Diagnostic {
     let reg = &o.registration;
-    let contract = laws(reg.provider).unwrap_or(Contract {
+    let contract = contract_of(reg.provider, &reg.function).unwrap_or(Contract {
         how: "combines elements",
         consequence: "",
         help: "",

@@ -300,6 +300,17 @@ pub fn check_fold(
 /// thunk):
 /// at most one counterexample.
 pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Vec<Finding> {
+    check_relation(less, s, "Less")
+}
+
+/// [`check_order`] of the relation `rel(a, b)`: `compare(&a, &b) ==
+/// ANSWER` (`Less`, or `Greater`, which is a strict weak order exactly when
+/// `Less` is), each counterexample naming that answer.
+pub fn check_relation(
+    less: &dyn Fn(&Slot, &Slot) -> Option<bool>,
+    s: Scalar,
+    answer: &str,
+) -> Vec<Finding> {
     let Some(vals) = values(s) else {
         return Vec::new();
     };
@@ -314,7 +325,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
         if less(a, a) == Some(true) {
             return found(
                 "irreflexive",
-                format!("compare(a, a) is `Less` for a = {}", show(a)),
+                format!("compare(a, a) is `{answer}` for a = {}", show(a)),
             );
         }
     }
@@ -324,7 +335,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                 return found(
                     "asymmetric",
                     format!(
-                        "compare(a, b) and compare(b, a) are both `Less` for a = {}, b = {}",
+                        "compare(a, b) and compare(b, a) are both `{answer}` for a = {}, b = {}",
                         show(a),
                         show(b)
                     ),
@@ -342,7 +353,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                     return found(
                         "transitive",
                         format!(
-                            "compare(a, b) and compare(b, c) are `Less` but compare(a, c) is not, for a = {}, b = {}, c = {}",
+                            "compare(a, b) and compare(b, c) are `{answer}` but compare(a, c) is not, for a = {}, b = {}, c = {}",
                             show(a),
                             show(b),
                             show(&c)
@@ -356,7 +367,7 @@ pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Ve
                     return found(
                         "transitive in its ties",
                         format!(
-                            "a ~ b and b ~ c (neither is `Less` either way) but not a ~ c for a = {}, b = {}, c = {}",
+                            "a ~ b and b ~ c (neither is `{answer}` either way) but not a ~ c for a = {}, b = {}, c = {}",
                             show(a),
                             show(b),
                             show(&c)

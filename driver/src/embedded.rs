@@ -50,10 +50,13 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
                     c.signature,
                     s.closure_suffix
                         .as_ref()
-                        .map(|t| format!(
-                            ", closure `{}::…::{t}`",
-                            s.crate_name.as_deref().unwrap_or("…")
-                        ))
+                        .map(|t| match t.as_str() {
+                            manifest::CHAIN_TYPE => format!(", a `par_iter` chain (`{t}`)"),
+                            _ => format!(
+                                ", closure `{}::…::{t}`",
+                                s.crate_name.as_deref().unwrap_or("…")
+                            ),
+                        })
                         .unwrap_or_default()
                 ),
                 None => format!(

@@ -895,6 +895,11 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
     let mut wanted: Vec<(usize, Vec<Shape>)> = Vec::new();
     for i in 0..doc.closures.len() {
         doc.closures[i].layout = None;
+        // A `par_iter` chain is `#[repr(C)]` around its closures: laid out
+        // from theirs once they are measured.
+        if crate::chain::is_chain_closure(&doc.closures[i].ty) {
+            continue;
+        }
         if let Some(captures) = measurable(&doc.closures[i], doc) {
             match trivial(&captures) {
                 Some(l) => doc.closures[i].layout = Some(object_layout(&l)),
@@ -903,6 +908,7 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
         }
     }
     if wanted.is_empty() {
+        chain_layouts(doc);
         return Ok(Checked::default());
     }
     let lists: Vec<&[Shape]> = wanted.iter().map(|(_, c)| c.as_slice()).collect();
@@ -920,7 +926,17 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
     for ((i, _), l) in wanted.iter().zip(&measured.layouts) {
         doc.closures[*i].layout = Some(object_layout(l));
     }
+    chain_layouts(doc);
     Ok(measured.checked)
+}
+
+/// Every `par_iter` chain's layout, from its closures' (`chain::layout_of`).
+fn chain_layouts(doc: &mut crate::pmir::PreparedMir) {
+    for i in 0..doc.closures.len() {
+        if crate::chain::is_chain_closure(&doc.closures[i].ty) {
+            doc.closures[i].layout = crate::chain::layout_of(&doc.closures[i], &doc.closures);
+        }
+    }
 }
 
 fn first_line(s: &str) -> &str {

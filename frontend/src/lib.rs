@@ -7,6 +7,7 @@ pub mod adt;
 pub mod adt_items;
 pub mod bridge;
 mod cached;
+pub mod chain;
 pub mod closure_layout;
 pub mod core_model;
 pub mod layout;

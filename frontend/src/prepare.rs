@@ -81,6 +81,7 @@ pub fn prepare_text(mir: &str, source: SourceFacts) -> Result<PreparedMir, MirEr
     crate::niche::expand(&mut bodies);
     crate::slices::specialize_slice_parameters(&mut bodies);
     crate::slices::known_lengths(&mut bodies);
+    crate::chain::synthesize(&mut bodies, source.overflow_checks.unwrap_or(true));
     Ok(prepare(bodies, source))
 }
 
@@ -416,6 +417,8 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
     let mut extents: BTreeMap<String, Extent> = BTreeMap::new();
     for b in bodies.iter_mut() {
         match b.kind {
+            // A `par_iter` chain's body (`chain::synthesize`) has no text.
+            BodyKind::Closure if env_type(b).is_some_and(crate::chain::is_chain_closure) => {}
             BodyKind::Closure => {
                 if let Some((file, span)) = env_type(b).and_then(|t| closure_span(&sources, t)) {
                     b.span = Some(span);
@@ -505,12 +508,22 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         }
     }
 
-    let closures = bodies
+    let mut closures: Vec<Closure> = bodies
         .iter()
         .filter(|b| b.kind == BodyKind::Closure)
+        .filter(|b| !env_type(b).is_some_and(crate::chain::is_chain_closure))
         .filter_map(|b| closure_facts(b, &bodies, &sources, extents.get(&b.name).copied()))
         .collect();
     let mut registrations = registrations(&bodies, &closure_bodies, &sources, &extents);
+    let chains = crate::chain::closures(&bodies, &registrations, &closures);
+    // A chain's body has no text of its own: its code is at the terminal's
+    // call (its locations, and its debug information's).
+    for c in &chains {
+        if let Some(b) = bodies.iter_mut().find(|b| b.name == c.body) {
+            b.span = Some(c.span);
+        }
+    }
+    closures.extend(chains);
     // A generic function's registration whose call site a concrete copy
     // (rustc inlined the function into its callers) also registers is that
     // copy's template: the copies are what run.
@@ -1214,13 +1227,23 @@ fn registrations(
                 .collect();
             let callback_arg = match spec.callback {
                 registry::CallbackSource::Arg(i) => args.get(i),
-                registry::CallbackSource::NaturalOrder => None,
+                registry::CallbackSource::NaturalOrder | registry::CallbackSource::Chain => None,
             };
+            let chain = spec.callback == registry::CallbackSource::Chain;
             let cb_ty = callback_arg
                 .and_then(|a| operand_ty(b, a))
                 .or_else(|| callee.generics.last().cloned());
             let natural = spec.callback == registry::CallbackSource::NaturalOrder;
             let callback = match (&cb_ty, callback_arg) {
+                // A `par_iter` chain: the body `chain::synthesize` wrote.
+                _ if chain => match &callee.callback_instance {
+                    Some(body) => Callback::Closure { body: body.clone() },
+                    None => Callback::Other {
+                        ty: arg_types
+                            .first()
+                            .map_or_else(|| "unknown".into(), Ty::to_string),
+                    },
+                },
                 // `sort`: the core model's comparator of the element type,
                 // when it has one (else admission says the type has no
                 // order the GPU sorts by).
@@ -1297,7 +1320,7 @@ fn registrations(
             // own. For a fn item, the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
             let head = match (&cb_ty, &callback) {
-                (Some(t), Callback::Closure { .. }) => closure_head(sources, t),
+                (Some(t), Callback::Closure { .. }) if !chain => closure_head(sources, t),
                 _ => None,
             };
             let span = match (&callback, head) {
@@ -1357,6 +1380,7 @@ fn registrations(
                             t.find_word((lo, hi), last_segment(function), true)
                                 .into_iter()
                                 .filter(|&at| called_as(spec, t.text_before(at)))
+                                .filter(|&at| chain == chain_call(t.text_before(at)))
                                 .collect()
                         })
                         .nth(*k)
@@ -1377,6 +1401,28 @@ fn registrations(
         }
     }
     out
+}
+
+/// Whether a method call whose text before the method's name is `before`
+/// ends a `par_iter` chain written in one expression
+/// (`gpu.par_iter(&x).map(f).sum(`), not a `std` iterator's
+/// (`v.iter().sum(`): the receiver, read back over balanced brackets to
+/// where its expression starts, calls `par_iter`.
+fn chain_call(before: &str) -> bool {
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ')' | ']' | '}' => depth += 1,
+            '(' | '[' | '{' if depth > 0 => depth -= 1,
+            '(' | '[' | '{' | ';' | ',' | '=' if depth == 0 => {
+                start = i + 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    before[start..].contains("par_iter")
 }
 
 /// Whether a call of a registration's function whose text before the

@@ -45,6 +45,10 @@ pub enum CallbackSource {
     /// the element type ([`natural_order_fn`]), a comparator as
     /// `sort_by` takes.
     NaturalOrder,
+    /// No argument: a `par_iter` chain's terminal (`ParIter::sum`), whose
+    /// callback is the chain, closures in its type (written by the `chain`
+    /// module).
+    Chain,
 }
 
 /// The core model's comparator of `T`'s own order, `|a, b| a.cmp(b)`,
@@ -291,6 +295,98 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         shape: Shape::Fold,
         callback: CallbackSource::Arg(5),
         receiver: Some("Gpu"),
+    },
+    // A `par_iter` chain's terminals: the chain is the callback.
+    RegistrationFn {
+        function: "sum",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "product",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "reduce",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "count",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "any",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "all",
+        provider: Provider::ChainReduce,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "min",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "max",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "min_by",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "max_by",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "min_by_key",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "max_by_key",
+        provider: Provider::ChainPick,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
+    },
+    RegistrationFn {
+        function: "collect",
+        provider: Provider::ChainCollect,
+        shape: Shape::Chain,
+        callback: CallbackSource::Chain,
+        receiver: Some("ParIter"),
     },
 ];
 
@@ -963,6 +1059,9 @@ pub fn registration(path: &str) -> Option<&'static RegistrationFn> {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, path),
     };
+    // A generic receiver's arguments (`ParIter::<f32, …>::sum`) are not
+    // its name.
+    let prefix = prefix.map(|p| p.split_once("::<").map_or(p, |(head, _)| head));
     REGISTRATIONS.iter().find(|r| {
         r.function == name
             && match (r.receiver, prefix) {

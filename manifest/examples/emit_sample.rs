@@ -34,6 +34,16 @@ fn main() {
             Shape::Zip => (Signature::scalars(&[t, t], t), "a * env.k + b"),
             Shape::Predicate => (Signature::scalars(&[t], Scalar::Bool), "a > env.k"),
             Shape::Compare | Shape::Key => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
+            // The C++ operation is the combine: a fold, or whether the later
+            // value `b` wins over the earlier `a` (here: the first minimum).
+            Shape::Chain if provider == Provider::ChainPick => {
+                (Signature::scalars(&[t], Scalar::I64), "b < a")
+            }
+            // A collect's C++ operation is its test of an element `a`.
+            Shape::Chain if provider == Provider::ChainCollect => {
+                (Signature::scalars(&[t], Scalar::I64), "a > env.k")
+            }
+            Shape::Chain => (Signature::scalars(&[t], Scalar::I64), "a + b"),
         };
         let registration = RegistrationId(i as u32);
         for op in [

@@ -129,6 +129,11 @@ impl CallSite {
         } else {
             type_name
         };
+        // A `par_iter` chain passes its chain object, a type of `native`'s
+        // whose generic arguments are the closures.
+        if self.closure_suffix.as_deref() == Some(CHAIN_TYPE) {
+            return plain == CHAIN_TYPE;
+        }
         let crate_ok = self.crate_name.as_ref().is_none_or(|c| {
             plain
                 .strip_prefix(c.as_str())
@@ -143,6 +148,11 @@ impl CallSite {
         crate_ok && suffix_ok
     }
 }
+
+/// The type a `par_iter` chain's call passes as its closure
+/// (`native::gpu::Chain<S, C>`, generic arguments removed): a chain's
+/// [`CallSite::closure_suffix`].
+pub const CHAIN_TYPE: &str = "native::gpu::Chain";
 
 /// `a::f<i64>::{{closure}}` without its generic arguments: `a::f::{{closure}}`.
 pub fn without_generics(name: &str) -> String {
@@ -268,13 +278,19 @@ pub enum ParamKind {
     /// The element count: `unsigned long long`, or `unsigned int` for the
     /// merge sort (32-bit offsets, as CUB's).
     Len,
-    /// `T`: the initial value.
+    /// `T`: the initial value (a chain's: `R`, its value type).
     Init,
-    /// `rcb::Partial<T> *`: one (value, has-value) partial per block.
+    /// `unsigned int`: whether `Init` holds a value (a chain's fold takes
+    /// an initial value or starts from the first value kept).
+    HasInit,
+    /// `rcb::Partial<T> *`: one (value, has-value) partial per block (a
+    /// chain's: `rcb::ChainPartial<R>` or `rcb::PickPartial<R>`,
+    /// providers/chain.cuh).
     Partials,
     /// `unsigned int *`: the last-block counter, zero between launches.
     Counter,
-    /// The result (`T *` of one value for reduce) or the output array.
+    /// The result (`T *` of one value for reduce, the result record for a
+    /// chain: [`provider::result_record`]) or the output array.
     Output,
     /// `const unsigned long long *`: segment boundaries (segments + 1).
     Offsets,
@@ -286,7 +302,8 @@ pub enum ParamKind {
     State,
     /// `unsigned int`: the launch's epoch (never 0) for the look-back state.
     Epoch,
-    /// `unsigned long long *`: the number of elements selected.
+    /// `unsigned long long *`: the number of elements selected (select) or
+    /// of values kept (chain_collect).
     Count,
     /// Merge sort: `bool`, which of output and buffer a stage reads.
     Ping,
@@ -391,7 +408,8 @@ pub struct LaunchFacts {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub min_blocks_per_sm: u32,
     /// Warps a block runs beyond `block_size`, which take no elements: the
-    /// scans' look-back warp (providers/scan.cuh), 0 elsewhere.
+    /// look-back warp of the tile streams (the scans, select,
+    /// chain_collect: providers/scan.cuh), 0 elsewhere.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub extra_warps: u32,
 }
@@ -825,5 +843,22 @@ mod call_site_tests {
         assert!(!site.closure_matches("sumsx::mix::{{closure}}"));
         assert!(!site.closure_matches("sums::mix::{{closure}}::{{closure}}"));
         assert_eq!(without_generics("a::f<Vec<u8>>::g<i32>"), "a::f::g");
+    }
+
+    #[test]
+    fn a_chain_matches_the_chain_object_only() {
+        let site = CallSite {
+            file: "sums/src/lib.rs".into(),
+            line: 12,
+            column: 40,
+            crate_name: Some("sums".into()),
+            closure_suffix: Some(CHAIN_TYPE.into()),
+        };
+        assert!(site.closure_matches(
+            "native::gpu::Chain<native::gpu::Map<(), sums::run::{{closure}}, f32>, ()>"
+        ));
+        assert!(site.closure_matches("native::gpu::Chain<(), ()>"));
+        assert!(!site.closure_matches("sums::run::{{closure}}"));
+        assert!(!site.closure_matches("native::gpu::Map<(), sums::run::{{closure}}, f32>"));
     }
 }

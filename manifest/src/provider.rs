@@ -6,7 +6,8 @@
 //! CCCL's headers ([`TranslationUnit::needs_cccl`]). For a Rust callback the
 //! functor calls the thunk, `extern "C" __device__ R NAME(const void *env,
 //! A a[, B b])` in the thunk ABI ([`abi_c_type`]), defined elsewhere and
-//! linked by nvJitLink; the environment is a kernel parameter passed by
+//! linked by nvJitLink (a chain has two, `NAME_stage` and `NAME_combine`:
+//! [`thunk_symbols`]); the environment is a kernel parameter passed by
 //! value as `__grid_constant__`, so the functor can hand the thunk its
 //! address without a per-thread copy. The environment struct spells out
 //! every field and padding byte, and `static_assert`s pin its size,
@@ -15,7 +16,7 @@
 
 use crate::{
     copy_kernel, is_c_identifier, Element, EnvLayout, GridPolicy, Kernel, KernelKind, LaunchFacts,
-    Param, ParamKind, Provider, RegistrationId, Scalar, Signature, Stage, Variant,
+    Param, ParamKind, Provider, RegistrationId, Scalar, Shape, Signature, Stage, Variant,
 };
 use std::fmt::Write as _;
 
@@ -35,6 +36,9 @@ pub const TRANSFORM_CUH: &str = include_str!("../../providers/transform.cuh");
 pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_reduce.cuh");
 /// `providers/sort.cuh`: CUB's merge sort agents.
 pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
+/// `providers/chain.cuh`: `par_iter` chains, fused with a fold, a pick or
+/// a compaction.
+pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
 
 /// The longest segment a segmented reduce folds with a warp: a launch whose
 /// longest segment is longer gives every segment a block (the kernel's
@@ -43,7 +47,7 @@ pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 8] = [
+const HEADERS: [(&str, &str); 9] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -51,6 +55,7 @@ const HEADERS: [(&str, &str); 8] = [
     ("select.cuh", SELECT_CUH),
     ("transform.cuh", TRANSFORM_CUH),
     ("segmented_reduce.cuh", SEGMENTED_REDUCE_CUH),
+    ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
 ];
 
@@ -63,6 +68,15 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
         Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
         Provider::SortBy => &["sort.cuh"],
+        // chain.cuh holds every chain: chain_collect runs select's tile
+        // stream, the others reduce.cuh's shape.
+        Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => &[
+            "reduce.cuh",
+            "lookback.cuh",
+            "scan.cuh",
+            "select.cuh",
+            "chain.cuh",
+        ],
     }
 }
 
@@ -159,6 +173,9 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // block to fold (2^24 elements: 0.98x CUB instead of 0.96x at
         // eight), the same bandwidth at 2^28.
         Provider::Reduce => capped(4 * (16 / t), 6),
+        // A chain is a reduce that runs the stages on each element first:
+        // the same loads in flight, the same grid (t is the input's size).
+        Provider::ChainReduce | Provider::ChainPick => capped(4 * (16 / t), 6),
         Provider::SegmentedReduce => capped(4 * (16 / t), 8),
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
         // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x. A transform
@@ -181,10 +198,15 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // beat 11 at three and 7 at four. Select of 8-byte elements takes
         // 17 (2^28 i64: 990 us against 1029 at 15 and 1051 at 11 with three
         // a multiprocessor; CUB 1000). Odd counts: a thread's elements in
-        // shared memory start in different banks.
-        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
+        // shared memory start in different banks. A chain's collect is
+        // select's compaction of what its stages keep, with select's facts
+        // by its input's size (not measured on its own yet).
+        Provider::InclusiveScan
+        | Provider::ExclusiveScan
+        | Provider::Select
+        | Provider::ChainCollect => {
             let items = match (provider, t) {
-                (Provider::Select, 8) => 17,
+                (Provider::Select | Provider::ChainCollect, 8) => 17,
                 _ => scan_items(t),
             };
             LaunchFacts {
@@ -213,7 +235,8 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
 
 /// What a kernel's launch facts must satisfy beyond [`LaunchFacts::check`]:
 /// its template arguments come from them (whole 16-byte vectors for the
-/// reduces, whole chunks for the maps, one flag bit per item for select).
+/// reduces, whole chunks for the maps, one flag bit per item for select and
+/// chain_collect).
 pub fn check_launch(
     provider: Provider,
     signature: &Signature,
@@ -228,14 +251,17 @@ pub fn check_launch(
             "extra_warps {}: {} (the look-back warp of a tile stream)",
             launch.extra_warps,
             if stream {
-                "a scan or select runs exactly one"
+                "a scan, select or chain_collect runs exactly one"
             } else {
-                "only a scan or select runs any"
+                "only a scan, select or chain_collect runs any"
             }
         ));
     }
     match provider {
-        Provider::Reduce | Provider::SegmentedReduce => {
+        Provider::Reduce
+        | Provider::SegmentedReduce
+        | Provider::ChainReduce
+        | Provider::ChainPick => {
             let n = vector_width(signature.element());
             if !items.is_multiple_of(n) {
                 return Err(format!(
@@ -252,9 +278,10 @@ pub fn check_launch(
                 ));
             }
         }
-        Provider::Select if items > 32 => {
+        Provider::Select | Provider::ChainCollect if items > 32 => {
             return Err(format!(
-                "items_per_thread {items}: select keeps one flag bit per item, at most 32"
+                "items_per_thread {items}: {} keeps one flag bit per item, at most 32",
+                provider.name()
             ));
         }
         _ => {}
@@ -277,16 +304,28 @@ pub fn check_launch(
 /// entries `FAMILY[@SIZE].KEY=VALUE` separated by commas, e.g.
 /// `scan@4.block=128,scan@4.items=15,transform.blocks_per_sm=4`. FAMILY is
 /// `reduce`, `scan` (both scans), `select`, `transform` (both),
-/// `segmented_reduce`; SIZE an element size in bytes (every size without
-/// it); KEY `block`, `items`, `min_blocks` or `blocks_per_sm` (`0`: one
-/// block per tile). A build's manifest records the facts it was built with,
-/// and the provider source (so the build cache's key) holds them too.
+/// `segmented_reduce`, `chain` (chain_reduce and chain_pick, by the input's
+/// size), `chain_collect` (by the input's size: its own family, though it
+/// starts from select's facts, as its kernel is not select's and an
+/// experiment on one should not move the other); SIZE an element size in
+/// bytes (every size without it); KEY `block`, `items`, `min_blocks` or
+/// `blocks_per_sm` (`0`: one block per tile). A build's manifest records
+/// the facts it was built with, and the provider source (so the build
+/// cache's key) holds them too.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
     entries: Vec<(String, Option<u64>, String, u32)>,
 }
 
-const TUNING_FAMILIES: [&str; 5] = ["reduce", "scan", "select", "transform", "segmented_reduce"];
+const TUNING_FAMILIES: [&str; 7] = [
+    "reduce",
+    "scan",
+    "select",
+    "transform",
+    "segmented_reduce",
+    "chain",
+    "chain_collect",
+];
 const TUNING_KEYS: [&str; 4] = ["block", "items", "min_blocks", "blocks_per_sm"];
 
 impl Tuning {
@@ -350,6 +389,8 @@ impl Tuning {
             Provider::Select => "select",
             Provider::Transform | Provider::Transform2 => "transform",
             Provider::SegmentedReduce => "segmented_reduce",
+            Provider::ChainReduce | Provider::ChainPick => "chain",
+            Provider::ChainCollect => "chain_collect",
             Provider::SortBy => return facts,
         };
         let size = signature.element().size();
@@ -388,19 +429,25 @@ impl Tuning {
 pub fn is_tile_stream(provider: Provider) -> bool {
     matches!(
         provider,
-        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select
+        Provider::InclusiveScan
+            | Provider::ExclusiveScan
+            | Provider::Select
+            | Provider::ChainCollect
     )
 }
 
 /// Dynamic shared memory of a tile stream's block: three tiles of
 /// `size`-byte elements and, for each, a scan's prefix per thread (the
 /// `ScanStorage` of providers/scan.cuh) or select's flags and position per
-/// thread (`SelectStorage`, select.cuh), plus a few values per warp and per
+/// thread (`SelectStorage`, select.cuh), or nothing per thread for a
+/// chain's collect, which compacts a tile in its own slot (`CollectStorage`,
+/// chain.cuh: its size is T's alone), plus a few values per warp and per
 /// slot. The generated kernels assert it fits.
 pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32) -> u32 {
     let tiles = 3 * (block * items * size).div_ceil(16) * 16;
     match provider {
         Provider::Select => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
+        Provider::ChainCollect => tiles + (block / 32) * 4 + 64,
         _ => tiles + 3 * block * size + (block / 32) * (size + 4) + 64,
     }
 }
@@ -441,6 +488,22 @@ pub fn kernel_params(
             ptr(K::Counter),
             ptr(K::Output),
         ],
+        (Provider::ChainReduce, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            p(K::Init, signature.ret.size()),
+            p(K::HasInit, 4),
+            ptr(K::Partials),
+            ptr(K::Counter),
+            ptr(K::Output),
+        ],
+        (Provider::ChainPick, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Partials),
+            ptr(K::Counter),
+            ptr(K::Output),
+        ],
         (Provider::InclusiveScan, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
@@ -468,7 +531,7 @@ pub fn kernel_params(
             ptr(K::Output),
             p(K::PerBlock, 4),
         ],
-        (Provider::Select, _) => vec![
+        (Provider::Select | Provider::ChainCollect, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
             ptr(K::Output),
@@ -510,6 +573,57 @@ pub fn kernel_params(
         });
     }
     params
+}
+
+/// What a provider that produces one value leaves behind its `Output`
+/// parameter (the runtime's workspace), and where the value lies in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResultRecord {
+    /// Bytes the kernel writes, all of which the runtime reads back.
+    pub size: u64,
+    /// Bytes of the value, at offset 0: the element's for a reduce, `R`'s
+    /// for a chain (1 for a `bool`).
+    pub value: u64,
+    /// The offset of the `u32` "has a value" flag, for a chain, whose
+    /// result may be none (nothing kept, no initial value); a reduce's
+    /// record is its value alone.
+    pub has: Option<u64>,
+}
+
+/// The result record of `provider`'s kernel, for the providers whose
+/// result is one value (reduce and the chains); `None` for the others.
+/// A chain's is `rcb::ChainPartial<R>` (`{ R value; u32 has; }`, 8 bytes,
+/// or 16 for an 8-byte `R`) or `rcb::PickPartial<R>` (`{ R value; u32 has;
+/// u64 index; }`, 16 bytes, or 32 for an 8-byte `R`) of
+/// providers/chain.cuh; the generated kernel asserts the size.
+pub fn result_record(provider: Provider, signature: &Signature) -> Option<ResultRecord> {
+    let r = signature.ret.size();
+    let wide = r == 8;
+    let (size, has) = match provider {
+        Provider::Reduce => {
+            let t = signature.element().size();
+            return Some(ResultRecord {
+                size: t,
+                value: t,
+                has: None,
+            });
+        }
+        Provider::ChainReduce => (if wide { 16 } else { 8 }, r.next_multiple_of(4)),
+        Provider::ChainPick => (if wide { 32 } else { 16 }, r.next_multiple_of(4)),
+        Provider::InclusiveScan
+        | Provider::ExclusiveScan
+        | Provider::Transform
+        | Provider::Transform2
+        | Provider::SegmentedReduce
+        | Provider::Select
+        | Provider::SortBy
+        | Provider::ChainCollect => return None,
+    };
+    Some(ResultRecord {
+        size,
+        value: r,
+        has: Some(has),
+    })
 }
 
 /// `(input:8/8, len:8/8, ...)`, for messages.
@@ -886,20 +1000,16 @@ fn emit_request(
     );
     let env_type = emit_env_struct(out, &base, registration, env)?;
     if let Operation::Thunk { symbol, .. } = op {
-        let params: Vec<String> = signature
-            .params
-            .iter()
-            .zip(["a", "b"])
-            .map(|(s, n)| format!("{} {n}", abi_c_type(s)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "extern \"C\" __device__ {} {symbol}(const void *env, {});",
-            abi_c_type(&signature.ret),
-            params.join(", ")
-        );
+        for declaration in thunk_declarations(provider, signature, symbol) {
+            let _ = writeln!(out, "{declaration}");
+        }
     }
-    let functor = emit_functor(out, &base, signature, op, env_type.as_deref());
+    let functor = match provider.shape() {
+        Shape::Chain => {
+            emit_chain_functors(out, &base, provider, signature, op, env_type.as_deref())
+        }
+        _ => emit_functor(out, &base, signature, op, env_type.as_deref()),
+    };
     let mut kernels = Vec::new();
     for &stage in crate::stages(provider) {
         let launch = tuning.apply(
@@ -944,6 +1054,198 @@ fn emit_request(
     Ok(kernels)
 }
 
+/// The `extern "C"` thunks of a registration's callback, which its
+/// kernels declare, for its thunk `symbol` (a kernel's [`Kernel::thunk`]):
+/// the symbol itself, or for a chain its two thunks, `SYMBOL_stage` and
+/// `SYMBOL_combine` (a chain_collect's kernel calls the stage alone).
+pub fn thunk_symbols(provider: Provider, symbol: &str) -> Vec<String> {
+    match provider.shape() {
+        Shape::Chain => vec![format!("{symbol}_stage"), format!("{symbol}_combine")],
+        _ => vec![symbol.to_string()],
+    }
+}
+
+/// The declarations of the thunks, in the thunk ABI ([`abi_c_type`]), one
+/// per [`thunk_symbols`]. A chain's, with `A` the input's ABI type, `RA`
+/// the value's and `R` the value's own C type:
+///
+/// ```c
+/// // The stages on one element: nonzero if it is kept, its value in *out.
+/// extern "C" __device__ unsigned int SYMBOL_stage(const void *env, A x, R *out);
+/// // chain_reduce: *out = combine(a, b), the result meaningless.
+/// // chain_pick: nonzero iff b (the later value) wins over a; *out scratch.
+/// // chain_collect: never called (declared, as the lowering exports it).
+/// extern "C" __device__ unsigned int SYMBOL_combine(const void *env, RA a, RA b, R *out);
+/// ```
+fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -> Vec<String> {
+    if provider.shape() == Shape::Chain {
+        let (a, r) = (abi_c_type(signature.element()), &signature.ret);
+        let (ra, rc) = (abi_c_type(r), c_type(r));
+        return vec![
+            format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {a} x, {rc} *out);"),
+            format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {ra} a, {ra} b, {rc} *out);"),
+        ];
+    }
+    let params: Vec<String> = signature
+        .params
+        .iter()
+        .zip(["a", "b"])
+        .map(|(s, n)| format!("{} {n}", abi_c_type(s)))
+        .collect();
+    vec![format!(
+        "extern \"C\" __device__ {} {symbol}(const void *env, {});",
+        abi_c_type(&signature.ret),
+        params.join(", ")
+    )]
+}
+
+/// `name`, cast to the thunk ABI's type of `e` where that differs from its
+/// own (narrow types widen: a cast only there).
+fn widened(e: &Element, name: &str) -> String {
+    match abi_c_type(e) {
+        abi if abi == c_type(e) => name.to_string(),
+        abi => format!("({abi}){name}"),
+    }
+}
+
+/// Emits a chain's functors, `struct BASE_stage` (`bool operator()(T x, R
+/// *out)`: whether the element is kept, its value in `*out`) and, but for
+/// chain_collect, which combines nothing, `struct BASE_combine` (`R
+/// operator()(R a, R b)` for chain_reduce, `bool operator()(R a, R b)`,
+/// whether the later `b` wins over the earlier `a`, for chain_pick), and
+/// returns the expressions that construct them, as the kernel passes them.
+/// A C++ operation of chain_reduce or chain_pick keeps every element as
+/// `(R)x` and is the combine's expression of `a` and `b`; one of
+/// chain_collect is the stages': it keeps the elements `a` for which the
+/// expression of `a` holds (a select's predicate, captures as `env.NAME`),
+/// each as `(R)a`.
+fn emit_chain_functors(
+    out: &mut String,
+    base: &str,
+    provider: Provider,
+    signature: &Signature,
+    op: &Operation,
+    env_type: Option<&str>,
+) -> String {
+    let (t, r) = (c_type(signature.element()), c_type(&signature.ret));
+    let pick = provider == Provider::ChainPick;
+    let collect = provider == Provider::ChainCollect;
+    let combine_ret = if pick { "bool" } else { r };
+    let stage_head =
+        format!("    __device__ __forceinline__ bool operator()({t} x, {r} *out) const");
+    let combine_head =
+        format!("    __device__ __forceinline__ {combine_ret} operator()({r} a, {r} b) const");
+    let what = if pick {
+        "    // Whether b, the later value, wins over a, the earlier one."
+    } else {
+        "    // The fold of two kept values."
+    };
+    let (stage, combine) = (format!("{base}_stage"), format!("{base}_combine"));
+    let construct = |ty: &str, with_env: bool| match env_type {
+        Some(_) if with_env => format!("{ty}{{&env}}"),
+        _ => format!("{ty}{{}}"),
+    };
+    match op {
+        Operation::Thunk { symbol, .. } => {
+            let env_arg = if env_type.is_some() {
+                "env"
+            } else {
+                "rcb::empty_env"
+            };
+            let env_member = env_type
+                .map(|env| format!("    const {env} *env;\n"))
+                .unwrap_or_default();
+            let x = widened(signature.element(), "x");
+            let (a, b) = (widened(&signature.ret, "a"), widened(&signature.ret, "b"));
+            let _ = writeln!(
+                out,
+                "struct {stage} {{\n{env_member}{stage_head} {{ return {symbol}_stage({env_arg}, {x}, out) != 0u; }}\n}};"
+            );
+            if collect {
+                return construct(&stage, true);
+            }
+            let call =
+                |out_name: &str| format!("{symbol}_combine({env_arg}, {a}, {b}, &{out_name})");
+            let body = if pick {
+                format!("{r} scratch; return {} != 0u;", call("scratch"))
+            } else {
+                format!("{r} value; {}; return value;", call("value"))
+            };
+            let _ = writeln!(
+                out,
+                "struct {combine} {{\n{env_member}{what}\n{combine_head} {{ {body} }}\n}};"
+            );
+            format!("{}, {}", construct(&stage, true), construct(&combine, true))
+        }
+        Operation::Cpp { expr } if collect => {
+            let head =
+                format!("    __device__ __forceinline__ bool operator()({t} a, {r} *out) const");
+            let body = format!(
+                "\x20       if (!(bool)({expr})) return false;\n\
+                 \x20       *out = ({r})a;\n\
+                 \x20       return true;"
+            );
+            let why = "    // Keeps the elements for which the expression holds, as their values.";
+            match env_type {
+                Some(env) => {
+                    let _ = writeln!(
+                        out,
+                        "struct {stage} {{\n\
+                         \x20   const {env} *env_ptr;\n\
+                         {why}\n\
+                         {head} {{\n\
+                         \x20       const {env} &env = *env_ptr;\n\
+                         \x20       (void)env;\n\
+                         {body}\n\
+                         \x20   }}\n\
+                         }};"
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "struct {stage} {{\n{why}\n{head} {{\n{body}\n\x20   }}\n}};"
+                    );
+                }
+            }
+            construct(&stage, true)
+        }
+        Operation::Cpp { expr } => {
+            let _ = writeln!(
+                out,
+                "struct {stage} {{\n    // Every element is kept, as its value.\n{stage_head} {{ *out = ({r})x; return true; }}\n}};"
+            );
+            match env_type {
+                Some(env) => {
+                    let _ = writeln!(
+                        out,
+                        "struct {combine} {{\n\
+                         \x20   const {env} *env_ptr;\n\
+                         {what}\n\
+                         {combine_head} {{\n\
+                         \x20       const {env} &env = *env_ptr;\n\
+                         \x20       (void)env;\n\
+                         \x20       return ({combine_ret})({expr});\n\
+                         \x20   }}\n\
+                         }};"
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "struct {combine} {{\n{what}\n{combine_head} {{ return ({combine_ret})({expr}); }}\n}};"
+                    );
+                }
+            }
+            format!(
+                "{}, {}",
+                construct(&stage, false),
+                construct(&combine, true)
+            )
+        }
+    }
+}
+
 /// Emits `struct BASE_op` (the operation as CUB-style functor) and returns
 /// the expression that constructs it inside a kernel.
 fn emit_functor(
@@ -973,10 +1275,7 @@ fn emit_functor(
                 .params
                 .iter()
                 .zip(["a", "b"])
-                .map(|(s, n)| match abi_c_type(s) {
-                    abi if abi == c_type(s) => n.to_string(),
-                    abi => format!("({abi}){n}"),
-                })
+                .map(|(s, n)| widened(s, n))
                 .collect();
             let env_arg = if env_type.is_some() {
                 "env"
@@ -1038,10 +1337,11 @@ fn map_chunk(signature: &Signature) -> u32 {
 }
 
 /// A tile-stream kernel's first statement: its block storage fits the
-/// dynamic shared memory it is launched with.
-fn storage_fits(storage: &str, launch: &LaunchFacts, t: &str) -> String {
+/// dynamic shared memory it is launched with. `types` are the storage's
+/// type arguments after the block and the items (`T`, or `T, R`).
+fn storage_fits(storage: &str, launch: &LaunchFacts, types: &str) -> String {
     format!(
-        "static_assert(sizeof(rcb::{storage}<{}, {}, {t}>) <= {}, \"the manifest's dynamic shared memory\");\n    ",
+        "static_assert(sizeof(rcb::{storage}<{}, {}, {types}>) <= {}, \"the manifest's dynamic shared memory\");\n    ",
         launch.block_size, launch.items_per_thread, launch.dynamic_shared_bytes
     )
 }
@@ -1085,6 +1385,31 @@ fn emit_kernel(
                 per_vector(signature.element(), name)?
             ),
         ),
+        (Provider::ChainReduce | Provider::ChainPick, _) => {
+            let r = c_type(&signature.ret);
+            let record = result_record(provider, signature)
+                .map_or(0, |record| record.size);
+            let (partial, init, call) = match provider {
+                Provider::ChainReduce => (
+                    "ChainPartial",
+                    format!(" {r} init, unsigned int has_init,"),
+                    "chain_reduce",
+                ),
+                _ => ("PickPartial", String::new(), "chain_pick"),
+            };
+            let args = if init.is_empty() { "" } else { " init, has_init," };
+            (
+                format!(
+                    "const {t} *__restrict__ input, unsigned long long len,{init} rcb::{partial}<{r}> *partials,\n\
+                     \x20   unsigned int *counter, rcb::{partial}<{r}> *output"
+                ),
+                format!(
+                    "static_assert(sizeof(rcb::{partial}<{r}>) == {record}, \"the runtime's result record\");\n\
+                     \x20   rcb::{call}<{block}, {}>(input, len,{args} partials, counter, output, {functor});",
+                    per_vector(signature.element(), name)?
+                ),
+            )
+        }
         (Provider::InclusiveScan, _) => (
             format!(
                 "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output, void *state,\n\
@@ -1153,6 +1478,19 @@ fn emit_kernel(
                 storage_fits("SelectStorage", launch, t)
             ),
         ),
+        (Provider::ChainCollect, _) => {
+            let r = c_type(&signature.ret);
+            (
+                format!(
+                    "const {t} *__restrict__ input, unsigned long long len, {r} *__restrict__ output,\n\
+                     \x20   unsigned long long *count, void *state, unsigned int epoch"
+                ),
+                format!(
+                    "{}rcb::chain_collect<{block}, {items}>(input, len, output, count, state, epoch, {functor});",
+                    storage_fits("CollectStorage", launch, &format!("{t}, {r}"))
+                ),
+            )
+        }
         (Provider::SortBy, Stage::Partition) => (
             format!(
                 "bool ping, {t} *output, {t} *buffer, unsigned int len, unsigned int num_partitions,\n\

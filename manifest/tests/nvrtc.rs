@@ -173,6 +173,7 @@ fn every_provider() -> Vec<KernelRequest> {
                 Shape::Map => "a * 3 + 1",
                 Shape::Predicate => "a > 0",
                 Shape::Compare | Shape::Key => "a < b",
+                Shape::Chain => chain_expr(provider),
             };
             out.push(KernelRequest::Callback {
                 provider,
@@ -191,7 +192,7 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (7 + 3));
+    assert_eq!(tu.kernels.len(), 2 * 10 * (10 + 3));
     let cccl = format!(
         "-I{}",
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -201,6 +202,89 @@ fn every_provider_and_element_type_compiles() {
     for options in [
         &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
         &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
+    ] {
+        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
+        assert!(size > 0);
+    }
+}
+
+/// A chain's C++ operation: the fold, whether the later value wins (the
+/// first minimum), or which elements a collect keeps.
+fn chain_expr(provider: Provider) -> &'static str {
+    match provider {
+        Provider::ChainPick => "b < a",
+        Provider::ChainCollect => "a > 0",
+        _ => "a + b",
+    }
+}
+
+/// The chains over (T, R) pairs beyond the element types' round: `bool`
+/// values (`any`, `all`, a collect of a test), the narrowest and widest
+/// inputs, narrowing and widening maps (a collect compacts its values in
+/// place for the former, its elements for the latter), with a thunk and with
+/// a C++ operation, captures or none.
+#[test]
+fn chains_compile_over_bool_narrow_and_wide_types() {
+    use Scalar::*;
+    let pairs = [
+        (I8, Bool),
+        (F64, Bool),
+        (I8, F64),
+        (F64, I8),
+        (U16, U8),
+        (I32, I64),
+        (F32, F32),
+        (U64, U16),
+        (F32, F64),
+        (U64, U8),
+        (F32, Bool),
+        (U8, U32),
+    ];
+    let captures = EnvLayout::from_captures(&[("k", Scalar::F64), ("m", Scalar::Bool)]).unwrap();
+    let mut requests = Vec::new();
+    let mut registration = 0;
+    let chains = [
+        Provider::ChainReduce,
+        Provider::ChainPick,
+        Provider::ChainCollect,
+    ];
+    for provider in chains {
+        for (i, &(t, r)) in pairs.iter().enumerate() {
+            let signature = Shape::Chain.signature(t, r);
+            assert!(signature.fits(provider), "{signature}");
+            let env = if i % 2 == 0 {
+                captures.clone()
+            } else {
+                EnvLayout::empty()
+            };
+            requests.push(thunk(
+                provider,
+                registration,
+                signature.clone(),
+                env.clone(),
+            ));
+            let expr = match (provider, r) {
+                (Provider::ChainReduce, Bool) => "a || b",
+                // The captures, read as a select's predicate reads them.
+                (Provider::ChainCollect, _) if !env.is_empty() => "(double)a > env.k || env.m",
+                _ => chain_expr(provider),
+            };
+            requests.push(KernelRequest::Callback {
+                provider,
+                registration: RegistrationId(registration),
+                signature,
+                op: Operation::Cpp { expr: expr.into() },
+                env,
+            });
+            registration += 1;
+        }
+    }
+    let tu = emit_translation_unit(&requests).unwrap();
+    assert!(!tu.needs_cccl);
+    assert_eq!(tu.kernels.len(), 2 * chains.len() * pairs.len());
+    for options in [
+        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
+        &["-arch=sm_90", "-rdc=true"][..],
     ] {
         let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
         assert!(size > 0);

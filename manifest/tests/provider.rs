@@ -101,6 +101,9 @@ fn every_provider_instantiation_text() {
         ),
         (Provider::Select, sig(&[U32], Bool), k.clone()),
         (Provider::SortBy, sig(&[I64, I64], Bool), EnvLayout::empty()),
+        (Provider::ChainReduce, sig(&[I8], Bool), k.clone()),
+        (Provider::ChainPick, sig(&[F64], U16), EnvLayout::empty()),
+        (Provider::ChainCollect, sig(&[U16], F64), k.clone()),
     ];
     let requests: Vec<KernelRequest> = shapes
         .into_iter()
@@ -363,6 +366,256 @@ fn sample_compiles_links_and_inlines_without_spills() {
     assert!(!sass.contains("CALL"), "a call survived:\n{sass}");
     // 16-byte loads in the main loop.
     assert!(sass.contains("LDG.E.128"), "no vector loads");
+}
+
+/// Chain callbacks of the shapes `any`, `filter(..).map(..).sum()`,
+/// `min_by` and `max_by_key` take: (i8) -> bool, (i32) -> i64 with a
+/// capture, (f32) -> f32, (f64) -> u16; and `collect`s of a widening map
+/// (f32 -> f64 with a capture: the elements compacted, the stages run
+/// again), a narrowing one (u64 -> u8) and a test (i8 -> bool).
+fn chain_requests() -> Vec<KernelRequest> {
+    use Scalar::*;
+    let shapes = [
+        (Provider::ChainReduce, I8, Bool, EnvLayout::empty()),
+        (Provider::ChainReduce, I32, I64, env(&[("k", Scalar::I32)])),
+        (Provider::ChainPick, F32, F32, EnvLayout::empty()),
+        (Provider::ChainPick, F64, U16, env(&[("k", Scalar::I32)])),
+        (Provider::ChainCollect, F32, F64, env(&[("k", Scalar::F32)])),
+        (Provider::ChainCollect, U64, U8, EnvLayout::empty()),
+        (Provider::ChainCollect, I8, Bool, EnvLayout::empty()),
+    ];
+    shapes
+        .into_iter()
+        .enumerate()
+        .map(|(i, (provider, t, r, env))| KernelRequest::Callback {
+            provider,
+            registration: RegistrationId(i as u32),
+            signature: manifest::Shape::Chain.signature(t, r),
+            op: Operation::Thunk {
+                symbol: format!("rcb_chain_r{i}"),
+                variant: Variant::RustLtoir,
+            },
+            env,
+        })
+        .collect()
+}
+
+/// The chains' thunks in C++, with the types the declarations must have
+/// (a declaration that differs is a compile error).
+const CHAIN_THUNKS: &str = r#"
+extern "C" __device__ unsigned int rcb_chain_r0_stage(const void *env, int x, bool *out) { *out = x > 0; return 1u; }
+extern "C" __device__ unsigned int rcb_chain_r0_combine(const void *env, unsigned int a, unsigned int b, bool *out) { *out = (a | b) != 0u; return 0u; }
+extern "C" __device__ unsigned int rcb_chain_r1_stage(const void *env, int x, long long *out) {
+    int k = *(const int *)env;
+    if (x % k == 0) return 0u;
+    *out = (long long)x * x;
+    return 1u;
+}
+extern "C" __device__ unsigned int rcb_chain_r1_combine(const void *env, long long a, long long b, long long *out) { *out = a + b; return 0u; }
+extern "C" __device__ unsigned int rcb_chain_r2_stage(const void *env, float x, float *out) { *out = x; return 1u; }
+extern "C" __device__ unsigned int rcb_chain_r2_combine(const void *env, float a, float b, float *out) { return b < a; }
+extern "C" __device__ unsigned int rcb_chain_r3_stage(const void *env, double x, unsigned short *out) {
+    if (!(x >= 0.0)) return 0u;
+    *out = (unsigned short)(x * *(const int *)env);
+    return 1u;
+}
+extern "C" __device__ unsigned int rcb_chain_r3_combine(const void *env, unsigned int a, unsigned int b, unsigned short *out) { return b >= a; }
+extern "C" __device__ unsigned int rcb_chain_r4_stage(const void *env, float x, double *out) {
+    float k = *(const float *)env;
+    if (!(x > k)) return 0u;
+    *out = (double)x * x;
+    return 1u;
+}
+extern "C" __device__ unsigned int rcb_chain_r4_combine(const void *env, double a, double b, double *out) { *out = a; return 0u; }
+extern "C" __device__ unsigned int rcb_chain_r5_stage(const void *env, unsigned long long x, unsigned char *out) {
+    if (x % 3ull == 0ull) return 0u;
+    *out = (unsigned char)(x >> 3);
+    return 1u;
+}
+extern "C" __device__ unsigned int rcb_chain_r5_combine(const void *env, unsigned int a, unsigned int b, unsigned char *out) { *out = 0; return 0u; }
+extern "C" __device__ unsigned int rcb_chain_r6_stage(const void *env, int x, bool *out) { *out = x < 0; return x != 7; }
+extern "C" __device__ unsigned int rcb_chain_r6_combine(const void *env, unsigned int a, unsigned int b, bool *out) { *out = false; return 0u; }
+"#;
+
+#[test]
+fn chains_compile_against_their_thunks_inlined_without_spills() {
+    let dir = tempfile::tempdir().unwrap();
+    let tu = emit_translation_unit(&chain_requests()).unwrap();
+    let (cubin, report) = compile_cubin(dir.path(), &(tu.source.clone() + CHAIN_THUNKS), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let resources = resource_lines(&report);
+    eprintln!("ptxas:\n{}", resources.join("\n"));
+    let stack: Vec<&String> = resources
+        .iter()
+        .filter(|l| l.contains("stack frame"))
+        .collect();
+    assert_eq!(stack.len(), tu.kernels.len());
+    for line in stack {
+        assert!(
+            line.starts_with("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+            "{line}"
+        );
+    }
+    let sass = sass(&cubin);
+    check_kernels_in_sass(&tu.kernels, &sass);
+    assert!(!sass.contains("CALL"), "a call survived:\n{sass}");
+    assert!(sass.contains("LDG.E.128"), "no vector loads");
+    // The collects load their tiles asynchronously (cp.async), as select.
+    assert!(sass.contains("LDGSTS"), "no asynchronous tile loads");
+}
+
+#[test]
+fn a_collect_runs_its_stage_alone_and_a_cpp_operation_is_its_test() {
+    use Scalar::*;
+    let k = env(&[("k", Scalar::F32)]);
+    let signature = manifest::Shape::Chain.signature(F32, F64);
+    let request = |op| KernelRequest::Callback {
+        provider: Provider::ChainCollect,
+        registration: RegistrationId(2),
+        signature: signature.clone(),
+        op,
+        env: k.clone(),
+    };
+    let tu = emit_translation_unit(&[
+        request(Operation::Thunk {
+            symbol: "t".into(),
+            variant: Variant::RustLtoir,
+        }),
+        request(Operation::Cpp {
+            expr: "a > env.k".into(),
+        }),
+    ])
+    .unwrap();
+    let text = generated_part(&tu.source);
+    // Both thunks declared (the lowering exports both), the stage called.
+    assert!(text.contains(
+        "extern \"C\" __device__ unsigned int t_combine(const void *env, double a, double b, double *out);"
+    ));
+    assert!(!text.contains("struct rcb_chain_collect_f32_r2_rust_ltoir_combine"));
+    assert!(!text.contains("struct rcb_chain_collect_f32_r2_cpp_functor_combine"));
+    // The C++ operation: the elements for which it holds, each as (R)a.
+    assert!(
+        text.contains(
+            "        if (!(bool)(a > env.k)) return false;\n        *out = (double)a;\n        return true;"
+        ),
+        "{text}"
+    );
+    for variant in ["rust_ltoir", "cpp_functor"] {
+        let kernel = format!("rcb_chain_collect_f32_r2_{variant}");
+        assert!(text.contains(&format!(
+            "rcb::chain_collect<256, 31>(input, len, output, count, state, epoch, {kernel}_stage{{&env}});"
+        )), "{text}");
+    }
+    // Its storage, of the three f32 tiles alone.
+    assert!(text
+        .contains("static_assert(sizeof(rcb::CollectStorage<256, 31, float, double>) <= 95328,"));
+    assert!(text.contains(
+        "const float *__restrict__ input, unsigned long long len, double *__restrict__ output,"
+    ));
+}
+
+#[test]
+fn chain_kernel_abi() {
+    use manifest::provider::{kernel_params, result_record, thunk_symbols, ResultRecord};
+    use manifest::{param_offsets, ParamKind as K, Shape, Stage};
+    let described = |provider, t, r| {
+        let signature = Shape::Chain.signature(t, r);
+        let params = kernel_params(provider, Stage::Main, &signature, None);
+        let (offsets, size) = param_offsets(&params);
+        let parts: Vec<String> = params
+            .iter()
+            .zip(offsets)
+            .map(|(p, at)| format!("{:?}:{}@{at}", p.kind, p.size))
+            .collect();
+        format!("{} [{size}]", parts.join(" "))
+    };
+    use Scalar::*;
+    assert_eq!(
+        described(Provider::ChainReduce, I8, Bool),
+        "Input:8@0 Len:8@8 Init:1@16 HasInit:4@20 Partials:8@24 Counter:8@32 Output:8@40 [48]"
+    );
+    assert_eq!(
+        described(Provider::ChainReduce, I32, F64),
+        "Input:8@0 Len:8@8 Init:8@16 HasInit:4@24 Partials:8@32 Counter:8@40 Output:8@48 [56]"
+    );
+    assert_eq!(
+        described(Provider::ChainPick, F64, U16),
+        "Input:8@0 Len:8@8 Partials:8@16 Counter:8@24 Output:8@32 [40]"
+    );
+    // A collect's is select's, whatever R is: its output is an array of R.
+    let select = |t| {
+        let params = kernel_params(
+            Provider::Select,
+            Stage::Main,
+            &Shape::Predicate.signature(t, Bool),
+            None,
+        );
+        let (offsets, size) = param_offsets(&params);
+        let parts: Vec<String> = params
+            .iter()
+            .zip(offsets)
+            .map(|(p, at)| format!("{:?}:{}@{at}", p.kind, p.size))
+            .collect();
+        format!("{} [{size}]", parts.join(" "))
+    };
+    for (t, r) in [(F32, F64), (U64, U8), (I8, Bool)] {
+        assert_eq!(
+            described(Provider::ChainCollect, t, r),
+            "Input:8@0 Len:8@8 Output:8@16 Count:8@24 State:8@32 Epoch:4@40 [44]"
+        );
+        assert_eq!(described(Provider::ChainCollect, t, r), select(t));
+        let signature = Shape::Chain.signature(t, r);
+        assert_eq!(result_record(Provider::ChainCollect, &signature), None);
+    }
+    let collect_env = kernel_params(
+        Provider::ChainCollect,
+        Stage::Main,
+        &Shape::Chain.signature(F32, F64),
+        Some(&env(&[("k", Scalar::I32)])),
+    );
+    assert_eq!(collect_env.last().map(|p| p.kind), Some(K::Env));
+    let captures = env(&[("k", Scalar::I32)]);
+    let with_env = kernel_params(
+        Provider::ChainPick,
+        Stage::Main,
+        &Shape::Chain.signature(F32, F32),
+        Some(&captures),
+    );
+    assert_eq!(with_env.last().map(|p| p.kind), Some(K::Env));
+    let record = |provider, t, r| result_record(provider, &Shape::Chain.signature(t, r)).unwrap();
+    let rec = |size, value, has| ResultRecord {
+        size,
+        value,
+        has: Some(has),
+    };
+    assert_eq!(record(Provider::ChainReduce, I8, Bool), rec(8, 1, 4));
+    assert_eq!(record(Provider::ChainReduce, F64, U16), rec(8, 2, 4));
+    assert_eq!(record(Provider::ChainReduce, I8, F64), rec(16, 8, 8));
+    assert_eq!(record(Provider::ChainPick, I8, Bool), rec(16, 1, 4));
+    assert_eq!(record(Provider::ChainPick, U8, F32), rec(16, 4, 4));
+    assert_eq!(record(Provider::ChainPick, F32, I64), rec(32, 8, 8));
+    assert_eq!(
+        result_record(Provider::Reduce, &Signature::fold(I16)),
+        Some(ResultRecord {
+            size: 2,
+            value: 2,
+            has: None
+        })
+    );
+    assert_eq!(
+        result_record(Provider::Select, &Shape::Predicate.signature(I32, Bool)),
+        None
+    );
+    assert_eq!(
+        thunk_symbols(Provider::ChainPick, "t"),
+        ["t_stage", "t_combine"]
+    );
+    // A collect calls its stage thunk alone, but the lowering exports both.
+    assert_eq!(
+        thunk_symbols(Provider::ChainCollect, "t"),
+        ["t_stage", "t_combine"]
+    );
+    assert_eq!(thunk_symbols(Provider::Reduce, "t"), ["t"]);
 }
 
 #[test]

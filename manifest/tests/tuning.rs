@@ -4,7 +4,7 @@
 //! refused.
 
 use manifest::provider::{check_launch, launch_facts, stream_shared_bytes, Tuning};
-use manifest::{GridPolicy, Provider, Scalar, Signature, Stage, ELEMENT_SCALARS};
+use manifest::{GridPolicy, Provider, Scalar, Shape, Signature, Stage, ELEMENT_SCALARS};
 
 fn signature(provider: Provider, t: Scalar) -> Signature {
     provider.shape().signature(t, t)
@@ -29,15 +29,49 @@ fn every_provider_and_type_has_launch_facts_that_check() {
             }
         }
     }
-    assert_eq!(checked, 7 * 10 + 3 * 10);
+    assert_eq!(checked, 10 * 10 + 3 * 10);
 }
 
 #[test]
-fn scans_and_select_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
+fn chains_are_tuned_as_reduces_of_their_input() {
+    // (i8) -> f64: the input's 16-byte vectors set the loads, not the value's.
+    let sig = Shape::Chain.signature(Scalar::I8, Scalar::F64);
+    let reduce = launch_facts(Provider::Reduce, Stage::Main, &Signature::fold(Scalar::I8));
+    for provider in [Provider::ChainReduce, Provider::ChainPick] {
+        let facts = launch_facts(provider, Stage::Main, &sig);
+        assert_eq!(facts, reduce);
+        assert_eq!(facts.items_per_thread, 64);
+        let tuned = Tuning::parse("chain@1.items=32,chain@8.items=8,chain.blocks_per_sm=4")
+            .unwrap()
+            .apply(facts, provider, &sig);
+        assert_eq!(tuned.items_per_thread, 32);
+        assert_eq!(
+            tuned.grid,
+            GridPolicy::TilesCappedBySms { blocks_per_sm: 4 }
+        );
+        check_launch(provider, &sig, &tuned).unwrap();
+        // A reduce's override is not a chain's.
+        let other = Tuning::parse("reduce.items=32")
+            .unwrap()
+            .apply(facts, provider, &sig);
+        assert_eq!(other, facts);
+        let odd = Tuning::parse("chain.items=24")
+            .unwrap()
+            .apply(facts, provider, &sig);
+        assert_eq!(
+            check_launch(provider, &sig, &odd).unwrap_err(),
+            "items_per_thread 24 is not a whole number of 16-byte vectors of i8 (16 elements)"
+        );
+    }
+}
+
+#[test]
+fn scans_select_and_collect_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
     for provider in [
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
         Provider::Select,
+        Provider::ChainCollect,
     ] {
         for t in ELEMENT_SCALARS {
             let sig = signature(provider, t);
@@ -87,7 +121,7 @@ fn scans_and_select_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
     odd.extra_warps = 1;
     assert!(check_launch(Provider::Reduce, &sum, &odd)
         .unwrap_err()
-        .contains("only a scan or select runs any"));
+        .contains("only a scan, select or chain_collect runs any"));
     let mut lone = f64_select;
     lone.extra_warps = 0;
     assert!(check_launch(
@@ -96,7 +130,101 @@ fn scans_and_select_are_tile_streams_with_three_tiles_and_a_lookback_warp() {
         &lone
     )
     .unwrap_err()
-    .contains("a scan or select runs exactly one"));
+    .contains("a scan, select or chain_collect runs exactly one"));
+}
+
+#[test]
+fn a_chain_collect_runs_selects_tile_stream_by_its_input() {
+    use Scalar::*;
+    // Select's tile (by T's size: 17 items of 8 bytes, else the scans'),
+    // select's grid and occupancy; its storage is the three tiles alone
+    // (the compaction happens in the tile's own slot), whatever R is.
+    for (t, r) in [
+        (F32, F64),
+        (U8, U32),
+        (I64, I8),
+        (F32, Bool),
+        (U64, U8),
+        (I8, F64),
+    ] {
+        let sig = Shape::Chain.signature(t, r);
+        let facts = launch_facts(Provider::ChainCollect, Stage::Main, &sig);
+        let select = launch_facts(
+            Provider::Select,
+            Stage::Main,
+            &signature(Provider::Select, t),
+        );
+        assert_eq!(
+            (facts.block_size, facts.items_per_thread, facts.grid),
+            (select.block_size, select.items_per_thread, select.grid),
+            "{sig}"
+        );
+        assert_eq!(facts.min_blocks_per_sm, select.min_blocks_per_sm, "{sig}");
+        assert_eq!(facts.threads(), 288, "{sig}");
+        let tile_bytes = facts.tile() as u32 * t.size() as u32;
+        assert_eq!(
+            facts.dynamic_shared_bytes,
+            3 * tile_bytes.div_ceil(16) * 16 + 8 * 4 + 64,
+            "{sig}"
+        );
+        check_launch(Provider::ChainCollect, &sig, &facts).unwrap();
+    }
+    // f32 -> f64: 31 items, three 31,744-byte tiles (values of f64 would
+    // have needed twice as much).
+    let widening = Shape::Chain.signature(F32, F64);
+    let facts = launch_facts(Provider::ChainCollect, Stage::Main, &widening);
+    assert_eq!(facts.items_per_thread, 31);
+    assert_eq!(facts.dynamic_shared_bytes, 3 * 31_744 + 8 * 4 + 64);
+    assert_eq!(
+        launch_facts(
+            Provider::ChainCollect,
+            Stage::Main,
+            &Shape::Chain.signature(F64, U8)
+        )
+        .items_per_thread,
+        17
+    );
+
+    // Its own tuning family, by the input's size; select's leaves it alone.
+    let tuned = Tuning::parse("chain_collect@4.items=15,chain_collect@8.items=9")
+        .unwrap()
+        .apply(facts, Provider::ChainCollect, &widening);
+    assert_eq!(tuned.items_per_thread, 15);
+    assert_eq!(
+        tuned.dynamic_shared_bytes,
+        stream_shared_bytes(Provider::ChainCollect, 256, 15, 4)
+    );
+    check_launch(Provider::ChainCollect, &widening, &tuned).unwrap();
+    for other in [
+        "select.items=15",
+        "chain.items=16",
+        "chain_collect@8.items=9",
+    ] {
+        let untouched =
+            Tuning::parse(other)
+                .unwrap()
+                .apply(facts, Provider::ChainCollect, &widening);
+        assert_eq!(untouched, facts, "{other}");
+    }
+    let wide = Tuning::parse("chain_collect.items=33").unwrap().apply(
+        facts,
+        Provider::ChainCollect,
+        &widening,
+    );
+    assert_eq!(
+        check_launch(Provider::ChainCollect, &widening, &wide).unwrap_err(),
+        "items_per_thread 33: chain_collect keeps one flag bit per item, at most 32"
+    );
+    let mut short = facts;
+    short.dynamic_shared_bytes -= 1;
+    assert!(check_launch(Provider::ChainCollect, &widening, &short)
+        .unwrap_err()
+        .contains("the tile stream of chain_collect needs"));
+    let mut lone = facts;
+    lone.extra_warps = 0;
+    assert!(check_launch(Provider::ChainCollect, &widening, &lone)
+        .unwrap_err()
+        .contains("runs exactly one"));
 }
 
 #[test]
@@ -182,7 +310,7 @@ fn tuning_text_errors_are_located() {
         ("scan.items", "RMIR_TUNING entry `scan.items`: no `=`"),
         ("scan=3", "RMIR_TUNING entry `scan=3`: no `.KEY`"),
         ("scan@3.items=4", "RMIR_TUNING entry `scan@3.items=4`: the size is not 1, 2, 4 or 8"),
-        ("sort.items=4", "RMIR_TUNING entry `sort.items=4`: the family is one of reduce, scan, select, transform, segmented_reduce"),
+        ("sort.items=4", "RMIR_TUNING entry `sort.items=4`: the family is one of reduce, scan, select, transform, segmented_reduce, chain, chain_collect"),
         ("scan.depth=4", "RMIR_TUNING entry `scan.depth=4`: the key is one of block, items, min_blocks, blocks_per_sm"),
         ("scan.items=x", "RMIR_TUNING entry `scan.items=x`: the value is not a number"),
     ] {

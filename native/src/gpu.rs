@@ -557,6 +557,8 @@ device_elements! {
 
 /// A predicate's or a comparator's result type.
 const BOOL: ElementId = id!(element Bool);
+/// A chain's count.
+const U64: ElementId = id!(element U64);
 
 impl Gpu {
     /// Opens device `ordinal`. A clear [`Error`] without a driver or device.
@@ -1130,6 +1132,365 @@ impl Gpu {
             )?
         };
         Ok(())
+    }
+}
+
+/// A parallel iterator over a device input, in rayon's shape:
+/// [`Gpu::par_iter`], then `map` and `filter` stages, then one terminal
+/// (`sum`, `product`, `reduce`, `min`, `max`, `min_by`, `max_by`,
+/// `min_by_key`, `max_by_key`, `count`, `any`, `all`, or `collect` into a
+/// [`DeviceVec`]).
+///
+/// The whole chain runs as **one fused kernel**: the compiler sees every
+/// closure of the chain where the terminal is called, and compiles them as
+/// one callback whose environment is the chain's own bytes ([`Map`] and
+/// [`Filter`] are `#[repr(C)]`, the closures inside in rustc's layout);
+/// the input is read once and nothing between the stages is stored.
+///
+/// ```ignore
+/// let n: usize = gpu.par_iter(&x).filter(move |v: &f32| *v > t).count()?;
+/// let s: f32 = gpu.par_iter(&x).map(move |v: f32| v * g).sum()?;
+/// ```
+///
+/// A terminal waits for its value (`collect`, for its length). Where several elements are equally
+/// minimal (`min_by`, `min_by_key`, `min`) the first is returned, and the
+/// last of equally maximal ones (`max*`), as [`Iterator`]'s methods do,
+/// whatever order the GPU combines them in. `sum`, `product` and `reduce`
+/// combine in a tree: their operation must be associative and commutative
+/// (floats: the result is the same bits on every run of one size, but may
+/// differ from a sequential fold's).
+#[must_use = "a chain runs when its terminal is called"]
+pub struct ParIter<'g, T, S = ()> {
+    gpu: &'g Gpu,
+    source: Source<'g, T>,
+    stages: S,
+}
+
+/// A `map` stage: `f` of what `prev` yields.
+#[repr(C)]
+pub struct Map<S, F, U> {
+    prev: S,
+    f: F,
+    _u: PhantomData<fn() -> U>,
+}
+
+/// A `filter` stage: what `prev` yields and `p` keeps.
+#[repr(C)]
+pub struct Filter<S, P> {
+    prev: S,
+    p: P,
+}
+
+/// What a chain hands its kernel: its stages and its terminal's closure
+/// (`()` when the terminal takes none), in this `#[repr(C)]` layout, which
+/// the compiler computes from the closures' own.
+#[repr(C)]
+#[doc(hidden)]
+pub struct Chain<S, C> {
+    stages: S,
+    terminal: C,
+}
+
+/// The item type a chain's stages yield from elements `T`.
+#[doc(hidden)]
+pub trait Stages<T> {
+    type Item;
+}
+
+impl<T> Stages<T> for () {
+    type Item = T;
+}
+
+impl<T, S: Stages<T>, F: Fn(S::Item) -> U, U> Stages<T> for Map<S, F, U> {
+    type Item = U;
+}
+
+impl<T, S: Stages<T>, P: Fn(&S::Item) -> bool> Stages<T> for Filter<S, P> {
+    type Item = S::Item;
+}
+
+impl Gpu {
+    /// A parallel iterator over `data`: see [`ParIter`].
+    pub fn par_iter<'g, T, D>(&'g self, data: &'g D) -> ParIter<'g, T, ()>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+    {
+        ParIter {
+            gpu: self,
+            source: data.source(),
+            stages: (),
+        }
+    }
+}
+
+impl<'g, T, S> ParIter<'g, T, S>
+where
+    T: DeviceElement,
+    S: Stages<T>,
+{
+    /// Each item mapped by `f`.
+    pub fn map<U, F>(self, f: F) -> ParIter<'g, T, Map<S, F, U>>
+    where
+        F: Fn(S::Item) -> U,
+    {
+        ParIter {
+            gpu: self.gpu,
+            source: self.source,
+            stages: Map {
+                prev: self.stages,
+                f,
+                _u: PhantomData,
+            },
+        }
+    }
+
+    /// The items `p` keeps.
+    pub fn filter<P>(self, p: P) -> ParIter<'g, T, Filter<S, P>>
+    where
+        P: Fn(&S::Item) -> bool,
+    {
+        ParIter {
+            gpu: self.gpu,
+            source: self.source,
+            stages: Filter {
+                prev: self.stages,
+                p,
+            },
+        }
+    }
+}
+
+impl<'g, T, S> ParIter<'g, T, S>
+where
+    T: DeviceElement,
+    S: Stages<T>,
+    S::Item: DeviceElement,
+{
+    /// The sum of the items, as [`Iterator::sum`] (no items: its empty
+    /// sum); integers overflow as the build's `+` does.
+    #[track_caller]
+    #[inline(never)]
+    pub fn sum(self) -> Result<S::Item, Error>
+    where
+        S::Item: core::iter::Sum<S::Item>,
+    {
+        let site = core::panic::Location::caller();
+        let v = self.run(site, id!(provider ChainReduce), S::Item::ELEMENT, None, ())?;
+        Ok(v.unwrap_or_else(|| core::iter::empty::<S::Item>().sum()))
+    }
+
+    /// The product of the items, as [`Iterator::product`].
+    #[track_caller]
+    #[inline(never)]
+    pub fn product(self) -> Result<S::Item, Error>
+    where
+        S::Item: core::iter::Product<S::Item>,
+    {
+        let site = core::panic::Location::caller();
+        let v = self.run(site, id!(provider ChainReduce), S::Item::ELEMENT, None, ())?;
+        Ok(v.unwrap_or_else(|| core::iter::empty::<S::Item>().product()))
+    }
+
+    /// `op` folded over the items from `init`: `init` alone when there are
+    /// none. `op` must be associative and commutative.
+    #[track_caller]
+    #[inline(never)]
+    pub fn reduce<F>(self, init: S::Item, op: F) -> Result<S::Item, Error>
+    where
+        F: Fn(S::Item, S::Item) -> S::Item,
+    {
+        let site = core::panic::Location::caller();
+        let v = self.run(
+            site,
+            id!(provider ChainReduce),
+            S::Item::ELEMENT,
+            Some(init),
+            op,
+        )?;
+        Ok(v.unwrap_or(init))
+    }
+
+    /// How many items there are.
+    #[track_caller]
+    #[inline(never)]
+    pub fn count(self) -> Result<usize, Error> {
+        let site = core::panic::Location::caller();
+        let v = self.run(site, id!(provider ChainReduce), U64, Some(0u64), ())?;
+        Ok(v.unwrap_or(0) as usize)
+    }
+
+    /// Whether `p` holds for any item (`false` for none).
+    #[track_caller]
+    #[inline(never)]
+    pub fn any<P>(self, p: P) -> Result<bool, Error>
+    where
+        P: Fn(S::Item) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let v = self.run(site, id!(provider ChainReduce), BOOL, Some(false), p)?;
+        Ok(v.unwrap_or(false))
+    }
+
+    /// Whether `p` holds for every item (`true` for none).
+    #[track_caller]
+    #[inline(never)]
+    pub fn all<P>(self, p: P) -> Result<bool, Error>
+    where
+        P: Fn(S::Item) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let v = self.run(site, id!(provider ChainReduce), BOOL, Some(true), p)?;
+        Ok(v.unwrap_or(true))
+    }
+
+    /// The least item (the first of equal ones), `None` for none.
+    #[track_caller]
+    #[inline(never)]
+    pub fn min(self) -> Result<Option<S::Item>, Error>
+    where
+        S::Item: Ord,
+    {
+        let site = core::panic::Location::caller();
+        self.run(site, id!(provider ChainPick), S::Item::ELEMENT, None, ())
+    }
+
+    /// The greatest item (the last of equal ones), `None` for none.
+    #[track_caller]
+    #[inline(never)]
+    pub fn max(self) -> Result<Option<S::Item>, Error>
+    where
+        S::Item: Ord,
+    {
+        let site = core::panic::Location::caller();
+        self.run(site, id!(provider ChainPick), S::Item::ELEMENT, None, ())
+    }
+
+    /// The least item by `compare` (the first of equal ones), as
+    /// [`Iterator::min_by`].
+    #[track_caller]
+    #[inline(never)]
+    pub fn min_by<C>(self, compare: C) -> Result<Option<S::Item>, Error>
+    where
+        C: Fn(&S::Item, &S::Item) -> core::cmp::Ordering,
+    {
+        let site = core::panic::Location::caller();
+        self.run(
+            site,
+            id!(provider ChainPick),
+            S::Item::ELEMENT,
+            None,
+            compare,
+        )
+    }
+
+    /// The greatest item by `compare` (the last of equal ones), as
+    /// [`Iterator::max_by`].
+    #[track_caller]
+    #[inline(never)]
+    pub fn max_by<C>(self, compare: C) -> Result<Option<S::Item>, Error>
+    where
+        C: Fn(&S::Item, &S::Item) -> core::cmp::Ordering,
+    {
+        let site = core::panic::Location::caller();
+        self.run(
+            site,
+            id!(provider ChainPick),
+            S::Item::ELEMENT,
+            None,
+            compare,
+        )
+    }
+
+    /// The item with the least key (the first of equal ones), as
+    /// [`Iterator::min_by_key`]; `K` an integer, `bool` or `char`.
+    #[track_caller]
+    #[inline(never)]
+    pub fn min_by_key<K, F>(self, key: F) -> Result<Option<S::Item>, Error>
+    where
+        K: Ord,
+        F: Fn(&S::Item) -> K,
+    {
+        let site = core::panic::Location::caller();
+        self.run(site, id!(provider ChainPick), S::Item::ELEMENT, None, key)
+    }
+
+    /// The item with the greatest key (the last of equal ones), as
+    /// [`Iterator::max_by_key`].
+    #[track_caller]
+    #[inline(never)]
+    pub fn max_by_key<K, F>(self, key: F) -> Result<Option<S::Item>, Error>
+    where
+        K: Ord,
+        F: Fn(&S::Item) -> K,
+    {
+        let site = core::panic::Location::caller();
+        self.run(site, id!(provider ChainPick), S::Item::ELEMENT, None, key)
+    }
+
+    /// The items, in order, in a new device vector (a `filter` keeps as
+    /// many as it keeps). Waits for their count (the result's length).
+    #[track_caller]
+    #[inline(never)]
+    pub fn collect(self) -> Result<DeviceVec<S::Item>, Error> {
+        let site = core::panic::Location::caller();
+        let chain = Chain {
+            stages: self.stages,
+            terminal: (),
+        };
+        let types = [T::ELEMENT, S::Item::ELEMENT];
+        let call = self
+            .gpu
+            .call::<Chain<S, ()>>(site, id!(provider ChainCollect), &types);
+        self.gpu.fresh(&call, &[self.source], None, None, &chain)
+    }
+
+    /// Runs the chain with `terminal` on the kernel compiled for `site`:
+    /// the value it ends with, `None` when it kept nothing (and had no
+    /// `init`). `R` is the value's type: the items', `u64` for a count,
+    /// `bool` for `any`/`all`.
+    fn run<R: Copy, C>(
+        self,
+        site: &'static core::panic::Location<'static>,
+        provider: ProviderId,
+        value: ElementId,
+        init: Option<R>,
+        terminal: C,
+    ) -> Result<Option<R>, Error> {
+        let chain = Chain {
+            stages: self.stages,
+            terminal,
+        };
+        let types = [T::ELEMENT, value];
+        let call = self.gpu.call::<Chain<S, C>>(site, provider, &types);
+        let mut out = core::mem::MaybeUninit::<R>::uninit();
+        // SAFETY: `init` is one live R, `chain` a live Chain<S, C>, `out`
+        // has room for one R; the backend checks the types against the
+        // compiled ones before it reads or writes them as such.
+        let done = unsafe {
+            backend::run(
+                &self.gpu.device,
+                self.gpu.lane,
+                &call,
+                &[self.source],
+                None,
+                init.as_ref().map(value_bytes),
+                &chain as *const Chain<S, C> as *const u8,
+                backend::Out::Value(out.as_mut_ptr() as *mut u8, size_of::<R>()),
+            )?
+        };
+        match done {
+            backend::Done::Value(0) => Ok(None),
+            // SAFETY: the kernel wrote one R (a DeviceElement, u64 or a
+            // bool it wrote as 0 or 1).
+            backend::Done::Value(n) if n == size_of::<R>() => {
+                Ok(Some(unsafe { out.assume_init() }))
+            }
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "the chain's kernel returned no value".into(),
+            }),
+        }
     }
 }
 

@@ -3,9 +3,9 @@
 //! inputs and output ([`Scratch`]). What `native::gpu` runs
 //! (`host.rs`), and what the benchmarks and the validation time and check.
 //!
-//! The look-back state of the scans and of select is never cleared between
-//! launches: every launch gets a new epoch, and a slot is valid only with
-//! its launch's epoch (providers/lookback.cuh). State of 8-byte and 16-byte
+//! The look-back state of the scans, select and chain_collect is never
+//! cleared between launches: every launch gets a new epoch, and a slot is
+//! valid only with its launch's epoch (providers/lookback.cuh). State of 8-byte and 16-byte
 //! descriptors lives in two buffers, so that a slot is always read at the
 //! size it was written (a value word of a wide descriptor could otherwise
 //! pass for a later launch's epoch). Each buffer starts with the tile
@@ -15,6 +15,7 @@ use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
+use manifest::provider::{result_record, ResultRecord};
 use manifest::{Element, Kernel, KernelKind, ParamKind, Provider, Signature, Stage};
 
 pub use manifest::provider::WARP_SEGMENT_LIMIT;
@@ -31,7 +32,7 @@ pub struct Scratch<'g> {
     wide_state: Option<DeviceBuffer<'g>>,
     /// The last launch's epoch (0: none yet).
     epoch: u32,
-    /// Select's count of kept elements.
+    /// Select's count of kept elements (chain_collect's of kept values).
     pub count: DeviceBuffer<'g>,
     sort_buffer: Option<DeviceBuffer<'g>>,
     partitions: Option<DeviceBuffer<'g>>,
@@ -50,9 +51,11 @@ pub struct Job {
     pub offsets: u64,
     pub segments: u64,
     pub longest_segment: u64,
-    /// The initial value's bytes (providers that take one).
+    /// The initial value's bytes (providers that take one); for a chain's
+    /// fold, empty when it has none (it starts from the first value kept).
     pub init: Vec<u8>,
-    /// The output array (the result of a reduce goes to the workspace).
+    /// The output array (the result of a reduce or a chain goes to the
+    /// workspace).
     pub output: u64,
     /// The callback environment's bytes (empty for none).
     pub env: Vec<u8>,
@@ -101,8 +104,26 @@ pub fn lookback_bytes(tiles: u64, desc: u64) -> u64 {
     16 + (tiles + tiles.div_ceil(32) + tiles.div_ceil(1024)) * desc
 }
 
+/// Whether a kernel folds through the [`Workspace`]: one partial per block,
+/// the last-block counter and the result record (a reduce, a chain's fold
+/// or pick).
+pub fn uses_workspace(kind: KernelKind) -> bool {
+    matches!(
+        kind,
+        KernelKind::Provider(Provider::Reduce | Provider::ChainReduce | Provider::ChainPick)
+    )
+}
+
+/// Whether a provider compacts (select, chain_collect): it writes as many
+/// results as it keeps, up to one per element, and their count to
+/// [`Scratch::count`], so its result has no length before it has run.
+pub fn compacts(provider: Provider) -> bool {
+    matches!(provider, Provider::Select | Provider::ChainCollect)
+}
+
 impl<'g> Scratch<'g> {
-    /// A workspace for reduces of the largest grid any of `kernels` gets.
+    /// A workspace for the reduces and chains of the largest grid any of
+    /// `kernels` gets.
     pub fn new<'k>(
         gpu: &'g Gpu,
         stream: &'g Stream,
@@ -110,7 +131,7 @@ impl<'g> Scratch<'g> {
     ) -> Result<Scratch<'g>, RuntimeError> {
         let workspace = Workspace::new(
             gpu,
-            kernels.into_iter().filter(|k| k.kind == Provider::Reduce),
+            kernels.into_iter().filter(|k| uses_workspace(k.kind)),
             None,
         )?;
         let count = gpu.alloc(8)?;
@@ -147,10 +168,11 @@ impl<'g> Scratch<'g> {
         Ok((address, self.epoch))
     }
 
-    /// The result of the last reduce: `size` bytes, once the stream has
-    /// computed it.
-    pub fn read_value(&self, size: usize) -> Result<Vec<u8>, RuntimeError> {
-        let mut out = vec![0u8; size];
+    /// The value of the last reduce or chain, whose kernel left `record`
+    /// ([`result_record`]), once the stream has computed it: its bytes, or
+    /// `None` for a chain that kept nothing and had no initial value.
+    pub fn read_value(&self, record: ResultRecord) -> Result<Option<Vec<u8>>, RuntimeError> {
+        let mut out = vec![0u8; record.size as usize];
         // SAFETY: pageable memory, read after the stream's wait below.
         unsafe {
             self.workspace
@@ -158,7 +180,7 @@ impl<'g> Scratch<'g> {
                 .download_on(self.stream, 0, &mut out)?
         };
         self.stream.synchronize()?;
-        Ok(out)
+        Ok(value_of(record, out))
     }
 
     /// How many elements the last select kept, once the stream has
@@ -170,6 +192,20 @@ impl<'g> Scratch<'g> {
         self.stream.synchronize()?;
         Ok(out[0])
     }
+}
+
+/// The value in a result record's bytes, `None` where its flag says it has
+/// none.
+fn value_of(record: ResultRecord, mut bytes: Vec<u8>) -> Option<Vec<u8>> {
+    if let Some(at) = record.has {
+        let at = at as usize;
+        let flag = bytes.get(at..at + 4)?;
+        if flag.iter().all(|b| *b == 0) {
+            return None;
+        }
+    }
+    bytes.truncate(record.value as usize);
+    Some(bytes)
 }
 
 fn fail(kernel: &Kernel, what: String) -> RuntimeError {
@@ -202,8 +238,10 @@ fn stage<'a, 'm>(
 }
 
 /// Runs the provider of `kernels` (one registration's, every stage) on
-/// `job`, asynchronously, on the scratch's stream. A reduce leaves its
-/// result in the workspace, a select its count in [`Scratch::count`].
+/// `job`, asynchronously, on the scratch's stream. A reduce, a chain's fold
+/// or a chain's pick leaves its result in the workspace
+/// ([`Scratch::read_value`]), a select or a chain's collect its count in
+/// [`Scratch::count`].
 ///
 /// # Safety
 ///
@@ -245,8 +283,17 @@ pub unsafe fn run<'k>(
         }
     };
     match provider {
-        Provider::Reduce => {
+        Provider::Reduce | Provider::ChainReduce | Provider::ChainPick => {
             let k = stage(kernels, Stage::Main)?;
+            if provider == Provider::ChainReduce {
+                // Without an initial value the fold starts from the first
+                // value kept; the parameter still takes R's bytes.
+                let has_init = !job.init.is_empty();
+                if !has_init {
+                    args.set(ParamKind::Init, vec![0u8; signature.ret.size() as usize]);
+                }
+                args.u32(ParamKind::HasInit, u32::from(has_init));
+            }
             let grid = grid_for(gpu, k, job.len, job.grid);
             let ws = &scratch.workspace;
             if grid > ws.max_grid {
@@ -267,10 +314,13 @@ pub unsafe fn run<'k>(
             unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
-        Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Select => {
+        Provider::InclusiveScan
+        | Provider::ExclusiveScan
+        | Provider::Select
+        | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
             if job.len == 0 {
-                if provider == Provider::Select {
+                if compacts(provider) {
                     scratch.count.fill_on(stream, 0)?;
                 }
                 return Ok(launched);
@@ -278,8 +328,8 @@ pub unsafe fn run<'k>(
             let tiles = job.len.div_ceil(k.kernel.launch.tile().max(1));
             // A tile stream takes any grid: its blocks draw tiles.
             let grid = grid_for(gpu, k, job.len, job.grid);
-            // Select's counts are 64-bit; a scan's values are T.
-            let wide = provider == Provider::Select || element.size() == 8;
+            // The compactions' counts are 64-bit; a scan's values are T.
+            let wide = compacts(provider) || element.size() == 8;
             let desc = if wide { 16 } else { 8 };
             let (state, epoch) = scratch.state(lookback_bytes(tiles, desc), wide)?;
             args.u64(ParamKind::Len, job.len)
@@ -403,11 +453,15 @@ pub unsafe fn run<'k>(
 }
 
 /// Bytes of the output a call writes for `n` elements (segments for
-/// segmented reduce, the kept elements for select): what to copy back.
+/// segmented reduce, the kept elements for select, the kept values, `R`s,
+/// for chain_collect): what to copy back; for a reduce or a chain's fold or
+/// pick, its one value's.
 pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
+    if let Some(record) = result_record(provider, signature) {
+        return record.value;
+    }
     let out = match provider {
-        Provider::Transform | Provider::Transform2 => &signature.ret,
-        Provider::Reduce => return signature.element().size(),
+        Provider::Transform | Provider::Transform2 | Provider::ChainCollect => &signature.ret,
         _ => signature.element(),
     };
     n * out.size()
@@ -417,4 +471,97 @@ pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
 /// the parameters, then the result.
 pub fn signature_types(signature: &Signature) -> Vec<&Element> {
     signature.params.iter().chain([&signature.ret]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use manifest::{Scalar, Shape};
+
+    fn chain(t: Scalar, r: Scalar) -> Signature {
+        Shape::Chain.signature(t, r)
+    }
+
+    #[test]
+    fn a_chain_result_is_its_value_or_none() {
+        // (u8) -> bool: `{ bool value; u32 has; }`, the flag at 4.
+        let record = result_record(Provider::ChainReduce, &chain(Scalar::U8, Scalar::Bool))
+            .expect("a chain has a record");
+        let bytes = |value: u8, has: u32| {
+            let mut b = vec![value, 0xAA, 0xAA, 0xAA];
+            b.extend(has.to_le_bytes());
+            b
+        };
+        assert_eq!(value_of(record, bytes(1, 1)), Some(vec![1]));
+        assert_eq!(value_of(record, bytes(1, 0)), None);
+        // (i8) -> f64 pick: `{ f64 value; u32 has; u64 index; }` in 32 bytes.
+        let record = result_record(Provider::ChainPick, &chain(Scalar::I8, Scalar::F64))
+            .expect("a chain has a record");
+        let mut b = 2.5f64.to_le_bytes().to_vec();
+        b.extend(1u32.to_le_bytes());
+        b.extend([0u8; 4]);
+        b.extend(7u64.to_le_bytes());
+        b.extend([0u8; 8]);
+        assert_eq!(b.len() as u64, record.size);
+        assert_eq!(
+            value_of(record, b.clone()),
+            Some(2.5f64.to_le_bytes().to_vec())
+        );
+        b[8] = 0;
+        assert_eq!(value_of(record, b), None);
+        // A reduce's record is its value alone.
+        let reduce = result_record(Provider::Reduce, &Signature::fold(Scalar::I16))
+            .expect("a reduce has a record");
+        assert_eq!(value_of(reduce, vec![3, 0]), Some(vec![3, 0]));
+    }
+
+    #[test]
+    fn output_bytes_of_one_value_or_of_the_elements() {
+        let i8_bool = chain(Scalar::I8, Scalar::Bool);
+        assert_eq!(output_bytes(Provider::ChainReduce, &i8_bool, 1), 1);
+        let f32_u64 = chain(Scalar::F32, Scalar::U64);
+        assert_eq!(output_bytes(Provider::ChainPick, &f32_u64, 1), 8);
+        let fold = Signature::fold(Scalar::I32);
+        assert_eq!(output_bytes(Provider::Reduce, &fold, 1), 4);
+        assert_eq!(output_bytes(Provider::InclusiveScan, &fold, 10), 40);
+        let map = Shape::Map.signature(Scalar::U8, Scalar::F64);
+        assert_eq!(output_bytes(Provider::Transform, &map, 10), 80);
+        // A collect writes up to n values of R, whatever T's size.
+        assert_eq!(output_bytes(Provider::ChainCollect, &f32_u64, 10), 80);
+        assert_eq!(output_bytes(Provider::ChainCollect, &i8_bool, 10), 10);
+        let u64_u8 = chain(Scalar::U64, Scalar::U8);
+        assert_eq!(output_bytes(Provider::ChainCollect, &u64_u8, 10), 10);
+        let pred = Shape::Predicate.signature(Scalar::I16, Scalar::Bool);
+        assert_eq!(output_bytes(Provider::Select, &pred, 10), 20);
+    }
+
+    #[test]
+    fn reduces_and_chains_use_the_workspace() {
+        for p in Provider::ALL {
+            let expected = matches!(
+                p,
+                Provider::Reduce | Provider::ChainReduce | Provider::ChainPick
+            );
+            assert_eq!(uses_workspace(KernelKind::Provider(p)), expected, "{p}");
+            assert_eq!(
+                result_record(p, &p.shape().signature(Scalar::I32, Scalar::I32)).is_some(),
+                expected,
+                "{p}"
+            );
+        }
+        assert!(!uses_workspace(KernelKind::Copy));
+    }
+
+    #[test]
+    fn select_and_collect_compact_and_nothing_else() {
+        for p in Provider::ALL {
+            let expected = matches!(p, Provider::Select | Provider::ChainCollect);
+            assert_eq!(compacts(p), expected, "{p}");
+            // A compaction's result is its elements, never one value.
+            if expected {
+                let signature = p.shape().signature(Scalar::I32, Scalar::Bool);
+                assert_eq!(result_record(p, &signature), None, "{p}");
+            }
+        }
+    }
 }

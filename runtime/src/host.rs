@@ -736,7 +736,8 @@ impl Input<'_> {
 
 /// Where a call's result goes.
 pub enum Output<'a> {
-    /// A reduce's value: `room` bytes at `ptr` on the host.
+    /// A reduce's value, or a chain fold's or pick's: `room` bytes at `ptr`
+    /// on the host.
     Value { ptr: *mut u8, room: usize },
     /// A new device allocation of the call's own.
     New,
@@ -751,7 +752,8 @@ pub enum Output<'a> {
 
 /// What a call produced.
 pub enum Produced {
-    /// Bytes of a reduce's value written to the host.
+    /// Bytes of a reduce's or a chain's value written to the host; 0 for a
+    /// chain with no value (nothing kept, no initial value).
     Value(usize),
     /// Elements of the result on the device: in a new allocation, or
     /// (`None`) in the `Output::Into` one.
@@ -767,7 +769,8 @@ pub struct Request<'a> {
     pub inputs: &'a [Input<'a>],
     /// Segment boundaries (segmented reduce).
     pub offsets: Option<&'a [usize]>,
-    /// The initial value's bytes, for providers that take one.
+    /// The initial value's bytes, for providers that take one (a chain's
+    /// fold: one `R`, or none).
     pub init: Option<&'a [u8]>,
     /// The closure object.
     pub closure: *const u8,
@@ -1077,15 +1080,25 @@ impl Device {
     /// Runs the provider compiled for `call` on `request` in `lane`'s
     /// order, the closure's captured fields read at the manifest's
     /// offsets, into `output`. Returns once the work is enqueued, except
-    /// where the host needs a value from the device: a reduce's result
-    /// (written to `Output::Value`) and the count of a select's kept
-    /// elements, which it waits for.
+    /// where the host needs a value from the device: a reduce's or a
+    /// chain's result (written to `Output::Value`) and the count of a
+    /// select's kept elements or of a chain's collected values, which it
+    /// waits for.
+    ///
+    /// A chain (`call.types` `[T, R]`) reads `T`s and writes its value, an
+    /// `R` (1 byte for a `bool`), to `Output::Value`; its `request.init` is
+    /// one `R` or, for a fold from the first value kept (and always for a
+    /// pick), `None`. `Produced::Value(0)` says it has no value (nothing
+    /// kept, no initial value): nothing was written. A chain's collect
+    /// (`chain_collect`, no `init`) takes `Output::New` alone, as a select
+    /// does: it returns `Produced::Device` with a new allocation of room for
+    /// `len` values of `R` and the number kept.
     ///
     /// # Safety
     ///
     /// `request.closure` points to a live closure of `call.closure_size`
     /// bytes; a host input's `ptr` to `len` live elements of the size
-    /// `call.types` gives its position; `init` holds one element; an
+    /// `call.types` gives its position; `init` holds one initial value; an
     /// `Output::Value`'s `ptr` has `room` writable bytes.
     pub unsafe fn run(
         &'static self,
@@ -1121,16 +1134,28 @@ impl Device {
         if request.inputs.iter().any(|i| i.len() != len) {
             return Err(mismatch("the inputs differ in length".into()));
         }
+        // A chain's initial value is one of its values (`R`, the callback's
+        // result), and its fold may have none.
+        let record = manifest::provider::result_record(provider, signature);
+        let init_size = match provider {
+            Provider::ChainReduce => signature.ret.size() as usize,
+            _ => element,
+        };
         let init = match (provider.takes_init(), request.init) {
-            (true, Some(v)) if v.len() == element => v.to_vec(),
+            (true, Some(v)) if v.len() == init_size => v.to_vec(),
             (false, None) => Vec::new(),
+            (true, None) if provider == Provider::ChainReduce => Vec::new(),
             (_, v) => {
+                let takes = if provider.takes_init() {
+                    format!("one of {init_size} bytes")
+                } else {
+                    "none".to_string()
+                };
                 return Err(mismatch(format!(
-                    "an initial value of {} bytes for a {} kernel of {}-byte elements",
+                    "an initial value of {} bytes for a {} kernel, which takes {takes}",
                     v.map_or(0, <[u8]>::len),
                     provider.name(),
-                    element
-                )))
+                )));
             }
         };
         // Segment boundaries: in order and inside the data.
@@ -1159,27 +1184,39 @@ impl Device {
         }
         let count = match provider {
             Provider::SegmentedReduce => offsets64.len().saturating_sub(1) as u64,
-            Provider::Reduce => 1,
+            _ if record.is_some() => 1,
             _ => len as u64,
         };
-        // Select writes up to `len` elements; every other provider exactly
-        // `count` results.
+        // Select and chain_collect write up to `len` elements (values of R
+        // for chain_collect); every other provider exactly `count` results
+        // (a reduce's, a chain fold's or pick's one value to the host).
         let out_bytes = dispatch::output_bytes(provider, signature, count) as usize;
-        let out_size = match provider {
-            Provider::Reduce => element,
-            _ => dispatch::output_bytes(provider, signature, 1) as usize,
-        };
-        match (&output, provider) {
-            (Output::Value { room, .. }, Provider::Reduce) if *room >= element => {}
-            (Output::New, p) if p != Provider::Reduce => {}
+        let out_size = dispatch::output_bytes(provider, signature, 1) as usize;
+        match (&output, record) {
+            (Output::Value { room, .. }, Some(record)) if *room as u64 >= record.value => {}
+            (Output::Value { room, .. }, Some(record)) => {
+                return Err(mismatch(format!(
+                    "room for {room} bytes, the result of a {} call takes {}",
+                    provider.name(),
+                    record.value
+                )))
+            }
+            (Output::New, None) => {}
             (
                 Output::Into {
                     alloc,
                     start,
                     len: n,
                 },
-                p,
-            ) if p != Provider::Reduce => {
+                None,
+            ) => {
+                if dispatch::compacts(provider) {
+                    return Err(mismatch(format!(
+                        "the result of a {} call has no length before it runs: it goes to a \
+                         new allocation, not into one of {n} elements",
+                        provider.name()
+                    )));
+                }
                 if *n as u64 != count {
                     return Err(mismatch(format!(
                         "the output has {n} elements, the call writes {count}"
@@ -1197,11 +1234,6 @@ impl Device {
                         start + n,
                         alloc.bytes
                     )));
-                }
-                if provider == Provider::Select {
-                    return Err(mismatch(
-                        "a select's result has no length before it runs".into(),
-                    ));
                 }
             }
             _ => {
@@ -1328,7 +1360,7 @@ impl Device {
                 fresh = Some(alloc);
                 address
             }
-            // A reduce's result goes to the workspace.
+            // A reduce's or a chain's result goes to the workspace.
             Output::Value { .. } => 0,
         };
         let scratch = state.lanes[lane].scratch.as_mut().expect("created above");
@@ -1347,17 +1379,21 @@ impl Device {
             l.kernels.extend_from_slice(&launched.launches);
             l.input_address = job.input;
         });
-        match (provider, output) {
-            (Provider::Reduce, Output::Value { ptr, .. }) => {
+        match (record, output) {
+            (Some(record), Output::Value { ptr, .. }) => {
                 let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
-                let value = scratch.read_value(element);
+                let value = scratch.read_value(record);
                 let value = value.map_err(|e| wait_error(state, lane, e))?;
                 state.lanes[lane].pending = Pending::default();
-                // SAFETY: `ptr` has room for one element (checked above).
+                // A chain that kept nothing, without an initial value.
+                let Some(value) = value else {
+                    return Ok(Produced::Value(0));
+                };
+                // SAFETY: `ptr` has room for the value (checked above).
                 unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr, value.len()) };
                 Ok(Produced::Value(value.len()))
             }
-            (Provider::Select, _) => {
+            _ if dispatch::compacts(provider) => {
                 let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
                 let kept = scratch.read_count();
                 let kept = kept.map_err(|e| wait_error(state, lane, e))?;
@@ -1365,7 +1401,10 @@ impl Device {
                 if kept > len as u64 {
                     return Err(error(
                         HostErrorKind::Device,
-                        format!("the select kernel kept {kept} of {len} elements"),
+                        format!(
+                            "the {} kernel kept {kept} of {len} elements",
+                            provider.name()
+                        ),
                     ));
                 }
                 Ok(Produced::Device {

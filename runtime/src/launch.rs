@@ -7,9 +7,10 @@ use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
 use manifest::{GridPolicy, Kernel, KernelKind, ParamKind, Provider};
 
-/// Device memory a reduce launch needs besides its input: one partial per
-/// block (up to 16 bytes: an 8-byte value and its flag), the last-block
-/// counter (kept zero between launches by the kernel itself) and the result.
+/// Device memory a reduce or chain launch needs besides its input: one
+/// partial per block (up to 32 bytes: a chain pick's 8-byte value, its flag
+/// and its index), the last-block counter (kept zero between launches by
+/// the kernel itself) and the result record (`provider::result_record`).
 pub struct Workspace<'g> {
     pub partials: DeviceBuffer<'g>,
     pub counter: DeviceBuffer<'g>,
@@ -17,8 +18,9 @@ pub struct Workspace<'g> {
     pub max_grid: u32,
 }
 
-/// Bytes of one reduce partial, the largest element's.
-const PARTIAL_BYTES: usize = 16;
+/// Bytes of one partial, the largest (`rcb::PickPartial` of an 8-byte
+/// value); also the most a result record takes.
+const PARTIAL_BYTES: usize = 32;
 
 impl<'g> Workspace<'g> {
     /// Sized for the largest grid any of `kernels` can get under `policy`
@@ -41,7 +43,7 @@ impl<'g> Workspace<'g> {
         let partials = gpu.alloc(max_grid as usize * PARTIAL_BYTES)?;
         let counter = gpu.alloc(4)?;
         counter.fill_bytes(0)?;
-        let output = gpu.alloc(16)?;
+        let output = gpu.alloc(PARTIAL_BYTES)?;
         Ok(Workspace {
             partials,
             counter,

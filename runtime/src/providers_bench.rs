@@ -15,7 +15,8 @@ use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
-use manifest::{GridPolicy, Provider, Scalar};
+use manifest::provider::result_record;
+use manifest::{GridPolicy, Provider, Scalar, Signature};
 use std::ffi::{c_char, c_int, CString};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -328,6 +329,15 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
         {
             continue;
         }
+        // A provider CUB has no algorithm for here (the chains) has no row.
+        if !CUB_ALGOS.contains(&provider) {
+            eprintln!(
+                "registration {} ({}): no CUB algorithm to compare with, skipped",
+                callback.registration,
+                provider.name()
+            );
+            continue;
+        }
         let signature = &callback.signature;
         let Some(element) = signature.element().scalar() else {
             continue;
@@ -589,12 +599,13 @@ fn lowest(element: Scalar) -> Vec<u8> {
 
 fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) -> Option<u64> {
     Some(match provider {
-        Provider::Reduce => n * size,
+        Provider::Reduce | Provider::ChainReduce | Provider::ChainPick => n * size,
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Transform => 2 * n * size,
         Provider::Transform2 => 3 * n * size,
         Provider::Select => n * size + kept * size,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
-        Provider::SortBy => return None,
+        // Its output is of R's size, not known here (no CUB row has a chain).
+        Provider::SortBy | Provider::ChainCollect => return None,
     })
 }
 
@@ -625,7 +636,10 @@ fn compare(
         Provider::Reduce => {
             let mut c = vec![0u8; size];
             cub.download(0, &mut c)?;
-            (1, scratch.read_value(size)?, c, 0)
+            let record = result_record(provider, &Signature::fold(element))
+                .ok_or_else(|| RuntimeError::Usage("a reduce has a result record".into()))?;
+            let ours = scratch.read_value(record)?.unwrap_or_default();
+            (1, ours, c, 0)
         }
         Provider::Select => {
             let kept = scratch.read_count()?;

@@ -26,11 +26,23 @@ pub enum Provider {
     Select,
     /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
     SortBy,
+    /// `chain.cuh`: a `par_iter` chain's `map`/`filter` stages fused with a
+    /// fold of what they keep (`sum`, `product`, `reduce`, `count`, `any`,
+    /// `all`), from an `init` or from the first value kept.
+    ChainReduce,
+    /// `chain.cuh`: a `par_iter` chain's stages fused with the pick of one
+    /// value kept (`min`, `max`, `min_by`, `max_by`, `min_by_key`,
+    /// `max_by_key`): of two values, the callback says whether the later
+    /// one wins, so ties go as `Iterator`'s do whatever the combining order.
+    ChainPick,
+    /// `chain.cuh`: a `par_iter` chain's stages fused with the compaction of
+    /// the values they keep, in order (`collect`), on select's tile stream.
+    ChainCollect,
 }
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 8] = [
+    pub const ALL: [Provider; 11] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -39,6 +51,9 @@ impl Provider {
         Provider::SegmentedReduce,
         Provider::Select,
         Provider::SortBy,
+        Provider::ChainReduce,
+        Provider::ChainPick,
+        Provider::ChainCollect,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -51,6 +66,9 @@ impl Provider {
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::Select => "select",
             Provider::SortBy => "sort_by",
+            Provider::ChainReduce => "chain_reduce",
+            Provider::ChainPick => "chain_pick",
+            Provider::ChainCollect => "chain_collect",
         }
     }
 
@@ -70,6 +88,7 @@ impl Provider {
             Provider::Transform2 => Shape::Zip,
             Provider::Select => Shape::Predicate,
             Provider::SortBy => Shape::Compare,
+            Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
     }
 
@@ -77,7 +96,10 @@ impl Provider {
     pub fn takes_init(self) -> bool {
         matches!(
             self,
-            Provider::Reduce | Provider::ExclusiveScan | Provider::SegmentedReduce
+            Provider::Reduce
+                | Provider::ExclusiveScan
+                | Provider::SegmentedReduce
+                | Provider::ChainReduce
         )
     }
 }
@@ -134,6 +156,12 @@ pub enum Shape {
     /// `slice::sort_by_key` takes it. Its thunk, too, answers "less than":
     /// `key(&a) < key(&b)`.
     Key,
+    /// `(T) -> R`: a `par_iter` chain, compiled as one callback whose
+    /// environment is the chain's closures (`frontend::chain`): its stages
+    /// map an element `T` to a kept value `R` or drop it, and its terminal
+    /// combines two values. Two thunks: `stage(env, x, &mut r) -> kept` and
+    /// `combine(env, a, b, &mut r)` (for a pick, `-> later wins`).
+    Chain,
 }
 
 impl Shape {
@@ -150,6 +178,7 @@ impl Shape {
             Shape::Zip => (vec![t.clone(), u], t),
             Shape::Predicate => (vec![t], boolean),
             Shape::Compare | Shape::Key => (vec![t.clone(), t], boolean),
+            Shape::Chain => (vec![t], u),
         };
         Signature { params, ret }
     }
@@ -163,6 +192,7 @@ impl Shape {
             Shape::Predicate => "(T) -> bool",
             Shape::Compare => "(&T, &T) -> Ordering",
             Shape::Key => "(&T) -> K",
+            Shape::Chain => "a chain of `map` and `filter` stages over T",
         }
     }
 
@@ -170,7 +200,7 @@ impl Shape {
     /// comparator or a key: see [`Shape::signature`]).
     pub fn arity(self) -> usize {
         match self {
-            Shape::Map | Shape::Predicate | Shape::Key => 1,
+            Shape::Map | Shape::Predicate | Shape::Key | Shape::Chain => 1,
             Shape::Fold | Shape::Zip | Shape::Compare => 2,
         }
     }
@@ -195,6 +225,7 @@ impl Shape {
             (Shape::Compare | Shape::Key, [a, b]) if a == b && ret == boolean => {
                 Some(vec![a.clone()])
             }
+            (Shape::Chain, [a]) => Some(vec![a.clone(), ret.clone()]),
             _ => None,
         }
     }
@@ -235,10 +266,17 @@ impl Signature {
     /// Whether this is a callback type `provider` takes: its shape, over
     /// element types the providers take.
     pub fn fits(&self, provider: Provider) -> bool {
+        let boolean = Element::Scalar(Scalar::Bool);
+        let chain = provider.shape() == Shape::Chain;
         provider
             .shape()
-            .elements(&self.params, &self.ret, &Element::Scalar(Scalar::Bool))
-            .is_some_and(|e| e.iter().all(Element::is_provider_element))
+            .elements(&self.params, &self.ret, &boolean)
+            .is_some_and(|e| {
+                // A chain's value may be a `bool` (`any`, `all`).
+                e.iter()
+                    .enumerate()
+                    .all(|(i, e)| e.is_provider_element() || (chain && i == 1 && *e == boolean))
+            })
     }
 }
 
@@ -262,7 +300,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
-             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`"
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }

@@ -19,14 +19,17 @@ pub fn is_numeric_scalar(ty: &Ty) -> bool {
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(closure) = ctx.closure else { return };
     let before = out.len();
-    for cap in &closure.captures {
-        let ty = cap.ty.clone();
-        if let Some(d) = borrowed(ctx, cap, &ty)
-            .or_else(|| pointer(ctx, cap, &ty))
-            .or_else(|| non_scalar(ctx, closure, cap, &ty))
-        {
-            out.push(d);
+    if frontend::chain::is_chain_closure(&closure.ty) {
+        // A `par_iter` chain holds its closures by value: each of them is
+        // checked as a callback, where the user wrote it.
+        for cap in &closure.captures {
+            match ctx.facts.closures.values().find(|c| c.ty == cap.ty) {
+                Some(stage) => check_closure(ctx, stage, out),
+                None => check_capture(ctx, closure, cap, out),
+            }
         }
+    } else {
+        check_closure(ctx, closure, out);
     }
     if out.len() == before {
         if let Err(why) = crate::lower::plan::closure_env(closure) {
@@ -42,7 +45,39 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
+/// The captures of `closure`, which runs on the GPU.
+fn check_closure(ctx: &Ctx<'_>, closure: &ClosureFact, out: &mut Vec<Diagnostic>) {
+    for cap in &closure.captures {
+        check_capture(ctx, closure, cap, out);
+    }
+}
+
+fn check_capture(
+    ctx: &Ctx<'_>,
+    closure: &ClosureFact,
+    cap: &CaptureFact,
+    out: &mut Vec<Diagnostic>,
+) {
+    let ty = cap.ty.clone();
+    if let Some(d) = borrowed(ctx, closure, cap, &ty)
+        .or_else(|| pointer(ctx, closure, cap, &ty))
+        .or_else(|| non_scalar(ctx, closure, cap, &ty))
+    {
+        out.push(d);
+    }
+}
+
+/// A label on `closure`, the callback or a closure of its chain.
+fn runs_here(closure: &ClosureFact, text: impl Into<String>) -> crate::diagnostic::Label {
+    label(closure.loc, text)
+}
+
+fn borrowed(
+    ctx: &Ctx<'_>,
+    closure: &ClosureFact,
+    cap: &CaptureFact,
+    ty: &Ty,
+) -> Option<Diagnostic> {
     let by_ref = matches!(cap.mode, CaptureMode::ByRef | CaptureMode::ByMutRef);
     if !by_ref && !matches!(ty, Ty::Ref { .. }) {
         return None;
@@ -54,51 +89,57 @@ fn borrowed(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
         } else {
             "reference"
         };
-        let (help, fix) = borrowed_fix(ctx, cap, ty);
+        let (help, fix) = borrowed_fix(closure, cap, ty);
         Diagnostic::new(
             Code::BorrowedCapture,
             format!("callback captures `{name}` by {how}"),
             label(cap.loc, format!("`{name}` is borrowed here")),
         )
-        .with_label(ctx.callback_label(format!(
-            "this closure runs on the GPU, registered with `{}`",
-            ctx.reg.function
-        )))
+        .with_label(runs_here(
+            closure,
+            format!(
+                "this closure runs on the GPU, registered with `{}`",
+                ctx.reg.function
+            ),
+        ))
         .with_note(format!(
             "the environment field is `{}`: a host address, meaningless on the device",
             cap.ty
         ))
         .with_suggestions(help, fix)
     } else {
-        let (help, fix) = value_fix(ctx, name, ty);
+        let (help, fix) = value_fix(closure, name, ty);
         Diagnostic::new(
             Code::BorrowedCapture,
             format!("callback captures the reference `{name}`"),
             label(cap.loc, format!("`{name}` has type `{}`", cap.ty)),
         )
-        .with_label(ctx.callback_label(format!(
-            "this closure runs on the GPU, registered with `{}`",
-            ctx.reg.function
-        )))
+        .with_label(runs_here(
+            closure,
+            format!(
+                "this closure runs on the GPU, registered with `{}`",
+                ctx.reg.function
+            ),
+        ))
         .with_note("a reference holds a host address, meaningless on the device")
         .with_suggestions(help, fix)
     };
     Some(d)
 }
 
-fn pointer(ctx: &Ctx<'_>, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
+fn pointer(_: &Ctx<'_>, closure: &ClosureFact, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
     if !matches!(ty, Ty::Ptr { .. }) {
         return None;
     }
     let name = &cap.name;
-    let (help, fix) = value_fix(ctx, name, ty);
+    let (help, fix) = value_fix(closure, name, ty);
     Some(
         Diagnostic::new(
             Code::PointerCapture,
             format!("callback captures the raw pointer `{name}`"),
             label(cap.loc, format!("`{name}` has type `{}`", cap.ty)),
         )
-        .with_label(ctx.callback_label("this closure runs on the GPU"))
+        .with_label(runs_here(closure, "this closure runs on the GPU"))
         .with_note(
             "a pointer captured on the host holds a host address; the GPU cannot dereference it",
         )
@@ -122,7 +163,7 @@ fn non_scalar(
         return None;
     }
     let name = &cap.name;
-    let (help, fix) = value_fix(ctx, name, ty);
+    let (help, fix) = value_fix(closure, name, ty);
     Some(
         Diagnostic::new(
             Code::NonScalarCapture,
@@ -132,7 +173,7 @@ fn non_scalar(
             ),
             label(cap.loc, format!("`{name}` is captured here")),
         )
-        .with_label(ctx.callback_label("this closure runs on the GPU"))
+        .with_label(runs_here(closure, "this closure runs on the GPU"))
         .with_note("a callback environment holds integers, floats, `bool` and `char`, and tuples, arrays, structs of the crate and closures made of them, by value: that is its ABI")
         .with_suggestions(help, fix),
     )
@@ -187,14 +228,13 @@ pub fn move_copies_only(closure: &ClosureFact) -> bool {
 
 /// The fix for a capture by reference (a closure without `move`): the
 /// borrowed place's type is the environment field's pointee.
-fn borrowed_fix(ctx: &Ctx<'_>, cap: &CaptureFact, field: &Ty) -> Fix {
+fn borrowed_fix(closure: &ClosureFact, cap: &CaptureFact, field: &Ty) -> Fix {
     let name = &cap.name;
     let var = match field {
         Ty::Ref { inner, .. } => inner.as_ref(),
         other => other,
     };
-    let head = ctx
-        .closure
+    let head = Some(closure)
         .filter(|c| move_copies_only(c))
         .and_then(|c| c.loc.span);
     if is_numeric_scalar(var) {
@@ -238,7 +278,7 @@ fn borrowed_fix(ctx: &Ctx<'_>, cap: &CaptureFact, field: &Ty) -> Fix {
     }
     // Moving a reference still captures a reference: the value it points
     // to must be read first, and the closure made `move` to capture that.
-    let (mut help, mut suggestions) = value_fix(ctx, name, var);
+    let (mut help, mut suggestions) = value_fix(closure, name, var);
     if !help.contains("`move`") {
         help.push_str(", and make the closure `move`");
     }
@@ -266,9 +306,9 @@ fn hoist(closure: Span, place: &str, expr: String, keep_method_calls: bool) -> E
 
 /// The fix for a capture of type `ty` held by value (or the variable a
 /// closure borrows): read on the host what the callback needs, as a number.
-fn value_fix(ctx: &Ctx<'_>, name: &str, ty: &Ty) -> Fix {
+fn value_fix(closure: &ClosureFact, name: &str, ty: &Ty) -> Fix {
     let local = local_name(name);
-    let head = ctx.closure.and_then(|c| c.loc.span);
+    let head = closure.loc.span;
     // The help, with the hoist of `expr` as its suggestion.
     let hoisted = |help: String, expr: String, keep_method_calls: bool| {
         let s = head.map(|closure| {

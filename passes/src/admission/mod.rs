@@ -189,7 +189,9 @@ fn abi(ctx: &Ctx<'_>, signature: Signature, adapter: Adapter) -> CallbackAbi {
 }
 
 /// Whether capture `cap` of `c` is an aggregate whose scalars the
-/// frontend measured (`rmir.env_layout`'s leaves).
+/// frontend measured (`rmir.env_layout`'s leaves), or a closure that holds
+/// none (a closure capturing nothing, which a measured layout holds only
+/// when it captures nothing that is not by value).
 pub fn is_measured_aggregate(c: &ClosureFact, cap: &CaptureFact) -> bool {
     let Some(layout) = &c.layout else {
         return false;
@@ -197,7 +199,10 @@ pub fn is_measured_aggregate(c: &ClosureFact, cap: &CaptureFact) -> bool {
     c.captures
         .iter()
         .position(|k| std::ptr::eq(k, cap))
-        .is_some_and(|k| layout.leaves.iter().any(|l| l.capture as usize == k))
+        .is_some_and(|k| {
+            layout.leaves.iter().any(|l| l.capture as usize == k)
+                || matches!(cap.ty, frontend::ty::Ty::Closure { .. })
+        })
 }
 
 /// A key function's type and what its thunk answers, for [`abi_summary`].
@@ -210,13 +215,18 @@ fn key_summary(t: &Element, k: &str) -> (String, String) {
 
 /// The readable ABI summary of an admitted callback (for people and snapshots).
 pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
-    let stdint = |e: &Element| match manifest::provider::abi_c_type(e) {
+    let named = |c: &'static str| match c {
         "int" => "int32_t",
         "unsigned int" => "uint32_t",
         "long long" => "int64_t",
         "unsigned long long" => "uint64_t",
+        "signed char" => "int8_t",
+        "unsigned char" => "uint8_t",
+        "short" => "int16_t",
+        "unsigned short" => "uint16_t",
         other => other,
     };
+    let stdint = |e: &Element| named(manifest::provider::abi_c_type(e));
     let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
     // A comparator's thunk answers "less than" for the user's `Ordering`.
     let t = abi.signature.element();
@@ -231,22 +241,42 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
             key_summary(t, &format!("({})", names.join(", ")))
         }
         Adapter::Direct => (abi.signature.to_string(), String::new()),
+        Adapter::Chain => (format!("({t}) -> {}", abi.signature.ret), String::new()),
     };
     // `sort`'s callback is the compiler's: the element type's own order.
     let body = if frontend::registry::is_natural_order(&reg.function) {
         format!("`{t}`'s own order, `a.cmp(b)`,")
+    } else if abi.adapter == Adapter::Chain {
+        format!("the `par_iter` chain `{}`, its values", abi.body)
     } else {
         format!("`{}`", abi.body)
     };
+    let r = stdint(&abi.signature.ret);
+    let thunk = match &abi.adapter {
+        // `frontend::chain`'s body: its stages, and its terminal on two values.
+        Adapter::Chain => format!(
+            "thunks: uint32_t {th}_stage(const void *env, {x} x, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {r} a, {r} b, {r0} *out) ({combine})",
+            th = abi.thunk,
+            x = params.first().copied().unwrap_or("?"),
+            r0 = named(abi.signature.ret.c_type().unwrap_or("void")),
+            combine = match abi.provider {
+                manifest::Provider::ChainPick => "nonzero: the later value b wins over a",
+                manifest::Provider::ChainCollect => "not called: a compaction combines nothing",
+                _ => "*out = the terminal of a and b",
+            },
+        ),
+        _ => format!(
+            "thunk: {r} {}(const void *env, {}){answers}",
+            abi.thunk,
+            params.join(", ")
+        ),
+    };
     let mut s = format!(
-        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: {body} of type `{callback}`\n  thunk: {} {}(const void *env, {}){answers}\n  environment: size {}, align {}",
+        "admitted: registration #{} `{}` in `{}` (provider {})\n  callback: {body} of type `{callback}`\n  {thunk}\n  environment: size {}, align {}",
         reg.index,
         reg.function,
         reg.caller,
         reg.provider,
-        stdint(&abi.signature.ret),
-        abi.thunk,
-        params.join(", "),
         abi.env.size,
         abi.env.align
     );

@@ -58,6 +58,17 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
             ([t], Some(adapter)) => Some((vec![t.clone(), t.clone()], less, adapter)),
             _ => None,
         },
+        // `(mode: bool, x: T, a: R, b: R, out: &mut R) -> bool`, written
+        // by `frontend::chain`: the chain maps `T` to `R`.
+        Shape::Chain => match params {
+            [Ty::Scalar(Scalar::Bool), t, a, b, Ty::Ref {
+                mutable: true,
+                inner,
+            }] if a == b && **inner == *a && *ret == less => {
+                Some((vec![t.clone()], a.clone(), Adapter::Chain))
+            }
+            _ => None,
+        },
         _ => Some((params.to_vec(), ret.clone(), Adapter::Direct)),
     }
 }
@@ -198,7 +209,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
         return None;
     };
     // The first element type the providers do not take, if any.
-    let Some(at) = elements.iter().position(|t| element(t).is_none()) else {
+    // A chain's values may be `bool`s (`any`, `all`).
+    let taken = |i: usize, t: &Ty| {
+        element(t).is_some() || (shape == Shape::Chain && i == 1 && *t == bool_ty)
+    };
+    let Some(at) = elements.iter().enumerate().position(|(i, t)| !taken(i, t)) else {
         let (params, ret, adapter) = view?;
         return Some((signature(&params, &ret)?, adapter));
     };

@@ -242,7 +242,8 @@ fn aggregate_capture(
             Some((f, path))
         })
         .collect();
-    if leaves.is_empty() {
+    // A closure capturing nothing (or only such closures) holds no bytes.
+    if leaves.is_empty() && !matches!(ty, Ty::Closure { .. }) {
         return Err(rw.error(
             op,
             format!("the environment has no fields of the capture `{name}` (`{ty}`)"),

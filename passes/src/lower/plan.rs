@@ -64,6 +64,10 @@ pub enum Adapter {
     /// `(&T) -> (K1, K2, …)`: as [`Adapter::Key`], the body writing the
     /// tuple to a slot; compared field by field, as `Ord` compares tuples.
     TupleKey(Vec<manifest::Scalar>),
+    /// A `par_iter` chain's body, `(mode, x, a, b, out) -> bool`
+    /// (`frontend::chain`): two thunks, `SYMBOL_stage` and
+    /// `SYMBOL_combine`, each calling it with `mode` constant.
+    Chain,
 }
 
 /// The environment of a closure whose captures are scalars or aggregates
@@ -95,7 +99,8 @@ pub fn closure_env(c: &ClosureFact) -> Result<EnvLayout, String> {
             let name = frontend::closure_layout::leaf_name(&cap.name, &leaf.path);
             placed.push((name, leaf.scalar, leaf.offset));
         }
-        if placed.len() == before {
+        // A closure capturing nothing holds no bytes.
+        if placed.len() == before && !matches!(cap.ty, Ty::Closure { .. }) {
             return Err(format!(
                 "the capture `{}` is neither a scalar nor an aggregate of scalars",
                 cap.name
@@ -161,6 +166,22 @@ pub struct Thunk {
     pub takes_env: bool,
     /// The environment ABI: rustc's layout of the closure ([`closure_env`]).
     pub env: EnvLayout,
+}
+
+impl Thunk {
+    /// The symbols the thunk exports: its `SYMBOL`, or a chain's
+    /// `SYMBOL_stage` and `SYMBOL_combine` (`thunks::build_chain`).
+    pub fn exported(&self) -> Vec<String> {
+        exported_as(&self.symbol, &self.adapter)
+    }
+}
+
+/// The symbols a thunk named `symbol` exports, as [`Thunk::exported`].
+pub fn exported_as(symbol: &str, adapter: &Adapter) -> Vec<String> {
+    match adapter {
+        Adapter::Chain => vec![format!("{symbol}_stage"), format!("{symbol}_combine")],
+        _ => vec![symbol.to_string()],
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -66,6 +66,13 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
             })?;
         let callee = rewrite::str_attr(body, "sym_name").unwrap_or_default();
         check_signature(rw, body, thunk)?;
+        if thunk.adapter == Adapter::Chain {
+            for combine in [false, true] {
+                let op = build_chain(rw, body, thunk, &callee, combine)?;
+                module.body().append_operation(op);
+            }
+            continue;
+        }
         let op = build(rw, body, thunk, &callee)?;
         module.body().append_operation(op);
     }
@@ -143,6 +150,12 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             params.extend([rw.ptr_type(); 2]);
             FunctionType::new(rw.ctx, &params, &[]).into()
         }
+        // `(mode, x, a, b, out) -> bool` (`frontend::chain`).
+        Adapter::Chain => {
+            let t = Crossing::of(rw, body, thunk.signature.element())?.body;
+            params.extend([rw.int_type(1), t, ret, ret, rw.ptr_type()]);
+            FunctionType::new(rw.ctx, &params, &[rw.int_type(1)]).into()
+        }
     };
     match ty {
         Some(t) if t.value() == expected => Ok(()),
@@ -218,6 +231,39 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
                     .error(self.body, format!("cannot build the thunk's `{name}`: {e}"))
             })?;
         self.append(op)
+    }
+
+    /// The thunk's argument `i`.
+    fn argument(&self, i: usize) -> Result<Value<'c, 'a>, LowerError> {
+        Ok(self
+            .block
+            .argument(i)
+            .map_err(|err| {
+                self.rw
+                    .error(self.body, format!("thunk argument {i}: {err}"))
+            })?
+            .into())
+    }
+
+    /// Returns `r` from the thunk.
+    fn ret(&self, r: Value<'c, 'a>) -> Result<(), LowerError> {
+        let op = OperationBuilder::new("func.return", self.loc)
+            .add_operands(&[r])
+            .build()
+            .map_err(|err| {
+                self.rw
+                    .error(self.body, format!("cannot build the thunk's return: {err}"))
+            })?;
+        self.block.append_operation(op);
+        Ok(())
+    }
+
+    /// An argument of the thunk ABI as the body's type.
+    fn narrow(&self, v: Value<'c, 'a>, c: Crossing<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        match c.widens() {
+            true => self.unary("arith.trunci", v, c.body),
+            false => Ok(v),
+        }
     }
 
     /// A stack slot of type `t`.
@@ -416,22 +462,12 @@ fn build<'c>(
         loc,
         callee: rw.symbol(callee),
     };
-    let argument = |i: usize| -> Result<Value<'c, '_>, LowerError> {
-        Ok(e.block
-            .argument(i)
-            .map_err(|err| rw.error(body, format!("thunk argument {i}: {err}")))?
-            .into())
-    };
     let mut args = Vec::new();
     if thunk.takes_env {
-        args.push(argument(0)?);
+        args.push(e.argument(0)?);
     }
     for (i, p) in params.iter().enumerate() {
-        let a = argument(i + 1)?;
-        args.push(match p.widens() {
-            true => e.unary("arith.trunci", a, p.body)?,
-            false => a,
-        });
+        args.push(e.narrow(e.argument(i + 1)?, *p)?);
     }
     let first = usize::from(thunk.takes_env);
     let mut r = match &thunk.adapter {
@@ -441,6 +477,9 @@ fn build<'c>(
         Adapter::Compare => e.compare_adapter(args, first, &params)?,
         Adapter::Key(k) => e.key_adapter(&args, first, &params, *k)?,
         Adapter::TupleKey(fields) => e.tuple_key_adapter(&args, first, &params, fields)?,
+        Adapter::Chain => {
+            return Err(rw.error(body, "a chain's thunks are built by `build_chain`"));
+        }
     };
     if ret.widens() {
         let widen = if ret.signed {
@@ -450,17 +489,26 @@ fn build<'c>(
         };
         r = e.unary(widen, r, ret.abi)?;
     }
-    let ret_op = OperationBuilder::new("func.return", loc)
-        .add_operands(&[r])
-        .build()
-        .map_err(|err| rw.error(body, format!("cannot build the thunk's return: {err}")))?;
-    e.block.append_operation(ret_op);
-    let fty = FunctionType::new(rw.ctx, &inputs, &[ret.abi]);
-    OperationBuilder::new("func.func", loc)
+    e.ret(r)?;
+    function(rw, body, &thunk.symbol, &inputs, ret.abi, region)
+}
+
+/// The `func.func` of a thunk named `name`, of type `inputs -> ret`,
+/// whose code is `region`.
+fn function<'c>(
+    rw: &Patch<'c, '_>,
+    body: Op,
+    name: &str,
+    inputs: &[Type<'c>],
+    ret: Type<'c>,
+    region: Region<'c>,
+) -> Result<melior::ir::Operation<'c>, LowerError> {
+    let fty = FunctionType::new(rw.ctx, inputs, &[ret]);
+    OperationBuilder::new("func.func", rewrite::location(body))
         .add_attributes(&[
             (
                 rw.ident("sym_name"),
-                StringAttribute::new(rw.ctx, &thunk.symbol).into(),
+                StringAttribute::new(rw.ctx, name).into(),
             ),
             (
                 rw.ident("function_type"),
@@ -469,10 +517,79 @@ fn build<'c>(
         ])
         .add_regions([region])
         .build()
-        .map_err(|err| {
-            rw.error(
-                body,
-                format!("cannot build the thunk `{}`: {err}", thunk.symbol),
-            )
-        })
+        .map_err(|err| rw.error(body, format!("cannot build the thunk `{name}`: {err}")))
+}
+
+/// One of a `par_iter` chain's two thunks (`vocab::Shape::Chain`), each a
+/// call of the chain's body with its `mode` constant:
+///
+/// ```c
+/// extern "C" unsigned SYMBOL_stage(const void *env, T x, R *out);            // mode false: kept?
+/// extern "C" unsigned SYMBOL_combine(const void *env, R a, R b, R *out);     // mode true
+/// ```
+///
+/// The operands the mode does not read are zeros; the optimiser removes
+/// the other mode's code once the provider inlines the thunk.
+fn build_chain<'c>(
+    rw: &Patch<'c, '_>,
+    body: Op,
+    thunk: &Thunk,
+    callee: &str,
+    combine: bool,
+) -> Result<melior::ir::Operation<'c>, LowerError> {
+    let loc = rewrite::location(body);
+    let t = Crossing::of(rw, body, thunk.signature.element())?;
+    let r = Crossing::of(rw, body, &thunk.signature.ret)?;
+    let ptr = rw.ptr_type();
+    let i32t = rw.int_type(32);
+    let inputs: Vec<Type<'c>> = match combine {
+        false => vec![ptr, t.abi, ptr],
+        true => vec![ptr, r.abi, r.abi, ptr],
+    };
+    let region = Region::new();
+    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
+    let e = Emit {
+        rw,
+        body,
+        block: region.append_block(Block::new(&arguments)),
+        loc,
+        callee: rw.symbol(callee),
+    };
+    let argument = |i: usize| e.argument(i);
+    let zero = |ty: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
+        let op = OperationBuilder::new("llvm.mlir.zero", loc)
+            .add_results(&[ty])
+            .build()
+            .map_err(|err| rw.error(body, format!("cannot build the thunk's zero: {err}")))?;
+        e.append(op)
+    };
+    let mode = e.append(arith::constant(
+        rw.ctx,
+        IntegerAttribute::new(rw.int_type(1), i64::from(combine)).into(),
+        loc,
+    ))?;
+    let (x, a, b, out) = match combine {
+        false => (
+            e.narrow(argument(1)?, t)?,
+            zero(r.body)?,
+            zero(r.body)?,
+            argument(2)?,
+        ),
+        true => (
+            zero(t.body)?,
+            e.narrow(argument(1)?, r)?,
+            e.narrow(argument(2)?, r)?,
+            argument(3)?,
+        ),
+    };
+    let answer = e
+        .call(&[argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
+        .ok_or_else(|| rw.error(body, "the chain body's call has no result"))?;
+    e.ret(e.unary("arith.extui", answer, i32t)?)?;
+    let name = format!(
+        "{}_{}",
+        thunk.symbol,
+        if combine { "combine" } else { "stage" }
+    );
+    function(rw, body, &name, &inputs, i32t, region)
 }
