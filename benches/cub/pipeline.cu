@@ -14,6 +14,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <cub/device/device_transform.cuh>
+#include <thrust/iterator/transform_iterator.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,17 @@ struct Max {
 struct Above {
   float t;
   __device__ __forceinline__ bool operator()(float v) const { return v > t; }
+};
+struct Sum {
+  template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+// `map(v * g + 1).filter(v > t)`, counted: 1 for a kept element.
+struct AffineAbove {
+  float g, t;
+  __device__ __forceinline__ unsigned long long operator()(float v) const { return v * g + 1.0f > t ? 1ull : 0ull; }
+};
+struct Abs {
+  __device__ __forceinline__ float operator()(float v) const { return fabsf(v); }
 };
 
 static std::vector<float> data(size_t n, unsigned long long seed) {
@@ -182,6 +194,61 @@ int main(int argc, char **argv) {
       CHECK(cudaStreamSynchronize(s));
     });
     std::printf("cub launch_1000_fresh 10 %.1f\n", us);
+  }
+  // The `par_iter` chains of the Rust program as a CUB user fuses them:
+  // DeviceReduce::TransformReduce, its temporary storage allocated once,
+  // the value copied back to the host.
+  for (int log : {24, 28}) {
+    size_t n = size_t(1) << log;
+    std::vector<float> host = data(n, 30);
+    float *x = (float *)dalloc(n * 4, s), *r = (float *)dalloc(8, s);
+    unsigned long long *count = (unsigned long long *)dalloc(8, s);
+    CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
+    size_t b1 = 0, b2 = 0, b3 = 0;
+    CHECK(cub::DeviceReduce::TransformReduce(nullptr, b1, x, r, n, Sum{}, Affine{3.0f}, 0.0f, s));
+    CHECK(cub::DeviceReduce::TransformReduce(nullptr, b2, x, count, n, Sum{}, AffineAbove{3.0f, 1.25f}, 0ull, s));
+    CHECK(cub::DeviceReduce::TransformReduce(nullptr, b3, x, r, n, Max{}, Abs{}, 0.0f, s));
+    size_t bytes = b1 > b2 ? b1 : b2;
+    bytes = bytes > b3 ? bytes : b3;
+    void *temp = dalloc(bytes, s);
+    CHECK(cudaStreamSynchronize(s));
+    float value = 0;
+    unsigned long long kept = 0;
+    double us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::TransformReduce(temp, b1, x, r, n, Sum{}, Affine{3.0f}, 0.0f, s));
+      CHECK(cudaMemcpyAsync(&value, r, 4, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub chain_map_sum %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::TransformReduce(temp, b2, x, count, n, Sum{}, AffineAbove{3.0f, 1.25f}, 0ull, s));
+      CHECK(cudaMemcpyAsync(&kept, count, 8, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub chain_map_filter_count %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::TransformReduce(temp, b3, x, r, n, Max{}, Abs{}, 0.0f, s));
+      CHECK(cudaMemcpyAsync(&value, r, 4, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub chain_map_max_by %d %.1f\n", log, us);
+    // `map(v * g + 1).filter(v > t).collect()`: a select over a transform
+    // iterator into a new buffer, its count copied back.
+    auto mapped = thrust::make_transform_iterator(x, Affine{3.0f});
+    size_t b4 = 0;
+    float *kept_values = nullptr;
+    CHECK(cub::DeviceSelect::If(nullptr, b4, mapped, kept_values, count, n, Above{1.25f}, s));
+    void *temp4 = dalloc(b4, s);
+    us = best(reps, [&] {
+      float *out = (float *)dalloc(n * 4, s);
+      CHECK(cub::DeviceSelect::If(temp4, b4, mapped, out, count, n, Above{1.25f}, s));
+      CHECK(cudaMemcpyAsync(&kept, count, 8, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+      CHECK(cudaFreeAsync(out, s));
+    });
+    std::printf("cub chain_map_filter_collect %d %.1f\n", log, us);
+    CHECK(cudaFreeAsync(temp4, s));
+    for (void *p : {(void *)x, (void *)r, (void *)count, temp}) CHECK(cudaFreeAsync(p, s));
   }
   // The pipeline's result, for the Rust program's check.
   std::vector<float> host = data(1 << 20, 5);

@@ -50,4 +50,16 @@ awk '$1 == "cub" && $2 != "check" { cub[$2" "$3] = $4 }
        }
      }' "$out/pipeline-bench-cub.log" "$out/pipeline-bench-rust.log" | tee "$out/pipeline-table.txt"
 [ -s "$out/pipeline-table.txt" ] || { echo "pipeline-run: no timings" >&2; fail=1; }
+# Fusion: each `par_iter` chain against the same work unfused (a transform,
+# then a reduce or a select), both ours: unfused / fused.
+awk '$1 == "rust" && $2 ~ /^chain_/ { fused[substr($2, 7)" "$3] = $4 }
+     $1 == "rust" && $2 ~ /^unfused_/ { unfused[substr($2, 9)" "$3] = $4 }
+     END {
+       printf "%-26s %5s %12s %12s %8s\n", "chain", "log2", "fused us", "unfused us", "unf/fused"
+       for (k in fused) if (k in unfused) {
+         split(k, p, " ")
+         printf "%-26s %5s %12.1f %12.1f %8.3f\n", p[1], p[2], fused[k], unfused[k], unfused[k] / fused[k]
+       }
+     }' "$out/pipeline-bench-rust.log" | tee "$out/pipeline-fusion.txt"
+grep -q "map_sum" "$out/pipeline-fusion.txt" || { echo "pipeline-run: no fusion timings" >&2; fail=1; }
 exit $fail

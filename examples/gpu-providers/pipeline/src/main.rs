@@ -4,7 +4,8 @@
 //! host copies reuse their buffers or use page-locked ones.
 //!
 //!     pipeline check [--sanitizer]
-//!                             every form against the CPU (exit 1 on a
+//!                             every form, and `par_iter` chains
+//!                             (chains.rs), against the CPU (exit 1 on a
 //!                             failure); --sanitizer leaves out the
 //!                             allocation past the device's memory, a
 //!                             failed driver call compute-sanitizer counts
@@ -25,6 +26,8 @@
 //! examples/gpu-providers/Cargo.toml`; run on the GPU machine by
 //! scripts/gpu/pipeline-run.sh, beside benches/cub/pipeline.cu (the same
 //! calls with CUB and cudaMemcpy).
+
+mod chains;
 
 use native::gpu::{DeviceVec, Error, ErrorKind, Gpu, HostBuffer, Mark};
 use std::process::ExitCode;
@@ -200,6 +203,7 @@ fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
     );
 
     // An allocation that cannot fit names the bytes.
+    chains::check_chains(gpu, &mut c)?;
     if sanitizer {
         gpu.synchronize()?;
         return Ok(c);
@@ -458,6 +462,7 @@ fn best(reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Er
 }
 
 fn bench(gpu: &Gpu, reps: usize) -> Result<(), Error> {
+    chains::bench_chains(gpu, reps)?;
     // Transfers of 2^20, 2^24 and 2^28 bytes.
     for log in [20u32, 24, 28] {
         let n = (1usize << log) / 4;
