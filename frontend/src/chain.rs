@@ -183,9 +183,11 @@ fn is_lifetime(t: &Ty) -> bool {
 /// A call whose chain or closures cannot be read is left as it is: its
 /// registration then has no body, which admission reports.
 pub fn synthesize(bodies: &mut Vec<Body>, overflow_checks: bool) {
+    // A generic function's closures are written in its type parameters:
+    // a chain of them is not compiled (admission says so).
     let closure_bodies: BTreeMap<String, (String, Vec<Ty>, Ty)> = bodies
         .iter()
-        .filter(|b| b.kind == BodyKind::Closure)
+        .filter(|b| b.kind == BodyKind::Closure && b.generic_params.is_empty())
         .filter_map(|b| {
             let env = crate::pmir::env_type(b)?;
             let params = b.locals[2..=b.arg_count as usize]

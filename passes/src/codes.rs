@@ -213,6 +213,8 @@ takes:
     transform2                                (T, U) -> V
     select                                    (T) -> bool
     sort_by                                   (&T, &T) -> Ordering
+    gpu.par_iter(&x) chains                   map (T) -> U, filter (&T) -> bool,
+                                              then a terminal (sum, min_by, ...)
 
 where T, U and V are each one of i8, i16, i32, i64, u8, u16, u32, u64,
 f32 and f64 (`bool` only as a predicate's result). A comparator is what
@@ -220,7 +222,9 @@ f32 and f64 (`bool` only as a predicate's result). A comparator is what
 functions of `native` are generic, so rustc accepts other element types
 (i128, usize, tuples, references, structs); the GPU providers do not. A
 function pointer, or a callback with no body in the file, is refused too:
-the GPU code is compiled from the callback's body.
+the GPU code is compiled from the callback's body. So is a `par_iter`
+chain whose closures belong to a generic function (written in its type
+parameters): write the chain where its element types are concrete.
 
 Erroneous code example:
 

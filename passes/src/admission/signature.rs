@@ -156,6 +156,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
             );
             return None;
         }
+        if shape(ctx.reg) == Shape::Chain {
+            out.push(
+                Diagnostic::new(
+                    Code::Signature,
+                    "this `par_iter` chain's closures belong to a generic function".to_string(),
+                    ctx.registration_label(format!("the chain ends with `{}` here", ctx.reg.function)),
+                )
+                .with_note("a chain is compiled from its closures' bodies for its element types; a generic function's closures are written in its type parameters, and a chain is not compiled for each of the function's instances")
+                .with_help("write the chain where its element types are concrete (in the generic function's callers), or make the function non-generic"),
+            );
+            return None;
+        }
         let what = match &ctx.reg.callback {
             CallbackRef::Other(t) => format!("callback of type `{t}` has no body to compile"),
             CallbackRef::Closure(b) | CallbackRef::FnItem(b) => {
