@@ -163,15 +163,15 @@ pub fn jobs(
             let f = function(t.registration).unwrap_or_default();
             contract_of(t.provider, &f)?;
             // A chain's combine works on its values (`R`), not its elements.
-            let (calling, symbol, element) = match f.as_str() {
-                "ParIter::reduce" => (Calling::ChainFold, true, &t.signature.ret),
-                "ParIter::min_by" => (Calling::ChainMinBy, true, &t.signature.ret),
-                "ParIter::max_by" => (Calling::ChainMaxBy, true, &t.signature.ret),
-                _ => (Calling::Direct, false, t.signature.element()),
+            let calling = match f.as_str() {
+                "ParIter::reduce" => Calling::ChainFold,
+                "ParIter::min_by" => Calling::ChainMinBy,
+                "ParIter::max_by" => Calling::ChainMaxBy,
+                _ => Calling::Direct,
             };
-            let symbol = match symbol {
-                true => format!("{}_combine", t.symbol),
-                false => t.symbol.clone(),
+            let (symbol, element) = match calling {
+                Calling::Direct => (t.symbol.clone(), t.signature.element()),
+                _ => (format!("{}_combine", t.symbol), &t.signature.ret),
             };
             Some((t, calling, symbol, element.clone()))
         })

@@ -721,12 +721,14 @@ fn captured_type(d: &crate::pmir::DebugVar) -> Option<Ty> {
 /// by type). `None` when one of them has none (a closure that captures
 /// something other than scalars by value).
 pub fn layout_of(chain: &Closure, closures: &[Closure]) -> Option<ObjectLayout> {
+    // Each capture's closure, with its layout.
+    let mut held: Vec<&Closure> = Vec::new();
     let mut inner: Vec<ObjectLayout> = Vec::new();
     for c in &chain.captures {
-        let held = closures.iter().find(|k| k.ty == c.ty)?;
-        inner.push(match &held.layout {
+        let closure = closures.iter().find(|k| k.ty == c.ty)?;
+        inner.push(match &closure.layout {
             Some(l) => l.clone(),
-            None if held.captures.is_empty() => ObjectLayout {
+            None if closure.captures.is_empty() => ObjectLayout {
                 size: 0,
                 align: 1,
                 offsets: Vec::new(),
@@ -734,6 +736,7 @@ pub fn layout_of(chain: &Closure, closures: &[Closure]) -> Option<ObjectLayout> 
             },
             None => return None,
         });
+        held.push(closure);
     }
     let has_terminal = chain.captures.iter().any(|c| c.name == "terminal");
     let stages = chain.captures.len() - usize::from(has_terminal);
@@ -760,9 +763,8 @@ pub fn layout_of(chain: &Closure, closures: &[Closure]) -> Option<ObjectLayout> 
     }
     let (size, align) = (acc.0.next_multiple_of(acc.1), acc.1);
     let mut leaves = Vec::new();
-    for (k, (c, l)) in chain.captures.iter().zip(&inner).enumerate() {
-        let held = closures.iter().find(|h| h.ty == c.ty)?;
-        for (j, (cap, off)) in held.captures.iter().zip(&l.offsets).enumerate() {
+    for (k, (closure, l)) in held.iter().zip(&inner).enumerate() {
+        for (j, (cap, off)) in closure.captures.iter().zip(&l.offsets).enumerate() {
             match cap.ty.scalar() {
                 Some(_) => leaves.push(LeafLayout {
                     capture: k as u32,

@@ -60,7 +60,7 @@ fn check_capture(
 ) {
     let ty = cap.ty.clone();
     if let Some(d) = borrowed(ctx, closure, cap, &ty)
-        .or_else(|| pointer(ctx, closure, cap, &ty))
+        .or_else(|| pointer(closure, cap, &ty))
         .or_else(|| non_scalar(ctx, closure, cap, &ty))
     {
         out.push(d);
@@ -127,7 +127,7 @@ fn borrowed(
     Some(d)
 }
 
-fn pointer(_: &Ctx<'_>, closure: &ClosureFact, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
+fn pointer(closure: &ClosureFact, cap: &CaptureFact, ty: &Ty) -> Option<Diagnostic> {
     if !matches!(ty, Ty::Ptr { .. }) {
         return None;
     }

@@ -555,7 +555,6 @@ fn build_chain<'c>(
         loc,
         callee: rw.symbol(callee),
     };
-    let argument = |i: usize| e.argument(i);
     let zero = |ty: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
         let op = OperationBuilder::new("llvm.mlir.zero", loc)
             .add_results(&[ty])
@@ -570,20 +569,20 @@ fn build_chain<'c>(
     ))?;
     let (x, a, b, out) = match combine {
         false => (
-            e.narrow(argument(1)?, t)?,
+            e.narrow(e.argument(1)?, t)?,
             zero(r.body)?,
             zero(r.body)?,
-            argument(2)?,
+            e.argument(2)?,
         ),
         true => (
             zero(t.body)?,
-            e.narrow(argument(1)?, r)?,
-            e.narrow(argument(2)?, r)?,
-            argument(3)?,
+            e.narrow(e.argument(1)?, r)?,
+            e.narrow(e.argument(2)?, r)?,
+            e.argument(3)?,
         ),
     };
     let answer = e
-        .call(&[argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
+        .call(&[e.argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
         .ok_or_else(|| rw.error(body, "the chain body's call has no result"))?;
     e.ret(e.unary("arith.extui", answer, i32t)?)?;
     let name = format!(
