@@ -35,6 +35,16 @@ struct VecWidth {
     static constexpr int N = 16 / sizeof(T);
 };
 
+// Whether elements of T are read and written as 16-byte vectors: those
+// whose size is their alignment and divides 16 (every scalar). Any other
+// element (a tuple or a struct, which the generated code declares as
+// `struct alignas(A) { unsigned char bytes[S]; }` in rustc's layout) is
+// moved one element at a time.
+template <class T>
+struct Vectorized {
+    static constexpr bool value = sizeof(T) == alignof(T) && sizeof(T) <= 16 && 16 % sizeof(T) == 0;
+};
+
 template <class T>
 __device__ __forceinline__ Vec16<T> load16(const T *p) {
     Vec16<T> r;
@@ -73,6 +83,21 @@ __device__ __forceinline__ long long shfl(long long v, int src) { return __shfl_
 __device__ __forceinline__ unsigned long long shfl(unsigned long long v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 __device__ __forceinline__ float shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 __device__ __forceinline__ double shfl(double v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+
+// A composite element's shuffle: its bytes as 32-bit words (its padding
+// travels too, and is never read as a value).
+template <class T>
+__device__ __forceinline__ T shfl(const T &v, int src) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    union Words {
+        T value;
+        unsigned w[W];
+    } in, out;
+    in.value = v;
+#pragma unroll
+    for (int i = 0; i < W; ++i) out.w[i] = __shfl_sync(0xffffffffu, in.w[i], src);
+    return out.value;
+}
 
 template <class T>
 __device__ __forceinline__ T shfl_down(T v, unsigned delta) {

@@ -29,7 +29,8 @@
 namespace rcb {
 
 // One block's partial: its fold and whether it has one. 8 bytes for
-// elements of up to 4 bytes, 16 for 8-byte elements.
+// elements of up to 4 bytes, 16 for 8-byte elements; a composite's is its
+// size and the flag, at most 16 bytes more (the runtime's workspace).
 template <class T>
 struct alignas(sizeof(T) == 8 ? 16 : 8) Partial {
     T value;
@@ -37,19 +38,21 @@ struct alignas(sizeof(T) == 8 ? 16 : 8) Partial {
 };
 
 // A partial written by another block, read whole from L2 (L1 is not
-// coherent): one 8- or 16-byte access.
+// coherent): one 8- or 16-byte access, or a composite's 8-byte words.
 template <class T>
 __device__ __forceinline__ Partial<T> load_partial(const Partial<T> *p) {
-    static_assert(sizeof(Partial<T>) == 8 || sizeof(Partial<T>) == 16, "a partial is 8 or 16 bytes");
+    static_assert(sizeof(Partial<T>) % 8 == 0, "a partial is whole 8-byte words");
+    constexpr int WORDS = sizeof(Partial<T>) / 8;
     union {
         Partial<T> partial;
-        uint2 u2;
+        uint2 u2[WORDS];
         uint4 u4;
     } bits;
-    if (sizeof(Partial<T>) == 8) {
-        bits.u2 = __ldcg(reinterpret_cast<const uint2 *>(p));
-    } else {
+    if constexpr (sizeof(Partial<T>) == 16) {
         bits.u4 = __ldcg(reinterpret_cast<const uint4 *>(p));
+    } else {
+#pragma unroll
+        for (int w = 0; w < WORDS; ++w) bits.u2[w] = __ldcg(reinterpret_cast<const uint2 *>(p) + w);
     }
     return bits.partial;
 }
@@ -98,44 +101,58 @@ template <int BLOCK, int VEC_UNROLL, class T, class Op>
 __device__ __forceinline__ void reduce(const T *__restrict__ input, u64 n, T init, Partial<T> *partials,
                                        u32 *counter, T *output, const Op &op) {
     static_assert(VEC_UNROLL >= 1, "unroll");
-    constexpr int N = VecWidth<T>::N;
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
         __trap();
     }
-    // Elements before the first 16-byte boundary are read as scalars, as are
-    // the (< N) elements after the last whole vector.
-    const u64 head = head_elements(input, n);
-    const u64 nvec = (n - head) / N;
-    const u64 tail_start = head + nvec * N;
-    const u64 nscalar = head + (n - tail_start);
-    const T *__restrict__ vinput = input + head;
-
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
 
     T acc;
     bool has = false;
-    u64 i = tid;
-    if (i < nvec) {
-        // The first vector seeds the accumulator, so the hot loop needs no flag.
-        acc = fold_vector(load16(vinput + i * N), op);
-        has = true;
-        i += stride;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
-            Vec16<T> v[VEC_UNROLL];
+    if constexpr (!Vectorized<T>::value) {
+        // A composite: a strided subset of the elements, VEC_UNROLL loads
+        // in flight, folded in index order.
+        u64 i = tid;
+        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
+            T v[VEC_UNROLL];
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) acc = op(acc, fold_vector(v[u], op));
+            for (int u = 0; u < VEC_UNROLL; ++u) fold_into(acc, has, v[u], op);
         }
-        for (; i < nvec; i += stride) {
-            acc = op(acc, fold_vector(load16(vinput + i * N), op));
+        for (; i < n; i += stride) fold_into(acc, has, input[i], op);
+    } else {
+        constexpr int N = VecWidth<T>::N;
+        // Elements before the first 16-byte boundary are read as scalars, as are
+        // the (< N) elements after the last whole vector.
+        const u64 head = head_elements(input, n);
+        const u64 nvec = (n - head) / N;
+        const u64 tail_start = head + nvec * N;
+        const u64 nscalar = head + (n - tail_start);
+        const T *__restrict__ vinput = input + head;
+
+        u64 i = tid;
+        if (i < nvec) {
+            // The first vector seeds the accumulator, so the hot loop needs no flag.
+            acc = fold_vector(load16(vinput + i * N), op);
+            has = true;
+            i += stride;
+            for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
+                Vec16<T> v[VEC_UNROLL];
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) acc = op(acc, fold_vector(v[u], op));
+            }
+            for (; i < nvec; i += stride) {
+                acc = op(acc, fold_vector(load16(vinput + i * N), op));
+            }
         }
-    }
-    if (tid < nscalar) {
-        const u64 j = tid < head ? tid : tail_start + (tid - head);
-        fold_into(acc, has, input[j], op);
+        if (tid < nscalar) {
+            const u64 j = tid < head ? tid : tail_start + (tid - head);
+            fold_into(acc, has, input[j], op);
+        }
     }
 
     block_reduce<BLOCK>(acc, has, op);

@@ -54,37 +54,43 @@ __device__ __forceinline__ void store_chunk(T *__restrict__ p, const T (&x)[C]) 
 template <int BLOCK, int UNROLL, class T, class U, class Op>
 __device__ __forceinline__ void transform(const T *__restrict__ input, u64 n, U *__restrict__ output, const Op &op) {
     if (blockDim.x != (unsigned)BLOCK) __trap();
-    constexpr int C = ChunkWidth<T, U>::N;
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
-    if (aligned16(input) && aligned16(output)) {
-        const u64 chunks = n / C;
-        u64 c = tid;
-        for (; c + (u64)(UNROLL - 1) * stride < chunks; c += (u64)UNROLL * stride) {
-            T x[UNROLL][C];
+    if constexpr (!Vectorized<T>::value || !Vectorized<U>::value) {
+        // A composite input or output: one element at a time.
+        for (u64 i = tid; i < n; i += stride) output[i] = op(input[i]);
+        return;
+    } else {
+        constexpr int C = ChunkWidth<T, U>::N;
+        if (aligned16(input) && aligned16(output)) {
+            const u64 chunks = n / C;
+            u64 c = tid;
+            for (; c + (u64)(UNROLL - 1) * stride < chunks; c += (u64)UNROLL * stride) {
+                T x[UNROLL][C];
 #pragma unroll
-            for (int u = 0; u < UNROLL; ++u) load_chunk<C>(input + (c + (u64)u * stride) * C, x[u]);
+                for (int u = 0; u < UNROLL; ++u) load_chunk<C>(input + (c + (u64)u * stride) * C, x[u]);
 #pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
+                for (int u = 0; u < UNROLL; ++u) {
+                    U y[C];
+#pragma unroll
+                    for (int k = 0; k < C; ++k) y[k] = op(x[u][k]);
+                    store_chunk<C>(output + (c + (u64)u * stride) * C, y);
+                }
+            }
+            for (; c < chunks; c += stride) {
+                T x[C];
+                load_chunk<C>(input + c * C, x);
                 U y[C];
 #pragma unroll
-                for (int k = 0; k < C; ++k) y[k] = op(x[u][k]);
-                store_chunk<C>(output + (c + (u64)u * stride) * C, y);
+                for (int k = 0; k < C; ++k) y[k] = op(x[k]);
+                store_chunk<C>(output + c * C, y);
             }
+            const u64 tail = chunks * C;
+            if (tid < n - tail) output[tail + tid] = op(input[tail + tid]);
+            return;
         }
-        for (; c < chunks; c += stride) {
-            T x[C];
-            load_chunk<C>(input + c * C, x);
-            U y[C];
-#pragma unroll
-            for (int k = 0; k < C; ++k) y[k] = op(x[k]);
-            store_chunk<C>(output + c * C, y);
-        }
-        const u64 tail = chunks * C;
-        if (tid < n - tail) output[tail + tid] = op(input[tail + tid]);
-        return;
+        for (u64 i = tid; i < n; i += stride) output[i] = op(input[i]);
     }
-    for (u64 i = tid; i < n; i += stride) output[i] = op(input[i]);
 }
 
 template <int BLOCK, int UNROLL, class T, class U, class V, class Op>

@@ -995,3 +995,165 @@ fn array_iteration_runs_on_the_host_as_rust_computes_it() {
         }
     }
 }
+
+/// Tuples and structs as elements (tests/verdicts/composite_elements.rs),
+/// lowered and run on the host by the JIT at O0 and O3: each thunk reads
+/// real Rust values of this test's own types (the same rustc lays them
+/// out as the probe measured) through pointers, and writes a real Rust
+/// value; the results equal the case's closures, written again here. The
+/// result's padding is filled with a pattern first and must not matter.
+#[test]
+fn composite_thunks_read_and_write_rusts_layout() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Point {
+        x: f32,
+        y: f32,
+        w: u32,
+    }
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    struct Body {
+        id: u8,
+        at: Point,
+        mass: f64,
+    }
+    fn at<T>(v: &T) -> [u8; SLOT] {
+        let mut s = [0u8; SLOT];
+        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
+        s
+    }
+    fn scalar(bytes: &[u8]) -> [u8; SLOT] {
+        let mut s = [0u8; SLOT];
+        s[..bytes.len()].copy_from_slice(bytes);
+        s
+    }
+    /// Calls thunk `i` with `args` and a result slot of `R` (through its
+    /// address) or a scalar result.
+    fn run<R: Copy>(
+        module: &melior::ir::Module<'_>,
+        thunk: &Thunk,
+        env: &[u8],
+        args: &[[u8; SLOT]],
+        fill: R,
+    ) -> R {
+        let mut r = std::mem::MaybeUninit::new(fill);
+        let mut all = args.to_vec();
+        all.push(at(&r));
+        with_host_code(module, &thunk.symbol, &|_| Ok(None), |f| {
+            let mut out = [0u8; SLOT];
+            f.call(env, &all, &mut out).expect("no panic")
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", thunk.symbol));
+        // SAFETY: initialised with `fill`; the thunk wrote a whole R.
+        unsafe { r.assume_init_mut().to_owned() }
+    }
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_elements.rs");
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        assert_eq!(thunks.len(), 7, "O{opt}");
+        // arg_min: the less value, of equal ones the less index.
+        let pick = |a: (f32, u32), b: (f32, u32)| {
+            run(
+                &module,
+                &thunks[0],
+                &[],
+                &[at(&a), at(&b)],
+                (f32::NAN, 7u32),
+            )
+        };
+        assert_eq!(pick((1.5, 9), (0.5, 2)), (0.5, 2), "O{opt}");
+        assert_eq!(pick((0.5, 9), (0.5, 2)), (0.5, 2), "O{opt}");
+        assert_eq!(pick((0.5, 1), (0.5, 2)), (0.5, 1), "O{opt}");
+        assert_eq!(pick((-1.0, 1), (0.5, 0)), (-1.0, 1), "O{opt}");
+        // totals: field by field.
+        let (p, q) = (
+            Point {
+                x: 1.0,
+                y: -2.0,
+                w: u32::MAX,
+            },
+            Point {
+                x: 3.0,
+                y: 4.0,
+                w: 2,
+            },
+        );
+        let fill = Point {
+            x: 0.0,
+            y: 0.0,
+            w: 0,
+        };
+        assert_eq!(
+            run(&module, &thunks[1], &[], &[at(&p), at(&q)], fill),
+            Point {
+                x: 3.0,
+                y: -2.0,
+                w: 1
+            },
+            "O{opt}"
+        );
+        // norms: a struct in, a scalar out.
+        let norm = with_host_code(&module, &thunks[2].symbol, &|_| Ok(None), |f| {
+            let mut out = [0u8; SLOT];
+            f.call(&[], &[at(&q)], &mut out).unwrap();
+            f32::from_le_bytes(out[..4].try_into().unwrap())
+        })
+        .unwrap();
+        assert_eq!(norm, 25.0, "O{opt}");
+        // pair_up: a scalar in, a tuple out, a capture.
+        for v in [0u32, 0x1ff, u32::MAX, 0x8000_0001] {
+            let k = 0x5au8;
+            let r = run(
+                &module,
+                &thunks[3],
+                &[k],
+                &[scalar(&v.to_le_bytes())],
+                (0u8, 0u32),
+            );
+            assert_eq!(r, ((v as u8) ^ k, v.wrapping_mul(3)), "O{opt} {v}");
+        }
+        // moments: a #[repr(C)] struct holding a struct, a capture.
+        let g = 0.5f64;
+        let b = Body {
+            id: 200,
+            at: Point {
+                x: 3.0,
+                y: 0.0,
+                w: 9,
+            },
+            mass: 2.5,
+        };
+        let r = run(
+            &module,
+            &thunks[4],
+            &g.to_le_bytes(),
+            &[at(&b)],
+            (0.0f64, 0u8),
+        );
+        assert_eq!(r, (2.5 * 3.0 * 0.5, 200), "O{opt}");
+        // nested: rustc reorders the outer tuple and the inner one.
+        type N = (u8, (u16, i64), i8);
+        let (a, c): (N, N) = ((0x0f, (0x100, -5), -1), (0xf0, (0x001, 7), 0x3c));
+        let r = run(
+            &module,
+            &thunks[5],
+            &[],
+            &[at(&a), at(&c)],
+            (0u8, (0u16, 0i64), 0i8),
+        );
+        assert_eq!(r, (0xff, (0x101, 7), 0x3c), "O{opt}");
+        // widen: a tuple pattern in the parameter, a triple with padding out.
+        for (x, y) in [
+            (-3i16, 1.25f32),
+            (i16::MAX, -0.0),
+            (i16::MIN, f32::INFINITY),
+        ] {
+            let r = run(&module, &thunks[6], &[], &[at(&(x, y))], (0f64, 0i64, 0u8));
+            assert_eq!(r.0.to_bits(), (y as f64).to_bits(), "O{opt}");
+            assert_eq!((r.1, r.2), (x as i64 * 3, (x & 0x7f) as u8), "O{opt}");
+        }
+    }
+}

@@ -368,20 +368,33 @@ fn check(
     job: &LintJob,
     resolve: &dyn Fn(&str) -> Result<Option<usize>, String>,
 ) -> Result<Vec<Finding>, String> {
-    let Element::Scalar(s) = job.element else {
-        return Err("composite elements are not checked yet".into());
+    // The laws over the element's values, with one environment.
+    type Laws<'a> = Box<dyn Fn(HostFn, &[u8]) -> Vec<Finding> + 'a>;
+    let (provider, calling) = (job.provider, job.calling);
+    let laws: Laws<'_> = match &job.element {
+        Element::Scalar(s) => {
+            let s = *s;
+            if laws::values(s).is_none() {
+                return Err(format!(
+                    "the host has no values of `{}` to check with",
+                    s.name()
+                ));
+            }
+            Box::new(move |f, env| run_laws(f, env, s, provider, calling))
+        }
+        Element::Composite(l) => {
+            let d = composite_domain(l)?;
+            if calling != Calling::Direct {
+                return Err("a chain over tuples or structs is not checked".into());
+            }
+            Box::new(move |f, env| run_composite_laws(f, env, &d, provider))
+        }
     };
-    if laws::values(s).is_none() {
-        return Err(format!(
-            "the host has no values of `{}` to check with",
-            s.name()
-        ));
-    }
     let context = ir::context().map_err(|e| e.to_string())?;
     let module = ir::parse(&context, &job.code).map_err(|e| e.to_string())?;
     host::with_host_code(&module, &job.symbol, resolve, |f| {
         for (env, captured) in capture_sets(&job.env) {
-            let found = run_laws(f, &env, s, job.provider, job.calling);
+            let found = laws(f, &env);
             if !found.is_empty() {
                 return found
                     .into_iter()
@@ -399,6 +412,70 @@ fn check(
         Vec::new()
     })
     .map_err(|e| e.to_string())
+}
+
+/// The checks' view of a tuple or struct element: each scalar field at its
+/// offset.
+fn composite_domain(l: &manifest::Layout) -> Result<laws::Composite, String> {
+    let fields = l
+        .fields
+        .iter()
+        .map(|f| match f.element.scalar() {
+            Some(s) if laws::values(s).is_some() => Ok((f.name.clone(), f.offset as usize, s)),
+            _ => Err(format!(
+                "the host has no values of `{}`'s field `.{}` to check with",
+                l.name, f.name
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(laws::Composite {
+        size: l.size as usize,
+        fields,
+    })
+}
+
+/// A composite fold's laws: the thunk takes its operands and writes its
+/// result through pointers (`passes::lower::thunks`' in-memory ABI), each
+/// in a buffer aligned for any scalar.
+fn run_composite_laws(
+    f: HostFn,
+    env: &[u8],
+    d: &laws::Composite,
+    provider: Provider,
+) -> Vec<Finding> {
+    let words = d.size.div_ceil(8).max(1);
+    let aligned = |v: &[u8]| {
+        let mut buffer = vec![0u64; words];
+        for (i, b) in v.iter().enumerate() {
+            buffer[i / 8] |= u64::from(*b) << (8 * (i % 8));
+        }
+        buffer
+    };
+    let address = |buffer: &[u64]| {
+        let mut slot = [0u8; SLOT];
+        slot[..8].copy_from_slice(&(buffer.as_ptr() as u64).to_le_bytes());
+        slot
+    };
+    let call = |a: &Vec<u8>, b: &Vec<u8>| {
+        let (a, b) = (aligned(a), aligned(b));
+        let mut out = aligned(&vec![laws::PADDING; d.size]);
+        let mut answer = [0u8; SLOT];
+        // The thunk writes the result through this address.
+        let mut at = [0u8; SLOT];
+        at[..8].copy_from_slice(&(out.as_mut_ptr() as u64).to_le_bytes());
+        f.call(env, &[address(&a), address(&b), at], &mut answer)?;
+        let bytes: Vec<u8> = out
+            .iter_mut()
+            .flat_map(|w| w.to_le_bytes())
+            .take(d.size)
+            .collect();
+        Some(bytes)
+    };
+    laws::check_fold(
+        &call,
+        d,
+        matches!(provider, Provider::Reduce | Provider::SegmentedReduce),
+    )
 }
 
 fn run_laws(
@@ -424,22 +501,24 @@ fn run_laws(
     };
     match calling {
         Calling::Direct => {}
-        Calling::ChainFold => return laws::check_fold(&|a, b| combine(a, b).map(|r| r.1), s, true),
+        Calling::ChainFold => {
+            return laws::check_fold(&|a, b| combine(a, b).map(|r| r.1), &s, true)
+        }
         // "The later wins" is `compare(earlier, later) == Greater` for a
         // minimum, `!= Greater` for a maximum: the lint checks `Greater`,
         // which is a strict weak order exactly when `Less` is.
         Calling::ChainMinBy => {
-            return laws::check_relation(&|a, b| combine(a, b).map(|r| r.0), s, "Greater")
+            return laws::check_relation(&|a, b| combine(a, b).map(|r| r.0), &s, "Greater")
         }
         Calling::ChainMaxBy => {
-            return laws::check_relation(&|a, b| combine(a, b).map(|r| !r.0), s, "Greater")
+            return laws::check_relation(&|a, b| combine(a, b).map(|r| !r.0), &s, "Greater")
         }
     }
     match provider {
-        Provider::SortBy => laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), s),
+        Provider::SortBy => laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
         p => laws::check_fold(
             &call,
-            s,
+            &s,
             matches!(p, Provider::Reduce | Provider::SegmentedReduce),
         ),
     }
@@ -495,7 +574,19 @@ fn warning(o: &Outcome, f: &Finding) -> Diagnostic {
         help: "",
         what: "operation",
     });
-    let float = f.counterexample.contains('.') || f.counterexample.contains("NaN");
+    // Whether the values compared hold floats: the admitted signature's.
+    let float = match &o.verdict {
+        passes::admission::Verdict::Admitted(abi) => abi
+            .signature
+            .params
+            .iter()
+            .chain([&abi.signature.ret])
+            .any(|e| match e {
+                Element::Scalar(s) => s.is_float(),
+                e => e.scalars().iter().any(|(_, s)| s.is_float()),
+            }),
+        _ => f.counterexample.contains('.') || f.counterexample.contains("NaN"),
+    };
     let title = if contract.what == "comparator" {
         format!(
             "the comparator of this `{}` is not a strict weak order: it is not {}",

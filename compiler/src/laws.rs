@@ -222,27 +222,135 @@ fn same(l: &Slot, r: &Slot, operands: &[&Slot], s: Scalar) -> bool {
     (x - y).abs() <= 16.0 * eps * scale
 }
 
+/// The values a law is checked over: how they are drawn, compared and
+/// printed. A scalar's are [`Slot`]s; a tuple's or struct's are its bytes
+/// in rustc's layout ([`Composite`]).
+pub trait Domain {
+    type Value: Clone;
+    /// Edge values first (24, or all there are), then pseudo-random ones;
+    /// `None` when the host has no arithmetic for the type.
+    fn values(&self) -> Option<Vec<Self::Value>>;
+    /// Whether two results are the same value (floats within a tolerance
+    /// scaled by the `operands`, as [`same`]).
+    fn same(&self, l: &Self::Value, r: &Self::Value, operands: &[&Self::Value]) -> bool;
+    /// A value as `{:?}` prints it.
+    fn show(&self, v: &Self::Value) -> String;
+}
+
+impl Domain for Scalar {
+    type Value = Slot;
+
+    fn values(&self) -> Option<Vec<Slot>> {
+        values(*self)
+    }
+
+    fn same(&self, l: &Slot, r: &Slot, operands: &[&Slot]) -> bool {
+        same(l, r, operands, *self)
+    }
+
+    fn show(&self, v: &Slot) -> String {
+        show(v, *self)
+    }
+}
+
+/// A tuple or struct: its bytes in rustc's layout, each scalar field at its
+/// offset. Its values combine its fields' values (edge values with edge
+/// values first); its padding holds a pattern and is never compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composite {
+    pub size: usize,
+    /// Each scalar: its path (`1.0`), offset and type, in field order.
+    pub fields: Vec<(String, usize, Scalar)>,
+}
+
+/// What a composite's padding holds in the checks' values.
+pub const PADDING: u8 = 0xa5;
+
+impl Composite {
+    fn field(&self, v: &[u8], i: usize) -> Slot {
+        let (_, at, s) = &self.fields[i];
+        let mut slot = [0u8; SLOT];
+        let n = s.size() as usize;
+        slot[..n].copy_from_slice(&v[*at..*at + n]);
+        slot
+    }
+}
+
+impl Domain for Composite {
+    type Value = Vec<u8>;
+
+    fn values(&self) -> Option<Vec<Vec<u8>>> {
+        let each: Vec<Vec<Slot>> = self
+            .fields
+            .iter()
+            .map(|(_, _, s)| values(*s))
+            .collect::<Option<_>>()?;
+        let mut seq = Sequence::from_seed(0xD1B5_4A32_D192_ED03);
+        let value = |pick: &dyn Fn(usize, usize) -> usize| {
+            let mut v = vec![PADDING; self.size];
+            for (i, ((_, at, s), vals)) in self.fields.iter().zip(&each).enumerate() {
+                let n = s.size() as usize;
+                v[*at..*at + n].copy_from_slice(&vals[pick(i, vals.len())][..n]);
+            }
+            v
+        };
+        // Edge values of each field against shifted edge values of the
+        // others, then pseudo-random picks from all of each field's values.
+        let mut out: Vec<Vec<u8>> = (0..24)
+            .map(|k| value(&|i, len| (k + 5 * i) % 24.min(len)))
+            .collect();
+        for _ in 0..80 {
+            let draws: Vec<u64> = self.fields.iter().map(|_| seq.draw()).collect();
+            out.push(value(&|i, len| (draws[i] % len as u64) as usize));
+        }
+        Some(out)
+    }
+
+    fn same(&self, l: &Vec<u8>, r: &Vec<u8>, operands: &[&Vec<u8>]) -> bool {
+        (0..self.fields.len()).all(|i| {
+            let s = self.fields[i].2;
+            let ops: Vec<Slot> = operands.iter().map(|o| self.field(o, i)).collect();
+            let ops: Vec<&Slot> = ops.iter().collect();
+            same(&self.field(l, i), &self.field(r, i), &ops, s)
+        })
+    }
+
+    fn show(&self, v: &Vec<u8>) -> String {
+        let fields: Vec<String> = (0..self.fields.len())
+            .map(|i| {
+                let (name, _, s) = &self.fields[i];
+                format!(".{name}: {}", show(&self.field(v, i), *s))
+            })
+            .collect();
+        format!("{{ {} }}", fields.join(", "))
+    }
+}
+
+/// A fold's operation over a domain's values (`None`: it panicked).
+pub type Op<'a, D> =
+    dyn Fn(&<D as Domain>::Value, &<D as Domain>::Value) -> Option<<D as Domain>::Value> + 'a;
+
+/// A comparator's relation over a domain's values (`None`: it panicked).
+pub type Relation<'a, D> =
+    dyn Fn(&<D as Domain>::Value, &<D as Domain>::Value) -> Option<bool> + 'a;
+
 /// The third operands for the pair `(i, j)`: every edge value while both
 /// are edges, then one step of a pseudo-random walk.
-fn thirds(vals: &[Slot], i: usize, j: usize) -> Vec<Slot> {
+fn thirds<V: Clone>(vals: &[V], i: usize, j: usize) -> Vec<V> {
     if i < 24 && j < 24 {
         vals[..24.min(vals.len())].to_vec()
     } else {
-        vec![vals[(i * 31 + j * 17) % vals.len()]]
+        vec![vals[(i * 31 + j * 17) % vals.len()].clone()]
     }
 }
 
 /// The laws a fold's operation `op` breaks over `s` (associativity, and
 /// commutativity when `commutative`): at most one counterexample each.
-pub fn check_fold(
-    op: &dyn Fn(&Slot, &Slot) -> Option<Slot>,
-    s: Scalar,
-    commutative: bool,
-) -> Vec<Finding> {
-    let Some(vals) = values(s) else {
+pub fn check_fold<D: Domain>(op: &Op<'_, D>, d: &D, commutative: bool) -> Vec<Finding> {
+    let Some(vals) = d.values() else {
         return Vec::new();
     };
-    let show = |v: &Slot| show(v, s);
+    let show = |v: &D::Value| d.show(v);
     let mut found = Vec::new();
     'assoc: for (i, a) in vals.iter().enumerate() {
         for (j, b) in vals.iter().enumerate() {
@@ -253,7 +361,7 @@ pub fn check_fold(
                 let (Some(l), Some(r)) = (op(&ab, &c), op(a, &bc)) else {
                     continue;
                 };
-                if !same(&l, &r, &[a, b, &c], s) {
+                if !d.same(&l, &r, &[a, b, &c]) {
                     found.push(Finding {
                         law: "associative".into(),
                         counterexample: format!(
@@ -276,7 +384,7 @@ pub fn check_fold(
                 let (Some(l), Some(r)) = (op(a, b), op(b, a)) else {
                     continue;
                 };
-                if !same(&l, &r, &[a, b], s) {
+                if !d.same(&l, &r, &[a, b]) {
                     found.push(Finding {
                         law: "commutative".into(),
                         counterexample: format!(
@@ -299,22 +407,18 @@ pub fn check_fold(
 /// the merge sort asks it, `less(a, b)`: `compare(&a, &b) == Less` (its
 /// thunk):
 /// at most one counterexample.
-pub fn check_order(less: &dyn Fn(&Slot, &Slot) -> Option<bool>, s: Scalar) -> Vec<Finding> {
-    check_relation(less, s, "Less")
+pub fn check_order<D: Domain>(less: &Relation<'_, D>, d: &D) -> Vec<Finding> {
+    check_relation(less, d, "Less")
 }
 
 /// [`check_order`] of the relation `rel(a, b)`: `compare(&a, &b) ==
 /// ANSWER` (`Less`, or `Greater`, which is a strict weak order exactly when
 /// `Less` is), each counterexample naming that answer.
-pub fn check_relation(
-    less: &dyn Fn(&Slot, &Slot) -> Option<bool>,
-    s: Scalar,
-    answer: &str,
-) -> Vec<Finding> {
-    let Some(vals) = values(s) else {
+pub fn check_relation<D: Domain>(less: &Relation<'_, D>, d: &D, answer: &str) -> Vec<Finding> {
+    let Some(vals) = d.values() else {
         return Vec::new();
     };
-    let show = |v: &Slot| show(v, s);
+    let show = |v: &D::Value| d.show(v);
     let found = |law: &str, counterexample: String| {
         vec![Finding {
             law: law.into(),
@@ -391,7 +495,7 @@ mod tests {
         op: impl Fn(T, T) -> T,
     ) -> String {
         let call = |a: &Slot, b: &Slot| Some(to(op(from(a), from(b))));
-        let laws: Vec<String> = check_fold(&call, s, true)
+        let laws: Vec<String> = check_fold(&call, &s, true)
             .into_iter()
             .map(|f| f.law)
             .collect();
@@ -485,7 +589,7 @@ mod tests {
         let (from, _) = slot_of!(i32);
         let check = |less: fn(i32, i32) -> bool| {
             let call = |a: &Slot, b: &Slot| Some(less(from(a), from(b)));
-            check_order(&call, Scalar::I32)
+            check_order(&call, &Scalar::I32)
                 .into_iter()
                 .map(|f| f.law)
                 .collect::<Vec<_>>()

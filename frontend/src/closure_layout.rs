@@ -892,6 +892,8 @@ fn trivial(captures: &[Shape]) -> Option<ClosureLayout> {
 /// the closures that need it in one probe run. The doc's rustc must be the
 /// one the probe is built with: a layout belongs to one rustc.
 pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayoutError> {
+    doc.elements.clear();
+    let elements = composite_elements(doc);
     let mut wanted: Vec<(usize, Vec<Shape>)> = Vec::new();
     for i in 0..doc.closures.len() {
         doc.closures[i].layout = None;
@@ -907,11 +909,17 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
             }
         }
     }
-    if wanted.is_empty() {
+    if wanted.is_empty() && elements.is_empty() {
         chain_layouts(doc);
         return Ok(Checked::default());
     }
-    let lists: Vec<&[Shape]> = wanted.iter().map(|(_, c)| c.as_slice()).collect();
+    // A composite element is measured as a closure capturing one value of
+    // it, in the same probe run.
+    let lists: Vec<&[Shape]> = wanted
+        .iter()
+        .map(|(_, c)| c.as_slice())
+        .chain(elements.iter().map(|(_, s)| std::slice::from_ref(s)))
+        .collect();
     let measured = measure(&lists)?;
     if let Some(doc_rustc) = &doc.source.rustc {
         if first_line(doc_rustc) != first_line(&measured.rustc) {
@@ -926,8 +934,65 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
     for ((i, _), l) in wanted.iter().zip(&measured.layouts) {
         doc.closures[*i].layout = Some(object_layout(l));
     }
+    for ((ty, _), l) in elements.iter().zip(&measured.layouts[wanted.len()..]) {
+        doc.elements.push(crate::pmir::ElementLayout {
+            ty: ty.clone(),
+            layout: object_layout(l),
+        });
+    }
     chain_layouts(doc);
     Ok(measured.checked)
+}
+
+/// The tuples and structs that registrations' callbacks take or return (a
+/// reference's referent for a comparator's or a key's `&T`), each once, in
+/// the order first met, with their shapes: scalars, tuples and structs of
+/// them, nested. Arrays, closures and everything else are left out (no
+/// element type: admission says so). A `par_iter` chain's synthesized
+/// body is left out too: its closures' own types are not elements.
+fn composite_elements(doc: &crate::pmir::PreparedMir) -> Vec<(Ty, Shape)> {
+    fn plain(s: &Shape) -> bool {
+        match s {
+            Shape::Scalar(_) => true,
+            Shape::Tuple(parts) | Shape::Struct { fields: parts, .. } => parts.iter().all(plain),
+            Shape::Array(..) | Shape::Closure(_) => false,
+        }
+    }
+    let mut out: Vec<(Ty, Shape)> = Vec::new();
+    for r in &doc.registrations {
+        let types: Vec<Ty> = match &r.callback {
+            crate::pmir::Callback::Closure { body } => match doc.closure(body) {
+                Some(c) if !crate::chain::is_chain_closure(&c.ty) => {
+                    c.params.iter().chain([&c.ret]).cloned().collect()
+                }
+                _ => continue,
+            },
+            crate::pmir::Callback::FnItem { body } => match doc.body(body) {
+                Some(b) => {
+                    let n = b.arg_count as usize;
+                    b.locals.iter().take(n + 1).map(|l| l.ty.clone()).collect()
+                }
+                None => continue,
+            },
+            crate::pmir::Callback::Other { .. } => continue,
+        };
+        for t in types {
+            let t = match t {
+                Ty::Ref {
+                    mutable: false,
+                    inner,
+                } => *inner,
+                t => t,
+            };
+            if !matches!(t, Ty::Tuple(_) | Ty::Adt { .. }) || out.iter().any(|(o, _)| *o == t) {
+                continue;
+            }
+            if let Some(shape) = crate::layout::shape_of(&t, doc, 0).filter(plain) {
+                out.push((t, shape));
+            }
+        }
+    }
+    out
 }
 
 /// Every `par_iter` chain's layout, from its closures' (`chain::layout_of`).

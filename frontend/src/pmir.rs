@@ -35,6 +35,22 @@ pub struct PreparedMir {
     /// (`crate::adt`), by the path MIR prints; absent when none is known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adts: Vec<crate::adt::AdtDef>,
+    /// rustc's layout of each tuple or struct that a registration's
+    /// callback takes or returns (`closure_layout::record`): the composite
+    /// elements. Absent when every element is a scalar.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elements: Vec<ElementLayout>,
+}
+
+/// rustc's layout of a composite element type, measured as the layout of
+/// a closure capturing one value of it: `offsets` is `[0]` and each leaf is
+/// a scalar of the value (capture 0) at its offset from the value's start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementLayout {
+    #[serde(with = "crate::ty::as_string")]
+    pub ty: Ty,
+    pub layout: ObjectLayout,
 }
 
 /// Where the MIR came from.

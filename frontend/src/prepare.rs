@@ -553,6 +553,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
         closures,
         registrations,
         adts: Vec::new(),
+        elements: Vec::new(),
     };
     crate::adt_items::collect(&mut doc);
     doc

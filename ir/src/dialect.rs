@@ -169,6 +169,18 @@ pub const OPS: &[OpSpec] = &[
         summary: "rustc's layout of a closure object: size, alignment, and each capture's byte offset in field order.",
     },
     OpSpec {
+        name: "element_layout",
+        operands: &[],
+        results: &[],
+        attributes: &[
+            ("ty", Type),
+            ("size", Int),
+            ("align", Int),
+            ("offsets", IntArray),
+        ],
+        summary: "rustc's layout of a tuple or struct that a callback takes or returns as an element, measured as a closure capturing one value of it: size, alignment, `offsets` `[0]`, and its scalars (`leaf_paths`, `leaf_types`, `leaf_offsets`, as an `env_layout`'s).",
+    },
+    OpSpec {
         name: "adt_def",
         operands: &[],
         results: &[],

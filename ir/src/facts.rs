@@ -217,6 +217,9 @@ pub struct ModuleFacts {
     pub bodies: BTreeMap<String, BodyFact>,
     /// The structs and enums the bodies name (`rmir.adt_def`).
     pub adts: frontend::adt::Adts,
+    /// rustc's layout of each tuple or struct a callback takes or returns
+    /// (`rmir.element_layout`), by type.
+    pub elements: Vec<(Ty, LayoutFact)>,
 }
 
 impl ModuleFacts {
@@ -516,6 +519,15 @@ pub fn read(module: &Module) -> Result<ModuleFacts, String> {
                 r.tys("params")?,
             )),
             "rmir.adt_def" => adts.push(r.adt()?),
+            "rmir.element_layout" => f.elements.push((
+                r.ty("ty")?,
+                LayoutFact {
+                    size: r.uint("size")?,
+                    align: r.uint("align")?,
+                    offsets: r.uints("offsets")?,
+                    leaves: r.leaves()?,
+                },
+            )),
             "rmir.env_layout" => layouts.push((
                 r.symbol("closure")?,
                 LayoutFact {

@@ -116,6 +116,9 @@ fn import_inner<'c>(context: &'c Context, pmir: &PreparedMir) -> Result<Module<'
     for d in &pmir.adts {
         body.append_operation(m.adt(d)?);
     }
+    for e in &pmir.elements {
+        body.append_operation(m.element_layout(e)?);
+    }
     for b in imported_bodies(pmir) {
         body.append_operation(m.body(b)?);
     }
@@ -454,6 +457,30 @@ impl<'c, 'p> Importer<'c, 'p> {
         c: &Closure,
         layout: &frontend::pmir::ObjectLayout,
     ) -> Result<melior::ir::Operation<'c>, String> {
+        let attrs = self.layout_attrs(("closure", self.symbol(&c.body)), layout)?;
+        self.fact_op("rmir.env_layout", &attrs, self.closure_loc(c))
+    }
+
+    /// A composite element's measured layout (`pmir::ElementLayout`): as
+    /// an `rmir.env_layout`'s, of one capture at offset 0.
+    fn element_layout(
+        &self,
+        e: &frontend::pmir::ElementLayout,
+    ) -> Result<melior::ir::Operation<'c>, String> {
+        let attrs = self.layout_attrs(("ty", self.ty(&e.ty)), &e.layout)?;
+        // A type has no one place in the source: the file's.
+        let file = Location::new(self.context, &self.pmir.source.file, 1, 1);
+        self.fact_op("rmir.element_layout", &attrs, file)
+    }
+
+    /// A layout's attributes after `owner`: size, alignment, offsets and
+    /// the aggregate captures' scalars in parallel arrays (absent when
+    /// every capture is a scalar).
+    fn layout_attrs(
+        &self,
+        owner: (&'static str, Attribute<'c>),
+        layout: &frontend::pmir::ObjectLayout,
+    ) -> Result<Vec<(&'static str, Attribute<'c>)>, String> {
         let int = |v: u64| i64::try_from(v).map_err(|_| format!("layout value {v} too large"));
         let offsets = layout
             .offsets
@@ -461,7 +488,7 @@ impl<'c, 'p> Importer<'c, 'p> {
             .map(|&o| Ok(self.int(int(o)?)))
             .collect::<Result<Vec<_>, String>>()?;
         let mut attrs = vec![
-            ("closure", self.symbol(&c.body)),
+            owner,
             ("size", self.int(int(layout.size)?)),
             ("align", self.int(int(layout.align)?)),
             (
@@ -497,7 +524,7 @@ impl<'c, 'p> Importer<'c, 'p> {
                 ArrayAttribute::new(self.context, &at).into(),
             ));
         }
-        self.fact_op("rmir.env_layout", &attrs, self.closure_loc(c))
+        Ok(attrs)
     }
 
     fn capture(

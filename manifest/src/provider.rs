@@ -111,9 +111,73 @@ pub fn abi_c_type(e: &Element) -> &'static str {
     }
 }
 
-/// The C++ type of an element, as [`abi_c_type`] says, unwidened.
-fn c_type(e: &Element) -> &'static str {
-    e.c_type().unwrap_or("void")
+/// The C++ type of an element, as [`abi_c_type`] says, unwidened; a
+/// composite's is the struct [`composite_struct`] declares.
+fn c_type(e: &Element) -> String {
+    match e {
+        Element::Composite(l) => composite_c_name(l),
+        e => e.c_type().unwrap_or("void").to_string(),
+    }
+}
+
+/// An element's name in kernel names: a scalar's own, a composite's
+/// spelling with every run of other characters than letters and digits
+/// one `_` (`(f32, u32)` is `f32_u32`, `geo::Point` is `geo_Point`).
+fn element_ident(e: &Element) -> String {
+    let mut out = String::new();
+    for c in e.name().chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_');
+    match out {
+        "" => "composite".to_string(),
+        o => o.to_string(),
+    }
+}
+
+/// The C++ name of a composite element's struct: its name in kernel
+/// names and a digest of its layout (two layouts never share a struct).
+fn composite_c_name(l: &vocab::Layout) -> String {
+    let mut text = format!("{}:{}", l.size, l.align);
+    for f in &l.fields {
+        let _ = write!(text, ";{}@{}", f.element.name(), f.offset);
+    }
+    let mut h: u32 = 0x811c_9dc5;
+    for b in text.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    format!(
+        "rcb_elem_{}_{h:08x}",
+        element_ident(&Element::Composite(l.clone()))
+    )
+}
+
+/// The declaration of a composite element's type, once per translation
+/// unit: its bytes with rustc's size and alignment, opaque to the
+/// providers, which move values and hand them to the callback's thunk
+/// (its fields are read and written there, at rustc's offsets).
+fn composite_struct(l: &vocab::Layout) -> String {
+    let name = composite_c_name(l);
+    let fields: Vec<String> = l
+        .fields
+        .iter()
+        .map(|f| format!("{} `.{}` at {}", f.element.name(), f.name, f.offset))
+        .collect();
+    format!(
+        "#ifndef {guard}\n#define {guard}\n// `{}`: {} bytes, aligned to {}; {}.\n\
+         struct alignas({}) {name} {{\n    unsigned char bytes[{}];\n}};\n#endif\n",
+        l.name,
+        l.size,
+        l.align,
+        fields.join(", "),
+        l.align,
+        l.size,
+        guard = name.to_uppercase(),
+    )
 }
 
 /// The stable kernel name for a provider, element type, registration,
@@ -130,7 +194,7 @@ pub fn kernel_name(
         Some(r) => format!(
             "rcb_{}_{}_r{}_{}{}",
             provider.name(),
-            element.name(),
+            element_ident(element),
             r.0,
             variant.name(),
             stage.suffix()
@@ -149,6 +213,8 @@ pub fn kernel_name(
 /// [`LaunchFacts`]). `RMIR_TUNING` may override it ([`Tuning`]).
 pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> LaunchFacts {
     let t = signature.element().size().max(1) as u32;
+    // Elements in a 16-byte vector: one for an element of more bytes.
+    let per16 = (16 / t).max(1);
     let capped = |items: u32, blocks_per_sm: u32| LaunchFacts {
         block_size: 256,
         items_per_thread: items,
@@ -172,11 +238,11 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // at six blocks per multiprocessor: fewer partials for the last
         // block to fold (2^24 elements: 0.98x CUB instead of 0.96x at
         // eight), the same bandwidth at 2^28.
-        Provider::Reduce => capped(4 * (16 / t), 6),
+        Provider::Reduce => capped(4 * per16, 6),
         // A chain is a reduce that runs the stages on each element first:
         // the same loads in flight, the same grid (t is the input's size).
-        Provider::ChainReduce | Provider::ChainPick => capped(4 * (16 / t), 6),
-        Provider::SegmentedReduce => capped(4 * (16 / t), 8),
+        Provider::ChainReduce | Provider::ChainPick => capped(4 * per16, 6),
+        Provider::SegmentedReduce => capped(4 * per16, 8),
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
         // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x. A transform
         // takes one chunk a thread (more, shorter blocks, as CUB sizes its
@@ -478,12 +544,18 @@ pub fn kernel_params(
         align: size,
     };
     let ptr = |kind| p(kind, 8);
-    let t = signature.element().size();
+    // An initial value has its element's alignment (a composite's size
+    // need not be its alignment).
+    let init = |e: &Element| Param {
+        kind: K::Init,
+        size: e.size(),
+        align: e.align(),
+    };
     let mut params = match (provider, stage) {
         (Provider::Reduce, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
-            p(K::Init, t),
+            init(signature.element()),
             ptr(K::Partials),
             ptr(K::Counter),
             ptr(K::Output),
@@ -491,7 +563,7 @@ pub fn kernel_params(
         (Provider::ChainReduce, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
-            p(K::Init, signature.ret.size()),
+            init(&signature.ret),
             p(K::HasInit, 4),
             ptr(K::Partials),
             ptr(K::Counter),
@@ -514,7 +586,7 @@ pub fn kernel_params(
         (Provider::ExclusiveScan, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
-            p(K::Init, t),
+            init(signature.element()),
             ptr(K::Output),
             ptr(K::State),
             p(K::Epoch, 4),
@@ -527,7 +599,7 @@ pub fn kernel_params(
             ptr(K::Input),
             ptr(K::Offsets),
             p(K::Segments, 8),
-            p(K::Init, t),
+            init(signature.element()),
             ptr(K::Output),
             p(K::PerBlock, 4),
         ],
@@ -998,6 +1070,15 @@ fn emit_request(
         "\n// ---- {base}: {} `{signature}`, registration {registration}, {what}",
         provider.name()
     );
+    let mut declared: Vec<&vocab::Layout> = Vec::new();
+    for e in signature.params.iter().chain([&signature.ret]) {
+        if let Element::Composite(l) = e {
+            if !declared.contains(&l) {
+                out.push_str(&composite_struct(l));
+                declared.push(l);
+            }
+        }
+    }
     let env_type = emit_env_struct(out, &base, registration, env)?;
     if let Operation::Thunk { symbol, .. } = op {
         for declaration in thunk_declarations(provider, signature, symbol) {
@@ -1086,15 +1167,25 @@ fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -
             format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {ra} a, {ra} b, {rc} *out);"),
         ];
     }
-    let params: Vec<String> = signature
+    let mut params: Vec<String> = signature
         .params
         .iter()
         .zip(["a", "b"])
-        .map(|(s, n)| format!("{} {n}", abi_c_type(s)))
+        .map(|(s, n)| match s {
+            Element::Composite(_) => format!("const {} *{n}", c_type(s)),
+            s => format!("{} {n}", abi_c_type(s)),
+        })
         .collect();
+    // A composite result is written through `out`.
+    let ret = match &signature.ret {
+        r @ Element::Composite(_) => {
+            params.push(format!("{} *out", c_type(r)));
+            "void"
+        }
+        r => abi_c_type(r),
+    };
     vec![format!(
-        "extern \"C\" __device__ {} {symbol}(const void *env, {});",
-        abi_c_type(&signature.ret),
+        "extern \"C\" __device__ {ret} {symbol}(const void *env, {});",
         params.join(", ")
     )]
 }
@@ -1103,6 +1194,7 @@ fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -
 /// own (narrow types widen: a cast only there).
 fn widened(e: &Element, name: &str) -> String {
     match abi_c_type(e) {
+        _ if matches!(e, Element::Composite(_)) => format!("&{name}"),
         abi if abi == c_type(e) => name.to_string(),
         abi => format!("({abi}){name}"),
     }
@@ -1130,7 +1222,7 @@ fn emit_chain_functors(
     let (t, r) = (c_type(signature.element()), c_type(&signature.ret));
     let pick = provider == Provider::ChainPick;
     let collect = provider == Provider::ChainCollect;
-    let combine_ret = if pick { "bool" } else { r };
+    let combine_ret = if pick { "bool" } else { r.as_str() };
     let stage_head =
         format!("    __device__ __forceinline__ bool operator()({t} x, {r} *out) const");
     let combine_head =
@@ -1282,6 +1374,22 @@ fn emit_functor(
             } else {
                 "rcb::empty_env"
             };
+            if let Element::Composite(_) = &signature.ret {
+                // The thunk writes a composite result into `r`.
+                if let Some(env) = env_type {
+                    let _ = writeln!(out, "    const {env} *env;");
+                }
+                let _ = writeln!(
+                    out,
+                    "{head} {{\n        {ret} r;\n        {symbol}({env_arg}, {}, &r);\n        return r;\n    }}",
+                    args.join(", ")
+                );
+                let _ = writeln!(out, "}};");
+                return match env_type {
+                    Some(_) => format!("{ty}{{&env}}"),
+                    None => format!("{ty}{{}}"),
+                };
+            }
             let call = format!("{symbol}({env_arg}, {})", args.join(", "));
             let value = if signature.ret == Element::Scalar(Scalar::Bool) {
                 format!("{call} != 0u")
@@ -1319,9 +1427,10 @@ fn emit_functor(
     }
 }
 
-/// Elements of T in one 16-byte vector.
+/// Elements of T in one 16-byte vector: at least one (a composite is
+/// moved an element at a time, `Vectorized` in providers/common.cuh).
 fn vector_width(s: &Element) -> u32 {
-    (16 / s.size().max(1)) as u32
+    (16 / s.size().max(1)).max(1) as u32
 }
 
 /// A map's chunk: the elements of the widest 16-byte vector among its
@@ -1417,7 +1526,7 @@ fn emit_kernel(
             ),
             format!(
                 "{}rcb::scan<{block}, {items}, false>(input, len, ({t})0, output, state, epoch, {functor});",
-                storage_fits("ScanStorage", launch, t)
+                storage_fits("ScanStorage", launch, &t)
             ),
         ),
         (Provider::ExclusiveScan, _) => (
@@ -1427,7 +1536,7 @@ fn emit_kernel(
             ),
             format!(
                 "{}rcb::scan<{block}, {items}, true>(input, len, init, output, state, epoch, {functor});",
-                storage_fits("ScanStorage", launch, t)
+                storage_fits("ScanStorage", launch, &t)
             ),
         ),
         (Provider::Transform, _) => {
@@ -1475,7 +1584,7 @@ fn emit_kernel(
             ),
             format!(
                 "{}rcb::select<{block}, {items}>(input, len, output, count, state, epoch, {functor});",
-                storage_fits("SelectStorage", launch, t)
+                storage_fits("SelectStorage", launch, &t)
             ),
         ),
         (Provider::ChainCollect, _) => {

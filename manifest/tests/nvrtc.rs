@@ -339,3 +339,94 @@ fn nvrtc_rejects_a_layout_the_compiler_disagrees_with() {
         "{log}"
     );
 }
+
+/// A composite element as the frontend measures it: `(u8, u32)` as rustc
+/// lays it out (the u32 first), a 12-byte triple, and a 24-byte struct
+/// holding a nested tuple, with padding.
+fn composites() -> Vec<manifest::Element> {
+    use manifest::{Element, Field, Layout};
+    let field = |name: &str, offset, s: Scalar| Field {
+        name: name.into(),
+        offset,
+        element: Element::Scalar(s),
+    };
+    vec![
+        Element::Composite(Layout {
+            name: "(u8, u32)".into(),
+            size: 8,
+            align: 4,
+            fields: vec![field("0", 4, Scalar::U8), field("1", 0, Scalar::U32)],
+        }),
+        Element::Composite(Layout {
+            name: "(f32, f32, i32)".into(),
+            size: 12,
+            align: 4,
+            fields: vec![
+                field("0", 0, Scalar::F32),
+                field("1", 4, Scalar::F32),
+                field("2", 8, Scalar::I32),
+            ],
+        }),
+        Element::Composite(Layout {
+            name: "geo::Body".into(),
+            size: 24,
+            align: 8,
+            fields: vec![
+                field("0.0", 16, Scalar::U16),
+                field("0.1", 0, Scalar::F64),
+                field("1", 8, Scalar::I8),
+                field("2", 12, Scalar::F32),
+            ],
+        }),
+    ]
+}
+
+#[test]
+fn composite_elements_compile_in_the_providers_that_take_them() {
+    let mut requests = Vec::new();
+    let mut registration = 0;
+    let captures = EnvLayout::from_captures(&[("k", Scalar::I64)]).unwrap();
+    for provider in Provider::ALL.into_iter().filter(|p| p.takes_composites()) {
+        for (i, c) in composites().into_iter().enumerate() {
+            let scalar = ELEMENT_SCALARS[i * 3];
+            // Composite in and out, and for a map a composite to a scalar
+            // and a scalar to a composite.
+            let mut signatures = vec![provider.shape().signature(c.clone(), c.clone())];
+            if provider.shape() == Shape::Map {
+                signatures.push(provider.shape().signature(c.clone(), scalar));
+                signatures.push(provider.shape().signature(scalar, c.clone()));
+            }
+            for signature in signatures {
+                assert!(signature.fits(provider), "{provider} {signature}");
+                let env = if registration % 2 == 0 {
+                    captures.clone()
+                } else {
+                    EnvLayout::empty()
+                };
+                requests.push(thunk(provider, registration, signature, env));
+                registration += 1;
+            }
+        }
+    }
+    // A provider that does not take composites refuses them.
+    let refused = Shape::Fold.signature(composites()[0].clone(), Scalar::I32);
+    assert!(!refused.fits(Provider::InclusiveScan));
+    let tu = emit_translation_unit(&requests).unwrap();
+    assert_eq!(tu.kernels.len(), requests.len());
+    assert!(
+        tu.source.contains("struct alignas(4) rcb_elem_u8_u32_"),
+        "{}",
+        tu.source
+    );
+    assert!(tu
+        .kernels
+        .iter()
+        .any(|k| k.name.starts_with("rcb_reduce_geo_Body_r")));
+    for options in [
+        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
+        &["-arch=sm_90", "-rdc=true"][..],
+    ] {
+        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
+        assert!(size > 0);
+    }
+}

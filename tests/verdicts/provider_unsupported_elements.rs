@@ -1,7 +1,8 @@
 // expect: rejected E0105
 // Element types the providers do not take, one case or more per provider:
-// 128-bit and pointer-sized integers, tuples, references, structs, and
-// `bool` as a map's result.
+// 128-bit and pointer-sized integers, tuples where the provider takes none
+// (tests/verdicts/composite_elements.rs has those it takes), references,
+// and `bool` as a map's result.
 pub fn wide(data: &[i128]) -> i128 {
     native::reduce(data, 0, |a, b| a.wrapping_add(b))
 }
@@ -22,15 +23,6 @@ pub fn refs<'a>(data: &[&'a i32]) -> Vec<&'a i32> {
     native::select(data, |x| *x > 0)
 }
 
-#[derive(Clone, Copy)]
-pub struct Point {
-    pub x: f32,
-    pub y: f32,
-}
-
-pub fn norms(data: &[Point]) -> Vec<f32> {
-    native::transform(data, |p| p.x * p.x + p.y * p.y)
-}
 
 pub fn flags(data: &[i32]) -> Vec<bool> {
     native::transform(data, |x| x > 0)

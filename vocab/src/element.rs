@@ -256,7 +256,8 @@ mod tests {
 
     #[test]
     fn a_reordered_pair_is_a_layout_and_its_padding_is_seen() {
-        // rustc lays `(u8, u32)` out as the u32 first, then the u8.
+        // A u32 first, then a u8 after it, as rustc lays out the first
+        // two fields of `(u8, u32, u8)`: offsets are not field order.
         let pair = Layout {
             name: "(u8, u32)".into(),
             size: 8,

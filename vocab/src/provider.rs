@@ -92,6 +92,14 @@ impl Provider {
         }
     }
 
+    /// Whether the provider takes tuples and structs as elements
+    /// ([`Element::Composite`]): its kernels move them as opaque values of
+    /// their size and alignment, and its callback takes and returns them in
+    /// memory (`manifest::provider`'s thunk ABI).
+    pub fn takes_composites(self) -> bool {
+        matches!(self, Provider::Reduce | Provider::Transform)
+    }
+
     /// Whether the provider takes an initial value (`init`).
     pub fn takes_init(self) -> bool {
         matches!(
@@ -130,10 +138,21 @@ pub const ELEMENT_SCALARS: [Scalar; 10] = [
 ];
 
 impl Element {
-    /// Whether the providers take it as an element: one of
-    /// [`ELEMENT_SCALARS`] (composite elements are not taken yet).
+    /// Whether a provider takes it as an element: one of
+    /// [`ELEMENT_SCALARS`], or a composite of them with a layout rustc
+    /// could have made (which providers take composites:
+    /// [`Provider::takes_composites`]).
     pub fn is_provider_element(&self) -> bool {
-        self.scalar().is_some_and(|s| ELEMENT_SCALARS.contains(&s))
+        match self {
+            Element::Scalar(s) => ELEMENT_SCALARS.contains(s),
+            Element::Composite(l) => {
+                l.check().is_ok()
+                    && self
+                        .scalars()
+                        .iter()
+                        .all(|(_, s)| ELEMENT_SCALARS.contains(s))
+            }
+        }
     }
 }
 
@@ -258,6 +277,15 @@ impl Signature {
         }
     }
 
+    /// Whether an operand or the result is a tuple or a struct: the thunk
+    /// takes and returns it in memory.
+    pub fn has_composite(&self) -> bool {
+        self.params
+            .iter()
+            .chain([&self.ret])
+            .any(|e| matches!(e, Element::Composite(_)))
+    }
+
     /// The element type the data has (the first parameter's).
     pub fn element(&self) -> &Element {
         self.params.first().unwrap_or(&self.ret)
@@ -273,9 +301,11 @@ impl Signature {
             .elements(&self.params, &self.ret, &boolean)
             .is_some_and(|e| {
                 // A chain's value may be a `bool` (`any`, `all`).
-                e.iter()
-                    .enumerate()
-                    .all(|(i, e)| e.is_provider_element() || (chain && i == 1 && *e == boolean))
+                e.iter().enumerate().all(|(i, e)| {
+                    let composite = matches!(e, Element::Composite(_));
+                    (e.is_provider_element() && (!composite || provider.takes_composites()))
+                        || (chain && i == 1 && *e == boolean)
+                })
             })
     }
 }

@@ -213,6 +213,35 @@ fn key_summary(t: &Element, k: &str) -> (String, String) {
     )
 }
 
+/// rustc's layout of each tuple or struct the callback takes or returns,
+/// once each, a line apiece: the scalars at their offsets.
+fn composite_layouts(signature: &vocab::Signature) -> String {
+    let mut seen: Vec<&vocab::Layout> = Vec::new();
+    for e in signature.params.iter().chain([&signature.ret]) {
+        if let Element::Composite(l) = e {
+            if !seen.contains(&l) {
+                seen.push(l);
+            }
+        }
+    }
+    seen.iter()
+        .map(|l| {
+            let fields: Vec<String> = l
+                .fields
+                .iter()
+                .map(|f| format!(".{} {} at {}", f.name, f.element, f.offset))
+                .collect();
+            format!(
+                "  element `{}`: size {}, align {} (rustc's layout): {}\n",
+                l.name,
+                l.size,
+                l.align,
+                fields.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// The readable ABI summary of an admitted callback (for people and snapshots).
 pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
     let named = |c: &'static str| match c {
@@ -227,7 +256,19 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         other => other,
     };
     let stdint = |e: &Element| named(manifest::provider::abi_c_type(e));
-    let params: Vec<&str> = abi.signature.params.iter().map(stdint).collect();
+    // A composite crosses in memory (`thunks::build_in_memory`).
+    let mut params: Vec<String> = abi
+        .signature
+        .params
+        .iter()
+        .map(|e| match e {
+            Element::Composite(l) => format!("const {} *", l.name),
+            e => stdint(e).to_string(),
+        })
+        .collect();
+    if let Element::Composite(l) = &abi.signature.ret {
+        params.push(format!("{} *out", l.name));
+    }
     // A comparator's thunk answers "less than" for the user's `Ordering`.
     let t = abi.signature.element();
     let (callback, answers) = match &abi.adapter {
@@ -257,7 +298,7 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         Adapter::Chain => format!(
             "thunks: uint32_t {th}_stage(const void *env, {x} x, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {r} a, {r} b, {r0} *out) ({combine})",
             th = abi.thunk,
-            x = params.first().copied().unwrap_or("?"),
+            x = params.first().map_or("?", String::as_str),
             r0 = named(abi.signature.ret.c_type().unwrap_or("void")),
             combine = match abi.provider {
                 manifest::Provider::ChainPick => "nonzero: the later value b wins over a",
@@ -294,6 +335,7 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
             f.align
         ));
     }
+    s.push_str(&composite_layouts(&abi.signature));
     s
 }
 

@@ -5,9 +5,9 @@
 //! (`Shape::signature`): a comparator's is `(T, T) -> bool`.
 
 use frontend::ty::{Scalar, Ty};
-use vocab::{Element, Shape, Signature, ELEMENT_SCALARS};
+use vocab::{Element, Field, Layout, Provider, Shape, Signature, ELEMENT_SCALARS};
 
-use super::facts::{CallbackRef, RegistrationFact};
+use super::facts::{CallbackRef, ModuleFacts, RegistrationFact};
 use super::Ctx;
 use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
@@ -22,10 +22,47 @@ fn supported() -> String {
         .join(", ")
 }
 
-/// The element type a `Ty` is, when it is one the providers take.
-fn element(t: &Ty) -> Option<Element> {
-    let e = Element::Scalar(t.scalar()?);
+/// The element type a `Ty` is, when it is one `provider` takes: a scalar
+/// of [`ELEMENT_SCALARS`], or a tuple or struct of them (nested) with the
+/// layout the frontend measured (`rmir.element_layout`), for a provider
+/// that takes composites.
+fn element(facts: &ModuleFacts, provider: Provider, t: &Ty) -> Option<Element> {
+    let e = match t.scalar() {
+        Some(s) => Element::Scalar(s),
+        None => {
+            if !provider.takes_composites() {
+                return None;
+            }
+            composite(facts, t)?
+        }
+    };
     e.is_provider_element().then_some(e)
+}
+
+/// A tuple's or struct's measured layout as an element: its scalars
+/// flattened in field order, each named by its path (`1.0`).
+fn composite(facts: &ModuleFacts, t: &Ty) -> Option<Element> {
+    let (_, l) = facts.elements.iter().find(|(ty, _)| ty == t)?;
+    let fields = l
+        .leaves
+        .iter()
+        .map(|leaf| Field {
+            name: leaf
+                .path
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("."),
+            offset: leaf.offset,
+            element: Element::Scalar(leaf.scalar),
+        })
+        .collect();
+    Some(Element::Composite(Layout {
+        name: t.to_string(),
+        size: l.size,
+        align: l.align,
+        fields,
+    }))
 }
 
 /// A callback's parameters and result as its thunk passes them, and how
@@ -100,13 +137,13 @@ fn shape(reg: &RegistrationFact) -> Shape {
 
 /// The thunk's signature over the thunk's view of the callback's
 /// parameters and result, whose element types the rule has checked.
-fn signature(params: &[Ty], ret: &Ty) -> Option<Signature> {
+fn signature(ctx: &Ctx<'_>, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let bool_ty = Ty::Scalar(Scalar::Bool);
     let scalar = |t: &Ty| {
         if *t == bool_ty {
             Some(Element::Scalar(Scalar::Bool))
         } else {
-            element(t)
+            element(ctx.facts, ctx.reg.provider, t)
         }
     };
     Some(Signature {
@@ -192,7 +229,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
     let found = format!("({}) -> {}", params.join(", "), root.ret);
     let name = ctx.reg.function.as_str();
     let bool_ty = Ty::Scalar(Scalar::Bool);
-    let view = thunk_view(shape, &root.params, &root.ret);
+    let view = thunk_view(shape, &root.params, &root.ret).map(|(params, ret, adapter)| {
+        let params = params
+            .iter()
+            .map(|t| canonical(ctx.facts, t))
+            .collect::<Vec<_>>();
+        (params, canonical(ctx.facts, &ret), adapter)
+    });
     let Some(elements) = view
         .as_ref()
         .and_then(|(params, ret, _)| shape.elements(params, ret, &bool_ty))
@@ -223,16 +266,31 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
     // The first element type the providers do not take, if any.
     // A chain's values may be `bool`s (`any`, `all`).
     let taken = |i: usize, t: &Ty| {
-        element(t).is_some() || (shape == Shape::Chain && i == 1 && *t == bool_ty)
+        element(ctx.facts, ctx.reg.provider, t).is_some()
+            || (shape == Shape::Chain && i == 1 && *t == bool_ty)
     };
     let Some(at) = elements.iter().enumerate().position(|(i, t)| !taken(i, t)) else {
         let (params, ret, adapter) = view?;
-        return Some((signature(&params, &ret)?, adapter));
+        return Some((signature(ctx, &params, &ret)?, adapter));
     };
     let bad = &elements[at];
     // A map's last element type is its result's.
     let result = matches!(shape, vocab::Shape::Map | vocab::Shape::Zip) && at + 1 == elements.len();
+    let composite_help = || {
+        format!(
+            "an element may be a tuple or a `#[derive(Clone, Copy)]` struct (defined in this crate) whose fields are each one of {}, or such a tuple or struct",
+            supported()
+        )
+    };
+    let takes_composites = ctx.reg.provider.takes_composites();
     let (what, help) = match bad {
+        Ty::Tuple(_) | Ty::Adt { .. } if result && takes_composites => (
+            format!(
+                "produce `{bad}` as elements: {}",
+                composite_fault(ctx.facts, bad)
+            ),
+            composite_help(),
+        ),
         _ if result => (
             format!("produce elements of type `{bad}`"),
             if *bad == bool_ty {
@@ -244,11 +302,17 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
                 format!("return one of {}", supported())
             },
         ),
+        Ty::Tuple(_) | Ty::Adt { .. } if takes_composites => (
+            format!("take `{bad}` as elements: {}", composite_fault(ctx.facts, bad)),
+            composite_help(),
+        ),
         Ty::Tuple(_) => (
             format!("tuples as elements (`{bad}`)"),
-            "split the tuples into one slice per field (a struct of arrays), each of one of "
-                .to_string()
-                + &supported(),
+            format!(
+                "{}; or split the tuples into one slice per field (a struct of arrays), each of one of {}",
+                composite_providers(),
+                supported()
+            ),
         ),
         Ty::Ref { .. } | Ty::Ptr { .. } => (
             format!("references as elements (`{bad}`)"),
@@ -256,9 +320,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
         ),
         Ty::Adt { .. } => (
             format!("structs as elements (`{bad}`)"),
-            "split the structs into one slice per field (a struct of arrays), each of one of "
-                .to_string()
-                + &supported(),
+            format!(
+                "{}; or split the structs into one slice per field (a struct of arrays), each of one of {}",
+                composite_providers(),
+                supported()
+            ),
         ),
         _ => (
             format!("elements of type `{bad}`"),
@@ -271,7 +337,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
     out.push(
         Diagnostic::new(
             Code::Signature,
-            if result {
+            if result || (takes_composites && matches!(bad, Ty::Tuple(_) | Ty::Adt { .. })) {
                 format!("provider `{}` does not {what}", ctx.reg.provider)
             } else {
                 format!("provider `{}` does not take {what}", ctx.reg.provider)
@@ -280,12 +346,96 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
         )
         .with_label(ctx.registration_label(format!("registered with `{name}` here")))
         .with_note(format!(
-            "`native::{name}` is generic, so rustc accepts this; the GPU providers take the element types {}",
-            supported()
+            "`native::{name}` is generic, so rustc accepts this; the GPU providers take the element types {}{}",
+            supported(),
+            if takes_composites {
+                format!("; `{}` takes tuples and structs of them too", ctx.reg.provider)
+            } else {
+                String::new()
+            }
         ))
         .with_help(help),
     );
     None
+}
+
+/// One spelling of a type that MIR prints two ways: rustc trims a path to
+/// the bare name where that name is unique (`-> Point` in a closure's
+/// header, `let _0: inner::Point` in its body), so a qualified path whose
+/// last segment is also a known bare path is that type.
+fn canonical(facts: &ModuleFacts, t: &Ty) -> Ty {
+    match t {
+        Ty::Adt { path, args } => {
+            let args: Vec<Ty> = args.iter().map(|a| canonical(facts, a)).collect();
+            let bare = path.rsplit("::").next().unwrap_or(path);
+            let trimmed = Ty::Adt {
+                path: bare.to_string(),
+                args: args.clone(),
+            };
+            if bare != path && facts.adts.of(&trimmed).is_some() {
+                trimmed
+            } else {
+                Ty::Adt {
+                    path: path.clone(),
+                    args,
+                }
+            }
+        }
+        Ty::Tuple(parts) => Ty::Tuple(parts.iter().map(|p| canonical(facts, p)).collect()),
+        Ty::Ref { mutable, inner } => Ty::Ref {
+            mutable: *mutable,
+            inner: Box::new(canonical(facts, inner)),
+        },
+        t => t.clone(),
+    }
+}
+
+/// The providers that take tuples and structs as elements, in words.
+fn composite_providers() -> String {
+    let names: Vec<String> = Provider::ALL
+        .iter()
+        .filter(|p| p.takes_composites())
+        .map(|p| format!("`{p}`"))
+        .collect();
+    format!(
+        "{} take tuples and structs as elements",
+        names.join(" and ")
+    )
+}
+
+/// Why a tuple or struct is no element: a field that is not a scalar of
+/// [`ELEMENT_SCALARS`] (by its path), or one that is no scalar, tuple or
+/// struct of them at all (no layout was measured).
+fn composite_fault(facts: &ModuleFacts, t: &Ty) -> String {
+    let what = if matches!(t, Ty::Tuple(_)) {
+        "tuple"
+    } else {
+        "struct"
+    };
+    let Some((_, l)) = facts.elements.iter().find(|(ty, _)| ty == t) else {
+        return format!(
+            "a field of this {what} is not a scalar, a tuple or a struct of them (a reference, an array, an enum, a generic or foreign type)"
+        );
+    };
+    match l
+        .leaves
+        .iter()
+        .find(|leaf| !ELEMENT_SCALARS.contains(&leaf.scalar))
+    {
+        Some(leaf) => {
+            let path: Vec<String> = leaf.path.iter().map(u32::to_string).collect();
+            let counted = match t {
+                Ty::Tuple(_) => "",
+                _ => " (fields counted from 0 in declaration order)",
+            };
+            format!(
+                "its field `.{}`{counted} is a `{}`",
+                path.join("."),
+                leaf.scalar.name()
+            )
+        }
+        None => format!("this {what}'s layout is not one the providers take"),
+    }
 }
 
 /// `sort` or `sort_unstable` of elements that are not integers (their

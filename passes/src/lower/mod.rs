@@ -177,6 +177,7 @@ pub const PASSES: &[PassInfo] = &[
             "rmir.closure",
             "rmir.capture",
             "rmir.env_layout",
+            "rmir.element_layout",
             "rmir.adt_def",
         ],
         kind: PassKind::Rust(select::run),

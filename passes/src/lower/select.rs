@@ -21,7 +21,11 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
     let internal = llvm::attributes::linkage(rw.ctx, llvm::attributes::Linkage::Internal);
     for op in rewrite::top_level(m) {
         match rewrite::name(op).as_str() {
-            "rmir.registration" | "rmir.closure" | "rmir.capture" | "rmir.env_layout"
+            "rmir.registration"
+            | "rmir.closure"
+            | "rmir.capture"
+            | "rmir.env_layout"
+            | "rmir.element_layout"
             | "rmir.adt_def" => rw.erase(op),
             "func.func" => {
                 let name = rw.str_attr(op, "sym_name")?;

@@ -73,7 +73,11 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
             }
             continue;
         }
-        let op = build(rw, body, thunk, &callee)?;
+        let op = if thunk.signature.has_composite() {
+            build_in_memory(rw, plan, body, thunk, &callee)?
+        } else {
+            build(rw, body, thunk, &callee)?
+        };
         module.body().append_operation(op);
     }
     Ok(())
@@ -127,6 +131,32 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
     let mut params = Vec::new();
     if thunk.takes_env {
         params.push(rw.ptr_type());
+    }
+    if thunk.signature.has_composite() {
+        // A composite operand in memory, a composite result through the
+        // caller's slot, last (`rmir.sret`).
+        let mut results = Vec::new();
+        for p in &thunk.signature.params {
+            params.push(match p {
+                Element::Composite(_) => rw.ptr_type(),
+                _ => Crossing::of(rw, body, p)?.body,
+            });
+        }
+        match &thunk.signature.ret {
+            Element::Composite(_) => params.push(rw.ptr_type()),
+            r => results.push(Crossing::of(rw, body, r)?.body),
+        }
+        let expected: Type<'_> = FunctionType::new(rw.ctx, &params, &results).into();
+        return match ty {
+            Some(t) if t.value() == expected => Ok(()),
+            _ => Err(rw.error(
+                body,
+                format!(
+                    "the callback body has the type `{}`, the thunk needs `{expected}`",
+                    ty.map(|t| t.value().to_string()).unwrap_or_default()
+                ),
+            )),
+        };
     }
     let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
     let expected: Type<'_> = match &thunk.adapter {
@@ -255,6 +285,93 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
                     .error(self.body, format!("cannot build the thunk's return: {err}"))
             })?;
         self.block.append_operation(op);
+        Ok(())
+    }
+
+    /// A result of the body's type as the thunk ABI's (narrow integers
+    /// widen, signed or unsigned as they are).
+    fn widen(&self, r: Value<'c, 'a>, c: Crossing<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        match (c.widens(), c.signed) {
+            (false, _) => Ok(r),
+            (true, true) => self.unary("arith.extsi", r, c.abi),
+            (true, false) => self.unary("arith.extui", r, c.abi),
+        }
+    }
+
+    /// Returns nothing from the thunk.
+    fn ret_void(&self) -> Result<(), LowerError> {
+        let op = OperationBuilder::new("func.return", self.loc)
+            .build()
+            .map_err(|err| {
+                self.rw
+                    .error(self.body, format!("cannot build the thunk's return: {err}"))
+            })?;
+        self.block.append_operation(op);
+        Ok(())
+    }
+
+    /// `base + offset` bytes.
+    fn byte_offset(&self, base: Value<'c, 'a>, offset: u64) -> Result<Value<'c, 'a>, LowerError> {
+        let offset = i32::try_from(offset).map_err(|_| {
+            self.rw
+                .error(self.body, "an element field lies beyond 2 GiB")
+        })?;
+        self.append(llvm::get_element_ptr(
+            self.rw.ctx,
+            base,
+            melior::ir::attribute::DenseI32ArrayAttribute::new(self.rw.ctx, &[offset]),
+            self.rw.int_type(8),
+            self.rw.ptr_type(),
+            self.loc,
+        ))
+    }
+
+    /// The field at `path` of a value of the body's type `t` at `at`.
+    fn field_at(
+        &self,
+        at: Value<'c, 'a>,
+        t: Type<'c>,
+        path: &[i32],
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let mut indices = vec![0];
+        indices.extend(path);
+        self.append(llvm::get_element_ptr(
+            self.rw.ctx,
+            at,
+            melior::ir::attribute::DenseI32ArrayAttribute::new(self.rw.ctx, &indices),
+            t,
+            self.rw.ptr_type(),
+            self.loc,
+        ))
+    }
+
+    /// Copies each scalar of a composite between rustc's layout (`rust`,
+    /// the provider's memory: each field at its measured offset) and the
+    /// body's (`ours`, of type `c.body`: a struct of the fields in
+    /// declaration order), one way or the other. Padding is never read.
+    fn copy_fields(
+        &self,
+        c: &InMemory<'c>,
+        rust: Value<'c, 'a>,
+        ours: Value<'c, 'a>,
+        into_ours: bool,
+    ) -> Result<(), LowerError> {
+        for (field, path, scalar) in &c.fields {
+            let at_rust = self.byte_offset(rust, field.offset)?;
+            let at_ours = self.field_at(ours, c.body, path)?;
+            let (from, to) = match into_ours {
+                true => (at_rust, at_ours),
+                false => (at_ours, at_rust),
+            };
+            let v = self.load(from, *scalar)?;
+            self.block.append_operation(llvm::store(
+                self.rw.ctx,
+                v,
+                to,
+                self.loc,
+                LoadStoreOptions::default(),
+            ));
+        }
         Ok(())
     }
 
@@ -470,7 +587,7 @@ fn build<'c>(
         args.push(e.narrow(e.argument(i + 1)?, *p)?);
     }
     let first = usize::from(thunk.takes_env);
-    let mut r = match &thunk.adapter {
+    let r = match &thunk.adapter {
         Adapter::Direct => e
             .call(&args, &[ret.body])?
             .ok_or_else(|| rw.error(body, "the body's call has no result"))?,
@@ -481,16 +598,152 @@ fn build<'c>(
             return Err(rw.error(body, "a chain's thunks are built by `build_chain`"));
         }
     };
-    if ret.widens() {
-        let widen = if ret.signed {
-            "arith.extsi"
-        } else {
-            "arith.extui"
-        };
-        r = e.unary(widen, r, ret.abi)?;
-    }
+    let r = e.widen(r, ret)?;
     e.ret(r)?;
-    function(rw, body, &thunk.symbol, &inputs, ret.abi, region)
+    function(rw, body, &thunk.symbol, &inputs, Some(ret.abi), region)
+}
+
+/// A composite element as the thunk moves it: the body's type of it
+/// (`types::memory_type`) and each scalar with its path in that type and
+/// its body type.
+struct InMemory<'c> {
+    body: Type<'c>,
+    fields: Vec<(vocab::Field, Vec<i32>, Type<'c>)>,
+}
+
+impl<'c> InMemory<'c> {
+    fn of(
+        rw: &Patch<'c, '_>,
+        plan: &Plan,
+        at: Op,
+        layout: &vocab::Layout,
+    ) -> Result<InMemory<'c>, LowerError> {
+        let ty = frontend::ty::Ty::parse(&layout.name);
+        let body = super::types::memory_type(rw.ctx, &ty, &plan.adts).ok_or_else(|| {
+            rw.error(
+                at,
+                format!("the element `{}` has no body type", layout.name),
+            )
+        })?;
+        let fields = layout
+            .fields
+            .iter()
+            .map(|f| {
+                let path = f
+                    .name
+                    .split('.')
+                    .map(|i| i.parse::<i32>().ok())
+                    .collect::<Option<Vec<i32>>>();
+                let scalar = f
+                    .element
+                    .scalar()
+                    .and_then(|s| super::types::scalar_type(rw.ctx, s));
+                match (path, scalar) {
+                    (Some(path), Some(t)) => Ok((f.clone(), path, t)),
+                    _ => Err(rw.error(
+                        at,
+                        format!("the element `{}` has the field `{}`", layout.name, f.name),
+                    )),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(InMemory { body, fields })
+    }
+}
+
+/// The thunk of a callback that takes or returns a composite element
+/// (`Adapter::Direct` only):
+///
+/// ```c
+/// extern "C" void THUNK(const void *env, const T *a, const T *b, T *out);  // (T, T) -> T
+/// extern "C" U THUNK(const void *env, const T *a);                         // (T) -> U, U a scalar
+/// ```
+///
+/// A composite operand is read from the provider's memory in rustc's
+/// layout into a slot of the body's, whose address the body takes; a
+/// composite result is written by the body into a slot of its own layout
+/// (`rmir.sret`) and copied to `out` in rustc's. Scalars cross as in
+/// [`build`].
+fn build_in_memory<'c>(
+    rw: &Patch<'c, '_>,
+    plan: &Plan,
+    body: Op,
+    thunk: &Thunk,
+    callee: &str,
+) -> Result<melior::ir::Operation<'c>, LowerError> {
+    if thunk.adapter != Adapter::Direct {
+        return Err(rw.error(
+            body,
+            "only a callback called directly takes tuples or structs as elements",
+        ));
+    }
+    let loc = rewrite::location(body);
+    let sig = &thunk.signature;
+    enum Pass<'c> {
+        Value(Crossing<'c>),
+        Memory(InMemory<'c>),
+    }
+    let pass = |e: &Element| -> Result<Pass<'c>, LowerError> {
+        match e {
+            Element::Composite(l) => InMemory::of(rw, plan, body, l).map(Pass::Memory),
+            e => Crossing::of(rw, body, e).map(Pass::Value),
+        }
+    };
+    let params = sig.params.iter().map(pass).collect::<Result<Vec<_>, _>>()?;
+    let ret = pass(&sig.ret)?;
+    let mut inputs: Vec<Type<'c>> = vec![rw.ptr_type()];
+    for p in &params {
+        inputs.push(match p {
+            Pass::Value(c) => c.abi,
+            Pass::Memory(_) => rw.ptr_type(),
+        });
+    }
+    if let Pass::Memory(_) = ret {
+        inputs.push(rw.ptr_type());
+    }
+    let region = Region::new();
+    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
+    let e = Emit {
+        rw,
+        body,
+        block: region.append_block(Block::new(&arguments)),
+        loc,
+        callee: rw.symbol(callee),
+    };
+    let mut args = Vec::new();
+    if thunk.takes_env {
+        args.push(e.argument(0)?);
+    }
+    for (i, p) in params.iter().enumerate() {
+        let arg = e.argument(i + 1)?;
+        args.push(match p {
+            Pass::Value(c) => e.narrow(arg, *c)?,
+            Pass::Memory(m) => {
+                let slot = e.slot(m.body)?;
+                e.copy_fields(m, arg, slot, true)?;
+                slot
+            }
+        });
+    }
+    match &ret {
+        Pass::Memory(m) => {
+            let slot = e.slot(m.body)?;
+            args.push(slot);
+            e.call(&args, &[])?;
+            let out = e.argument(params.len() + 1)?;
+            e.copy_fields(m, out, slot, false)?;
+            e.ret_void()?;
+            function(rw, body, &thunk.symbol, &inputs, None, region)
+        }
+        Pass::Value(c) => {
+            let r = e
+                .call(&args, &[c.body])?
+                .ok_or_else(|| rw.error(body, "the body's call has no result"))?;
+            let r = e.widen(r, *c)?;
+            e.ret(r)?;
+            function(rw, body, &thunk.symbol, &inputs, Some(c.abi), region)
+        }
+    }
 }
 
 /// The `func.func` of a thunk named `name`, of type `inputs -> ret`,
@@ -500,10 +753,11 @@ fn function<'c>(
     body: Op,
     name: &str,
     inputs: &[Type<'c>],
-    ret: Type<'c>,
+    ret: Option<Type<'c>>,
     region: Region<'c>,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
-    let fty = FunctionType::new(rw.ctx, inputs, &[ret]);
+    let results: Vec<Type<'c>> = ret.into_iter().collect();
+    let fty = FunctionType::new(rw.ctx, inputs, &results);
     OperationBuilder::new("func.func", rewrite::location(body))
         .add_attributes(&[
             (
@@ -590,5 +844,5 @@ fn build_chain<'c>(
         thunk.symbol,
         if combine { "combine" } else { "stage" }
     );
-    function(rw, body, &name, &inputs, i32t, region)
+    function(rw, body, &name, &inputs, Some(i32t), region)
 }
