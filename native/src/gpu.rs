@@ -101,13 +101,50 @@ pub enum Source<'a, T> {
     },
 }
 
-impl<T> Source<'_, T> {
+impl<'a, T> Source<'a, T> {
     fn len(&self) -> usize {
         match self {
             Source::Host(s) => s.len(),
             Source::Device { len, .. } => *len,
         }
     }
+
+    /// The input with its element type erased, as a call hands it to the
+    /// backend.
+    fn erase(&self) -> Data<'a> {
+        match *self {
+            Source::Host(s) => Data::Host {
+                ptr: s.as_ptr() as *const u8,
+                len: s.len(),
+                _borrow: PhantomData,
+            },
+            Source::Device { vec, start, len } => Data::Device {
+                alloc: &vec.alloc,
+                start,
+                len,
+            },
+        }
+    }
+}
+
+/// A call's input, its element type erased: the backend reads it as
+/// elements of the compiled type's size, through the pointer (a
+/// composite's padding is never read as a value).
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+enum Data<'a> {
+    /// `len` elements at `ptr`, borrowed for `'a`.
+    Host {
+        ptr: *const u8,
+        len: usize,
+        _borrow: PhantomData<&'a ()>,
+    },
+    /// `len` elements from element `start` of a device allocation.
+    Device {
+        alloc: &'a backend::Alloc,
+        start: usize,
+        len: usize,
+    },
 }
 
 impl<T> Input<T> for [T] {
@@ -313,13 +350,14 @@ impl<T: DeviceElement> DeviceVec<T> {
         // SAFETY: the spare capacity holds `len` elements; the bytes
         // copied into it are `len` values of T written by uploads or
         // kernels of this element type, and every bit pattern of a
-        // `DeviceElement` is a value.
+        // `DeviceElement`'s scalars is a value (its padding holds none).
         unsafe {
-            let dst = core::slice::from_raw_parts_mut(
+            backend::download(
+                &self.alloc,
+                0,
                 out.as_mut_ptr() as *mut u8,
                 self.len * size_of::<T>(),
-            );
-            backend::download(&self.alloc, 0, dst)?;
+            )?;
             out.set_len(self.len);
         }
         Ok(())
@@ -331,11 +369,17 @@ impl<T: DeviceElement> DeviceVec<T> {
         if out.len() != self.len {
             return Err(length_error("copy_to", self.len, out.len()));
         }
-        // SAFETY: a `DeviceElement`'s every bit pattern is a value.
-        let dst = unsafe {
-            core::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, size_of_val(out))
-        };
-        backend::download(&self.alloc, 0, dst)
+        // SAFETY: `out` is borrowed for the copy, which is done when this
+        // returns; every bit pattern of a `DeviceElement`'s scalars is a
+        // value.
+        unsafe {
+            backend::download(
+                &self.alloc,
+                0,
+                out.as_mut_ptr() as *mut u8,
+                size_of_val(out),
+            )
+        }
     }
 
     /// Replaces the elements with `data`, which must have the same length,
@@ -344,7 +388,8 @@ impl<T: DeviceElement> DeviceVec<T> {
         if data.len() != self.len {
             return Err(length_error("copy_from", self.len, data.len()));
         }
-        backend::upload_into(&self.alloc, bytes_of(data))
+        // SAFETY: `data` is borrowed until the copy has read it.
+        unsafe { backend::upload_into(&self.alloc, bytes_of(data)) }
     }
 }
 
@@ -355,10 +400,16 @@ fn length_error(what: &str, device: usize, host: usize) -> Error {
     }
 }
 
-/// The bytes of `data`.
-fn bytes_of<T: DeviceElement>(data: &[T]) -> &[u8] {
-    // SAFETY: a `DeviceElement` has no padding: every byte is initialised.
-    unsafe { core::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) }
+/// Where `data`'s bytes are and how many: a composite's padding among them
+/// is not initialised, so they are never a `&[u8]`.
+fn bytes_of<T>(data: &[T]) -> (*const u8, usize) {
+    (data.as_ptr() as *const u8, size_of_val(data))
+}
+
+/// Where one value's bytes are and how many (an initial value, which the
+/// backend reads by the compiled type's scalars, never its padding).
+fn value_of<T>(value: &T) -> (*const u8, usize) {
+    bytes_of(core::slice::from_ref(value))
 }
 
 /// A point in a stream's order that the GPU stamps with the time it is
@@ -470,34 +521,49 @@ pub struct Gpu {
     lane: usize,
 }
 
-/// The element types the providers take: `i8`, `i16`, `i32`, `i64`, `u8`,
-/// `u16`, `u32`, `u64`, `f32` and `f64`.
+/// The element types the providers take: the scalars `i8`, `i16`, `i32`,
+/// `i64`, `u8`, `u16`, `u32`, `u64`, `f32` and `f64`; tuples of one to
+/// four elements (`(f32, u32)`, `((f32, f32), u8)`); and structs of
+/// elements declared with [`device_element!`](crate::device_element).
+/// Which providers a composite (a tuple or a struct) may be handed to is
+/// the compiler's to say, at build time.
 ///
-/// Sealed: implemented for exactly these types, which have no padding and
-/// for which every bit pattern is a value, so their bytes may be copied to
-/// the device and back:
+/// Sealed: implemented for exactly these. Every bit pattern of each of
+/// their scalars is a value, so what a kernel writes may be read back; a
+/// composite's padding bytes (`(u8, u32)` has three) are copied as they
+/// are and never read as values (copies go through pointers, never
+/// through byte slices). A composite's layout is rustc's, measured where
+/// the type is (`size_of`, `align_of`, `offset_of!`), and checked against
+/// the compiled one at every call.
 ///
 /// ```no_run
 /// # fn f(gpu: &native::gpu::Gpu) -> Result<(), native::gpu::Error> {
 /// let d = gpu.upload(&[1.5f32, 2.0, 4.0])?;
 /// let back: Vec<f32> = d.to_vec()?;
+/// let pairs = gpu.upload(&[(1u8, 2u32), (3, 4)])?;
+/// let back: Vec<(u8, u32)> = pairs.to_vec()?;
 /// # Ok(())
 /// # }
 /// ```
 ///
-/// A type outside it is refused at compile time:
-///
-/// ```compile_fail
-/// # fn f(gpu: &native::gpu::Gpu) {
-/// // `(u8, u32)` has three bytes of padding, which no call may read.
-/// let _ = gpu.upload(&[(1u8, 2u32)]);
-/// # }
-/// ```
+/// `bool` and `char` are no elements, alone or inside a tuple or a struct:
 ///
 /// ```compile_fail
 /// # fn f(gpu: &native::gpu::Gpu) {
 /// // A `bool` written by the device could be neither 0 nor 1.
 /// let _ = gpu.upload(&[true]);
+/// # }
+/// ```
+///
+/// ```compile_fail
+/// # fn f(gpu: &native::gpu::Gpu) {
+/// let _ = gpu.upload(&[(1.0f32, true)]);
+/// # }
+/// ```
+///
+/// ```compile_fail
+/// # fn f(gpu: &native::gpu::Gpu) {
+/// let _ = gpu.upload(&[(1u32, 'x')]);
 /// # }
 /// ```
 pub trait DeviceElement: Copy + Send + Sync + 'static + sealed::Sealed {
@@ -507,7 +573,77 @@ pub trait DeviceElement: Copy + Send + Sync + 'static + sealed::Sealed {
 }
 
 mod sealed {
-    pub trait Sealed {}
+    /// # Safety
+    ///
+    /// Every bit pattern of the type's bytes outside its padding is a
+    /// value (what a kernel writes is read back as one), and its
+    /// `DeviceElement::ELEMENT` states its size, alignment and fields as
+    /// rustc laid them out.
+    pub unsafe trait Sealed {}
+}
+
+/// What [`device_element!`](crate::device_element) expands to uses; not
+/// an API.
+///
+/// A tuple's and a struct's `ELEMENT` are their layouts as rustc made
+/// them, fields flattened depth-first in declaration order:
+///
+/// ```
+/// #[derive(Clone, Copy)]
+/// struct Point { x: f32, y: f32 }
+/// native::gpu::device_element!(Point { x: f32, y: f32 });
+/// #[derive(Clone, Copy)]
+/// struct Tagged { tag: u8, at: Point, pair: (u8, u32) }
+/// native::gpu::device_element!(Tagged { tag: u8, at: Point, pair: (u8, u32) });
+///
+/// # #[cfg(feature = "gpu")] {
+/// use core::mem::{align_of, offset_of, size_of};
+/// use native::gpu::{DeviceElement, __private::{ElementType, Scalar}};
+///
+/// // In field order, at the offsets rustc chose (measured, never assumed).
+/// let pair = <(u8, u32)>::ELEMENT;
+/// let (a, b) = (offset_of!((u8, u32), 0), offset_of!((u8, u32), 1));
+/// assert_eq!(pair.scalars(), [(a, Scalar::U8), (b, Scalar::U32)]);
+/// assert_eq!((pair.size(), pair.align()), (8, 4));
+/// assert_eq!(pair.name(), "(u8, u32)");
+///
+/// // rustc puts this one's u32 first.
+/// type Triple = (u8, u32, u8);
+/// let (a, b, c) = (offset_of!(Triple, 0), offset_of!(Triple, 1), offset_of!(Triple, 2));
+/// assert!(b < a);
+/// assert_eq!(Triple::ELEMENT.scalars(), [(a, Scalar::U8), (b, Scalar::U32), (c, Scalar::U8)]);
+///
+/// let tagged = Tagged::ELEMENT;
+/// let (at, pair) = (offset_of!(Tagged, at), offset_of!(Tagged, pair));
+/// assert_eq!(
+///     tagged.scalars(),
+///     [
+///         (offset_of!(Tagged, tag), Scalar::U8),
+///         (at + offset_of!(Point, x), Scalar::F32),
+///         (at + offset_of!(Point, y), Scalar::F32),
+///         (pair + offset_of!((u8, u32), 0), Scalar::U8),
+///         (pair + offset_of!((u8, u32), 1), Scalar::U32),
+///     ]
+/// );
+/// assert_eq!((tagged.size(), tagged.align()), (size_of::<Tagged>(), align_of::<Tagged>()));
+/// assert!(tagged.name().ends_with("Tagged"));
+/// assert!(matches!(f64::ELEMENT, ElementType::Scalar(Scalar::F64)));
+/// # }
+/// ```
+#[doc(hidden)]
+pub mod __private {
+    pub use super::sealed::Sealed;
+    #[cfg(feature = "gpu")]
+    pub use runtime::host::{CompositeField, CompositeType, ElementType, Scalar};
+
+    /// Names the type of `_value`: `let _: PhantomData<T> = type_of(&x)`
+    /// holds only when `x` is a `T` (no coercion passes a `PhantomData`).
+    pub fn type_of<T>(_value: &T) -> core::marker::PhantomData<T> {
+        core::marker::PhantomData
+    }
+
+    /// Compiles only for a `DeviceElement`.
+    pub fn is_element<T: super::DeviceElement>() {}
 }
 
 /// How the host API names an element type or a provider to its backend:
@@ -515,7 +651,7 @@ mod sealed {
 /// (the bridge builds this crate with plain rustc and no dependencies).
 #[cfg(feature = "gpu")]
 #[doc(hidden)]
-pub type ElementId = runtime::host::Scalar;
+pub type ElementId = runtime::host::ElementType;
 #[cfg(not(feature = "gpu"))]
 #[doc(hidden)]
 pub type ElementId = ();
@@ -527,7 +663,7 @@ type ProviderId = ();
 #[cfg(feature = "gpu")]
 macro_rules! id {
     (element $v:ident) => {
-        runtime::host::Scalar::$v
+        runtime::host::ElementType::Scalar(runtime::host::Scalar::$v)
     };
     (provider $v:ident) => {
         runtime::host::Provider::$v
@@ -540,9 +676,139 @@ macro_rules! id {
     };
 }
 
+/// The `ELEMENT` of a composite `$t` whose fields (`0`, `x`) have the
+/// element types `$fty`: its layout measured here (offsets, size and
+/// alignment are rustc's for this program), each field's type its own
+/// `ELEMENT`, so nesting needs nothing more. `()` without the `gpu`
+/// feature (decided when `native` is built, not where this expands).
+#[cfg(feature = "gpu")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __native_composite_element {
+    ($t:ty { $($field:tt : $fty:ty),+ }) => {
+        $crate::gpu::__private::ElementType::Composite(&$crate::gpu::__private::CompositeType {
+            name: ::core::any::type_name::<$t>,
+            size: ::core::mem::size_of::<$t>(),
+            align: ::core::mem::align_of::<$t>(),
+            fields: &[$($crate::gpu::__private::CompositeField {
+                offset: ::core::mem::offset_of!($t, $field),
+                ty: <$fty as $crate::gpu::DeviceElement>::ELEMENT,
+            }),+],
+        })
+    };
+}
+#[cfg(not(feature = "gpu"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __native_composite_element {
+    ($t:ty { $($field:tt : $fty:ty),+ }) => {
+        ()
+    };
+}
+
+/// Makes structs [`DeviceElement`]s: each `Path { field: Type, … }`
+/// (several separated by `;`) lists every field of a `#[derive(Clone,
+/// Copy)]` struct with named fields (`#[repr(C)]` or Rust's own layout,
+/// which is measured) with its type, itself an element (a scalar, a tuple,
+/// or a struct declared so), so structs nest. Invoke it where the fields
+/// are visible.
+///
+/// ```no_run
+/// use native::gpu::{device_element, Error, Gpu};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// #[repr(C)]
+/// pub struct Point { pub x: f32, pub y: f32 }
+///
+/// #[derive(Clone, Copy)]
+/// struct Particle { at: Point, speed: (f32, f32), id: u32 }
+///
+/// device_element!(
+///     Point { x: f32, y: f32 };
+///     Particle { at: Point, speed: (f32, f32), id: u32 };
+/// );
+///
+/// # fn f(gpu: &Gpu) -> Result<(), Error> {
+/// let points = gpu.upload(&[Point { x: 1.0, y: 2.0 }, Point { x: 3.0, y: 4.0 }])?;
+/// let back: Vec<Point> = points.to_vec()?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// The list is checked against the struct when it compiles: a field left
+/// out, one it does not have, or a type that is not the field's is an
+/// error, as is a field that is no element.
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy)]
+/// struct Point { x: f32, y: f32 }
+/// native::gpu::device_element!(Point { x: f32 });
+/// ```
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy)]
+/// struct Point { x: f32, y: f32 }
+/// native::gpu::device_element!(Point { x: f32, y: u32 });
+/// ```
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy)]
+/// struct Flagged { x: f32, set: bool }
+/// native::gpu::device_element!(Flagged { x: f32, set: bool });
+/// ```
+///
+/// A `#[repr(packed)]` struct is refused where a field is not aligned (a
+/// kernel could not read it):
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy)]
+/// #[repr(C, packed)]
+/// struct Packed { tag: u8, x: f32 }
+/// native::gpu::device_element!(Packed { tag: u8, x: f32 });
+/// ```
+#[macro_export]
+macro_rules! device_element {
+    ($($name:path { $($field:ident : $fty:ty),+ $(,)? });+ $(;)?) => {$(
+        // SAFETY: every field is an element (checked below), whose bits
+        // outside padding are all values; `ELEMENT` is measured here.
+        unsafe impl $crate::gpu::__private::Sealed for $name {}
+        impl $crate::gpu::DeviceElement for $name {
+            const ELEMENT: $crate::gpu::ElementId =
+                $crate::__native_composite_element!($name { $($field: $fty),+ });
+        }
+        const _: () = {
+            // Each field of the type listed and an element itself, and
+            // every field of the struct listed (a struct expression names
+            // them all: no `..`). Never called.
+            #[allow(dead_code)]
+            fn fields_are_listed(value: $name) -> $name {
+                $(
+                    let _: ::core::marker::PhantomData<$fty> =
+                        $crate::gpu::__private::type_of(&value.$field);
+                    $crate::gpu::__private::is_element::<$fty>();
+                )+
+                $name { $($field: value.$field),+ }
+            }
+            $(::core::assert!(
+                ::core::mem::offset_of!($name, $field) % ::core::mem::align_of::<$fty>() == 0
+                    && ::core::mem::align_of::<$fty>() <= ::core::mem::align_of::<$name>(),
+                ::core::concat!(
+                    "field `", ::core::stringify!($field), "` of `", ::core::stringify!($name),
+                    "` is not aligned for `", ::core::stringify!($fty),
+                    "`: a packed struct (no kernel could read it), or not the field's type"
+                ),
+            );)+
+        };
+    )+};
+}
+
+#[doc(inline)]
+pub use crate::device_element;
+
 macro_rules! device_elements {
     ($($t:ty => $v:ident),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
+        // SAFETY: an integer or a float: every bit pattern is a value.
+        unsafe impl sealed::Sealed for $t {}
         impl DeviceElement for $t {
             const ELEMENT: ElementId = id!(element $v);
         }
@@ -553,6 +819,24 @@ device_elements! {
     i8 => I8, i16 => I16, i32 => I32, i64 => I64,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
     f32 => F32, f64 => F64,
+}
+
+/// Tuples of elements, `(A,)` to `(A, B, C, D)`.
+macro_rules! tuple_elements {
+    ($(($($t:ident . $i:tt),+))+) => {$(
+        // SAFETY: every field is an element; `ELEMENT` is measured.
+        unsafe impl<$($t: DeviceElement),+> sealed::Sealed for ($($t,)+) {}
+        impl<$($t: DeviceElement),+> DeviceElement for ($($t,)+) {
+            const ELEMENT: ElementId = __native_composite_element!(($($t,)+) { $($i: $t),+ });
+        }
+    )+};
+}
+
+tuple_elements! {
+    (A.0)
+    (A.0, B.1)
+    (A.0, B.1, C.2)
+    (A.0, B.1, C.2, D.3)
 }
 
 /// A predicate's or a comparator's result type.
@@ -626,9 +910,11 @@ impl Gpu {
     /// Copies `data` to the device, for calls that read it there. From a
     /// [`HostBuffer`] the copy runs at the page-locked speed.
     pub fn upload<T: DeviceElement>(&self, data: &[T]) -> Result<DeviceVec<T>, Error> {
+        // SAFETY: `data` is borrowed until the copy has read it.
+        let alloc = unsafe { backend::upload(&self.device, self.lane, bytes_of(data))? };
         Ok(DeviceVec {
             len: data.len(),
-            alloc: backend::upload(&self.device, self.lane, bytes_of(data))?,
+            alloc,
             _t: PhantomData,
         })
     }
@@ -726,9 +1012,9 @@ impl Gpu {
                 &self.device,
                 self.lane,
                 &call,
-                &[data.source()],
+                &[data.source().erase()],
                 None,
-                Some(bytes_of(core::slice::from_ref(&init))),
+                Some(value_of(&init)),
                 &op as *const F as *const u8,
                 backend::Out::Value(value.as_mut_ptr() as *mut u8, size_of::<T>()),
             )?
@@ -736,7 +1022,7 @@ impl Gpu {
         match written {
             backend::Done::Value(n) if n == size_of::<T>() => {
                 // SAFETY: the kernel wrote one T (a DeviceElement: every
-                // bit pattern is a value).
+                // bit pattern of its scalars is a value).
                 Ok(unsafe { value.assume_init() })
             }
             _ => Err(Error {
@@ -758,7 +1044,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
-        self.fresh(&call, &[data.source()], None, None, &op)
+        self.fresh(&call, &[data.source().erase()], None, None, &op)
     }
 
     /// [`Gpu::inclusive_scan`] into `out`, which has `data`'s length.
@@ -773,7 +1059,14 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
-        self.into(&call, &[data.source()], None, None, &op, out.target())
+        self.into(
+            &call,
+            &[data.source().erase()],
+            None,
+            None,
+            &op,
+            out.target(),
+        )
     }
 
     /// Every prefix before an element, from `init` ([`crate::exclusive_scan`]).
@@ -787,7 +1080,13 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
-        self.fresh(&call, &[data.source()], None, Some(&init), &op)
+        self.fresh(
+            &call,
+            &[data.source().erase()],
+            None,
+            Some(value_of(&init)),
+            &op,
+        )
     }
 
     /// [`Gpu::exclusive_scan`] into `out`, which has `data`'s length.
@@ -810,9 +1109,9 @@ impl Gpu {
         let call = self.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
         self.into(
             &call,
-            &[data.source()],
+            &[data.source().erase()],
             None,
-            Some(&init),
+            Some(value_of(&init)),
             &op,
             out.target(),
         )
@@ -830,7 +1129,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
-        self.fresh(&call, &[data.source()], None, None, &op)
+        self.fresh(&call, &[data.source().erase()], None, None, &op)
     }
 
     /// [`Gpu::transform`] into `out`, which has `data`'s length.
@@ -846,7 +1145,14 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
-        self.into(&call, &[data.source()], None, None, &op, out.target())
+        self.into(
+            &call,
+            &[data.source().erase()],
+            None,
+            None,
+            &op,
+            out.target(),
+        )
     }
 
     /// `op` of each pair of elements ([`crate::transform2`]); the inputs
@@ -925,7 +1231,13 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
-        self.fresh(&call, &[data.source()], Some(offsets), Some(&init), &op)
+        self.fresh(
+            &call,
+            &[data.source().erase()],
+            Some(offsets),
+            Some(value_of(&init)),
+            &op,
+        )
     }
 
     /// [`Gpu::segmented_reduce`] into `out`, which has one element per
@@ -950,9 +1262,9 @@ impl Gpu {
         let call = self.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
         self.into(
             &call,
-            &[data.source()],
+            &[data.source().erase()],
             Some(offsets),
-            Some(&init),
+            Some(value_of(&init)),
             &op,
             out.target(),
         )
@@ -970,7 +1282,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<P>(site, id!(provider Select), &[T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source()], None, None, &pred)
+        self.fresh(&call, &[data.source().erase()], None, None, &pred)
     }
 
     /// The elements stably sorted by `compare`, a total order, as
@@ -988,7 +1300,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source()], None, None, &compare)
+        self.fresh(&call, &[data.source().erase()], None, None, &compare)
     }
 
     /// The elements stably sorted by `key`, as [`slice::sort_by_key`]
@@ -1006,7 +1318,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source()], None, None, &key)
+        self.fresh(&call, &[data.source().erase()], None, None, &key)
     }
 
     /// The elements in ascending order, stably, as [`slice::sort`]
@@ -1048,7 +1360,7 @@ impl Gpu {
         D: Input<T> + ?Sized,
     {
         let call = self.call::<()>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source()], None, None, &())
+        self.fresh(&call, &[data.source().erase()], None, None, &())
     }
 
     /// The facts of the call at `site` that identify its kernel.
@@ -1071,15 +1383,15 @@ impl Gpu {
     }
 
     /// Runs `call` into a new device allocation of `O` elements.
-    fn fresh<T, O, F>(
+    fn fresh<O, F>(
         &self,
         call: &Call<'_>,
-        inputs: &[Source<'_, T>],
+        inputs: &[Data<'_>],
         offsets: Option<&[usize]>,
-        init: Option<&T>,
+        init: Option<(*const u8, usize)>,
         op: &F,
     ) -> Result<DeviceVec<O>, Error> {
-        // SAFETY: `init` is one live T and `op` a live F; the backend
+        // SAFETY: `init` is one live value and `op` a live F; the backend
         // checks every type against the compiled ones before it reads or
         // writes them as such.
         let done = unsafe {
@@ -1089,7 +1401,7 @@ impl Gpu {
                 call,
                 inputs,
                 offsets,
-                init.map(value_bytes),
+                init,
                 op as *const F as *const u8,
                 backend::Out::New,
             )?
@@ -1108,12 +1420,12 @@ impl Gpu {
     }
 
     /// Runs `call` into `out`.
-    fn into<T, O, F>(
+    fn into<O, F>(
         &self,
         call: &Call<'_>,
-        inputs: &[Source<'_, T>],
+        inputs: &[Data<'_>],
         offsets: Option<&[usize]>,
-        init: Option<&T>,
+        init: Option<(*const u8, usize)>,
         op: &F,
         out: Target<'_, O>,
     ) -> Result<(), Error> {
@@ -1126,7 +1438,7 @@ impl Gpu {
                 call,
                 inputs,
                 offsets,
-                init.map(value_bytes),
+                init,
                 op as *const F as *const u8,
                 backend::Out::Into(&out.vec.alloc, out.start, out.len),
             )?
@@ -1442,7 +1754,8 @@ where
         let call = self
             .gpu
             .call::<Chain<S, ()>>(site, id!(provider ChainCollect), &types);
-        self.gpu.fresh(&call, &[self.source], None, None, &chain)
+        self.gpu
+            .fresh(&call, &[self.source.erase()], None, None, &chain)
     }
 
     /// Runs the chain with `terminal` on the kernel compiled for `site`:
@@ -1472,9 +1785,9 @@ where
                 &self.gpu.device,
                 self.gpu.lane,
                 &call,
-                &[self.source],
+                &[self.source.erase()],
                 None,
-                init.as_ref().map(value_bytes),
+                init.as_ref().map(value_of),
                 &chain as *const Chain<S, C> as *const u8,
                 backend::Out::Value(out.as_mut_ptr() as *mut u8, size_of::<R>()),
             )?
@@ -1500,15 +1813,6 @@ impl Drop for Gpu {
     }
 }
 
-/// The bytes of one value (an initial value, checked against the compiled
-/// element size by the backend).
-fn value_bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: reads `size_of::<T>()` bytes of a live value; the backend
-    // checks T against the compiled element type (a DeviceElement, with no
-    // padding) before it uses them.
-    unsafe { core::slice::from_raw_parts(v as *const T as *const u8, size_of::<T>()) }
-}
-
 /// The bytes of `len` elements of T, or an error when they overflow.
 fn byte_len<T>(len: usize) -> Result<usize, Error> {
     len.checked_mul(size_of::<T>()).ok_or_else(|| Error {
@@ -1520,12 +1824,9 @@ fn byte_len<T>(len: usize) -> Result<usize, Error> {
     })
 }
 
-/// transform2's inputs, of one length, the second's element type erased to
-/// the first's (the backend reads it by the compiled type's size).
-fn pair<'a, T, U>(
-    a: Source<'a, T>,
-    b: Source<'a, U>,
-) -> Result<(Source<'a, T>, Source<'a, T>), Error> {
+/// transform2's inputs, of one length, their element types erased (the
+/// backend reads each by its compiled type's size).
+fn pair<'a, T, U>(a: Source<'a, T>, b: Source<'a, U>) -> Result<(Data<'a>, Data<'a>), Error> {
     if a.len() != b.len() {
         return Err(Error {
             kind: ErrorKind::Mismatch,
@@ -1536,20 +1837,7 @@ fn pair<'a, T, U>(
             ),
         });
     }
-    let b = match b {
-        // SAFETY: only the address and the length are read, as bytes of
-        // the compiled element size.
-        Source::Host(h) => {
-            Source::Host(unsafe { core::slice::from_raw_parts(h.as_ptr() as *const T, h.len()) })
-        }
-        Source::Device { vec, start, len } => Source::Device {
-            // SAFETY: as above; DeviceVec<U> and DeviceVec<T> have one layout.
-            vec: unsafe { &*(vec as *const DeviceVec<U> as *const DeviceVec<T>) },
-            start,
-            len,
-        },
-    };
-    Ok((a, b))
+    Ok((a.erase(), b.erase()))
 }
 
 /// The facts of one call that identify its kernel.
@@ -1568,8 +1856,8 @@ struct Call<'a> {
 
 #[cfg(feature = "gpu")]
 mod backend {
-    use super::{Call, Error, ErrorKind, Source};
-    use runtime::host::{self, HostError, HostErrorKind};
+    use super::{Call, Data, Error, ErrorKind};
+    use runtime::host::{self, HostBytes, HostError, HostErrorKind};
 
     pub type Device = &'static host::Device;
     pub type Alloc = host::DeviceAlloc;
@@ -1625,12 +1913,24 @@ mod backend {
         &d.name
     }
 
-    pub fn upload(d: &Device, lane: usize, bytes: &[u8]) -> Result<Alloc, Error> {
-        d.upload(lane, bytes).map_err(convert)
+    /// # Safety
+    ///
+    /// `len` live bytes at `ptr`, not written until this returns.
+    pub unsafe fn upload(
+        d: &Device,
+        lane: usize,
+        (ptr, len): (*const u8, usize),
+    ) -> Result<Alloc, Error> {
+        // SAFETY: the caller's contract.
+        unsafe { d.upload(lane, HostBytes { ptr, len }) }.map_err(convert)
     }
 
-    pub fn upload_into(a: &Alloc, bytes: &[u8]) -> Result<(), Error> {
-        a.upload(0, bytes).map_err(convert)
+    /// # Safety
+    ///
+    /// As [`upload`].
+    pub unsafe fn upload_into(a: &Alloc, (ptr, len): (*const u8, usize)) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        unsafe { a.upload(0, HostBytes { ptr, len }) }.map_err(convert)
     }
 
     pub fn alloc(d: &Device, lane: usize, bytes: usize) -> Result<Alloc, Error> {
@@ -1682,8 +1982,18 @@ mod backend {
         d.copy(lane, src, dst, bytes).map_err(convert)
     }
 
-    pub fn download(a: &Alloc, offset: usize, out: &mut [u8]) -> Result<(), Error> {
-        a.download(offset, out).map_err(convert)
+    /// # Safety
+    ///
+    /// `len` writable bytes at `out`, used by nothing else until this
+    /// returns.
+    pub unsafe fn download(
+        a: &Alloc,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        unsafe { a.download(offset, out, len) }.map_err(convert)
     }
 
     pub fn last_launch() -> Option<super::Launch> {
@@ -1697,13 +2007,13 @@ mod backend {
     ///
     /// As `runtime::host::Device::run`.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn run<T>(
+    pub unsafe fn run(
         d: &Device,
         lane: usize,
         call: &Call<'_>,
-        inputs: &[Source<'_, T>],
+        inputs: &[Data<'_>],
         offsets: Option<&[usize]>,
-        init: Option<&[u8]>,
+        init: Option<(*const u8, usize)>,
         closure: *const u8,
         out: Out<'_>,
     ) -> Result<Done, Error> {
@@ -1719,22 +2029,15 @@ mod backend {
         };
         let inputs: super::Vec<host::Input<'_>> = inputs
             .iter()
-            .map(|s| match s {
-                Source::Host(h) => host::Input::Host {
-                    ptr: h.as_ptr() as *const u8,
-                    len: h.len(),
-                },
-                Source::Device { vec, start, len } => host::Input::Device {
-                    alloc: &vec.alloc,
-                    start: *start,
-                    len: *len,
-                },
+            .map(|s| match *s {
+                Data::Host { ptr, len, .. } => host::Input::Host { ptr, len },
+                Data::Device { alloc, start, len } => host::Input::Device { alloc, start, len },
             })
             .collect();
         let request = host::Request {
             inputs: &inputs,
             offsets,
-            init,
+            init: init.map(|(ptr, len)| HostBytes { ptr, len }),
             closure,
         };
         let output = match out {
@@ -1753,7 +2056,7 @@ mod backend {
 
 #[cfg(not(feature = "gpu"))]
 mod backend {
-    use super::{Call, Error, ErrorKind, Source};
+    use super::{Call, Data, Error, ErrorKind};
 
     #[derive(Clone, Copy)]
     pub struct Device;
@@ -1805,11 +2108,17 @@ mod backend {
         ""
     }
 
-    pub fn upload(_: &Device, _: usize, _: &[u8]) -> Result<Alloc, Error> {
+    /// # Safety
+    ///
+    /// Nothing is read.
+    pub unsafe fn upload(_: &Device, _: usize, _: (*const u8, usize)) -> Result<Alloc, Error> {
         Err(unavailable())
     }
 
-    pub fn upload_into(_: &Alloc, _: &[u8]) -> Result<(), Error> {
+    /// # Safety
+    ///
+    /// Nothing is read.
+    pub unsafe fn upload_into(_: &Alloc, _: (*const u8, usize)) -> Result<(), Error> {
         Err(unavailable())
     }
 
@@ -1859,7 +2168,10 @@ mod backend {
         Err(unavailable())
     }
 
-    pub fn download(_: &Alloc, _: usize, _: &mut [u8]) -> Result<(), Error> {
+    /// # Safety
+    ///
+    /// Nothing is written.
+    pub unsafe fn download(_: &Alloc, _: usize, _: *mut u8, _: usize) -> Result<(), Error> {
         Err(unavailable())
     }
 
@@ -1867,13 +2179,13 @@ mod backend {
     ///
     /// Nothing is read or written.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn run<T>(
+    pub unsafe fn run(
         _: &Device,
         _: usize,
         _: &Call<'_>,
-        _: &[Source<'_, T>],
+        _: &[Data<'_>],
         _: Option<&[usize]>,
-        _: Option<&[u8]>,
+        _: Option<(*const u8, usize)>,
         _: *const u8,
         _: Out<'_>,
     ) -> Result<Done, Error> {

@@ -7,9 +7,10 @@
 //! that GPU results are compared against.
 //!
 //! Element types: the GPU providers take `i8 i16 i32 i64 u8 u16 u32 u64
-//! f32 f64` (and `bool` as a predicate's or comparator's result); the
-//! functions are generic so that rustc accepts other types and the
-//! compiler's rejection is its own diagnostic.
+//! f32 f64` (and `bool` as a predicate's or comparator's result), and
+//! `reduce` and `transform` take tuples and `#[derive(Clone, Copy)]`
+//! structs of them too; the functions are generic so that rustc accepts
+//! other types and the compiler's rejection is its own diagnostic.
 //!
 //! [`gpu`] is the host API that runs the compiled callbacks on a device
 //! (with the `gpu` feature). The frontend's bridge builds this crate as a

@@ -19,9 +19,10 @@ use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Event, Gpu, PinnedBuffer, Stream};
 use crate::RuntimeError;
-use manifest::{Callback, Kernel, RegistrationId};
+use manifest::{Callback, Element, Kernel, RegistrationId};
 pub use manifest::{Provider, Scalar};
 use std::collections::{BTreeMap, HashMap};
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -89,7 +90,7 @@ pub struct CallInfo<'a> {
     /// The callback's parameter types and its result, in order (`[T, T, T]`
     /// for reduce, `[T, bool]` for select): each a sealed element trait's
     /// constant (`native::gpu::DeviceElement`).
-    pub types: &'a [Scalar],
+    pub types: &'a [ElementType],
     /// `type_name::<F>()`, `size_of::<F>()`, `align_of::<F>()`.
     pub closure_type: &'a str,
     pub closure_size: usize,
@@ -104,6 +105,183 @@ impl CallInfo<'_> {
             column: self.column,
         }
     }
+}
+
+/// An element type as a call states it (`native::gpu::DeviceElement`'s
+/// constant): a scalar, or a tuple or struct of elements with the layout
+/// the program's rustc gave it. Built in constants: it borrows `'static`
+/// data only.
+#[derive(Debug, Clone, Copy)]
+pub enum ElementType {
+    Scalar(Scalar),
+    Composite(&'static CompositeType),
+}
+
+/// A tuple's or a struct's layout, measured by the program's own rustc
+/// (`size_of`, `align_of`, `offset_of!`), never assumed: rustc may reorder
+/// fields (rustc 1.95 puts the u32 of `(u8, u32, u8)` at 0, its u8s at
+/// 4 and 5).
+#[derive(Debug)]
+pub struct CompositeType {
+    /// `core::any::type_name` of the type, for messages only (the compiler
+    /// spells types its own way, so names are never compared). A function:
+    /// `type_name` is no `const fn` on stable Rust.
+    pub name: fn() -> &'static str,
+    pub size: usize,
+    pub align: usize,
+    /// Every field in declaration order.
+    pub fields: &'static [CompositeField],
+}
+
+/// One field of a [`CompositeType`]: its offset from the start of the
+/// value, and its type (itself composite for a nested tuple or struct).
+#[derive(Debug, Clone, Copy)]
+pub struct CompositeField {
+    pub offset: usize,
+    pub ty: ElementType,
+}
+
+impl ElementType {
+    /// The type as Rust spells it (`i32`, `(f32, u32)`, `app::Point`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ElementType::Scalar(s) => s.name(),
+            ElementType::Composite(c) => (c.name)(),
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        match self {
+            ElementType::Scalar(s) => s.size() as usize,
+            ElementType::Composite(c) => c.size,
+        }
+    }
+
+    pub fn align(&self) -> usize {
+        match self {
+            ElementType::Scalar(s) => s.align() as usize,
+            ElementType::Composite(c) => c.align,
+        }
+    }
+
+    /// Every scalar of the value with its offset from the start, in field
+    /// order, nested tuples and structs flattened depth-first: what
+    /// `vocab::Element::scalars` gives for the compiled type.
+    pub fn scalars(&self) -> Vec<(usize, Scalar)> {
+        let mut out = Vec::new();
+        self.scalars_at(0, &mut out);
+        out
+    }
+
+    fn scalars_at(&self, base: usize, out: &mut Vec<(usize, Scalar)>) {
+        match self {
+            ElementType::Scalar(s) => out.push((base, *s)),
+            ElementType::Composite(c) => {
+                for f in c.fields {
+                    f.ty.scalars_at(base + f.offset, out);
+                }
+            }
+        }
+    }
+
+    /// Whether values of this type are what a kernel compiled for
+    /// `compiled` reads and writes: the same scalar, or a composite of the
+    /// same size and alignment whose scalars lie at the same offsets, in
+    /// the same order. Names are not compared.
+    pub fn fits(&self, compiled: &Element) -> bool {
+        match (self, compiled) {
+            (ElementType::Scalar(s), Element::Scalar(c)) => s == c,
+            (ElementType::Composite(t), Element::Composite(l)) => {
+                t.size as u64 == l.size
+                    && t.align as u64 == l.align
+                    && self
+                        .scalars()
+                        .into_iter()
+                        .map(|(at, s)| (at as u64, s))
+                        .eq(compiled.scalars())
+            }
+            _ => false,
+        }
+    }
+
+    /// "`i32`", or "`(f32, u32)` of 8 bytes aligned to 4 (f32 at 0, u32 at
+    /// 4)", for messages.
+    fn describe(&self) -> String {
+        match self {
+            ElementType::Scalar(s) => format!("`{s}`"),
+            ElementType::Composite(c) => describe_layout(
+                (c.name)(),
+                c.size as u64,
+                c.align as u64,
+                self.scalars().into_iter().map(|(at, s)| (at as u64, s)),
+            ),
+        }
+    }
+}
+
+/// A compiled element as [`ElementType::describe`] writes a call's.
+fn describe_element(e: &Element) -> String {
+    match e {
+        Element::Scalar(s) => format!("`{s}`"),
+        Element::Composite(l) => describe_layout(&l.name, l.size, l.align, e.scalars()),
+    }
+}
+
+fn describe_layout(
+    name: &str,
+    size: u64,
+    align: u64,
+    scalars: impl IntoIterator<Item = (u64, Scalar)>,
+) -> String {
+    let leaves: Vec<String> = scalars
+        .into_iter()
+        .map(|(at, s)| format!("{s} at {at}"))
+        .collect();
+    format!(
+        "`{name}` of {size} bytes aligned to {align} ({})",
+        leaves.join(", ")
+    )
+}
+
+/// Host memory a copy or a call reads: `len` bytes at `ptr`, one value or
+/// several of an element type. Reached through the pointer only, never as
+/// a `&[u8]`: a composite's padding bytes are not initialised.
+#[derive(Debug, Clone, Copy)]
+pub struct HostBytes {
+    pub ptr: *const u8,
+    pub len: usize,
+}
+
+impl HostBytes {
+    /// The bytes as the driver's copies take them: possibly uninitialised,
+    /// never read here.
+    ///
+    /// # Safety
+    ///
+    /// `len` bytes at `ptr` are live (when `len` > 0) and not written for
+    /// `'a`.
+    unsafe fn as_uninit<'a>(self) -> &'a [MaybeUninit<u8>] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the caller's contract; `MaybeUninit<u8>` has no invalid
+        // values, so padding bytes may be among them.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<MaybeUninit<u8>>(), self.len) }
+    }
+}
+
+/// `len` writable bytes at `ptr`, as the driver's copies take them.
+///
+/// # Safety
+///
+/// `len` bytes at `ptr` are live and neither read nor written by anything
+/// else for `'a` (when `len` > 0).
+unsafe fn uninit_mut<'a>(ptr: *mut u8, len: usize) -> &'a mut [MaybeUninit<u8>] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<u8>>(), len) }
 }
 
 /// Where a call was made.
@@ -294,18 +472,43 @@ fn check_call(callback: &Callback, call: &CallInfo<'_>) -> Result<(), String> {
         ));
     }
     let signature = &callback.signature;
-    let compiled = signature.params.iter().chain([&signature.ret]);
-    let fits = signature.params.len() + 1 == call.types.len()
-        && compiled
-            .zip(call.types)
-            .all(|(e, s)| e.scalar() == Some(*s));
+    let compiled = || signature.params.iter().chain([&signature.ret]);
+    let arity = signature.params.len() + 1 == call.types.len();
+    let fits = arity && compiled().zip(call.types).all(|(e, t)| t.fits(e));
     if !fits {
-        let called: Vec<&str> = call.types.iter().map(|s| s.name()).collect();
-        return Err(format!(
+        let called: Vec<&str> = call.types.iter().map(ElementType::name).collect();
+        let mut message = format!(
             "it was compiled for a callback of type `{}`, the call's types are ({})",
             callback.signature,
             called.join(", ")
-        ));
+        );
+        // Where a composite differs, both layouts: their names may read
+        // the same while rustc laid them out otherwise.
+        let mut differing: Vec<(Vec<String>, String, String)> = Vec::new();
+        for (i, (e, t)) in compiled().zip(call.types).enumerate() {
+            let composite =
+                matches!(e, Element::Composite(_)) || matches!(t, ElementType::Composite(_));
+            if !arity || !composite || t.fits(e) {
+                continue;
+            }
+            let position = if i < signature.params.len() {
+                format!("parameter {}", i + 1)
+            } else {
+                "the result".to_string()
+            };
+            let (was, is) = (describe_element(e), t.describe());
+            match differing.iter_mut().find(|(_, w, c)| *w == was && *c == is) {
+                Some((positions, _, _)) => positions.push(position),
+                None => differing.push((vec![position], was, is)),
+            }
+        }
+        for (positions, was, is) in differing {
+            message.push_str(&format!(
+                "; {}: compiled for {was}; the call's element is {is}",
+                positions.join(", ")
+            ));
+        }
+        return Err(message);
     }
     if !site.closure_matches(call.closure_type) {
         return Err(format!(
@@ -536,17 +739,28 @@ impl DeviceAlloc {
         Ok(())
     }
 
-    /// Copies `out.len()` bytes from `offset` bytes in to the host, once
-    /// the work enqueued before that writes them is done.
-    pub fn download(&self, offset: usize, out: &mut [u8]) -> Result<(), HostError> {
-        self.check_range("a download", "from", offset, out.len())?;
+    /// Copies `len` bytes from `offset` bytes in to `out` on the host,
+    /// once the work enqueued before that writes them is done. Through a
+    /// pointer: the bytes may become a composite's, padding included.
+    ///
+    /// # Safety
+    ///
+    /// `out` has `len` writable bytes, neither read nor written by anything
+    /// else until this returns.
+    pub unsafe fn download(
+        &self,
+        offset: usize,
+        out: *mut u8,
+        len: usize,
+    ) -> Result<(), HostError> {
+        self.check_range("a download", "from", offset, len)?;
         let mut state = self.device.lock()?;
         let lane = self.lane.load(Ordering::Relaxed);
-        if let Some(b) = self.buffer.as_ref().filter(|_| !out.is_empty()) {
+        if let Some(b) = self.buffer.as_ref().filter(|_| len > 0) {
             let stream = state.lanes[lane].stream;
-            // SAFETY: the range was checked above; `out` is waited for
-            // below, before this returns.
-            let copied = unsafe { b.download_on(stream, offset, out) };
+            // SAFETY: the caller's contract; the range was checked above,
+            // and `out` is waited for below, before this returns.
+            let copied = unsafe { b.download_on(stream, offset, uninit_mut(out, len)) };
             copied.map_err(|e| wait_error(&mut state, lane, e))?;
         }
         state.wait(lane)
@@ -554,11 +768,16 @@ impl DeviceAlloc {
 
     /// Copies `data` to `offset` bytes in, in the order of the stream
     /// that last used this memory.
-    pub fn upload(&self, offset: usize, data: &[u8]) -> Result<(), HostError> {
-        self.check_range("an upload", "into", offset, data.len())?;
+    ///
+    /// # Safety
+    ///
+    /// `data`'s bytes are live, and not written until this returns.
+    pub unsafe fn upload(&self, offset: usize, data: HostBytes) -> Result<(), HostError> {
+        self.check_range("an upload", "into", offset, data.len)?;
         let mut state = self.device.lock()?;
         let lane = self.lane.load(Ordering::Relaxed);
-        stage(&mut state, lane, self, offset, data)
+        // SAFETY: the caller's contract.
+        unsafe { stage(&mut state, lane, self, offset, data) }
     }
 }
 
@@ -566,21 +785,26 @@ impl DeviceAlloc {
 /// page-locked (the copy would otherwise read it after this returns, while
 /// the caller may write it), not when it is pageable (the driver has
 /// copied it before returning).
-fn stage(
+///
+/// # Safety
+///
+/// `data`'s bytes are live, and not written until this returns.
+unsafe fn stage(
     state: &mut State,
     lane: usize,
     alloc: &DeviceAlloc,
     offset: usize,
-    data: &[u8],
+    data: HostBytes,
 ) -> Result<(), HostError> {
-    let Some(buffer) = alloc.buffer.as_ref().filter(|_| !data.is_empty()) else {
+    let Some(buffer) = alloc.buffer.as_ref().filter(|_| data.len > 0) else {
         return Ok(());
     };
     let stream = state.lanes[lane].stream;
-    // SAFETY: a page-locked source is waited for below.
-    let copied = unsafe { buffer.upload_on(stream, offset, data) };
+    // SAFETY: the caller's contract; a page-locked source is waited for
+    // below.
+    let copied = unsafe { buffer.upload_on(stream, offset, data.as_uninit()) };
     copied.map_err(|e| after_pending(state, lane, e))?;
-    if crate::gpu::is_page_locked(data.as_ptr()) {
+    if crate::gpu::is_page_locked(data.ptr) {
         state.wait(lane)?;
     }
     Ok(())
@@ -769,9 +993,10 @@ pub struct Request<'a> {
     pub inputs: &'a [Input<'a>],
     /// Segment boundaries (segmented reduce).
     pub offsets: Option<&'a [usize]>,
-    /// The initial value's bytes, for providers that take one (a chain's
-    /// fold: one `R`, or none).
-    pub init: Option<&'a [u8]>,
+    /// The initial value, for providers that take one (a chain's fold: one
+    /// `R`, or none): only its scalars are read, at the compiled type's
+    /// offsets, never its padding.
+    pub init: Option<HostBytes>,
     /// The closure object.
     pub closure: *const u8,
 }
@@ -976,10 +1201,14 @@ impl Device {
             let (Some(b), true) = (alloc.buffer.as_ref(), host.bytes() > 0) else {
                 return Ok(());
             };
-            // SAFETY: `host` holds `bytes` bytes, and is neither written
-            // nor freed before the event recorded after this copy.
-            let data = unsafe { std::slice::from_raw_parts(host.as_ptr(), host.bytes()) };
-            let copied = unsafe { b.upload_on(state.lanes[lane].stream, 0, data) };
+            let data = HostBytes {
+                ptr: host.as_ptr(),
+                len: host.bytes(),
+            };
+            // SAFETY: `host` holds `bytes` bytes (a composite's padding
+            // among them, hence no `&[u8]`), and is neither written nor
+            // freed before the event recorded after this copy.
+            let copied = unsafe { b.upload_on(state.lanes[lane].stream, 0, data.as_uninit()) };
             copied.map_err(|e| after_pending(state, lane, e))
         })?;
         Ok(alloc)
@@ -1022,17 +1251,26 @@ impl Device {
             };
             // SAFETY: `host` holds `bytes` bytes, and is neither read,
             // written nor freed before the event recorded after this copy.
-            let out = unsafe { std::slice::from_raw_parts_mut(host.as_ptr(), host.bytes()) };
+            let out = unsafe { uninit_mut(host.as_ptr(), host.bytes()) };
             let copied = unsafe { b.download_on(state.lanes[lane].stream, 0, out) };
             copied.map_err(|e| after_pending(state, lane, e))
         })
     }
 
-    /// Copies `bytes` to a new device allocation, in `lane`'s order.
-    pub fn upload(&'static self, lane: usize, bytes: &[u8]) -> Result<DeviceAlloc, HostError> {
+    /// Copies `data` to a new device allocation, in `lane`'s order.
+    ///
+    /// # Safety
+    ///
+    /// `data`'s bytes are live, and not written until this returns.
+    pub unsafe fn upload(
+        &'static self,
+        lane: usize,
+        data: HostBytes,
+    ) -> Result<DeviceAlloc, HostError> {
         let mut state = self.lock()?;
-        let alloc = state.alloc(self, lane, bytes.len())?;
-        stage(&mut state, lane, &alloc, 0, bytes)?;
+        let alloc = state.alloc(self, lane, data.len)?;
+        // SAFETY: the caller's contract.
+        unsafe { stage(&mut state, lane, &alloc, 0, data)? };
         Ok(alloc)
     }
 
@@ -1097,9 +1335,11 @@ impl Device {
     /// # Safety
     ///
     /// `request.closure` points to a live closure of `call.closure_size`
-    /// bytes; a host input's `ptr` to `len` live elements of the size
-    /// `call.types` gives its position; `init` holds one initial value; an
-    /// `Output::Value`'s `ptr` has `room` writable bytes.
+    /// bytes; a host input's `ptr` to `len` live elements of the type
+    /// `call.types` gives its position; `init` to one live value of its
+    /// type; an `Output::Value`'s `ptr` has `room` writable bytes. Each
+    /// type in `call.types` states its layout truly (`native::gpu`'s sealed
+    /// trait measures it): host memory is read by it, through pointers.
     pub unsafe fn run(
         &'static self,
         lane: usize,
@@ -1137,12 +1377,16 @@ impl Device {
         // A chain's initial value is one of its values (`R`, the callback's
         // result), and its fold may have none.
         let record = manifest::provider::result_record(provider, signature);
-        let init_size = match provider {
-            Provider::ChainReduce => signature.ret.size() as usize,
-            _ => element,
+        let init_element = match provider {
+            Provider::ChainReduce => &signature.ret,
+            _ => signature.element(),
         };
+        let init_size = init_element.size() as usize;
         let init = match (provider.takes_init(), request.init) {
-            (true, Some(v)) if v.len() == init_size => v.to_vec(),
+            // SAFETY: the caller's contract: one live value of the type
+            // `call.types` states, which find() checked has the compiled
+            // type's scalars.
+            (true, Some(v)) if v.len == init_size => unsafe { value_scalars(init_element, v) },
             (false, None) => Vec::new(),
             (true, None) if provider == Provider::ChainReduce => Vec::new(),
             (_, v) => {
@@ -1153,7 +1397,7 @@ impl Device {
                 };
                 return Err(mismatch(format!(
                     "an initial value of {} bytes for a {} kernel, which takes {takes}",
-                    v.map_or(0, <[u8]>::len),
+                    v.map_or(0, |v| v.len),
                     provider.name(),
                 )));
             }
@@ -1320,11 +1564,14 @@ impl Device {
                     alloc.address() + (start * sizes[i]) as u64
                 }
                 Input::Host { ptr, len } => {
-                    let bytes = len * sizes[i];
-                    let alloc = state.alloc(self, lane, bytes)?;
-                    // SAFETY: the caller's contract: `len` elements at `ptr`.
-                    let host = unsafe { std::slice::from_raw_parts(ptr, bytes) };
-                    stage(state, lane, &alloc, 0, host)?;
+                    let host = HostBytes {
+                        ptr,
+                        len: len * sizes[i],
+                    };
+                    let alloc = state.alloc(self, lane, host.len)?;
+                    // SAFETY: the caller's contract: `len` elements at
+                    // `ptr`, read through the pointer (padding included).
+                    unsafe { stage(state, lane, &alloc, 0, host)? };
                     let address = alloc.address();
                     staged.push(alloc);
                     address
@@ -1342,7 +1589,13 @@ impl Device {
         if provider == Provider::SegmentedReduce {
             let bytes: Vec<u8> = offsets64.iter().flat_map(|o| o.to_le_bytes()).collect();
             let alloc = state.alloc(self, lane, bytes.len())?;
-            stage(state, lane, &alloc, 0, &bytes)?;
+            let host = HostBytes {
+                ptr: bytes.as_ptr(),
+                len: bytes.len(),
+            };
+            // SAFETY: `bytes` lives until after the copy (pageable: copied
+            // before stage returns).
+            unsafe { stage(state, lane, &alloc, 0, host)? };
             job.offsets = alloc.address();
             staged.push(alloc);
             job.segments = count;
@@ -1420,6 +1673,28 @@ impl Device {
     }
 }
 
+/// One host value of `element`: its scalars copied at their offsets into
+/// zeroed bytes, its padding (which no one initialised) left zero.
+///
+/// # Safety
+///
+/// `value` is one live value whose scalars are `element.scalars()`, and
+/// `value.len` its size.
+unsafe fn value_scalars(element: &Element, value: HostBytes) -> Vec<u8> {
+    let mut out = vec![0u8; value.len];
+    for (at, s) in element.scalars() {
+        let (at, n) = (at as usize, s.size() as usize);
+        // Always inside: a compiled layout was checked when read
+        // (`Layout::check`), and its size is `value.len`.
+        if let Some(to) = out.get_mut(at..at + n) {
+            // SAFETY: the caller's contract: an initialised scalar lies at
+            // `at`.
+            unsafe { std::ptr::copy_nonoverlapping(value.ptr.add(at), to.as_mut_ptr(), n) };
+        }
+    }
+    out
+}
+
 /// An error of a wait on `lane`, naming the calls it may come from.
 fn wait_error(state: &mut State, lane: usize, e: RuntimeError) -> HostError {
     let pending = std::mem::take(&mut state.lanes[lane].pending);
@@ -1437,5 +1712,291 @@ fn after_pending(state: &mut State, lane: usize, e: RuntimeError) -> HostError {
             wait_error(state, lane, e)
         }
         _ => device_error(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use manifest::{CallSite, EnvLayout, Field, Layout, RegistrationId, Signature};
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// A composite's `ElementType` as `native::gpu`'s macros build it.
+    macro_rules! composite {
+        ($t:ty { $($field:tt : $e:expr),+ }) => {
+            ElementType::Composite(&CompositeType {
+                name: std::any::type_name::<$t>,
+                size: size_of::<$t>(),
+                align: align_of::<$t>(),
+                fields: &[$(CompositeField { offset: offset_of!($t, $field), ty: $e }),+],
+            })
+        };
+    }
+
+    const U8: ElementType = ElementType::Scalar(Scalar::U8);
+    const U32: ElementType = ElementType::Scalar(Scalar::U32);
+    const F32: ElementType = ElementType::Scalar(Scalar::F32);
+
+    const PAIR: ElementType = composite!((u8, u32) { 0: U8, 1: U32 });
+    /// A tuple rustc reorders (its u32 first).
+    const TRIPLE: ElementType = composite!((u8, u32, u8) { 0: U8, 1: U32, 2: U8 });
+
+    #[allow(dead_code)]
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Point {
+        x: f32,
+        y: f32,
+    }
+    const POINT: ElementType = composite!(Point { x: F32, y: F32 });
+
+    #[allow(dead_code)]
+    #[derive(Clone, Copy)]
+    struct Tagged {
+        tag: u8,
+        at: Point,
+        pair: (u8, u32),
+    }
+    const TAGGED: ElementType = composite!(Tagged {
+        tag: U8,
+        at: POINT,
+        pair: PAIR
+    });
+
+    /// A compiled composite as the compiler records it: its scalars
+    /// flattened, each at its offset from the start.
+    fn layout(name: &str, size: u64, align: u64, fields: &[(&str, u64, Scalar)]) -> Element {
+        Element::Composite(Layout {
+            name: name.into(),
+            size,
+            align,
+            fields: fields
+                .iter()
+                .map(|&(name, offset, s)| Field {
+                    name: name.into(),
+                    offset,
+                    element: Element::Scalar(s),
+                })
+                .collect(),
+        })
+    }
+
+    /// Whether a call of `types` fits a fold (`(T, T) -> T`) compiled for
+    /// `t`: the reason if not.
+    fn check_fold(t: Element, types: &[ElementType]) -> Result<(), String> {
+        let callback = Callback {
+            registration: RegistrationId(0),
+            provider: Provider::Reduce,
+            signature: Signature::fold(t),
+            origin: None,
+            env: EnvLayout {
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+            },
+            site: Some(CallSite {
+                file: "app/src/main.rs".into(),
+                line: 3,
+                column: 5,
+                crate_name: None,
+                closure_suffix: None,
+            }),
+        };
+        check_call(
+            &callback,
+            &CallInfo {
+                file: "app/src/main.rs",
+                line: 3,
+                column: 5,
+                provider: Provider::Reduce,
+                types,
+                closure_type: "app::main::{{closure}}",
+                closure_size: 0,
+                closure_align: 1,
+            },
+        )
+    }
+
+    /// `(u8, u32)`'s layout as the compiler records it, measured here.
+    fn pair_layout() -> Element {
+        let (a, b) = (offset_of!((u8, u32), 0), offset_of!((u8, u32), 1));
+        layout(
+            "(u8, u32)",
+            8,
+            4,
+            &[("0", a as u64, Scalar::U8), ("1", b as u64, Scalar::U32)],
+        )
+    }
+
+    #[test]
+    fn a_composite_flattens_to_its_scalars_at_rustc_offsets() {
+        // Field order, at the offsets rustc chose (measured, not assumed:
+        // rustc 1.95 keeps `(u8, u32)` in order).
+        let (a, b) = (offset_of!((u8, u32), 0), offset_of!((u8, u32), 1));
+        assert_eq!(PAIR.scalars(), [(a, Scalar::U8), (b, Scalar::U32)]);
+        assert_eq!(
+            (PAIR.size(), PAIR.align(), PAIR.name()),
+            (8, 4, "(u8, u32)")
+        );
+        let (a, b, c) = (
+            offset_of!((u8, u32, u8), 0),
+            offset_of!((u8, u32, u8), 1),
+            offset_of!((u8, u32, u8), 2),
+        );
+        assert!(
+            b < a,
+            "wanted: a tuple rustc reorders, got offsets {a}, {b}, {c}"
+        );
+        assert_eq!(
+            TRIPLE.scalars(),
+            [(a, Scalar::U8), (b, Scalar::U32), (c, Scalar::U8)]
+        );
+        let (at, pair) = (offset_of!(Tagged, at), offset_of!(Tagged, pair));
+        assert_eq!(
+            TAGGED.scalars(),
+            [
+                (offset_of!(Tagged, tag), Scalar::U8),
+                (at, Scalar::F32),
+                (at + 4, Scalar::F32),
+                (pair + offset_of!((u8, u32), 0), Scalar::U8),
+                (pair + offset_of!((u8, u32), 1), Scalar::U32),
+            ]
+        );
+        assert_eq!((TAGGED.size(), TAGGED.align()), (size_of::<Tagged>(), 4));
+        assert_eq!(U32.scalars(), [(0, Scalar::U32)]);
+    }
+
+    #[test]
+    fn a_composite_fits_an_equal_compiled_layout_whatever_its_names() {
+        assert_eq!(check_fold(pair_layout(), &[PAIR; 3]), Ok(()));
+        // Flattened as the compiler records it (`at.x`), named its way.
+        let (at, p) = (
+            offset_of!(Tagged, at) as u64,
+            offset_of!(Tagged, pair) as u64,
+        );
+        let tagged = layout(
+            "Tagged",
+            size_of::<Tagged>() as u64,
+            4,
+            &[
+                ("tag", offset_of!(Tagged, tag) as u64, Scalar::U8),
+                ("at.x", at, Scalar::F32),
+                ("at.y", at + 4, Scalar::F32),
+                ("pair.0", p + offset_of!((u8, u32), 0) as u64, Scalar::U8),
+                ("pair.1", p + offset_of!((u8, u32), 1) as u64, Scalar::U32),
+            ],
+        );
+        assert_eq!(check_fold(tagged, &[TAGGED; 3]), Ok(()));
+        assert_eq!(check_fold(Scalar::U32.into(), &[U32; 3]), Ok(()));
+    }
+
+    #[test]
+    fn a_different_layout_is_refused_naming_both() {
+        // The same spelling, laid out otherwise.
+        let swapped = layout(
+            "(f32, u32)",
+            8,
+            4,
+            &[("0", 4, Scalar::F32), ("1", 0, Scalar::U32)],
+        );
+        const F32_U32: ElementType = composite!((f32, u32) { 0: F32, 1: U32 });
+        assert_eq!(
+            check_fold(swapped, &[F32_U32; 3]),
+            Err(
+                "it was compiled for a callback of type `((f32, u32), (f32, u32)) -> (f32, u32)`, \
+                 the call's types are ((f32, u32), (f32, u32), (f32, u32)); \
+                 parameter 1, parameter 2, the result: compiled for `(f32, u32)` of 8 bytes \
+                 aligned to 4 (f32 at 4, u32 at 0); the call's element is `(f32, u32)` of 8 \
+                 bytes aligned to 4 (f32 at 0, u32 at 4)"
+                    .into()
+            )
+        );
+        // Another size: the same scalars at the same offsets are not enough.
+        let Element::Composite(mut wide) = pair_layout() else {
+            unreachable!()
+        };
+        (wide.size, wide.align) = (16, 8);
+        let refused = check_fold(Element::Composite(wide), &[PAIR; 3]).unwrap_err();
+        assert!(
+            refused.ends_with(
+                "compiled for `(u8, u32)` of 16 bytes aligned to 8 (u8 at 0, u32 at 4); \
+                 the call's element is `(u8, u32)` of 8 bytes aligned to 4 (u8 at 0, u32 at 4)"
+            ),
+            "{refused}"
+        );
+        // A scalar for a composite, and the reverse.
+        let point = layout(
+            "Point",
+            8,
+            4,
+            &[("x", 0, Scalar::F32), ("y", 4, Scalar::F32)],
+        );
+        let refused = check_fold(point, &[F32; 3]).unwrap_err();
+        assert!(
+            refused.ends_with(
+                "compiled for `Point` of 8 bytes aligned to 4 (f32 at 0, f32 at 4); \
+                 the call's element is `f32`"
+            ),
+            "{refused}"
+        );
+        const ONE: ElementType = composite!((f32,) { 0: F32 });
+        let refused = check_fold(Scalar::F32.into(), &[ONE; 3]).unwrap_err();
+        assert!(
+            refused.ends_with(
+                "compiled for `f32`; the call's element is `(f32,)` of 4 bytes aligned to 4 \
+                 (f32 at 0)"
+            ),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn scalar_mismatches_read_as_before() {
+        let i64_ = ElementType::Scalar(Scalar::I64);
+        assert_eq!(
+            check_fold(Scalar::I32.into(), &[i64_; 3]),
+            Err(
+                "it was compiled for a callback of type `(i32, i32) -> i32`, the call's types \
+                 are (i64, i64, i64)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check_fold(Scalar::I32.into(), &[i64_; 2]),
+            Err(
+                "it was compiled for a callback of type `(i32, i32) -> i32`, the call's types \
+                 are (i64, i64)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn an_initial_value_is_its_scalars_and_zeroed_padding() {
+        let value: (u8, u32, u8) = (0xAB, 0x0102_0304, 0xCD);
+        let triple = layout(
+            "(u8, u32, u8)",
+            8,
+            4,
+            &[
+                ("0", offset_of!((u8, u32, u8), 0) as u64, Scalar::U8),
+                ("1", offset_of!((u8, u32, u8), 1) as u64, Scalar::U32),
+                ("2", offset_of!((u8, u32, u8), 2) as u64, Scalar::U8),
+            ],
+        );
+        let host = HostBytes {
+            ptr: (&raw const value).cast::<u8>(),
+            len: size_of::<(u8, u32, u8)>(),
+        };
+        // SAFETY: one live `(u8, u32, u8)`, whose scalars `triple` states.
+        let bytes = unsafe { value_scalars(&triple, host) };
+        let mut expected = vec![0u8; 8];
+        expected[offset_of!((u8, u32, u8), 0)] = 0xAB;
+        let at = offset_of!((u8, u32, u8), 1);
+        expected[at..at + 4].copy_from_slice(&0x0102_0304u32.to_ne_bytes());
+        expected[offset_of!((u8, u32, u8), 2)] = 0xCD;
+        assert_eq!(bytes, expected);
+        // Two bytes of padding, left zero.
+        assert_eq!(bytes.iter().filter(|b| **b == 0).count(), 2);
     }
 }

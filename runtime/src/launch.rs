@@ -18,9 +18,22 @@ pub struct Workspace<'g> {
     pub max_grid: u32,
 }
 
-/// Bytes of one partial, the largest (`rcb::PickPartial` of an 8-byte
-/// value); also the most a result record takes.
+/// Bytes of one partial of a scalar, the largest (`rcb::PickPartial` of an
+/// 8-byte value); also the most a scalar's result record takes.
 const PARTIAL_BYTES: usize = 32;
+
+/// Bytes of one partial (and of the result record) for `kernel`: a
+/// composite element's `rcb::Partial` is its value and a flag, in whole
+/// 16 bytes at most (providers/reduce.cuh), more than a scalar's when the
+/// element is larger than 12 bytes.
+fn partial_bytes(kernel: &Kernel) -> usize {
+    kernel
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Init)
+        .map(|p| (p.size as usize + 4).div_ceil(16) * 16)
+        .fold(PARTIAL_BYTES, usize::max)
+}
 
 impl<'g> Workspace<'g> {
     /// Sized for the largest grid any of `kernels` can get under `policy`
@@ -30,8 +43,9 @@ impl<'g> Workspace<'g> {
         kernels: impl IntoIterator<Item = &'k Kernel>,
         policy: Option<GridPolicy>,
     ) -> Result<Workspace<'g>, RuntimeError> {
+        let kernels: Vec<&Kernel> = kernels.into_iter().collect();
         let max_grid = kernels
-            .into_iter()
+            .iter()
             .filter_map(|k| {
                 policy
                     .unwrap_or(k.launch.grid)
@@ -40,10 +54,14 @@ impl<'g> Workspace<'g> {
             .max()
             .unwrap_or(1)
             .max(1);
-        let partials = gpu.alloc(max_grid as usize * PARTIAL_BYTES)?;
+        let partial = kernels
+            .iter()
+            .map(|k| partial_bytes(k))
+            .fold(PARTIAL_BYTES, usize::max);
+        let partials = gpu.alloc(max_grid as usize * partial)?;
         let counter = gpu.alloc(4)?;
         counter.fill_bytes(0)?;
-        let output = gpu.alloc(PARTIAL_BYTES)?;
+        let output = gpu.alloc(partial)?;
         Ok(Workspace {
             partials,
             counter,

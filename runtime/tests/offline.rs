@@ -321,8 +321,8 @@ fn the_tamper_script_refuses_every_copy() {
 fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
     use manifest::embed::Record;
     use manifest::{CallSite, Manifest};
-    use runtime::host::{CallInfo, HostErrorKind, Provider, Registry, Scalar};
-    const I32_FOLD: [Scalar; 3] = [Scalar::I32; 3];
+    use runtime::host::{CallInfo, ElementType, HostErrorKind, Provider, Registry, Scalar};
+    const I32_FOLD: [ElementType; 3] = [ElementType::Scalar(Scalar::I32); 3];
 
     let dir = selftest_dir();
     let mut m: Manifest =
@@ -378,7 +378,7 @@ fn embedded_builds_are_checked_and_calls_matched_before_any_launch() {
         (
             "i64 elements",
             CallInfo {
-                types: &[Scalar::I64; 3],
+                types: &[ElementType::Scalar(Scalar::I64); 3],
                 ..call
             },
         ),
