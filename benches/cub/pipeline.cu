@@ -54,6 +54,31 @@ struct Abs {
   __device__ __forceinline__ float operator()(float v) const { return fabsf(v); }
 };
 
+// Composite elements, as the Rust program's tuples and structs (the same
+// layouts: `(f32, u32)` is a float then an unsigned, `Point` three 4-byte
+// fields).
+struct Pair {
+  float v;
+  unsigned i;
+};
+struct ArgMin {
+  __device__ __forceinline__ Pair operator()(Pair a, Pair b) const {
+    return (b.v < a.v || (b.v == a.v && b.i < a.i)) ? b : a;
+  }
+};
+struct Point {
+  float x, y;
+  unsigned w;
+};
+struct Extent {
+  __device__ __forceinline__ Point operator()(Point a, Point b) const {
+    return Point{a.x < b.x ? b.x : a.x, b.y < a.y ? b.y : a.y, a.w + b.w};
+  }
+};
+struct Norm {
+  __device__ __forceinline__ float operator()(Point p) const { return p.x * p.x + p.y * p.y; }
+};
+
 static std::vector<float> data(size_t n, unsigned long long seed) {
   unsigned long long s = (seed * 0x9E3779B97F4A7C15ull) | 1;
   std::vector<float> out(n);
@@ -249,6 +274,52 @@ int main(int argc, char **argv) {
     std::printf("cub chain_map_filter_collect %d %.1f\n", log, us);
     CHECK(cudaFreeAsync(temp4, s));
     for (void *p : {(void *)x, (void *)r, (void *)count, temp}) CHECK(cudaFreeAsync(p, s));
+  }
+  // Tuples and structs: an arg-min reduce of (value, index) pairs, a
+  // field-wise reduce of points, a map of points to their squared norms;
+  // each result copied back (the reduces) or waited for (the map).
+  for (int log : {24, 28}) {
+    size_t n = size_t(1) << log;
+    std::vector<float> values = data(n, 31);
+    std::vector<Pair> pairs(n);
+    std::vector<Point> points(n);
+    for (size_t i = 0; i < n; i++) {
+      pairs[i] = Pair{values[i], unsigned(i)};
+      points[i] = Point{values[i], -values[i], unsigned(i) * 2654435761u};
+    }
+    Pair *p = (Pair *)dalloc(n * sizeof(Pair), s), *pr = (Pair *)dalloc(sizeof(Pair), s);
+    Point *q = (Point *)dalloc(n * sizeof(Point), s), *qr = (Point *)dalloc(sizeof(Point), s);
+    float *norms = (float *)dalloc(n * 4, s);
+    CHECK(cudaMemcpyAsync(p, pairs.data(), n * sizeof(Pair), cudaMemcpyHostToDevice, s));
+    CHECK(cudaMemcpyAsync(q, points.data(), n * sizeof(Point), cudaMemcpyHostToDevice, s));
+    const float inf = ::cuda::std::numeric_limits<float>::infinity();
+    const Pair none{inf, 0xffffffffu};
+    const Point empty{-inf, inf, 0u};
+    size_t b1 = 0, b2 = 0;
+    CHECK(cub::DeviceReduce::Reduce(nullptr, b1, p, pr, n, ArgMin{}, none, s));
+    CHECK(cub::DeviceReduce::Reduce(nullptr, b2, q, qr, n, Extent{}, empty, s));
+    void *temp = dalloc(b1 > b2 ? b1 : b2, s);
+    CHECK(cudaStreamSynchronize(s));
+    Pair pv;
+    Point qv;
+    double us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::Reduce(temp, b1, p, pr, n, ArgMin{}, none, s));
+      CHECK(cudaMemcpyAsync(&pv, pr, sizeof(Pair), cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub composite_arg_min %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::Reduce(temp, b2, q, qr, n, Extent{}, empty, s));
+      CHECK(cudaMemcpyAsync(&qv, qr, sizeof(Point), cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub composite_extent %d %.1f\n", log, us);
+    us = best(reps, [&] {
+      CHECK(cub::DeviceTransform::Transform(q, norms, n, Norm{}, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub composite_norms %d %.1f\n", log, us);
+    for (void *v : {(void *)p, (void *)pr, (void *)q, (void *)qr, (void *)norms, temp}) CHECK(cudaFreeAsync(v, s));
   }
   // The pipeline's result, for the Rust program's check.
   std::vector<float> host = data(1 << 20, 5);

@@ -28,6 +28,7 @@
 //! calls with CUB and cudaMemcpy).
 
 mod chains;
+mod composites;
 
 use native::gpu::{DeviceVec, Error, ErrorKind, Gpu, HostBuffer, Mark};
 use std::process::ExitCode;
@@ -204,6 +205,7 @@ fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
 
     // An allocation that cannot fit names the bytes.
     chains::check_chains(gpu, &mut c)?;
+    composites::check_composites(gpu, &mut c)?;
     if sanitizer {
         gpu.synchronize()?;
         return Ok(c);
@@ -463,6 +465,7 @@ fn best(reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Er
 
 fn bench(gpu: &Gpu, reps: usize) -> Result<(), Error> {
     chains::bench_chains(gpu, reps)?;
+    composites::bench_composites(gpu, reps)?;
     // Transfers of 2^20, 2^24 and 2^28 bytes.
     for log in [20u32, 24, 28] {
         let n = (1usize << log) / 4;

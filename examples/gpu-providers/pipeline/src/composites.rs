@@ -1,0 +1,155 @@
+//! Tuples and structs as elements on the GPU against the CPU reference: an
+//! arg-min over `(f32, u32)` pairs whose values repeat (ties go to the
+//! least index), a field-wise fold of a struct, a nested tuple that rustc
+//! reorders and pads, maps from a struct to a scalar and from a scalar to a
+//! tuple with a capture, at sizes from 0 to 2^22, whole and off alignment;
+//! and their timings beside CUB's with the same operations as C++ functors
+//! (benches/cub/pipeline.cu). Every reduce operation is associative and
+//! commutative, and every result is compared bit for bit.
+
+use crate::{best, data, Checks};
+use native::gpu::{device_element, Error, Gpu};
+
+/// Three 4-byte fields, as CUB's `Point` in benches/cub/pipeline.cu.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f32,
+    pub y: f32,
+    pub w: u32,
+}
+
+device_element!(Point { x: f32, y: f32, w: u32 });
+
+fn points(values: &[f32]) -> Vec<Point> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Point {
+            x: *v,
+            y: -*v,
+            w: (i as u32).wrapping_mul(2_654_435_761),
+        })
+        .collect()
+}
+
+/// Values with few distinct ones, so that the arg-min meets ties.
+fn pairs(values: &[f32]) -> Vec<(f32, u32)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ((v * 8.0).floor(), i as u32))
+        .collect()
+}
+
+type Nested = (u8, (u16, i64), i8);
+
+fn nested(values: &[f32]) -> Vec<Nested> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as u8, ((i >> 3) as u16, (v * 1e9) as i64), (i as i8) | 0x41))
+        .collect()
+}
+
+fn bits(p: &Point) -> (u32, u32, u32) {
+    (p.x.to_bits(), p.y.to_bits(), p.w)
+}
+
+pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
+    let k = 0x5au8;
+    for n in [0usize, 1, 31, 32, 33, 1023, 1025, 1_000_003, 1 << 22] {
+        let values = data(n, 70 + n as u64);
+        let (hp, hq, hn) = (pairs(&values), points(&values), nested(&values));
+        let (dp, dq, dn) = (gpu.upload(&hp)?, gpu.upload(&hq)?, gpu.upload(&hn)?);
+        let du = gpu.upload(&hq.iter().map(|p| p.w).collect::<Vec<u32>>())?;
+        let from = n.min(1);
+        for (what, lo) in [("whole", 0), ("from 1", from)] {
+            let at = |name: &str| format!("composite {name}, {n} elements, {what}");
+            let got = gpu.reduce(&dp.slice(lo..), (f32::INFINITY, u32::MAX), |a: (f32, u32), b: (f32, u32)| {
+                if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                }
+            })?;
+            let want = hp[lo..]
+                .iter()
+                .copied()
+                .fold((f32::INFINITY, u32::MAX), |a, b| if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a });
+            c.check(&at("arg_min"), got.0.to_bits() == want.0.to_bits() && got.1 == want.1);
+            let empty = Point { x: f32::NEG_INFINITY, y: f32::INFINITY, w: 0 };
+            let got = gpu.reduce(&dq.slice(lo..), empty, |a: Point, b: Point| Point {
+                x: a.x.max(b.x),
+                y: a.y.min(b.y),
+                w: a.w.wrapping_add(b.w),
+            })?;
+            let want = hq[lo..].iter().fold(empty, |a, b| Point {
+                x: a.x.max(b.x),
+                y: a.y.min(b.y),
+                w: a.w.wrapping_add(b.w),
+            });
+            c.check(&at("extent"), bits(&got) == bits(&want));
+            let zero: Nested = (0, (0, i64::MIN), -1);
+            let got = gpu.reduce(&dn.slice(lo..), zero, |a: Nested, b: Nested| {
+                (a.0 ^ b.0, (a.1 .0 | b.1 .0, a.1 .1.max(b.1 .1)), a.2 & b.2)
+            })?;
+            let want = hn[lo..]
+                .iter()
+                .fold(zero, |a, b| (a.0 ^ b.0, (a.1 .0 | b.1 .0, a.1 .1.max(b.1 .1)), a.2 & b.2));
+            c.check(&at("nested"), got == want);
+            let norms = gpu.transform(&dq.slice(lo..), |p: Point| p.x * p.x + p.y * p.y)?.to_vec()?;
+            let want: Vec<f32> = hq[lo..].iter().map(|p| p.x * p.x + p.y * p.y).collect();
+            c.check(&at("norms"), crate::same(&norms, &want));
+            let tagged = gpu.transform(&du.slice(lo..), move |v: u32| ((v as u8) ^ k, v.wrapping_mul(3)))?.to_vec()?;
+            let want: Vec<(u8, u32)> = hq[lo..].iter().map(|p| ((p.w as u8) ^ k, p.w.wrapping_mul(3))).collect();
+            c.check(&at("pair_up"), tagged == want);
+            let moved = gpu.transform(&dp.slice(lo..), |p: (f32, u32)| Point { x: p.0, y: p.0 * 0.5, w: p.1 })?.to_vec()?;
+            let want: Vec<Point> = hp[lo..].iter().map(|p| Point { x: p.0, y: p.0 * 0.5, w: p.1 }).collect();
+            c.check(
+                &at("pair to point"),
+                moved.len() == want.len() && moved.iter().zip(&want).all(|(a, b)| bits(a) == bits(b)),
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
+    for log in [24u32, 28] {
+        let values = data(1 << log, 31);
+        // As CUB's: the value and its index, unrounded.
+        let hp: Vec<(f32, u32)> = values.iter().enumerate().map(|(i, v)| (*v, i as u32)).collect();
+        let dp = gpu.upload(&hp)?;
+        drop(hp);
+        let dq = gpu.upload(&points(&values))?;
+        drop(values);
+        let us = best(reps, || {
+            gpu.reduce(&dp, (f32::INFINITY, u32::MAX), |a: (f32, u32), b: (f32, u32)| {
+                if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .map(drop)
+        })?;
+        println!("rust composite_arg_min {log} {us:.1}");
+        let empty = Point { x: f32::NEG_INFINITY, y: f32::INFINITY, w: 0 };
+        let us = best(reps, || {
+            gpu.reduce(&dq, empty, |a: Point, b: Point| Point {
+                x: a.x.max(b.x),
+                y: a.y.min(b.y),
+                w: a.w.wrapping_add(b.w),
+            })
+            .map(drop)
+        })?;
+        println!("rust composite_extent {log} {us:.1}");
+        let mut out = gpu.alloc::<f32>(1 << log)?;
+        let us = best(reps, || {
+            gpu.transform_into(&dq, &mut out, |p: Point| p.x * p.x + p.y * p.y)?;
+            gpu.synchronize()
+        })?;
+        println!("rust composite_norms {log} {us:.1}");
+    }
+    Ok(())
+}
