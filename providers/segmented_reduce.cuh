@@ -18,36 +18,42 @@ namespace rcb {
 
 // Folds input[lo, hi) over `lanes` threads numbered `rank`: 16-byte vectors
 // strided over the threads (VEC_UNROLL in flight), the unaligned head and
-// the tail as scalars.
+// the tail as scalars; a composite's elements one at a time.
 template <int VEC_UNROLL, class T, class Op>
 __device__ __forceinline__ void fold_range(const T *__restrict__ input, u64 lo, u64 hi, unsigned rank,
                                            unsigned lanes, T &acc, bool &has, const Op &op) {
-    constexpr int N = VecWidth<T>::N;
     const u64 n = hi - lo;
     const T *__restrict__ base = input + lo;
-    const u64 head = head_elements(base, n);
-    const u64 nvec = (n - head) / N;
-    const u64 tail_start = head + nvec * N;
-    const u64 nscalar = head + (n - tail_start);
-    const T *__restrict__ vbase = base + head;
-    u64 i = rank;
-    if (i < nvec) {
-        T first = fold_vector(load16(vbase + i * N), op);
-        acc = has ? op(acc, first) : first;
-        has = true;
-        i += lanes;
-        for (; i + (u64)(VEC_UNROLL - 1) * lanes < nvec; i += (u64)VEC_UNROLL * lanes) {
-            Vec16<T> v[VEC_UNROLL];
+    if constexpr (!Vectorized<T>::value) {
+        // A composite: the elements strided over the threads, in order.
+        for (u64 k = rank; k < n; k += lanes) fold_into(acc, has, base[k], op);
+        return;
+    } else {
+        constexpr int N = VecWidth<T>::N;
+        const u64 head = head_elements(base, n);
+        const u64 nvec = (n - head) / N;
+        const u64 tail_start = head + nvec * N;
+        const u64 nscalar = head + (n - tail_start);
+        const T *__restrict__ vbase = base + head;
+        u64 i = rank;
+        if (i < nvec) {
+            T first = fold_vector(load16(vbase + i * N), op);
+            acc = has ? op(acc, first) : first;
+            has = true;
+            i += lanes;
+            for (; i + (u64)(VEC_UNROLL - 1) * lanes < nvec; i += (u64)VEC_UNROLL * lanes) {
+                Vec16<T> v[VEC_UNROLL];
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vbase + (i + (u64)u * lanes) * N);
+                for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vbase + (i + (u64)u * lanes) * N);
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) acc = op(acc, fold_vector(v[u], op));
+                for (int u = 0; u < VEC_UNROLL; ++u) acc = op(acc, fold_vector(v[u], op));
+            }
+            for (; i < nvec; i += lanes) acc = op(acc, fold_vector(load16(vbase + i * N), op));
         }
-        for (; i < nvec; i += lanes) acc = op(acc, fold_vector(load16(vbase + i * N), op));
-    }
-    for (u64 k = rank; k < nscalar; k += lanes) {
-        const u64 j = k < head ? k : tail_start + (k - head);
-        fold_into(acc, has, base[j], op);
+        for (u64 k = rank; k < nscalar; k += lanes) {
+            const u64 j = k < head ? k : tail_start + (k - head);
+            fold_into(acc, has, base[j], op);
+        }
     }
 }
 

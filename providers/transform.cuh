@@ -97,43 +97,49 @@ template <int BLOCK, int UNROLL, class T, class U, class V, class Op>
 __device__ __forceinline__ void transform2(const T *__restrict__ a, const U *__restrict__ b, u64 n,
                                            V *__restrict__ output, const Op &op) {
     if (blockDim.x != (unsigned)BLOCK) __trap();
-    constexpr int C = ChunkWidth<T, U, V>::N;
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
-    if (aligned16(a) && aligned16(b) && aligned16(output)) {
-        const u64 chunks = n / C;
-        u64 c = tid;
-        for (; c + (u64)(UNROLL - 1) * stride < chunks; c += (u64)UNROLL * stride) {
-            T x[UNROLL][C];
-            U y[UNROLL][C];
+    if constexpr (!Vectorized<T>::value || !Vectorized<U>::value || !Vectorized<V>::value) {
+        // A composite input or output: one element at a time.
+        for (u64 i = tid; i < n; i += stride) output[i] = op(a[i], b[i]);
+        return;
+    } else {
+        constexpr int C = ChunkWidth<T, U, V>::N;
+        if (aligned16(a) && aligned16(b) && aligned16(output)) {
+            const u64 chunks = n / C;
+            u64 c = tid;
+            for (; c + (u64)(UNROLL - 1) * stride < chunks; c += (u64)UNROLL * stride) {
+                T x[UNROLL][C];
+                U y[UNROLL][C];
 #pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
-                load_chunk<C>(a + (c + (u64)u * stride) * C, x[u]);
-                load_chunk<C>(b + (c + (u64)u * stride) * C, y[u]);
+                for (int u = 0; u < UNROLL; ++u) {
+                    load_chunk<C>(a + (c + (u64)u * stride) * C, x[u]);
+                    load_chunk<C>(b + (c + (u64)u * stride) * C, y[u]);
+                }
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u) {
+                    V z[C];
+#pragma unroll
+                    for (int k = 0; k < C; ++k) z[k] = op(x[u][k], y[u][k]);
+                    store_chunk<C>(output + (c + (u64)u * stride) * C, z);
+                }
             }
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
+            for (; c < chunks; c += stride) {
+                T x[C];
+                U y[C];
+                load_chunk<C>(a + c * C, x);
+                load_chunk<C>(b + c * C, y);
                 V z[C];
 #pragma unroll
-                for (int k = 0; k < C; ++k) z[k] = op(x[u][k], y[u][k]);
-                store_chunk<C>(output + (c + (u64)u * stride) * C, z);
+                for (int k = 0; k < C; ++k) z[k] = op(x[k], y[k]);
+                store_chunk<C>(output + c * C, z);
             }
+            const u64 tail = chunks * C;
+            if (tid < n - tail) output[tail + tid] = op(a[tail + tid], b[tail + tid]);
+            return;
         }
-        for (; c < chunks; c += stride) {
-            T x[C];
-            U y[C];
-            load_chunk<C>(a + c * C, x);
-            load_chunk<C>(b + c * C, y);
-            V z[C];
-#pragma unroll
-            for (int k = 0; k < C; ++k) z[k] = op(x[k], y[k]);
-            store_chunk<C>(output + c * C, z);
-        }
-        const u64 tail = chunks * C;
-        if (tid < n - tail) output[tail + tid] = op(a[tail + tid], b[tail + tid]);
-        return;
+        for (u64 i = tid; i < n; i += stride) output[i] = op(a[i], b[i]);
     }
-    for (u64 i = tid; i < n; i += stride) output[i] = op(a[i], b[i]);
 }
 
 }  // namespace rcb

@@ -1053,7 +1053,7 @@ fn composite_thunks_read_and_write_rusts_layout() {
     for opt in [0, 3] {
         let context = context();
         let (module, thunks) = lowered_file(&context, &file, opt, true);
-        assert_eq!(thunks.len(), 7, "O{opt}");
+        assert_eq!(thunks.len(), 9, "O{opt}");
         // arg_min: the less value, of equal ones the less index.
         let pick = |a: (f32, u32), b: (f32, u32)| {
             run(
@@ -1155,5 +1155,95 @@ fn composite_thunks_read_and_write_rusts_layout() {
             assert_eq!(r.0.to_bits(), (y as f64).to_bits(), "O{opt}");
             assert_eq!((r.1, r.2), (x as i64 * 3, (x & 0x7f) as u8), "O{opt}");
         }
+        // weigh: a struct and a scalar in, a tuple out.
+        let r = run(
+            &module,
+            &thunks[7],
+            &[],
+            &[at(&q), scalar(&0.5f64.to_le_bytes())],
+            (0f64, 0u32),
+        );
+        assert_eq!(r, (1.5, 2), "O{opt}");
+        // segment_extents: the struct fold of a segmented reduce.
+        assert_eq!(
+            run(&module, &thunks[8], &[], &[at(&p), at(&q)], fill),
+            Point {
+                x: 3.0,
+                y: -2.0,
+                w: u32::MAX ^ 2
+            },
+            "O{opt}"
+        );
+    }
+}
+
+/// Comparators and key functions over tuples and structs
+/// (tests/verdicts/composite_sorts.rs), run on the host by the JIT at O0
+/// and O3 on this test's own Rust values through pointers: each thunk
+/// answers "less" as the closure's `Ordering` or key says.
+#[test]
+fn composite_comparators_answer_less_than() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    // Its fields are read by the thunks only, through pointers.
+    #[allow(dead_code)]
+    #[derive(Clone, Copy)]
+    struct Order {
+        price: f32,
+        id: u32,
+        side: i8,
+    }
+    fn at<T>(v: &T) -> [u8; SLOT] {
+        let mut s = [0u8; SLOT];
+        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
+        s
+    }
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_sorts.rs");
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        assert_eq!(thunks.len(), 5, "O{opt}");
+        let less = |i: usize, a: [u8; SLOT], b: [u8; SLOT], env: &[u8]| {
+            with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
+                let mut out = [0u8; SLOT];
+                f.call(env, &[a, b], &mut out).expect("no panic");
+                out[0] != 0
+            })
+            .unwrap_or_else(|e| panic!("O{opt} {}: {e}", thunks[i].symbol))
+        };
+        let both = |i: usize, a: [u8; SLOT], b: [u8; SLOT], env: &[u8]| {
+            [less(i, a, b, env), less(i, b, a, env)]
+        };
+        let (cheap, dear) = (
+            Order {
+                price: 1.5,
+                id: 9,
+                side: 1,
+            },
+            Order {
+                price: 2.5,
+                id: 3,
+                side: -1,
+            },
+        );
+        // by_price, by_id, by_side_then_price (descending price in a side).
+        assert_eq!(both(0, at(&cheap), at(&dear), &[]), [true, false], "O{opt}");
+        assert_eq!(both(1, at(&cheap), at(&dear), &[]), [false, true], "O{opt}");
+        assert_eq!(both(2, at(&cheap), at(&dear), &[]), [false, true], "O{opt}");
+        let twin = Order {
+            price: 3.0,
+            ..cheap
+        };
+        assert_eq!(both(2, at(&cheap), at(&twin), &[]), [false, true], "O{opt}");
+        assert!(!less(0, at(&cheap), at(&cheap), &[]), "O{opt}: irreflexive");
+        // pairs: by the first field only.
+        let (a, b): ((i32, u64), (i32, u64)) = ((-4, 1), (3, 0));
+        assert_eq!(both(3, at(&a), at(&b), &[]), [true, false], "O{opt}");
+        // pairs_by_key: the key (p.1.0 ^ k, p.0), with k captured.
+        let k = 0x0fu8;
+        type Keyed = (u16, (u8, u64));
+        let (a, b): (Keyed, Keyed) = ((7, (0x0f, 0)), (2, (0x0e, 0)));
+        assert_eq!(both(4, at(&a), at(&b), &[k]), [true, false], "O{opt}");
+        let (a, b): (Keyed, Keyed) = ((7, (0x0f, 5)), (2, (0x0f, 9)));
+        assert_eq!(both(4, at(&a), at(&b), &[k]), [false, true], "O{opt}");
     }
 }

@@ -434,9 +434,10 @@ fn composite_domain(l: &manifest::Layout) -> Result<laws::Composite, String> {
     })
 }
 
-/// A composite fold's laws: the thunk takes its operands and writes its
-/// result through pointers (`passes::lower::thunks`' in-memory ABI), each
-/// in a buffer aligned for any scalar.
+/// A composite fold's or comparator's laws: the thunk takes its operands
+/// through pointers and a fold writes its result through a third one
+/// (`passes::lower::thunks`' in-memory ABI), each in a buffer aligned for
+/// any scalar; a comparator answers "less" in the result slot.
 fn run_composite_laws(
     f: HostFn,
     env: &[u8],
@@ -451,31 +452,47 @@ fn run_composite_laws(
         }
         buffer
     };
-    let address = |buffer: &[u64]| {
+    let address = |at: *const u64| {
         let mut slot = [0u8; SLOT];
-        slot[..8].copy_from_slice(&(buffer.as_ptr() as u64).to_le_bytes());
+        slot[..8].copy_from_slice(&(at as u64).to_le_bytes());
         slot
     };
-    let call = |a: &Vec<u8>, b: &Vec<u8>| {
+    let less = |a: &Vec<u8>, b: &Vec<u8>| {
+        let (a, b) = (aligned(a), aligned(b));
+        let mut answer = [0u8; SLOT];
+        f.call(
+            env,
+            &[address(a.as_ptr()), address(b.as_ptr())],
+            &mut answer,
+        )?;
+        Some(answer[0] != 0)
+    };
+    let fold = |a: &Vec<u8>, b: &Vec<u8>| {
         let (a, b) = (aligned(a), aligned(b));
         let mut out = aligned(&vec![laws::PADDING; d.size]);
         let mut answer = [0u8; SLOT];
         // The thunk writes the result through this address.
-        let mut at = [0u8; SLOT];
-        at[..8].copy_from_slice(&(out.as_mut_ptr() as u64).to_le_bytes());
-        f.call(env, &[address(&a), address(&b), at], &mut answer)?;
+        let at = address(out.as_mut_ptr());
+        f.call(
+            env,
+            &[address(a.as_ptr()), address(b.as_ptr()), at],
+            &mut answer,
+        )?;
         let bytes: Vec<u8> = out
-            .iter_mut()
+            .iter()
             .flat_map(|w| w.to_le_bytes())
             .take(d.size)
             .collect();
         Some(bytes)
     };
-    laws::check_fold(
-        &call,
-        d,
-        matches!(provider, Provider::Reduce | Provider::SegmentedReduce),
-    )
+    match provider {
+        Provider::SortBy => laws::check_order(&less, d),
+        p => laws::check_fold(
+            &fold,
+            d,
+            matches!(p, Provider::Reduce | Provider::SegmentedReduce),
+        ),
+    }
 }
 
 fn run_laws(

@@ -386,13 +386,18 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
     let mut requests = Vec::new();
     let mut registration = 0;
     let captures = EnvLayout::from_captures(&[("k", Scalar::I64)]).unwrap();
-    for provider in Provider::ALL.into_iter().filter(|p| p.takes_composites()) {
+    let takers: Vec<Provider> = Provider::ALL
+        .into_iter()
+        .filter(|p| p.takes_composites())
+        .collect();
+    for &provider in &takers {
         for (i, c) in composites().into_iter().enumerate() {
             let scalar = ELEMENT_SCALARS[i * 3];
-            // Composite in and out, and for a map a composite to a scalar
-            // and a scalar to a composite.
+            // Composite in and out; a map from a composite to a scalar and
+            // from a scalar to a composite; a zip of a composite and a
+            // scalar either way round.
             let mut signatures = vec![provider.shape().signature(c.clone(), c.clone())];
-            if provider.shape() == Shape::Map {
+            if matches!(provider.shape(), Shape::Map | Shape::Zip) {
                 signatures.push(provider.shape().signature(c.clone(), scalar));
                 signatures.push(provider.shape().signature(scalar, c.clone()));
             }
@@ -408,11 +413,30 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
             }
         }
     }
-    // A provider that does not take composites refuses them.
-    let refused = Shape::Fold.signature(composites()[0].clone(), Scalar::I32);
-    assert!(!refused.fits(Provider::InclusiveScan));
+    for p in [
+        Provider::InclusiveScan,
+        Provider::ExclusiveScan,
+        Provider::Select,
+    ] {
+        assert!(!takers.contains(&p), "{p} takes no composites yet");
+        let refused = p.shape().signature(composites()[0].clone(), Scalar::I32);
+        assert!(!refused.fits(p), "{p}");
+    }
     let tu = emit_translation_unit(&requests).unwrap();
-    assert_eq!(tu.kernels.len(), requests.len());
+    // The sort's three kernels a registration, one for the others.
+    let sorts = requests
+        .iter()
+        .filter(|r| {
+            matches!(
+                r,
+                KernelRequest::Callback {
+                    provider: Provider::SortBy,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(tu.kernels.len(), requests.len() + 2 * sorts);
     assert!(
         tu.source.contains("struct alignas(4) rcb_elem_u8_u32_"),
         "{}",
@@ -422,9 +446,15 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .kernels
         .iter()
         .any(|k| k.name.starts_with("rcb_reduce_geo_Body_r")));
+    let cccl = format!(
+        "-I{}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../.nvidia/nvidia/cu13/include/cccl")
+            .display()
+    );
     for options in [
-        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
-        &["-arch=sm_90", "-rdc=true"][..],
+        &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
+        &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
     ] {
         let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
         assert!(size > 0);

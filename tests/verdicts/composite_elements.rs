@@ -1,8 +1,10 @@
 // expect: admitted
-// Tuples and structs as elements of `reduce` and `transform`: each one's
-// layout is rustc's, measured (`(u8, u32)` puts the u32 first), and the
-// thunk reads and writes it at those offsets, never its padding. Every
-// reduce operation is associative and commutative.
+// Tuples and structs as elements of `reduce`, `transform`, `transform2` and
+// `segmented_reduce` (tests/verdicts/composite_sorts.rs has the sorts):
+// each one's layout is rustc's, measured (`(u8, (u16, i64), i8)` puts the
+// inner pair first and the bytes last), and the thunk reads and writes it
+// at those offsets, never its padding. Every reduce operation is
+// associative and commutative.
 #[derive(Clone, Copy)]
 pub struct Point {
     pub x: f32,
@@ -58,4 +60,16 @@ pub fn nested(data: &[(u8, (u16, i64), i8)]) -> (u8, (u16, i64), i8) {
 
 pub fn widen(data: &[(i16, f32)]) -> Vec<(f64, i64, u8)> {
     native::transform(data, |(a, b)| (b as f64, a as i64 * 3, (a & 0x7f) as u8))
+}
+
+pub fn weigh(points: &[Point], weights: &[f64]) -> Vec<(f64, u32)> {
+    native::transform2(points, weights, |p, w| (p.x as f64 * w, p.w))
+}
+
+pub fn segment_extents(data: &[Point], offsets: &[usize]) -> Vec<Point> {
+    native::segmented_reduce(data, offsets, Point { x: f32::NEG_INFINITY, y: f32::INFINITY, w: 0 }, |a, b| Point {
+        x: a.x.max(b.x),
+        y: a.y.min(b.y),
+        w: a.w ^ b.w,
+    })
 }

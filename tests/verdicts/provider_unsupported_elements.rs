@@ -15,10 +15,6 @@ pub fn sized(data: &[usize]) -> Vec<usize> {
     native::sort_by(data, |a, b| a.cmp(b))
 }
 
-pub fn pairs(data: &[(i32, i32)]) -> Vec<(i32, i32)> {
-    native::sort_by(data, |a, b| a.0.cmp(&b.0))
-}
-
 pub fn refs<'a>(data: &[&'a i32]) -> Vec<&'a i32> {
     native::select(data, |x| *x > 0)
 }
@@ -30,10 +26,6 @@ pub fn flags(data: &[i32]) -> Vec<bool> {
 
 pub fn wide_offsets(data: &[i128], init: i128) -> Vec<i128> {
     native::exclusive_scan(data, init, |a, b| a.wrapping_add(b))
-}
-
-pub fn paired(a: &[(u8, u8)], b: &[u8]) -> Vec<u8> {
-    native::transform2(a, b, |p, x| p.0 ^ p.1 ^ x)
 }
 
 pub fn segment_sizes(data: &[isize], offsets: &[usize]) -> Vec<isize> {

@@ -95,9 +95,17 @@ impl Provider {
     /// Whether the provider takes tuples and structs as elements
     /// ([`Element::Composite`]): its kernels move them as opaque values of
     /// their size and alignment, and its callback takes and returns them in
-    /// memory (`manifest::provider`'s thunk ABI).
+    /// memory (`manifest::provider`'s thunk ABI). The scans and select do
+    /// not yet: their look-back descriptors pack a 4- or 8-byte value.
     pub fn takes_composites(self) -> bool {
-        matches!(self, Provider::Reduce | Provider::Transform)
+        matches!(
+            self,
+            Provider::Reduce
+                | Provider::Transform
+                | Provider::Transform2
+                | Provider::SegmentedReduce
+                | Provider::SortBy
+        )
     }
 
     /// Whether the provider takes an initial value (`init`).

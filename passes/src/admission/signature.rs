@@ -397,10 +397,12 @@ fn composite_providers() -> String {
         .filter(|p| p.takes_composites())
         .map(|p| format!("`{p}`"))
         .collect();
-    format!(
-        "{} take tuples and structs as elements",
-        names.join(" and ")
-    )
+    let list = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "no provider".to_string(),
+    };
+    format!("{list} take tuples and structs as elements")
 }
 
 /// Why a tuple or struct is no element: a field that is not a scalar of

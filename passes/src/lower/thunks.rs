@@ -132,9 +132,10 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
     if thunk.takes_env {
         params.push(rw.ptr_type());
     }
-    if thunk.signature.has_composite() {
+    if thunk.signature.has_composite() && thunk.adapter == Adapter::Direct {
         // A composite operand in memory, a composite result through the
-        // caller's slot, last (`rmir.sret`).
+        // caller's slot, last (`rmir.sret`). A comparator's or key's body
+        // takes references whatever the element (below).
         let mut results = Vec::new();
         for p in &thunk.signature.params {
             params.push(match p {
@@ -298,6 +299,29 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
         }
     }
 
+    /// The body called as `adapter` says, with `args` (a comparator's and
+    /// a key's operands already by reference): its answer or result, of
+    /// the body's type `ret`.
+    fn by_adapter(
+        &self,
+        adapter: &Adapter,
+        args: Vec<Value<'c, 'a>>,
+        first: usize,
+        ret: Crossing<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        match adapter {
+            Adapter::Direct => self
+                .call(&args, &[ret.body])?
+                .ok_or_else(|| self.rw.error(self.body, "the body's call has no result")),
+            Adapter::Compare => self.compare_adapter(args),
+            Adapter::Key(k) => self.key_adapter(&args, first, *k),
+            Adapter::TupleKey(fields) => self.tuple_key_adapter(&args, first, fields),
+            Adapter::Chain => Err(self
+                .rw
+                .error(self.body, "a chain's thunks are built by `build_chain`")),
+        }
+    }
+
     /// Returns nothing from the thunk.
     fn ret_void(&self) -> Result<(), LowerError> {
         let op = OperationBuilder::new("func.return", self.loc)
@@ -457,15 +481,7 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
     /// `Adapter::Compare`: both operands by reference and a slot for the
     /// `Ordering`, which is one byte, its discriminant
     /// (`frontend::adt::std_def`); the answer is whether it is `Less` (-1).
-    fn compare_adapter(
-        &self,
-        mut args: Vec<Value<'c, 'a>>,
-        first: usize,
-        params: &[Crossing<'c>],
-    ) -> Result<Value<'c, 'a>, LowerError> {
-        for (i, p) in params.iter().enumerate() {
-            args[first + i] = self.by_ref(args[first + i], p.body)?;
-        }
+    fn compare_adapter(&self, mut args: Vec<Value<'c, 'a>>) -> Result<Value<'c, 'a>, LowerError> {
         let i8t = self.rw.int_type(8);
         let ordering = self.slot(i8t)?;
         args.push(ordering);
@@ -485,14 +501,13 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
         &self,
         args: &[Value<'c, 'a>],
         first: usize,
-        params: &[Crossing<'c>],
         k: Scalar,
     ) -> Result<Value<'c, 'a>, LowerError> {
         let kt = key_type(self.rw, self.body, k)?;
         let mut keys = Vec::new();
-        for (i, p) in params.iter().enumerate() {
+        for operand in &args[first..] {
             let mut operands = args[..first].to_vec();
-            operands.push(self.by_ref(args[first + i], p.body)?);
+            operands.push(*operand);
             let key = self.call(&operands, &[kt])?;
             keys.push(key.ok_or_else(|| self.rw.error(self.body, "a key call with no result"))?);
         }
@@ -506,7 +521,6 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
         &self,
         args: &[Value<'c, 'a>],
         first: usize,
-        params: &[Crossing<'c>],
         fields: &[Scalar],
     ) -> Result<Value<'c, 'a>, LowerError> {
         let types = fields
@@ -515,9 +529,9 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
             .collect::<Result<Vec<_>, _>>()?;
         let tuple = melior::dialect::llvm::r#type::r#struct(self.rw.ctx, &types, false);
         let mut slots = Vec::new();
-        for (i, p) in params.iter().enumerate() {
+        for operand in &args[first..] {
             let mut operands = args[..first].to_vec();
-            operands.push(self.by_ref(args[first + i], p.body)?);
+            operands.push(*operand);
             let at = self.slot(tuple)?;
             operands.push(at);
             self.call(&operands, &[])?;
@@ -587,17 +601,14 @@ fn build<'c>(
         args.push(e.narrow(e.argument(i + 1)?, *p)?);
     }
     let first = usize::from(thunk.takes_env);
-    let r = match &thunk.adapter {
-        Adapter::Direct => e
-            .call(&args, &[ret.body])?
-            .ok_or_else(|| rw.error(body, "the body's call has no result"))?,
-        Adapter::Compare => e.compare_adapter(args, first, &params)?,
-        Adapter::Key(k) => e.key_adapter(&args, first, &params, *k)?,
-        Adapter::TupleKey(fields) => e.tuple_key_adapter(&args, first, &params, fields)?,
-        Adapter::Chain => {
-            return Err(rw.error(body, "a chain's thunks are built by `build_chain`"));
+    if thunk.adapter != Adapter::Direct {
+        // A comparator or key takes its operands by reference: each in a
+        // stack slot (which the optimiser removes once inlined).
+        for (i, p) in params.iter().enumerate() {
+            args[first + i] = e.by_ref(args[first + i], p.body)?;
         }
-    };
+    }
+    let r = e.by_adapter(&thunk.adapter, args, first, ret)?;
     let r = e.widen(r, ret)?;
     e.ret(r)?;
     function(rw, body, &thunk.symbol, &inputs, Some(ret.abi), region)
@@ -651,19 +662,20 @@ impl<'c> InMemory<'c> {
     }
 }
 
-/// The thunk of a callback that takes or returns a composite element
-/// (`Adapter::Direct` only):
+/// The thunk of a callback that takes or returns a composite element:
 ///
 /// ```c
 /// extern "C" void THUNK(const void *env, const T *a, const T *b, T *out);  // (T, T) -> T
 /// extern "C" U THUNK(const void *env, const T *a);                         // (T) -> U, U a scalar
+/// extern "C" unsigned THUNK(const void *env, const T *a, const T *b);      // a comparator or key: "less"
 /// ```
 ///
 /// A composite operand is read from the provider's memory in rustc's
 /// layout into a slot of the body's, whose address the body takes; a
 /// composite result is written by the body into a slot of its own layout
-/// (`rmir.sret`) and copied to `out` in rustc's. Scalars cross as in
-/// [`build`].
+/// (`rmir.sret`) and copied to `out` in rustc's. A comparator or key
+/// function takes those slots' addresses as its references. Scalars cross
+/// as in [`build`].
 fn build_in_memory<'c>(
     rw: &Patch<'c, '_>,
     plan: &Plan,
@@ -671,10 +683,10 @@ fn build_in_memory<'c>(
     thunk: &Thunk,
     callee: &str,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
-    if thunk.adapter != Adapter::Direct {
+    if thunk.adapter == Adapter::Chain {
         return Err(rw.error(
             body,
-            "only a callback called directly takes tuples or structs as elements",
+            "a `par_iter` chain does not take tuples or structs as elements",
         ));
     }
     let loc = rewrite::location(body);
@@ -714,9 +726,13 @@ fn build_in_memory<'c>(
     if thunk.takes_env {
         args.push(e.argument(0)?);
     }
+    // A comparator or key takes its operands by reference: a scalar in a
+    // stack slot, a composite in the slot it is copied to anyway.
+    let by_ref = thunk.adapter != Adapter::Direct;
     for (i, p) in params.iter().enumerate() {
         let arg = e.argument(i + 1)?;
         args.push(match p {
+            Pass::Value(c) if by_ref => e.by_ref(e.narrow(arg, *c)?, c.body)?,
             Pass::Value(c) => e.narrow(arg, *c)?,
             Pass::Memory(m) => {
                 let slot = e.slot(m.body)?;
@@ -725,6 +741,7 @@ fn build_in_memory<'c>(
             }
         });
     }
+    let first = usize::from(thunk.takes_env);
     match &ret {
         Pass::Memory(m) => {
             let slot = e.slot(m.body)?;
@@ -736,9 +753,7 @@ fn build_in_memory<'c>(
             function(rw, body, &thunk.symbol, &inputs, None, region)
         }
         Pass::Value(c) => {
-            let r = e
-                .call(&args, &[c.body])?
-                .ok_or_else(|| rw.error(body, "the body's call has no result"))?;
+            let r = e.by_adapter(&thunk.adapter, args, first, *c)?;
             let r = e.widen(r, *c)?;
             e.ret(r)?;
             function(rw, body, &thunk.symbol, &inputs, Some(c.abi), region)
