@@ -10,6 +10,7 @@
 // threshold raised (as the Rust runtime does); intermediates stay on the
 // device; a host result goes to a new std::vector, as a Rust call's
 // `to_vec` makes a new Vec.
+#include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -74,6 +75,11 @@ struct Extent {
   __device__ __forceinline__ Point operator()(Point a, Point b) const {
     return Point{a.x < b.x ? b.x : a.x, b.y < a.y ? b.y : a.y, a.w + b.w};
   }
+};
+// `a.x.total_cmp(&b.x) == Less` for the values the program sorts (no NaN,
+// no negative zero among them: `<` agrees with total_cmp there).
+struct ByX {
+  __device__ __forceinline__ bool operator()(const Point &a, const Point &b) const { return a.x < b.x; }
 };
 struct Norm {
   __device__ __forceinline__ float operator()(Point p) const { return p.x * p.x + p.y * p.y; }
@@ -319,6 +325,19 @@ int main(int argc, char **argv) {
       CHECK(cudaStreamSynchronize(s));
     });
     std::printf("cub composite_norms %d %.1f\n", log, us);
+    if (log == 24) {
+      // A stable sort into a new buffer, as the Rust call's result.
+      Point *sorted = (Point *)dalloc(n * sizeof(Point), s);
+      size_t b3 = 0;
+      CHECK(cub::DeviceMergeSort::StableSortKeysCopy(nullptr, b3, q, sorted, n, ByX{}, s));
+      void *temp3 = dalloc(b3, s);
+      us = best(reps, [&] {
+        CHECK(cub::DeviceMergeSort::StableSortKeysCopy(temp3, b3, q, sorted, n, ByX{}, s));
+        CHECK(cudaStreamSynchronize(s));
+      });
+      std::printf("cub composite_sort_by %d %.1f\n", log, us);
+      for (void *v : {(void *)sorted, temp3}) CHECK(cudaFreeAsync(v, s));
+    }
     for (void *v : {(void *)p, (void *)pr, (void *)q, (void *)qr, (void *)norms, temp}) CHECK(cudaFreeAsync(v, s));
   }
   // The pipeline's result, for the Rust program's check.

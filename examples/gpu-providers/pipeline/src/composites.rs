@@ -2,10 +2,12 @@
 //! arg-min over `(f32, u32)` pairs whose values repeat (ties go to the
 //! least index), a field-wise fold of a struct, a nested tuple that rustc
 //! reorders and pads, maps from a struct to a scalar and from a scalar to a
-//! tuple with a capture, at sizes from 0 to 2^22, whole and off alignment;
-//! and their timings beside CUB's with the same operations as C++ functors
-//! (benches/cub/pipeline.cu). Every reduce operation is associative and
-//! commutative, and every result is compared bit for bit.
+//! tuple with a capture, a zip of a struct and a scalar, segmented folds
+//! of structs, and records sorted by a comparator and by a key (stable, as
+//! `slice::sort_by` and `sort_by_key`), at sizes from 0 to 2^22, whole and
+//! off alignment; and their timings beside CUB's with the same operations
+//! as C++ functors (benches/cub/pipeline.cu). Every reduce operation is
+//! associative and commutative, and every result is compared bit for bit.
 
 use crate::{best, data, Checks};
 use native::gpu::{device_element, Error, Gpu};
@@ -109,6 +111,53 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 &at("pair to point"),
                 moved.len() == want.len() && moved.iter().zip(&want).all(|(a, b)| bits(a) == bits(b)),
             );
+            let weights = gpu.upload(&values[lo..].iter().map(|v| *v as f64 * 0.25).collect::<Vec<f64>>())?;
+            let weighed = gpu.transform2(&dq.slice(lo..), &weights, |p: Point, w: f64| (p.x as f64 * w, p.w))?.to_vec()?;
+            let want: Vec<(f64, u32)> =
+                hq[lo..].iter().zip(&values[lo..]).map(|(p, v)| (p.x as f64 * (*v as f64 * 0.25), p.w)).collect();
+            c.check(
+                &at("weigh"),
+                weighed.len() == want.len() && weighed.iter().zip(&want).all(|(a, b)| a.0.to_bits() == b.0.to_bits() && a.1 == b.1),
+            );
+            // Segments of 0 to 40 elements, then one of the rest.
+            let len = n - lo;
+            let mut offsets = vec![0usize];
+            while *offsets.last().unwrap() < len {
+                let step = (offsets.len() * 7) % 41;
+                offsets.push((offsets.last().unwrap() + step).min(len));
+            }
+            let ends = gpu.segmented_reduce(&dq.slice(lo..), &offsets, empty, |a: Point, b: Point| Point {
+                x: a.x.max(b.x),
+                y: a.y.min(b.y),
+                w: a.w ^ b.w,
+            })?.to_vec()?;
+            let want: Vec<Point> = offsets
+                .windows(2)
+                .map(|w| {
+                    hq[lo..][w[0]..w[1]].iter().fold(empty, |a, b| Point { x: a.x.max(b.x), y: a.y.min(b.y), w: a.w ^ b.w })
+                })
+                .collect();
+            c.check(
+                &at("segmented extents"),
+                ends.len() == want.len() && ends.iter().zip(&want).all(|(a, b)| bits(a) == bits(b)),
+            );
+            // Records sorted, stably: by a float field with total_cmp
+            // (the values repeat), by an integer key, by a tuple's field.
+            let sorted = gpu.sort_by(&dq.slice(lo..), |a: &Point, b: &Point| a.x.total_cmp(&b.x))?.to_vec()?;
+            let mut want = hq[lo..].to_vec();
+            want.sort_by(|a, b| a.x.total_cmp(&b.x));
+            c.check(&at("sort_by struct"), sorted.iter().map(bits).eq(want.iter().map(bits)));
+            let sorted = gpu.sort_by_key(&dq.slice(lo..), |p: &Point| p.w >> 24)?.to_vec()?;
+            let mut want = hq[lo..].to_vec();
+            want.sort_by_key(|p| p.w >> 24);
+            c.check(&at("sort_by_key struct"), sorted.iter().map(bits).eq(want.iter().map(bits)));
+            let sorted = gpu.sort_by(&dp.slice(lo..), |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0))?.to_vec()?;
+            let mut want = hp[lo..].to_vec();
+            want.sort_by(|a, b| b.0.total_cmp(&a.0));
+            c.check(
+                &at("sort_by tuple, descending"),
+                sorted.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
         }
     }
     Ok(())
@@ -150,6 +199,13 @@ pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust composite_norms {log} {us:.1}");
+        if log == 24 {
+            let us = best(reps, || {
+                gpu.sort_by(&dq, |a: &Point, b: &Point| a.x.total_cmp(&b.x))?;
+                gpu.synchronize()
+            })?;
+            println!("rust composite_sort_by {log} {us:.1}");
+        }
     }
     Ok(())
 }
