@@ -87,6 +87,24 @@ fn compile(source: &str, options: &[&str]) -> Result<usize, String> {
     }
 }
 
+/// `source` compiles with CCCL's headers (the sort's agents) to LTOIR with
+/// -dlto and to PTX without, each to something.
+fn compiles_to_ltoir_and_ptx(source: &str) {
+    let cccl = format!(
+        "-I{}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../.nvidia/nvidia/cu13/include/cccl")
+            .display()
+    );
+    for options in [
+        &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
+        &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
+    ] {
+        let size = compile(source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
+        assert!(size > 0);
+    }
+}
+
 fn every_scalar_env() -> EnvLayout {
     let mut captures: Vec<(String, Scalar)> = Vec::new();
     for (i, s) in Scalar::ALL.iter().filter(|s| s.is_capturable()).enumerate() {
@@ -193,19 +211,7 @@ fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
     assert_eq!(tu.kernels.len(), 2 * 10 * (10 + 3));
-    let cccl = format!(
-        "-I{}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../.nvidia/nvidia/cu13/include/cccl")
-            .display()
-    );
-    for options in [
-        &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
-        &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
-    ] {
-        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
-        assert!(size > 0);
-    }
+    compiles_to_ltoir_and_ptx(&tu.source);
 }
 
 /// A chain's C++ operation: the fold, whether the later value wins (the
@@ -446,17 +452,5 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .kernels
         .iter()
         .any(|k| k.name.starts_with("rcb_reduce_geo_Body_r")));
-    let cccl = format!(
-        "-I{}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../.nvidia/nvidia/cu13/include/cccl")
-            .display()
-    );
-    for options in [
-        &["-arch=sm_90", "-rdc=true", "-dlto", cccl.as_str()][..],
-        &["-arch=sm_90", "-rdc=true", cccl.as_str()][..],
-    ] {
-        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
-        assert!(size > 0);
-    }
+    compiles_to_ltoir_and_ptx(&tu.source);
 }

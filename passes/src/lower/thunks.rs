@@ -241,6 +241,28 @@ struct Emit<'c, 'a, 'r, 'p> {
     callee: Attribute<'c>,
 }
 
+impl<'c, 'a, 'r, 'p> Emit<'c, 'a, 'r, 'p> {
+    /// The thunk's entry block in `region`, with an argument of each of
+    /// `inputs`, located at the callback body, calling `callee`.
+    fn entry(
+        rw: &'r Patch<'c, 'p>,
+        body: Op,
+        callee: &str,
+        region: &'a Region<'c>,
+        inputs: &[Type<'c>],
+    ) -> Emit<'c, 'a, 'r, 'p> {
+        let loc = rewrite::location(body);
+        let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
+        Emit {
+            rw,
+            body,
+            block: region.append_block(Block::new(&arguments)),
+            loc,
+            callee: rw.symbol(callee),
+        }
+    }
+}
+
 impl<'c, 'a> Emit<'c, 'a, '_, '_> {
     fn append(&self, op: Operation<'c>) -> Result<Value<'c, 'a>, LowerError> {
         first_result(self.rw, self.body, self.block.append_operation(op))
@@ -574,7 +596,6 @@ fn build<'c>(
     thunk: &Thunk,
     callee: &str,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
-    let loc = rewrite::location(body);
     let sig = &thunk.signature;
     let mut inputs: Vec<Type<'c>> = vec![rw.ptr_type()];
     let params = sig
@@ -585,14 +606,7 @@ fn build<'c>(
     inputs.extend(params.iter().map(|p| p.abi));
     let ret = Crossing::of(rw, body, &sig.ret)?;
     let region = Region::new();
-    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
-    let e = Emit {
-        rw,
-        body,
-        block: region.append_block(Block::new(&arguments)),
-        loc,
-        callee: rw.symbol(callee),
-    };
+    let e = Emit::entry(rw, body, callee, &region, &inputs);
     let mut args = Vec::new();
     if thunk.takes_env {
         args.push(e.argument(0)?);
@@ -689,7 +703,6 @@ fn build_in_memory<'c>(
             "a `par_iter` chain does not take tuples or structs as elements",
         ));
     }
-    let loc = rewrite::location(body);
     let sig = &thunk.signature;
     enum Pass<'c> {
         Value(Crossing<'c>),
@@ -714,14 +727,7 @@ fn build_in_memory<'c>(
         inputs.push(rw.ptr_type());
     }
     let region = Region::new();
-    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
-    let e = Emit {
-        rw,
-        body,
-        block: region.append_block(Block::new(&arguments)),
-        loc,
-        callee: rw.symbol(callee),
-    };
+    let e = Emit::entry(rw, body, callee, &region, &inputs);
     let mut args = Vec::new();
     if thunk.takes_env {
         args.push(e.argument(0)?);
@@ -816,14 +822,7 @@ fn build_chain<'c>(
         true => vec![ptr, r.abi, r.abi, ptr],
     };
     let region = Region::new();
-    let arguments: Vec<(Type<'c>, _)> = inputs.iter().map(|t| (*t, loc)).collect();
-    let e = Emit {
-        rw,
-        body,
-        block: region.append_block(Block::new(&arguments)),
-        loc,
-        callee: rw.symbol(callee),
-    };
+    let e = Emit::entry(rw, body, callee, &region, &inputs);
     let zero = |ty: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
         let op = OperationBuilder::new("llvm.mlir.zero", loc)
             .add_results(&[ty])
