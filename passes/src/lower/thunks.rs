@@ -298,10 +298,10 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
             .into())
     }
 
-    /// Returns `r` from the thunk.
-    fn ret(&self, r: Value<'c, 'a>) -> Result<(), LowerError> {
+    /// Returns `results` (the result, or nothing) from the thunk.
+    fn ret(&self, results: &[Value<'c, 'a>]) -> Result<(), LowerError> {
         let op = OperationBuilder::new("func.return", self.loc)
-            .add_operands(&[r])
+            .add_operands(results)
             .build()
             .map_err(|err| {
                 self.rw
@@ -342,18 +342,6 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
                 .rw
                 .error(self.body, "a chain's thunks are built by `build_chain`")),
         }
-    }
-
-    /// Returns nothing from the thunk.
-    fn ret_void(&self) -> Result<(), LowerError> {
-        let op = OperationBuilder::new("func.return", self.loc)
-            .build()
-            .map_err(|err| {
-                self.rw
-                    .error(self.body, format!("cannot build the thunk's return: {err}"))
-            })?;
-        self.block.append_operation(op);
-        Ok(())
     }
 
     /// `base + offset` bytes.
@@ -624,7 +612,7 @@ fn build<'c>(
     }
     let r = e.by_adapter(&thunk.adapter, args, first, ret)?;
     let r = e.widen(r, ret)?;
-    e.ret(r)?;
+    e.ret(&[r])?;
     function(rw, body, &thunk.symbol, &inputs, Some(ret.abi), region)
 }
 
@@ -755,13 +743,13 @@ fn build_in_memory<'c>(
             e.call(&args, &[])?;
             let out = e.argument(params.len() + 1)?;
             e.copy_fields(m, out, slot, false)?;
-            e.ret_void()?;
+            e.ret(&[])?;
             function(rw, body, &thunk.symbol, &inputs, None, region)
         }
         Pass::Value(c) => {
             let r = e.by_adapter(&thunk.adapter, args, first, *c)?;
             let r = e.widen(r, *c)?;
-            e.ret(r)?;
+            e.ret(&[r])?;
             function(rw, body, &thunk.symbol, &inputs, Some(c.abi), region)
         }
     }
@@ -852,7 +840,7 @@ fn build_chain<'c>(
     let answer = e
         .call(&[e.argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
         .ok_or_else(|| rw.error(body, "the chain body's call has no result"))?;
-    e.ret(e.unary("arith.extui", answer, i32t)?)?;
+    e.ret(&[e.unary("arith.extui", answer, i32t)?])?;
     let name = format!(
         "{}_{}",
         thunk.symbol,
