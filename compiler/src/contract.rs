@@ -452,17 +452,12 @@ fn run_composite_laws(
         }
         buffer
     };
-    let address = |at: *const u64| {
-        let mut slot = [0u8; SLOT];
-        slot[..8].copy_from_slice(&(at as u64).to_le_bytes());
-        slot
-    };
     let less = |a: &Vec<u8>, b: &Vec<u8>| {
         let (a, b) = (aligned(a), aligned(b));
         let mut answer = [0u8; SLOT];
         f.call(
             env,
-            &[address(a.as_ptr()), address(b.as_ptr())],
+            &[address_slot(a.as_ptr()), address_slot(b.as_ptr())],
             &mut answer,
         )?;
         Some(answer[0] != 0)
@@ -472,10 +467,10 @@ fn run_composite_laws(
         let mut out = aligned(&vec![laws::PADDING; d.size]);
         let mut answer = [0u8; SLOT];
         // The thunk writes the result through this address.
-        let at = address(out.as_mut_ptr());
+        let at = address_slot(out.as_mut_ptr());
         f.call(
             env,
-            &[address(a.as_ptr()), address(b.as_ptr()), at],
+            &[address_slot(a.as_ptr()), address_slot(b.as_ptr()), at],
             &mut answer,
         )?;
         let bytes: Vec<u8> = out
@@ -510,8 +505,7 @@ fn run_laws(
     // last parameter (a pointer, passed in its slot).
     let combine = |a: &Slot, b: &Slot| {
         let mut value = [0u8; SLOT];
-        let mut at = [0u8; SLOT];
-        at[..8].copy_from_slice(&(value.as_mut_ptr() as u64).to_le_bytes());
+        let at = address_slot(value.as_mut_ptr());
         let mut answer = [0u8; SLOT];
         f.call(env, &[*a, *b, at], &mut answer)?;
         Some((answer[0] != 0, value))
@@ -539,6 +533,14 @@ fn run_laws(
             matches!(p, Provider::Reduce | Provider::SegmentedReduce),
         ),
     }
+}
+
+/// A parameter slot holding the address `at`, for a thunk parameter
+/// that is a pointer.
+fn address_slot<T>(at: *const T) -> Slot {
+    let mut slot = [0u8; SLOT];
+    slot[..8].copy_from_slice(&(at as u64).to_le_bytes());
+    slot
 }
 
 /// The environments the checks run with, each with its captures as a
