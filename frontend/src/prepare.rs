@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::parse::{parse_mir_items, MirError};
 use crate::pmir::{
-    closure_key, env_type, operand_ty, AggregateKind, Body, BodyKind, Callback, Capture,
+    closure_key, env_type, operand_ty, AggregateKind, BlockId, Body, BodyKind, Callback, Capture,
     CaptureMode, Closure, ClosureKind, Constant, DebugVar, FileId, Local, LocalDecl, Operand,
     Place, PreparedMir, Projection, Registration, Resolution, Rvalue, SourceFacts, Span, Statement,
     StatementKind, TerminatorKind, FORMAT, ROOT_FILE,
@@ -447,7 +447,6 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
 
     // Resolve every call, and give it a source span where one is found.
     for b in bodies.iter_mut() {
-        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         let ext = extents.get(&b.name).copied();
         let text = ext.and_then(|(file, _)| sources.text(file));
         let closure_head_end = match (b.kind, text, b.span) {
@@ -461,7 +460,8 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
             name: &caller_name,
             generic: !b.generic_params.is_empty(),
         };
-        for block in b.blocks.iter_mut() {
+        let mut pending: Vec<PendingSpan> = Vec::new();
+        for (i, block) in b.blocks.iter_mut().enumerate() {
             if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
                 callee.resolution = match names.get(&callee.text) {
                     // An instance of a generic body (`lerp::<i16>`, made by `mono`).
@@ -500,9 +500,26 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                         }
                         registry::SourceToken::Index => ("[".to_string(), t.find_index((lo, hi))),
                     };
-                    let k = seen.entry(key).or_insert(0);
-                    callee.span = hits.get(*k).copied();
-                    *k += 1;
+                    let anchors = mentioned_closures(&callee.text)
+                        .iter()
+                        .filter_map(|c| closure_span(&sources, c))
+                        .filter(|(file, _)| *file == body_file)
+                        .filter_map(|(_, s)| t.span_start(s))
+                        .collect();
+                    pending.push(PendingSpan {
+                        block: i,
+                        key,
+                        hits,
+                        anchors,
+                    });
+                }
+            }
+        }
+        if let (Some(t), Some((_, (lo, _)))) = (text, ext) {
+            let from = closure_head_end.unwrap_or(lo);
+            for (block, span) in place_calls(t, from, pending) {
+                if let TerminatorKind::Call { callee, .. } = &mut b.blocks[block].terminator.kind {
+                    callee.span = span;
                 }
             }
         }
@@ -840,6 +857,99 @@ fn closure_span(sources: &Sources<'_>, ty: &Ty) -> Option<(FileId, Span)> {
     };
     let id = sources.file_id(file).unwrap_or(ROOT_FILE);
     Some((id, span.in_file(id)))
+}
+
+/// A call whose source span is still to be chosen: its block, the word
+/// (or macro, or `[`) that spells it, that word's occurrences in the
+/// caller's text, and where the closures its callee's type names start.
+struct PendingSpan {
+    block: usize,
+    key: String,
+    hits: Vec<Span>,
+    anchors: Vec<usize>,
+}
+
+/// Each call's span among its word's occurrences, in two rounds. A call
+/// whose callee names closures of this text (`reduce::<{closure@…}>`,
+/// `ParIter<…, Map<(), {closure@…}, u64>>::sum`) takes the innermost
+/// occurrence whose whole call expression holds every one of them (its
+/// arguments, or its receiver chain). The rest take the occurrences left,
+/// the k-th call of a word in block order the k-th occurrence in the
+/// text. Block order is not source order once rustc optimises (a loop's
+/// blocks move), so the closures, whose spans are exact, go first.
+fn place_calls(
+    t: &SourceText<'_>,
+    from: usize,
+    pending: Vec<PendingSpan>,
+) -> Vec<(usize, Option<Span>)> {
+    let mut taken: BTreeSet<(String, usize)> = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut rest = Vec::new();
+    for p in pending {
+        let hits: Vec<(&SourceText<'_>, usize, Span)> =
+            p.hits.iter().map(|h| (t, from, *h)).collect();
+        let anchors: Vec<(FileId, usize)> = p.anchors.iter().map(|a| (t.file(), *a)).collect();
+        let best = innermost_call(&hits, &anchors, |k| taken.contains(&(p.key.clone(), k)));
+        match best {
+            Some(k) => {
+                taken.insert((p.key.clone(), k));
+                out.push((p.block, Some(p.hits[k])));
+            }
+            None => rest.push(p),
+        }
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for p in rest {
+        let next = seen.entry(p.key.clone()).or_insert(0);
+        while taken.contains(&(p.key.clone(), *next)) {
+            *next += 1;
+        }
+        out.push((p.block, p.hits.get(*next).copied()));
+        *next += 1;
+    }
+    out
+}
+
+/// Of a call's candidate occurrences (each in its text, read back no
+/// further than its offset), the index of the innermost not `taken` whose
+/// whole call expression ([`SourceText::call_extent`]: receiver chain,
+/// word, arguments) holds every anchor (a closure's head, by file and
+/// offset); `None` without anchors or without such an occurrence.
+fn innermost_call(
+    hits: &[(&SourceText<'_>, usize, Span)],
+    anchors: &[(FileId, usize)],
+    taken: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    if anchors.is_empty() {
+        return None;
+    }
+    hits.iter()
+        .enumerate()
+        .filter(|(k, _)| !taken(*k))
+        .filter_map(|(k, (t, from, h))| {
+            let (lo, hi) = t.call_extent(*h, *from)?;
+            anchors
+                .iter()
+                .all(|(file, a)| *file == t.file() && (lo..hi).contains(a))
+                .then_some((hi - lo, k))
+        })
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// The closure types a callee's printed form names, in order:
+/// `{closure@src/lib.rs:4:31: 4:39}` in `reduce::<i32, {closure@…}>`.
+fn mentioned_closures(text: &str) -> Vec<Ty> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("{closure@") {
+        let Some(len) = rest[at..].find('}') else {
+            break;
+        };
+        out.push(Ty::parse(&rest[at..at + len + 1]));
+        rest = &rest[at + len + 1..];
+    }
+    out
 }
 
 fn last_segment(path: &str) -> &str {
@@ -1208,6 +1318,7 @@ fn registrations(
     let mut out = Vec::new();
     for b in bodies {
         let mut nth: BTreeMap<String, usize> = BTreeMap::new();
+        let chains = chain_sites(b, sources, extents);
         for block in &b.blocks {
             let TerminatorKind::Call { callee, args, .. } = &block.terminator.kind else {
                 continue;
@@ -1360,32 +1471,17 @@ fn registrations(
                         None => closure_site(sources, &own, function, head, &heads, &hints, taken),
                     }
                 }
+                // A chain: where `chain_sites` placed it.
+                _ if chain => chains.get(&block.id).copied().flatten(),
                 // The k-th call of the function, as the host API's method
                 // or as `native`'s free function as the registration is
                 // (`gpu.sort(…)` and `native::sort(…)` share a name): in
                 // the caller's own text, then in each function rustc
                 // inlined into it, once per inlined copy (a generic
                 // helper inlined for two element types calls it twice).
-                _ => {
-                    let mut regions: Vec<Extent> =
-                        extents.get(&b.name).copied().into_iter().collect();
-                    regions.extend(b.inlined.iter().filter_map(|name| {
-                        extents.get(&crate::parse::split_generics(name).0).copied()
-                    }));
-                    regions
-                        .into_iter()
-                        .flat_map(|(file, (lo, hi))| {
-                            let Some(t) = sources.text(file) else {
-                                return Vec::new();
-                            };
-                            t.find_word((lo, hi), last_segment(function), true)
-                                .into_iter()
-                                .filter(|&at| called_as(spec, t.text_before(at)))
-                                .filter(|&at| chain == chain_call(t.text_before(at)))
-                                .collect()
-                        })
-                        .nth(*k)
-                }
+                _ => call_sites(b, sources, extents, function, spec, false)
+                    .get(*k)
+                    .map(|(_, _, s)| *s),
             };
             *k += 1;
             out.push(Registration {
@@ -1400,6 +1496,103 @@ fn registrations(
                 arg_types,
             });
         }
+    }
+    out
+}
+
+/// The occurrences of a registration's `function` that `b` may call, as
+/// the host API's method or as `native`'s free function as the
+/// registration is (`gpu.sort(…)` and `native::sort(…)` share a name),
+/// ending a `par_iter` chain or not as `chain` says, in order: in the
+/// caller's own text, then in each function rustc inlined into it, once
+/// per inlined copy (a generic helper inlined for two element types calls
+/// it twice). Each with its text and the offset it reads back to.
+fn call_sites<'s>(
+    b: &Body,
+    sources: &'s Sources<'_>,
+    extents: &BTreeMap<String, Extent>,
+    function: &str,
+    spec: &registry::RegistrationFn,
+    chain: bool,
+) -> Vec<(&'s SourceText<'s>, usize, Span)> {
+    let mut regions: Vec<Extent> = extents.get(&b.name).copied().into_iter().collect();
+    regions.extend(
+        b.inlined
+            .iter()
+            .filter_map(|name| extents.get(&crate::parse::split_generics(name).0).copied()),
+    );
+    regions
+        .into_iter()
+        .flat_map(|(file, (lo, hi))| {
+            let Some(t) = sources.text(file) else {
+                return Vec::new();
+            };
+            t.find_word((lo, hi), last_segment(function), true)
+                .into_iter()
+                .filter(|&at| called_as(spec, t.text_before(at)))
+                .filter(|&at| chain == chain_call(t.text_before(at)))
+                .map(|at| (t, lo, at))
+                .collect()
+        })
+        .collect()
+}
+
+/// Where each `par_iter` chain that `b` ends is called, by block id. A
+/// chain whose type names closures (its stages', its terminal's) is the
+/// innermost call of its terminal that holds them all; the others take
+/// the calls left in order, the k-th such chain of a terminal the k-th.
+/// Block order is not source order once rustc optimises (a loop's blocks
+/// move), so the closures, whose spans are exact, go first.
+fn chain_sites(
+    b: &Body,
+    sources: &Sources<'_>,
+    extents: &BTreeMap<String, Extent>,
+) -> BTreeMap<BlockId, Option<Span>> {
+    let mut calls = Vec::new();
+    for block in &b.blocks {
+        let TerminatorKind::Call { callee, args, .. } = &block.terminator.kind else {
+            continue;
+        };
+        let Resolution::Registration { function, .. } = &callee.resolution else {
+            continue;
+        };
+        let Some(spec) = registry::registration(&callee.path) else {
+            continue;
+        };
+        if spec.callback != registry::CallbackSource::Chain {
+            continue;
+        }
+        let mut named = mentioned_closures(&callee.text);
+        if let Some(t) = args.first().and_then(|a| operand_ty(b, a)) {
+            named.extend(mentioned_closures(&t.to_string()));
+        }
+        let anchors: Vec<(FileId, usize)> = named
+            .iter()
+            .filter_map(|c| closure_head(sources, c))
+            .collect();
+        calls.push((block.id, function.clone(), spec, anchors));
+    }
+    let mut taken: BTreeSet<(String, usize)> = BTreeSet::new();
+    let mut out = BTreeMap::new();
+    let mut rest = Vec::new();
+    for (id, function, spec, anchors) in calls {
+        let hits = call_sites(b, sources, extents, &function, spec, true);
+        match innermost_call(&hits, &anchors, |k| taken.contains(&(function.clone(), k))) {
+            Some(k) => {
+                taken.insert((function.clone(), k));
+                out.insert(id, Some(hits[k].2));
+            }
+            None => rest.push((id, function, hits)),
+        }
+    }
+    let mut next: BTreeMap<String, usize> = BTreeMap::new();
+    for (id, function, hits) in rest {
+        let k = next.entry(function.clone()).or_insert(0);
+        while taken.contains(&(function.clone(), *k)) {
+            *k += 1;
+        }
+        out.insert(id, hits.get(*k).map(|h| h.2));
+        *k += 1;
     }
     out
 }

@@ -505,6 +505,75 @@ impl<'a> SourceText<'a> {
         None
     }
 
+    /// The byte range of the whole call expression whose callee word is
+    /// `callee` (a span from [`Self::find_word`] with `call`), looking no
+    /// further back than `from`: for a method call, its receiver chain
+    /// (`gpu.par_iter(&k).map(move |v| v & m)` of `.sum()`), then the
+    /// word, then its arguments. The receiver is read back over tokens
+    /// ([`lex`]): paths, fields, `?`, turbofishes and bracketed groups,
+    /// up to the first token that ends an expression's left side (`=`,
+    /// `;`, `,`, an opening bracket, an operator, a keyword).
+    pub fn call_extent(&self, callee: Span, from: usize) -> Option<(usize, usize)> {
+        let word = self.offset(callee.lo_line, callee.lo_col)?;
+        let end = self.call_args(callee)?.1;
+        let before = self.text.get(from..word)?;
+        let toks: Vec<&str> = lex(before).into_iter().map(|r| &before[r]).collect();
+        let starts: Vec<usize> = lex(before).into_iter().map(|r| from + r.start).collect();
+        let mut start = word;
+        if toks.last() != Some(&".") {
+            return Some((start, end));
+        }
+        let ident = |t: &str| {
+            t.bytes()
+                .next()
+                .is_some_and(|b| b == b'_' || b.is_ascii_alphanumeric())
+                && !matches!(
+                    t,
+                    "let" | "return" | "in" | "if" | "match" | "else" | "move" | "break"
+                )
+        };
+        let mut i = toks.len();
+        while i > 0 {
+            let t = toks[i - 1];
+            let open = match t {
+                ")" => Some(("(", ")")),
+                "]" => Some(("[", "]")),
+                ">" => Some(("<", ">")),
+                _ => None,
+            };
+            if let Some((o, c)) = open {
+                // Back to the matching opening token.
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    if j == 0 {
+                        return Some((start, end));
+                    }
+                    j -= 1;
+                    if toks[j] == c {
+                        depth += 1;
+                    } else if toks[j] == o {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
+                // A turbofish's `<` follows `::`; a comparison's does not.
+                if o == "<" && !(j >= 2 && toks[j - 1] == ":" && toks[j - 2] == ":") {
+                    break;
+                }
+                i = j;
+            } else if t == "." || t == "?" || t == ":" || ident(t) {
+                i -= 1;
+            } else {
+                break;
+            }
+            start = starts[i];
+        }
+        Some((start, end))
+    }
+
     /// Whether an `extern "C"` block (or a bare `extern` block, whose ABI
     /// is C) declares a function `name`: `unsafe extern "C" { fn mix(x:
     /// u32) -> u32; }`. Blocks of another ABI (`extern "system"`), `extern
@@ -794,6 +863,26 @@ mod tests {
     use super::*;
 
     const SRC: &str = "fn helper(a: i32) -> i32 { a }\npub fn run(d: &[i32], k: i32) -> i32 {\n    native::reduce(d, 0, move |a, b| a.wrapping_add(b) ^ k)\n}\n";
+
+    #[test]
+    fn call_extents_hold_receiver_chains_and_arguments() {
+        let src = "fn f() {\n    let hits: u64 = gpu.par_iter(&k).map(move |v| v & m).sum::<u64>()?;\n    \
+                   let (lo, hi) = (gpu.par_iter(&k).min()?, x.max(1) < 2);\n    \
+                   native::reduce(d, 0, |a, b| a + b);\n}\n";
+        let t = SourceText::new(src);
+        let extent = |word: &str, nth: usize| {
+            let at = t.find_word((0, src.len()), word, true)[nth];
+            let (lo, hi) = t.call_extent(at, 0).unwrap();
+            &src[lo..hi]
+        };
+        assert_eq!(
+            extent("sum", 0),
+            "gpu.par_iter(&k).map(move |v| v & m).sum::<u64>()"
+        );
+        assert_eq!(extent("min", 0), "gpu.par_iter(&k).min()");
+        assert_eq!(extent("max", 0), "x.max(1)");
+        assert_eq!(extent("reduce", 0), "reduce(d, 0, |a, b| a + b)");
+    }
 
     #[test]
     fn dep_info_lists_rust_files_in_order() {

@@ -171,7 +171,22 @@ pub fn validate(doc: &PreparedMir) -> VResult {
                 return Err(err(format!("captures[{j}] has an empty name")));
             }
         }
-        if let Some(layout) = &c.layout {
+        // A chain's layout is the `#[repr(C)]` nesting of its closures'
+        // (which may capture nothing): it must be what they make.
+        if crate::chain::is_chain_closure(&c.ty) {
+            if let Some(layout) = &c.layout {
+                let want = crate::chain::layout_of(c, &doc.closures);
+                if want.as_ref() != Some(layout) {
+                    return Err(err(format!(
+                        "the chain's recorded layout is not the one its closures make ({})",
+                        match want {
+                            Some(w) => format!("size {}, align {}", w.size, w.align),
+                            None => "a closure without a layout".to_string(),
+                        }
+                    )));
+                }
+            }
+        } else if let Some(layout) = &c.layout {
             let shapes = crate::layout::measurable(c, doc).ok_or_else(|| {
                 err("a layout is recorded, but not every capture is a by-value scalar or an aggregate of them".into())
             })?;
