@@ -109,6 +109,14 @@ __device__ __forceinline__ T shfl_up(T v, unsigned delta) {
     return shfl(v, (int)(((threadIdx.x & 31u) - delta) & 31u));
 }
 
+// A value-initialised T (zero for a scalar, zero bytes for a composite),
+// for a kernel's argument where no element is meant (`signed char()` is
+// not C++; `rcb::value_init<signed char>()` is).
+template <class T>
+__device__ __forceinline__ T value_init() {
+    return T();
+}
+
 // acc := has ? op(acc, x) : x.
 template <class T, class Op>
 __device__ __forceinline__ void fold_into(T &acc, bool &has, T x, const Op &op) {

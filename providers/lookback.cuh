@@ -50,12 +50,21 @@
 namespace rcb {
 
 // A published value: 8 bytes {epoch, value} for values of up to 4 bytes,
-// 16 bytes for 8-byte values; read and written with one access.
-template <class V, bool WIDE = (sizeof(V) == 8)>
+// 16 bytes for 8-byte values, each read and written with one access; any
+// other value (a tuple or a struct of 3, 5-7 or more than 8 bytes) after
+// an 8-byte status in a descriptor of whole 16-byte units, its words
+// written before the status is released and read after it is acquired
+// (the host's `runtime::dispatch::descriptor_bytes`).
+template <class V>
+struct DescKind {
+    static constexpr int value = sizeof(V) <= 4 ? 0 : sizeof(V) == 8 ? 1 : 2;
+};
+
+template <class V, int KIND = DescKind<V>::value>
 struct Desc;
 
 template <class V>
-struct Desc<V, false> {
+struct Desc<V, 0> {
     u64 word;
     static __device__ __forceinline__ Desc make(u32 epoch, V v) {
         union {
@@ -88,7 +97,7 @@ struct Desc<V, false> {
 };
 
 template <class V>
-struct Desc<V, true> {
+struct Desc<V, 1> {
     u64 status;
     u64 bits;
     static __device__ __forceinline__ Desc make(u32 epoch, V v) {
@@ -118,6 +127,42 @@ struct Desc<V, true> {
     }
     static __device__ __forceinline__ void store(Desc *p, Desc d) {
         asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(d.status), "l"(d.bits) : "memory");
+    }
+};
+
+template <class V>
+struct alignas(16) Desc<V, 2> {
+    static constexpr int WORDS = (sizeof(V) + 3) / 4;
+    u64 status;
+    union {
+        V value_;
+        u32 w[WORDS];
+    } bits;
+    static __device__ __forceinline__ Desc make(u32 epoch, V v) {
+        Desc d;
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) d.bits.w[k] = 0;
+        d.bits.value_ = v;
+        d.status = epoch;
+        return d;
+    }
+    __device__ __forceinline__ u32 epoch() const { return (u32)status; }
+    __device__ __forceinline__ V value() const { return bits.value_; }
+    static __device__ __forceinline__ Desc load(const Desc *p) {
+        Desc d;
+        asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(d.status) : "l"(&p->status) : "memory");
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) {
+            asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(d.bits.w[k]) : "l"(&p->bits.w[k]) : "memory");
+        }
+        return d;
+    }
+    static __device__ __forceinline__ void store(Desc *p, Desc d) {
+#pragma unroll
+        for (int k = 0; k < WORDS; ++k) {
+            asm volatile("st.relaxed.gpu.u32 [%0], %1;" ::"l"(&p->bits.w[k]), "r"(d.bits.w[k]) : "memory");
+        }
+        asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(&p->status), "l"(d.status) : "memory");
     }
 };
 

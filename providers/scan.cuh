@@ -97,9 +97,11 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 // tile is whole and aligned; otherwise with plain loads.
 template <int BLOCK, int TILE, class T>
 __device__ __forceinline__ void start_tile_load(const T *__restrict__ in, u64 valid, TileBuffer<TILE, T> &buf) {
-    constexpr int N = VecWidth<T>::N;
-    if (valid == (u64)TILE && aligned16(in) && (TILE % N) == 0) {
-        constexpr int VECS = TILE / N;
+    // Whole 16-byte vectors: every scalar tile, and a composite's (any
+    // size) when its bytes divide into them.
+    constexpr u64 BYTES = (u64)TILE * sizeof(T);
+    if (valid == (u64)TILE && aligned16(in) && (BYTES % 16) == 0) {
+        constexpr int VECS = (int)(BYTES / 16);
         const uint4 *v = reinterpret_cast<const uint4 *>(in);
 #pragma unroll
         for (int k = 0; k < (VECS + BLOCK - 1) / BLOCK; ++k) {
@@ -120,9 +122,9 @@ __device__ __forceinline__ void start_tile_load(const T *__restrict__ in, u64 va
 // tile is whole and aligned.
 template <int BLOCK, int TILE, class T>
 __device__ __forceinline__ void store_tile(T *__restrict__ out, u64 valid, const TileBuffer<TILE, T> &buf) {
-    constexpr int N = VecWidth<T>::N;
-    if (valid == (u64)TILE && aligned16(out) && (TILE % N) == 0) {
-        constexpr int VECS = TILE / N;
+    constexpr u64 BYTES = (u64)TILE * sizeof(T);
+    if (valid == (u64)TILE && aligned16(out) && (BYTES % 16) == 0) {
+        constexpr int VECS = (int)(BYTES / 16);
         uint4 *v = reinterpret_cast<uint4 *>(out);
 #pragma unroll
         for (int k = 0; k < (VECS + BLOCK - 1) / BLOCK; ++k) {

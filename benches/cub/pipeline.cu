@@ -84,6 +84,9 @@ struct ByX {
 struct Norm {
   __device__ __forceinline__ float operator()(Point p) const { return p.x * p.x + p.y * p.y; }
 };
+struct NearOrigin {
+  __device__ __forceinline__ bool operator()(const Point &p) const { return p.x * p.x + p.y * p.y < 0.25f; }
+};
 
 static std::vector<float> data(size_t n, unsigned long long seed) {
   unsigned long long s = (seed * 0x9E3779B97F4A7C15ull) | 1;
@@ -325,6 +328,37 @@ int main(int argc, char **argv) {
       CHECK(cudaStreamSynchronize(s));
     });
     std::printf("cub composite_norms %d %.1f\n", log, us);
+    // The points a predicate keeps, into a new buffer (as the Rust call's
+    // result), the count back on the host.
+    {
+      unsigned long long *count = (unsigned long long *)dalloc(8, s), kept = 0;
+      size_t b4 = 0;
+      CHECK(cub::DeviceSelect::If(nullptr, b4, q, (Point *)nullptr, count, n, NearOrigin{}, s));
+      void *temp4 = dalloc(b4, s);
+      us = best(reps, [&] {
+        Point *out = (Point *)dalloc(n * sizeof(Point), s);
+        CHECK(cub::DeviceSelect::If(temp4, b4, q, out, count, n, NearOrigin{}, s));
+        CHECK(cudaMemcpyAsync(&kept, count, 8, cudaMemcpyDeviceToHost, s));
+        CHECK(cudaStreamSynchronize(s));
+        CHECK(cudaFreeAsync(out, s));
+      });
+      std::printf("cub composite_select %d %.1f\n", log, us);
+      for (void *v : {(void *)count, temp4}) CHECK(cudaFreeAsync(v, s));
+    }
+    // The running extent of the points, into a new buffer.
+    {
+      size_t b5 = 0;
+      CHECK(cub::DeviceScan::InclusiveScan(nullptr, b5, q, (Point *)nullptr, Extent{}, n, s));
+      void *temp5 = dalloc(b5, s);
+      us = best(reps, [&] {
+        Point *out = (Point *)dalloc(n * sizeof(Point), s);
+        CHECK(cub::DeviceScan::InclusiveScan(temp5, b5, q, out, Extent{}, n, s));
+        CHECK(cudaStreamSynchronize(s));
+        CHECK(cudaFreeAsync(out, s));
+      });
+      std::printf("cub composite_scan %d %.1f\n", log, us);
+      CHECK(cudaFreeAsync(temp5, s));
+    }
     if (log == 24) {
       // A stable sort into a new buffer, as the Rust call's result.
       Point *sorted = (Point *)dalloc(n * sizeof(Point), s);

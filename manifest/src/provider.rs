@@ -273,14 +273,28 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         | Provider::ChainCollect => {
             let items = match (provider, t) {
                 (Provider::Select | Provider::ChainCollect, 8) => 17,
+                // A composite of more than 8 bytes: a tile of about the
+                // 8-byte one's bytes (three of them, two blocks a
+                // multiprocessor, fit the shared memory).
+                (Provider::Select, 9..) => (136 / t).clamp(1, 15),
+                // A scan's tile holds the values too, and three tiles of
+                // them besides: two blocks a multiprocessor fit.
+                (Provider::InclusiveScan | Provider::ExclusiveScan, 9..) => (120 / t).clamp(1, 15),
                 _ => scan_items(t),
             };
+            let shared = stream_shared_bytes(provider, 256, items, t);
             LaunchFacts {
                 block_size: 256,
                 items_per_thread: items,
-                dynamic_shared_bytes: stream_shared_bytes(provider, 256, items, t),
+                dynamic_shared_bytes: shared,
                 grid: GridPolicy::ResidentTiles,
-                min_blocks_per_sm: if t >= 4 { 2 } else { 0 },
+                // Two a multiprocessor where both fit (a composite's tile
+                // of one item a thread may not).
+                min_blocks_per_sm: if t >= 4 && 2 * shared <= crate::MAX_DYNAMIC_SHARED_BYTES {
+                    2
+                } else {
+                    0
+                },
                 extra_warps: 1,
             }
         }
@@ -514,7 +528,9 @@ pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32
     match provider {
         Provider::Select => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
         Provider::ChainCollect => tiles + (block / 32) * 4 + 64,
-        _ => tiles + 3 * block * size + (block / 32) * (size + 4) + 64,
+        // The two prefixes, their flags, the drawn tiles and alignment:
+        // 64 bytes up to 8-byte elements.
+        _ => tiles + 3 * block * size + (block / 32) * (size + 4) + (2 * size + 40).max(64),
     }
 }
 
@@ -1445,6 +1461,28 @@ fn map_chunk(signature: &Signature) -> u32 {
         .unwrap_or(4)
 }
 
+/// The bytes of one look-back descriptor of a `size`-byte value
+/// (providers/lookback.cuh's `Desc`, which the scans' kernels assert):
+/// 8 for values of up to 4 bytes, 16 for 8-byte ones, and for any other
+/// size (a tuple or a struct) an 8-byte status and the value's words, in
+/// whole 16-byte units. The runtime sizes the look-back state by it.
+pub fn descriptor_bytes(size: u64) -> u64 {
+    match size {
+        0..=4 => 8,
+        8 => 16,
+        _ => (8 + size.next_multiple_of(4)).next_multiple_of(16),
+    }
+}
+
+/// A scan kernel's assertion that its look-back descriptors of `t` are the
+/// size the runtime allocates them at.
+fn descriptor_fits(t: &str, size: u64) -> String {
+    format!(
+        "static_assert(sizeof(rcb::Desc<{t}>) == {}, \"the runtime's look-back descriptor\");\n    ",
+        descriptor_bytes(size)
+    )
+}
+
 /// A tile-stream kernel's first statement: its block storage fits the
 /// dynamic shared memory it is launched with. `types` are the storage's
 /// type arguments after the block and the items (`T`, or `T, R`).
@@ -1525,8 +1563,9 @@ fn emit_kernel(
                  \x20   unsigned int epoch"
             ),
             format!(
-                "{}rcb::scan<{block}, {items}, false>(input, len, ({t})0, output, state, epoch, {functor});",
-                storage_fits("ScanStorage", launch, &t)
+                "{}{}rcb::scan<{block}, {items}, false>(input, len, rcb::value_init<{t}>(), output, state, epoch, {functor});",
+                storage_fits("ScanStorage", launch, &t),
+                descriptor_fits(&t, signature.element().size())
             ),
         ),
         (Provider::ExclusiveScan, _) => (
@@ -1535,8 +1574,9 @@ fn emit_kernel(
                  \x20   void *state, unsigned int epoch"
             ),
             format!(
-                "{}rcb::scan<{block}, {items}, true>(input, len, init, output, state, epoch, {functor});",
-                storage_fits("ScanStorage", launch, &t)
+                "{}{}rcb::scan<{block}, {items}, true>(input, len, init, output, state, epoch, {functor});",
+                storage_fits("ScanStorage", launch, &t),
+                descriptor_fits(&t, signature.element().size())
             ),
         ),
         (Provider::Transform, _) => {

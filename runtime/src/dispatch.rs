@@ -5,17 +5,18 @@
 //!
 //! The look-back state of the scans, select and chain_collect is never
 //! cleared between launches: every launch gets a new epoch, and a slot is
-//! valid only with its launch's epoch (providers/lookback.cuh). State of 8-byte and 16-byte
-//! descriptors lives in two buffers, so that a slot is always read at the
-//! size it was written (a value word of a wide descriptor could otherwise
-//! pass for a later launch's epoch). Each buffer starts with the tile
-//! ticket counter of the tile streams, which every launch leaves at zero.
+//! valid only with its launch's epoch (providers/lookback.cuh). The state
+//! of each descriptor size ([`descriptor_bytes`]) lives in a buffer of its
+//! own, so that a slot is always read at the size it was written (a value
+//! word of a wider descriptor could otherwise pass for a later launch's
+//! epoch). Each buffer starts with the tile ticket counter of the tile
+//! streams, which every launch leaves at zero.
 
 use crate::build::ResolvedKernel;
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
-use manifest::provider::{result_record, ResultRecord};
+use manifest::provider::{descriptor_bytes, result_record, ResultRecord};
 use manifest::{Element, Kernel, KernelKind, ParamKind, Provider, Signature, Stage};
 
 pub use manifest::provider::WARP_SEGMENT_LIMIT;
@@ -27,9 +28,8 @@ pub struct Scratch<'g> {
     /// Where every launch, copy and allocation of its calls goes.
     pub stream: &'g Stream,
     pub workspace: Workspace<'g>,
-    /// Look-back state of 8-byte and of 16-byte descriptors.
-    narrow_state: Option<DeviceBuffer<'g>>,
-    wide_state: Option<DeviceBuffer<'g>>,
+    /// Look-back state, by descriptor size in bytes.
+    states: std::collections::BTreeMap<u64, Option<DeviceBuffer<'g>>>,
     /// The last launch's epoch (0: none yet).
     epoch: u32,
     /// Select's count of kept elements (chain_collect's of kept values).
@@ -139,8 +139,7 @@ impl<'g> Scratch<'g> {
             gpu,
             stream,
             workspace,
-            narrow_state: None,
-            wide_state: None,
+            states: std::collections::BTreeMap::new(),
             epoch: 0,
             count,
             sort_buffer: None,
@@ -148,22 +147,19 @@ impl<'g> Scratch<'g> {
         })
     }
 
-    /// Look-back state of `bytes` for a launch, and the launch's epoch.
-    fn state(&mut self, bytes: u64, wide: bool) -> Result<(u64, u32), RuntimeError> {
+    /// Look-back state of `bytes` for a launch whose descriptors take
+    /// `desc` bytes each, and the launch's epoch.
+    fn state(&mut self, bytes: u64, desc: u64) -> Result<(u64, u32), RuntimeError> {
         let (gpu, stream) = (self.gpu, self.stream);
         if self.epoch == u32::MAX {
             // The epochs wrap: clear every slot so that no old one matches.
-            for b in [&self.narrow_state, &self.wide_state].into_iter().flatten() {
+            for b in self.states.values().flatten() {
                 b.fill_on(stream, 0)?;
             }
             self.epoch = 0;
         }
         self.epoch += 1;
-        let slot = if wide {
-            &mut self.wide_state
-        } else {
-            &mut self.narrow_state
-        };
+        let slot = self.states.entry(desc).or_insert(None);
         let address = grow(gpu, stream, slot, bytes as usize, true)?;
         Ok((address, self.epoch))
     }
@@ -329,9 +325,12 @@ pub unsafe fn run<'k>(
             // A tile stream takes any grid: its blocks draw tiles.
             let grid = grid_for(gpu, k, job.len, job.grid);
             // The compactions' counts are 64-bit; a scan's values are T.
-            let wide = compacts(provider) || element.size() == 8;
-            let desc = if wide { 16 } else { 8 };
-            let (state, epoch) = scratch.state(lookback_bytes(tiles, desc), wide)?;
+            let desc = if compacts(provider) {
+                descriptor_bytes(8)
+            } else {
+                descriptor_bytes(element.size())
+            };
+            let (state, epoch) = scratch.state(lookback_bytes(tiles, desc), desc)?;
             args.u64(ParamKind::Len, job.len)
                 .u64(ParamKind::State, state)
                 .u32(ParamKind::Epoch, epoch)

@@ -1,8 +1,8 @@
 // expect: rejected E0105
 // Tuples and structs that are no elements: a field the providers do not
 // take (`bool`, `char`, `usize`), a field that is no scalar, tuple or
-// struct (a reference, an array, an enum), and a provider that does not
-// take composites yet.
+// struct (a reference, an array, an enum), and a `par_iter` chain, which
+// does not take composites yet.
 #[derive(Clone, Copy)]
 pub struct Flagged {
     pub on: bool,
@@ -50,6 +50,6 @@ pub fn borrowed<'a>(data: &[(&'a u32, u32)]) -> Vec<u32> {
     native::transform(data, |p| *p.0 + p.1)
 }
 
-pub fn running(data: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    native::inclusive_scan(data, |a, b| (a.0.wrapping_add(b.0), a.1 | b.1))
+pub fn first_fields(gpu: &native::gpu::Gpu, data: &native::gpu::DeviceVec<(f32, u32)>) -> Result<f32, native::gpu::Error> {
+    gpu.par_iter(data).map(|p: (f32, u32)| p.0).sum()
 }

@@ -105,6 +105,9 @@ impl Provider {
                 | Provider::Transform2
                 | Provider::SegmentedReduce
                 | Provider::SortBy
+                | Provider::Select
+                | Provider::InclusiveScan
+                | Provider::ExclusiveScan
         )
     }
 

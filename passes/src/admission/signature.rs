@@ -342,7 +342,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
             } else {
                 format!("provider `{}` does not take {what}", ctx.reg.provider)
             },
-            ctx.callback_label(format!("this {} has type `{found}`", kind(ctx))),
+            // A chain's callback is the body it was compiled to, whose
+            // type says nothing to its author: its items' type does.
+            ctx.callback_label(if ctx.reg.provider.shape() == vocab::Shape::Chain {
+                format!("this `par_iter` chain reads elements of type `{bad}`")
+            } else {
+                format!("this {} has type `{found}`", kind(ctx))
+            }),
         )
         .with_label(ctx.registration_label(format!("registered with `{name}` here")))
         .with_note(format!(

@@ -3,8 +3,9 @@
 //! least index), a field-wise fold of a struct, a nested tuple that rustc
 //! reorders and pads, maps from a struct to a scalar and from a scalar to a
 //! tuple with a capture, a zip of a struct and a scalar, segmented folds
-//! of structs, and records sorted by a comparator and by a key (stable, as
-//! `slice::sort_by` and `sort_by_key`), at sizes from 0 to 2^22, whole and
+//! of structs, records sorted by a comparator and by a key (stable, as
+//! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps
+//! and running folds (pairs, structs, nested tuples), at sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
 //! as C++ functors (benches/cub/pipeline.cu). Every reduce operation is
 //! associative and commutative, and every result is compared bit for bit.
@@ -158,6 +159,65 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 &at("sort_by tuple, descending"),
                 sorted.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
             );
+            // The elements a predicate keeps, whole and in order: a pair,
+            // a struct (12 bytes: no whole 16-byte vectors a tile when the
+            // tile is odd), a nested tuple rustc reorders and pads.
+            let t = 0.25f32;
+            let kept = gpu.select(&dp.slice(lo..), |p: (f32, u32)| p.0 < 0.0 && p.1 % 2 == 0)?.to_vec()?;
+            let want: Vec<(f32, u32)> = hp[lo..].iter().copied().filter(|p| p.0 < 0.0 && p.1 % 2 == 0).collect();
+            c.check(
+                &at("select tuple"),
+                kept.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
+            let kept = gpu.select(&dq.slice(lo..), move |p: Point| p.x * p.x + p.y * p.y < t)?.to_vec()?;
+            let want: Vec<Point> = hq[lo..].iter().copied().filter(|p| p.x * p.x + p.y * p.y < t).collect();
+            c.check(&at("select struct"), kept.iter().map(bits).eq(want.iter().map(bits)));
+            let kept = gpu.select(&dn.slice(lo..), move |e: Nested| e.0 ^ k < 0x80 && (e.1).1 > 0)?.to_vec()?;
+            let want: Vec<Nested> = hn[lo..].iter().copied().filter(|e| e.0 ^ k < 0x80 && (e.1).1 > 0).collect();
+            c.check(&at("select nested"), kept == want);
+            // Running folds, each associative, so the sequential scan is
+            // the GPU's to the bit: an arg-max of pairs (8-byte look-back
+            // descriptors), extents of points before each (12 bytes: a
+            // status, then the value's words), wrapping totals of a nested
+            // tuple (16 bytes).
+            let arg_max = |a: (f32, u32), b: (f32, u32)| if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a };
+            let got = gpu.inclusive_scan(&dp.slice(lo..), arg_max)?.to_vec()?;
+            let want: Vec<(f32, u32)> = hp[lo..]
+                .iter()
+                .scan(None, |acc: &mut Option<(f32, u32)>, p| {
+                    let v = acc.map_or(*p, |a| arg_max(a, *p));
+                    *acc = Some(v);
+                    Some(v)
+                })
+                .collect();
+            c.check(
+                &at("inclusive_scan tuple"),
+                got.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
+            let extent = |a: Point, b: Point| Point { x: a.x.max(b.x), y: a.y.min(b.y), w: a.w.wrapping_add(b.w) };
+            let got = gpu.exclusive_scan(&dq.slice(lo..), empty, extent)?.to_vec()?;
+            let want: Vec<Point> = hq[lo..]
+                .iter()
+                .scan(empty, |acc, p| {
+                    let before = *acc;
+                    *acc = extent(*acc, *p);
+                    Some(before)
+                })
+                .collect();
+            c.check(&at("exclusive_scan struct"), got.iter().map(bits).eq(want.iter().map(bits)));
+            let total = |a: Nested, b: Nested| {
+                (a.0.wrapping_add(b.0), ((a.1).0.wrapping_add((b.1).0), (a.1).1.wrapping_add((b.1).1)), a.2.wrapping_add(b.2))
+            };
+            let got = gpu.inclusive_scan(&dn.slice(lo..), total)?.to_vec()?;
+            let want: Vec<Nested> = hn[lo..]
+                .iter()
+                .scan(None, |acc: &mut Option<Nested>, e| {
+                    let v = acc.map_or(*e, |a| total(a, *e));
+                    *acc = Some(v);
+                    Some(v)
+                })
+                .collect();
+            c.check(&at("inclusive_scan nested"), got == want);
         }
     }
     Ok(())
@@ -199,6 +259,25 @@ pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust composite_norms {log} {us:.1}");
+        // As CUB's DeviceSelect::If with the same predicate, the count
+        // back on the host.
+        let us = best(reps, || {
+            gpu.select(&dq, |p: Point| p.x * p.x + p.y * p.y < 0.25).map(|k| {
+                std::hint::black_box(k.len());
+            })
+        })?;
+        println!("rust composite_select {log} {us:.1}");
+        // As CUB's DeviceScan::InclusiveScan with Extent, into a new
+        // buffer.
+        let us = best(reps, || {
+            gpu.inclusive_scan(&dq, |a: Point, b: Point| Point {
+                x: a.x.max(b.x),
+                y: a.y.min(b.y),
+                w: a.w.wrapping_add(b.w),
+            })?;
+            gpu.synchronize()
+        })?;
+        println!("rust composite_scan {log} {us:.1}");
         if log == 24 {
             let us = best(reps, || {
                 gpu.sort_by(&dq, |a: &Point, b: &Point| a.x.total_cmp(&b.x))?;
