@@ -69,7 +69,7 @@ using ChainPartial = Partial<R>;
 
 // chain_pick's partials and result: the winner, whether there is one, and
 // its element's index. 16 bytes for values of up to 4 bytes, 32 for 8-byte
-// values.
+// values, whole 16-byte words for a composite.
 template <class R>
 struct alignas(16) PickPartial {
     R value;
@@ -78,11 +78,11 @@ struct alignas(16) PickPartial {
 };
 
 // A pick partial written by another block, read whole from L2 (L1 is not
-// coherent): one or two 16-byte accesses.
+// coherent): 16-byte accesses (one or two for a scalar R).
 template <class R>
 __device__ __forceinline__ PickPartial<R> load_pick_partial(const PickPartial<R> *p) {
     constexpr int WORDS = (int)(sizeof(PickPartial<R>) / 16);
-    static_assert(WORDS * 16 == sizeof(PickPartial<R>) && WORDS >= 1 && WORDS <= 2, "a pick partial is 16 or 32 bytes");
+    static_assert(WORDS * 16 == sizeof(PickPartial<R>) && WORDS >= 1, "a pick partial is whole 16-byte words");
     union {
         PickPartial<R> partial;
         uint4 u4[WORDS];
@@ -232,47 +232,66 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
                                              ChainPartial<R> *partials, u32 *counter, ChainPartial<R> *output,
                                              const Stage &stage, const Combine &combine) {
     static_assert(VEC_UNROLL >= 1, "unroll");
-    constexpr int N = VecWidth<T>::N;
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
         __trap();
     }
-    const u64 head = head_elements(input, n);
-    const u64 nvec = (n - head) / N;
-    const u64 tail_start = head + nvec * N;
-    const u64 nscalar = head + (n - tail_start);
-    const T *__restrict__ vinput = input + head;
-
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
 
     R acc;
     bool has = false;
-    u64 i = tid;
-    if (i < nvec) {
-        // The first vector seeds the accumulator: when the stages keep every
-        // element, `has` is true from here on and the loop carries no flag.
-        has = fold_kept(load16(vinput + i * N), acc, stage, combine);
-        i += stride;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
-            Vec16<T> v[VEC_UNROLL];
+    if constexpr (!Vectorized<T>::value) {
+        // A composite element: a strided subset of the elements,
+        // VEC_UNROLL loads in flight, in index order.
+        u64 i = tid;
+        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
+            T v[VEC_UNROLL];
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
 #pragma unroll
             for (int u = 0; u < VEC_UNROLL; ++u) {
                 R x;
-                if (fold_kept(v[u], x, stage, combine)) fold_into(acc, has, x, combine);
+                if (stage(v[u], &x)) fold_into(acc, has, x, combine);
             }
         }
-        for (; i < nvec; i += stride) {
+        for (; i < n; i += stride) {
             R x;
-            if (fold_kept(load16(vinput + i * N), x, stage, combine)) fold_into(acc, has, x, combine);
+            if (stage(input[i], &x)) fold_into(acc, has, x, combine);
         }
-    }
-    if (tid < nscalar) {
-        const u64 j = tid < head ? tid : tail_start + (tid - head);
-        R x;
-        if (stage(input[j], &x)) fold_into(acc, has, x, combine);
+    } else {
+        constexpr int N = VecWidth<T>::N;
+        const u64 head = head_elements(input, n);
+        const u64 nvec = (n - head) / N;
+        const u64 tail_start = head + nvec * N;
+        const u64 nscalar = head + (n - tail_start);
+        const T *__restrict__ vinput = input + head;
+        u64 i = tid;
+        if (i < nvec) {
+            // The first vector seeds the accumulator: when the stages keep every
+            // element, `has` is true from here on and the loop carries no flag.
+            has = fold_kept(load16(vinput + i * N), acc, stage, combine);
+            i += stride;
+            for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
+                Vec16<T> v[VEC_UNROLL];
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) {
+                    R x;
+                    if (fold_kept(v[u], x, stage, combine)) fold_into(acc, has, x, combine);
+                }
+            }
+            for (; i < nvec; i += stride) {
+                R x;
+                if (fold_kept(load16(vinput + i * N), x, stage, combine)) fold_into(acc, has, x, combine);
+            }
+        }
+        if (tid < nscalar) {
+            const u64 j = tid < head ? tid : tail_start + (tid - head);
+            R x;
+            if (stage(input[j], &x)) fold_into(acc, has, x, combine);
+        }
     }
 
     block_reduce<BLOCK>(acc, has, combine);
@@ -325,17 +344,10 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
                                            u32 *counter, PickPartial<R> *output, const Stage &stage,
                                            const Pick &pick) {
     static_assert(VEC_UNROLL >= 1, "unroll");
-    constexpr int N = VecWidth<T>::N;
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
         __trap();
     }
-    const u64 head = head_elements(input, n);
-    const u64 nvec = (n - head) / N;
-    const u64 tail_start = head + nvec * N;
-    const u64 nscalar = head + (n - tail_start);
-    const T *__restrict__ vinput = input + head;
-
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
 
@@ -344,42 +356,76 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
     R acc;
     u64 at = 0;
     bool has = false;
-    u64 i = tid;
-    if (i < nvec) {
-        int slot;
-        has = pick_kept(load16(vinput + i * N), acc, slot, stage, pick);
-        at = head + i * N + (u64)slot;
-        i += stride;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
-            Vec16<T> v[VEC_UNROLL];
+    if constexpr (!Vectorized<T>::value) {
+        // A composite element: a strided subset of the elements,
+        // VEC_UNROLL loads in flight, in index order.
+        u64 i = tid;
+        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
+            T v[VEC_UNROLL];
 #pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
 #pragma unroll
             for (int u = 0; u < VEC_UNROLL; ++u) {
                 R x;
-                int s;
-                if (pick_kept(v[u], x, s, stage, pick) && (!has || pick(acc, x))) {
+                if (stage(v[u], &x) && (!has || pick(acc, x))) {
                     acc = x;
-                    at = head + (i + (u64)u * stride) * N + (u64)s;
+                    at = i + (u64)u * stride;
                     has = true;
                 }
             }
         }
-        for (; i < nvec; i += stride) {
+        for (; i < n; i += stride) {
             R x;
-            int s;
-            if (pick_kept(load16(vinput + i * N), x, s, stage, pick) && (!has || pick(acc, x))) {
+            if (stage(input[i], &x) && (!has || pick(acc, x))) {
                 acc = x;
-                at = head + i * N + (u64)s;
+                at = i;
                 has = true;
             }
         }
-    }
-    if (tid < nscalar) {
-        // A head element precedes the thread's vectors, a tail one follows.
-        const u64 j = tid < head ? tid : tail_start + (tid - head);
-        R x;
-        if (stage(input[j], &x)) pick_into(acc, at, has, x, j, pick);
+    } else {
+        constexpr int N = VecWidth<T>::N;
+        const u64 head = head_elements(input, n);
+        const u64 nvec = (n - head) / N;
+        const u64 tail_start = head + nvec * N;
+        const u64 nscalar = head + (n - tail_start);
+        const T *__restrict__ vinput = input + head;
+        u64 i = tid;
+        if (i < nvec) {
+            int slot;
+            has = pick_kept(load16(vinput + i * N), acc, slot, stage, pick);
+            at = head + i * N + (u64)slot;
+            i += stride;
+            for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
+                Vec16<T> v[VEC_UNROLL];
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) v[u] = load16(vinput + (i + (u64)u * stride) * N);
+#pragma unroll
+                for (int u = 0; u < VEC_UNROLL; ++u) {
+                    R x;
+                    int s;
+                    if (pick_kept(v[u], x, s, stage, pick) && (!has || pick(acc, x))) {
+                        acc = x;
+                        at = head + (i + (u64)u * stride) * N + (u64)s;
+                        has = true;
+                    }
+                }
+            }
+            for (; i < nvec; i += stride) {
+                R x;
+                int s;
+                if (pick_kept(load16(vinput + i * N), x, s, stage, pick) && (!has || pick(acc, x))) {
+                    acc = x;
+                    at = head + i * N + (u64)s;
+                    has = true;
+                }
+            }
+        }
+        if (tid < nscalar) {
+            // A head element precedes the thread's vectors, a tail one follows.
+            const u64 j = tid < head ? tid : tail_start + (tid - head);
+            R x;
+            if (stage(input[j], &x)) pick_into(acc, at, has, x, j, pick);
+        }
     }
 
     block_pick<BLOCK>(acc, at, has, pick);

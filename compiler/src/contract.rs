@@ -384,10 +384,7 @@ fn check(
         }
         Element::Composite(l) => {
             let d = composite_domain(l)?;
-            if calling != Calling::Direct {
-                return Err("a chain over tuples or structs is not checked".into());
-            }
-            Box::new(move |f, env| run_composite_laws(f, env, &d, provider))
+            Box::new(move |f, env| run_composite_laws(f, env, &d, provider, calling))
         }
     };
     let context = ir::context().map_err(|e| e.to_string())?;
@@ -443,6 +440,7 @@ fn run_composite_laws(
     env: &[u8],
     d: &laws::Composite,
     provider: Provider,
+    calling: Calling,
 ) -> Vec<Finding> {
     let words = d.size.div_ceil(8).max(1);
     let aligned = |v: &[u8]| {
@@ -480,9 +478,30 @@ fn run_composite_laws(
             .collect();
         Some(bytes)
     };
-    match provider {
-        Provider::SortBy => laws::check_order(&less, d),
-        p => laws::check_fold(
+    // A chain's combine of two values, by address, with a slot for the
+    // value it writes: its answer (for a pick, whether the later wins).
+    let later_wins = |a: &Vec<u8>, b: &Vec<u8>| {
+        let (a, b) = (aligned(a), aligned(b));
+        let mut out = aligned(&vec![laws::PADDING; d.size]);
+        let mut answer = [0u8; SLOT];
+        let at = address_slot(out.as_mut_ptr());
+        f.call(
+            env,
+            &[address_slot(a.as_ptr()), address_slot(b.as_ptr()), at],
+            &mut answer,
+        )?;
+        Some(answer[0] != 0)
+    };
+    match (calling, provider) {
+        // A chain's fold writes its value through the last address, as a
+        // reduce's composite result; its answer is "kept".
+        (Calling::ChainFold, _) => laws::check_fold(&fold, d, true),
+        (Calling::ChainMinBy, _) => laws::check_relation(&later_wins, d, "Greater"),
+        (Calling::ChainMaxBy, _) => {
+            laws::check_relation(&|a, b| later_wins(a, b).map(|w| !w), d, "Greater")
+        }
+        (Calling::Direct, Provider::SortBy) => laws::check_order(&less, d),
+        (Calling::Direct, p) => laws::check_fold(
             &fold,
             d,
             matches!(p, Provider::Reduce | Provider::SegmentedReduce),

@@ -276,7 +276,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 // A composite of more than 8 bytes: a tile of about the
                 // 8-byte one's bytes (three of them, two blocks a
                 // multiprocessor, fit the shared memory).
-                (Provider::Select, 9..) => (136 / t).clamp(1, 15),
+                (Provider::Select | Provider::ChainCollect, 9..) => (136 / t).clamp(1, 15),
                 // A scan's tile holds the values too, and three tiles of
                 // them besides: two blocks a multiprocessor fit.
                 (Provider::InclusiveScan | Provider::ExclusiveScan, 9..) => (120 / t).clamp(1, 15),
@@ -681,9 +681,10 @@ pub struct ResultRecord {
 /// The result record of `provider`'s kernel, for the providers whose
 /// result is one value (reduce and the chains); `None` for the others.
 /// A chain's is `rcb::ChainPartial<R>` (`{ R value; u32 has; }`, 8 bytes,
-/// or 16 for an 8-byte `R`) or `rcb::PickPartial<R>` (`{ R value; u32 has;
-/// u64 index; }`, 16 bytes, or 32 for an 8-byte `R`) of
-/// providers/chain.cuh; the generated kernel asserts the size.
+/// or 16 for an 8-byte `R`, more for a composite) or `rcb::PickPartial<R>`
+/// (`{ R value; u32 has; u64 index; }`, 16 bytes, or 32 for an 8-byte
+/// `R`, more for a composite) of providers/chain.cuh; the generated
+/// kernel asserts the size.
 pub fn result_record(provider: Provider, signature: &Signature) -> Option<ResultRecord> {
     let r = signature.ret.size();
     let wide = r == 8;
@@ -696,8 +697,19 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
                 has: None,
             });
         }
-        Provider::ChainReduce => (if wide { 16 } else { 8 }, r.next_multiple_of(4)),
-        Provider::ChainPick => (if wide { 32 } else { 16 }, r.next_multiple_of(4)),
+        // `{ R value; u32 has; }`, aligned to 16 for an 8-byte R, else 8.
+        Provider::ChainReduce => {
+            let has = r.next_multiple_of(4);
+            ((has + 4).next_multiple_of(if wide { 16 } else { 8 }), has)
+        }
+        // `{ R value; u32 has; u64 index; }`, aligned to 16.
+        Provider::ChainPick => {
+            let has = r.next_multiple_of(4);
+            (
+                ((has + 4).next_multiple_of(8) + 8).next_multiple_of(16),
+                has,
+            )
+        }
         Provider::InclusiveScan
         | Provider::ExclusiveScan
         | Provider::Transform
@@ -1176,11 +1188,21 @@ pub fn thunk_symbols(provider: Provider, symbol: &str) -> Vec<String> {
 /// ```
 fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -> Vec<String> {
     if provider.shape() == Shape::Chain {
-        let (a, r) = (abi_c_type(signature.element()), &signature.ret);
-        let (ra, rc) = (abi_c_type(r), c_type(r));
+        // A composite item or value by pointer.
+        let param = |e: &Element, n: &str| match e {
+            Element::Composite(_) => format!("const {} *{n}", c_type(e)),
+            e => format!("{} {n}", abi_c_type(e)),
+        };
+        let r = &signature.ret;
+        let (x, a, b, rc) = (
+            param(signature.element(), "x"),
+            param(r, "a"),
+            param(r, "b"),
+            c_type(r),
+        );
         return vec![
-            format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {a} x, {rc} *out);"),
-            format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {ra} a, {ra} b, {rc} *out);"),
+            format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {x}, {rc} *out);"),
+            format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {a}, {b}, {rc} *out);"),
         ];
     }
     let mut params: Vec<String> = signature

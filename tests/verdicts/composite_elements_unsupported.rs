@@ -1,8 +1,7 @@
 // expect: rejected E0105
 // Tuples and structs that are no elements: a field the providers do not
 // take (`bool`, `char`, `usize`), a field that is no scalar, tuple or
-// struct (a reference, an array, an enum), and a `par_iter` chain, which
-// does not take composites yet.
+// struct (a reference, an array, an enum).
 #[derive(Clone, Copy)]
 pub struct Flagged {
     pub on: bool,
@@ -48,8 +47,4 @@ pub fn levels(data: &[Tagged]) -> Vec<u32> {
 
 pub fn borrowed<'a>(data: &[(&'a u32, u32)]) -> Vec<u32> {
     native::transform(data, |p| *p.0 + p.1)
-}
-
-pub fn first_fields(gpu: &native::gpu::Gpu, data: &native::gpu::DeviceVec<(f32, u32)>) -> Result<f32, native::gpu::Error> {
-    gpu.par_iter(data).map(|p: (f32, u32)| p.0).sum()
 }

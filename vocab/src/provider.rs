@@ -108,6 +108,9 @@ impl Provider {
                 | Provider::Select
                 | Provider::InclusiveScan
                 | Provider::ExclusiveScan
+                | Provider::ChainReduce
+                | Provider::ChainPick
+                | Provider::ChainCollect
         )
     }
 

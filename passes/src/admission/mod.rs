@@ -293,13 +293,23 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         format!("`{}`", abi.body)
     };
     let r = stdint(&abi.signature.ret);
+    let operand = |e: &Element, n: &str| match e {
+        Element::Composite(l) => format!("const {} *{n}", l.name),
+        e => format!("{} {n}", stdint(e)),
+    };
     let thunk = match &abi.adapter {
         // `frontend::chain`'s body: its stages, and its terminal on two values.
+        // A composite item or value by pointer (`thunks::build_chain`).
         Adapter::Chain => format!(
-            "thunks: uint32_t {th}_stage(const void *env, {x} x, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {r} a, {r} b, {r0} *out) ({combine})",
+            "thunks: uint32_t {th}_stage(const void *env, {x}, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {a}, {b}, {r0} *out) ({combine})",
             th = abi.thunk,
-            x = params.first().map_or("?", String::as_str),
-            r0 = named(abi.signature.ret.c_type().unwrap_or("void")),
+            x = operand(abi.signature.element(), "x"),
+            a = operand(&abi.signature.ret, "a"),
+            b = operand(&abi.signature.ret, "b"),
+            r0 = match &abi.signature.ret {
+                Element::Composite(l) => l.name.clone(),
+                e => named(e.c_type().unwrap_or("void")).to_string(),
+            },
             combine = match abi.provider {
                 manifest::Provider::ChainPick => "nonzero: the later value b wins over a",
                 manifest::Provider::ChainCollect => "not called: a compaction combines nothing",

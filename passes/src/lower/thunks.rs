@@ -68,7 +68,7 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
         check_signature(rw, body, thunk)?;
         if thunk.adapter == Adapter::Chain {
             for combine in [false, true] {
-                let op = build_chain(rw, body, thunk, &callee, combine)?;
+                let op = build_chain(rw, plan, body, thunk, &callee, combine)?;
                 module.body().append_operation(op);
             }
             continue;
@@ -159,13 +159,13 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             )),
         };
     }
-    let ret = Crossing::of(rw, body, &thunk.signature.ret)?.body;
+    let ret = || Crossing::of(rw, body, &thunk.signature.ret).map(|c| c.body);
     let expected: Type<'_> = match &thunk.adapter {
         Adapter::Direct => {
             for p in &thunk.signature.params {
                 params.push(Crossing::of(rw, body, p)?.body);
             }
-            FunctionType::new(rw.ctx, &params, &[ret]).into()
+            FunctionType::new(rw.ctx, &params, &[ret()?]).into()
         }
         // Both operands, then the `Ordering`'s slot.
         Adapter::Compare => {
@@ -182,9 +182,17 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             FunctionType::new(rw.ctx, &params, &[]).into()
         }
         // `(mode, x, a, b, out) -> bool` (`frontend::chain`).
+        // A composite item or value in memory (as any composite operand).
         Adapter::Chain => {
-            let t = Crossing::of(rw, body, thunk.signature.element())?.body;
-            params.extend([rw.int_type(1), t, ret, ret, rw.ptr_type()]);
+            let in_body = |e: &Element| match e {
+                Element::Composite(_) => Ok(rw.ptr_type()),
+                e => Crossing::of(rw, body, e).map(|c| c.body),
+            };
+            let (t, r) = (
+                in_body(thunk.signature.element())?,
+                in_body(&thunk.signature.ret)?,
+            );
+            params.extend([rw.int_type(1), t, r, r, rw.ptr_type()]);
             FunctionType::new(rw.ctx, &params, &[rw.int_type(1)]).into()
         }
     };
@@ -791,23 +799,45 @@ fn function<'c>(
 /// extern "C" unsigned SYMBOL_combine(const void *env, R a, R b, R *out);     // mode true
 /// ```
 ///
-/// The operands the mode does not read are zeros; the optimiser removes
-/// the other mode's code once the provider inlines the thunk.
+/// A composite `T` or `R` (a tuple or a struct) is passed by pointer
+/// instead (`const T *x`, `const R *a`), in rustc's layout, as in every
+/// thunk. The operands the mode does not read are zeros (unwritten slots
+/// for composites); the optimiser removes the other mode's code once the
+/// provider inlines the thunk.
 fn build_chain<'c>(
     rw: &Patch<'c, '_>,
+    plan: &Plan,
     body: Op,
     thunk: &Thunk,
     callee: &str,
     combine: bool,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
     let loc = rewrite::location(body);
-    let t = Crossing::of(rw, body, thunk.signature.element())?;
-    let r = Crossing::of(rw, body, &thunk.signature.ret)?;
+    // A scalar crosses as itself (widened); a composite in memory, copied
+    // between the provider's (rustc's layout) and a slot of the body's.
+    enum Pass<'c> {
+        Value(Crossing<'c>),
+        Memory(InMemory<'c>),
+    }
+    let pass = |e: &Element| -> Result<Pass<'c>, LowerError> {
+        match e {
+            Element::Composite(l) => InMemory::of(rw, plan, body, l).map(Pass::Memory),
+            e => Crossing::of(rw, body, e).map(Pass::Value),
+        }
+    };
+    let (t, r) = (
+        pass(thunk.signature.element())?,
+        pass(&thunk.signature.ret)?,
+    );
     let ptr = rw.ptr_type();
     let i32t = rw.int_type(32);
+    let abi = |p: &Pass<'c>| match p {
+        Pass::Value(c) => c.abi,
+        Pass::Memory(_) => ptr,
+    };
     let inputs: Vec<Type<'c>> = match combine {
-        false => vec![ptr, t.abi, ptr],
-        true => vec![ptr, r.abi, r.abi, ptr],
+        false => vec![ptr, abi(&t), ptr],
+        true => vec![ptr, abi(&r), abi(&r), ptr],
     };
     let region = Region::new();
     let e = Emit::entry(rw, body, callee, &region, &inputs);
@@ -818,28 +848,52 @@ fn build_chain<'c>(
             .map_err(|err| rw.error(body, format!("cannot build the thunk's zero: {err}")))?;
         e.append(op)
     };
+    // An operand the body reads, and one of the other mode's, which it
+    // does not (a zero, or an unwritten slot).
+    let operand = |p: &Pass<'c>, v| match p {
+        Pass::Value(c) => e.narrow(v, *c),
+        Pass::Memory(m) => {
+            let slot = e.slot(m.body)?;
+            e.copy_fields(m, v, slot, true)?;
+            Ok(slot)
+        }
+    };
+    let unused = |p: &Pass<'c>| match p {
+        Pass::Value(c) => zero(c.body),
+        Pass::Memory(m) => e.slot(m.body),
+    };
     let mode = e.append(arith::constant(
         rw.ctx,
         IntegerAttribute::new(rw.int_type(1), i64::from(combine)).into(),
         loc,
     ))?;
-    let (x, a, b, out) = match combine {
+    let (x, a, b, provider_out) = match combine {
         false => (
-            e.narrow(e.argument(1)?, t)?,
-            zero(r.body)?,
-            zero(r.body)?,
+            operand(&t, e.argument(1)?)?,
+            unused(&r)?,
+            unused(&r)?,
             e.argument(2)?,
         ),
         true => (
-            zero(t.body)?,
-            e.narrow(e.argument(1)?, r)?,
-            e.narrow(e.argument(2)?, r)?,
+            unused(&t)?,
+            operand(&r, e.argument(1)?)?,
+            operand(&r, e.argument(2)?)?,
             e.argument(3)?,
         ),
+    };
+    // A composite value is written in the body's layout into a slot, then
+    // copied to the provider's (where the answer says there is none, the
+    // provider does not read what was copied).
+    let out = match &r {
+        Pass::Value(_) => provider_out,
+        Pass::Memory(m) => e.slot(m.body)?,
     };
     let answer = e
         .call(&[e.argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
         .ok_or_else(|| rw.error(body, "the chain body's call has no result"))?;
+    if let Pass::Memory(m) = &r {
+        e.copy_fields(m, provider_out, out, false)?;
+    }
     e.ret(&[e.unary("arith.extui", answer, i32t)?])?;
     let name = format!(
         "{}_{}",

@@ -4,8 +4,9 @@
 //! reorders and pads, maps from a struct to a scalar and from a scalar to a
 //! tuple with a capture, a zip of a struct and a scalar, segmented folds
 //! of structs, records sorted by a comparator and by a key (stable, as
-//! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps
-//! and running folds (pairs, structs, nested tuples), at sizes from 0 to 2^22, whole and
+//! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
+//! running folds and `par_iter` chains (pairs, structs, nested tuples), at
+//! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
 //! as C++ functors (benches/cub/pipeline.cu). Every reduce operation is
 //! associative and commutative, and every result is compared bit for bit.
@@ -218,6 +219,38 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 })
                 .collect();
             c.check(&at("inclusive_scan nested"), got == want);
+            // `par_iter` chains over composites: a field summed (exact, as
+            // u64), the items a predicate keeps counted, the first least
+            // pair and the last greatest key (as `Iterator`'s), the kept
+            // pairs whole, a struct mapped to a tuple, a fold of pairs.
+            let total: u64 = gpu.par_iter(&dq.slice(lo..)).map(|p: Point| p.w as u64).sum()?;
+            c.check(&at("chain sum of a field"), total == hq[lo..].iter().map(|p| p.w as u64).sum::<u64>());
+            let near = gpu.par_iter(&dq.slice(lo..)).filter(move |p: &Point| p.x * p.x < t).count()?;
+            c.check(&at("chain filter count"), near == hq[lo..].iter().filter(|p| p.x * p.x < t).count());
+            let least = gpu.par_iter(&dp.slice(lo..)).min_by(|a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0))?;
+            let want = hp[lo..].iter().copied().min_by(|a, b| a.0.total_cmp(&b.0));
+            c.check(&at("chain min_by tuple"), least.map(|p| (p.0.to_bits(), p.1)) == want.map(|p| (p.0.to_bits(), p.1)));
+            let last = gpu.par_iter(&dq.slice(lo..)).max_by_key(|p: &Point| p.w >> 28)?;
+            let want = hq[lo..].iter().copied().max_by_key(|p| p.w >> 28);
+            c.check(&at("chain max_by_key struct"), last.map(|p| bits(&p)) == want.map(|p| bits(&p)));
+            let odd = gpu.par_iter(&dp.slice(lo..)).filter(|p: &(f32, u32)| p.1 % 2 == 1).collect()?.to_vec()?;
+            let want: Vec<(f32, u32)> = hp[lo..].iter().copied().filter(|p| p.1 % 2 == 1).collect();
+            c.check(
+                &at("chain collect tuple"),
+                odd.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
+            let swapped = gpu.par_iter(&dq.slice(lo..)).map(|p: Point| (p.w, p.y)).collect()?.to_vec()?;
+            let want: Vec<(u32, f32)> = hq[lo..].iter().map(|p| (p.w, p.y)).collect();
+            c.check(
+                &at("chain map struct to tuple"),
+                swapped.iter().map(|p| (p.0, p.1.to_bits())).eq(want.iter().map(|p| (p.0, p.1.to_bits()))),
+            );
+            let counted = gpu
+                .par_iter(&dq.slice(lo..))
+                .map(|p: Point| (1u32, p.w))
+                .reduce((0, 0), |a: (u32, u32), b: (u32, u32)| (a.0.wrapping_add(b.0), a.1.max(b.1)))?;
+            let want = hq[lo..].iter().fold((0u32, 0u32), |a, p| (a.0.wrapping_add(1), a.1.max(p.w)));
+            c.check(&at("chain fold of pairs"), counted == want);
         }
     }
     Ok(())
