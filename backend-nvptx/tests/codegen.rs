@@ -1247,3 +1247,108 @@ fn composite_comparators_answer_less_than() {
         assert_eq!(both(4, at(&a), at(&b), &[k]), [false, true], "O{opt}");
     }
 }
+
+/// The stage and combine thunks of `par_iter` chains over tuples and
+/// structs (`tests/verdicts/composite_chains.rs`), run on the host at O0
+/// and O3: an item read by pointer at rustc's offsets, a composite value
+/// written through `out` at them, a pick's answer.
+#[test]
+fn composite_chain_thunks_read_and_write_rusts_layout() {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Hit {
+        energy: f32,
+        detector: u16,
+    }
+    fn at<T>(v: &T) -> [u8; SLOT] {
+        let mut s = [0u8; SLOT];
+        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
+        s
+    }
+    /// Calls `symbol` with `args` and the address of an `R` (first `fill`)
+    /// last: its answer and the `R`.
+    fn call<R: Copy>(
+        module: &melior::ir::Module<'_>,
+        symbol: &str,
+        env: &[u8],
+        args: &[[u8; SLOT]],
+        fill: R,
+    ) -> (u32, R) {
+        let mut r = std::mem::MaybeUninit::new(fill);
+        let mut all = args.to_vec();
+        all.push(at(&r));
+        let mut out = [0u8; SLOT];
+        with_host_code(module, symbol, &|_| Ok(None), |f| {
+            f.call(env, &all, &mut out).expect("no panic")
+        })
+        .unwrap_or_else(|e| panic!("{symbol}: {e}"));
+        let answer = u32::from_le_bytes(out[..4].try_into().unwrap());
+        // SAFETY: initialised with `fill`; the thunk wrote an R or nothing.
+        (answer, unsafe { r.assume_init_mut().to_owned() })
+    }
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_chains.rs");
+    let hit = |energy: f32, detector: u16| Hit { energy, detector };
+    for opt in [0, 3] {
+        let context = context();
+        let (module, thunks) = lowered_file(&context, &file, opt, true);
+        assert_eq!(thunks.len(), 7, "O{opt}");
+        let stage = |i: usize| format!("{}_stage", thunks[i].symbol);
+        let combine = |i: usize| format!("{}_combine", thunks[i].symbol);
+        // totals: a struct's field, kept.
+        let h = hit(2.5, 7);
+        assert_eq!(
+            call(&module, &stage(0), &[], &[at(&h)], 0f32),
+            (1, 2.5),
+            "O{opt}"
+        );
+        // picks: the later pair wins a `min_by` when it is less.
+        let pair = |v: f32, i: u32| (v, i);
+        let (a, b, c) = (pair(1.0, 1), pair(0.5, 2), pair(1.0, 3));
+        let wins = |x: &(f32, u32), y: &(f32, u32)| {
+            call(
+                &module,
+                &combine(2),
+                &[],
+                &[at(x), at(y)],
+                pair(f32::NAN, 9),
+            )
+            .0
+        };
+        assert_eq!(wins(&a, &b), 1, "O{opt}");
+        assert_eq!(wins(&b, &a), 0, "O{opt}");
+        assert_eq!(wins(&a, &c), 0, "O{opt}: ties go to the earlier");
+        assert_eq!(
+            call(&module, &stage(2), &[], &[at(&b)], pair(f32::NAN, 9)),
+            (1, b),
+            "O{opt}"
+        );
+        // The hits of one detector (its id in the environment), kept whole.
+        let d = 7u16.to_le_bytes();
+        let none = hit(f32::NAN, 0);
+        assert_eq!(call(&module, &stage(3), &d, &[at(&h)], none).0, 1, "O{opt}");
+        assert_eq!(call(&module, &stage(3), &d, &[at(&h)], none).1, h, "O{opt}");
+        assert_eq!(
+            call(&module, &stage(3), &d, &[at(&hit(1.0, 3))], none).0,
+            0,
+            "O{opt}"
+        );
+        // A struct mapped to a pair, and pairs folded field by field.
+        assert_eq!(
+            call(&module, &stage(4), &[], &[at(&h)], (0u32, 0u32)),
+            (1, (1, 7)),
+            "O{opt}"
+        );
+        let (x, y) = ((3u32, 9u32), (u32::MAX, 4u32));
+        assert_eq!(
+            call(&module, &combine(4), &[], &[at(&x), at(&y)], (0u32, 0u32)).1,
+            (2, 9),
+            "O{opt}"
+        );
+        // collect: a struct to a tuple rustc may lay out its own way.
+        assert_eq!(
+            call(&module, &stage(6), &[], &[at(&h)], (0u16, 0f32)),
+            (1, (7, 2.5)),
+            "O{opt}"
+        );
+    }
+}
