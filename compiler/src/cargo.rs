@@ -804,7 +804,7 @@ fn run_rustc(compiler: &[OsString], args: &[OsString], extra: &[OsString]) -> Ex
 /// The environment variables a crate's callbacks depend on: cargo
 /// rebuilds the crate when one changes, as it does for a variable read by
 /// `env!`.
-const TRACKED_VARS: &[&str] = &[ARCH_VAR, DENY_WARNINGS_VAR];
+const TRACKED_VARS: &[&str] = &[ARCH_VAR, DENY_WARNINGS_VAR, manifest::provider::TUNING_VAR];
 
 /// Adds to the dep-info file rustc wrote for the crate
 /// (`OUT_DIR/NAME-HASH.d`) what its callbacks depend on beyond its source

@@ -436,6 +436,29 @@ fn plain_cargo_builds_and_driver_builds_never_leave_a_stale_binary() {
         embedded(&app, &target).contains(kernels),
         "driver after plain cargo"
     );
+    // Another provider tuning (`RMIR_TUNING`) makes other kernels: cargo
+    // rebuilds the crate for it, and again when it is gone.
+    let tuned = |tuning: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_driver"));
+        c.args(["cargo", "build", "--offline", "--manifest-path", manifest])
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTC_WRAPPER")
+            .current_dir(root());
+        match tuning {
+            Some(t) => c.env("RMIR_TUNING", t),
+            None => c.env_remove("RMIR_TUNING"),
+        };
+        c.output().expect("driver runs")
+    };
+    for tuning in [Some("reduce.blocks_per_sm=4"), None] {
+        let o = tuned(tuning);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("Compiling stale"),
+            "{tuning:?}: {}",
+            stderr(&o)
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

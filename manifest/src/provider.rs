@@ -380,6 +380,9 @@ pub fn check_launch(
     Ok(())
 }
 
+/// The environment variable of [`Tuning`]'s overrides.
+pub const TUNING_VAR: &str = "RMIR_TUNING";
+
 /// Overrides of the tuning table, for experiments: `RMIR_TUNING` holds
 /// entries `FAMILY[@SIZE].KEY=VALUE` separated by commas, e.g.
 /// `scan@4.block=128,scan@4.items=15,transform.blocks_per_sm=4`. FAMILY is
@@ -450,7 +453,7 @@ impl Tuning {
     /// `RMIR_TUNING`, or no overrides: for the edge (the command line, the
     /// Cargo wrapper) to read once.
     pub fn from_env() -> Result<Tuning, String> {
-        match std::env::var("RMIR_TUNING") {
+        match std::env::var(TUNING_VAR) {
             Ok(text) => Tuning::parse(&text),
             Err(_) => Ok(Tuning::default()),
         }
