@@ -460,11 +460,12 @@ fn run_composite_laws(
         )?;
         Some(answer[0] != 0)
     };
-    let fold = |a: &Vec<u8>, b: &Vec<u8>| {
+    // The thunk on two values by address, with a slot for the value it
+    // writes through the last: its answer, and that value's bytes.
+    let with_out = |a: &Vec<u8>, b: &Vec<u8>| {
         let (a, b) = (aligned(a), aligned(b));
         let mut out = aligned(&vec![laws::PADDING; d.size]);
         let mut answer = [0u8; SLOT];
-        // The thunk writes the result through this address.
         let at = address_slot(out.as_mut_ptr());
         f.call(
             env,
@@ -476,22 +477,11 @@ fn run_composite_laws(
             .flat_map(|w| w.to_le_bytes())
             .take(d.size)
             .collect();
-        Some(bytes)
+        Some((answer[0] != 0, bytes))
     };
-    // A chain's combine of two values, by address, with a slot for the
-    // value it writes: its answer (for a pick, whether the later wins).
-    let later_wins = |a: &Vec<u8>, b: &Vec<u8>| {
-        let (a, b) = (aligned(a), aligned(b));
-        let mut out = aligned(&vec![laws::PADDING; d.size]);
-        let mut answer = [0u8; SLOT];
-        let at = address_slot(out.as_mut_ptr());
-        f.call(
-            env,
-            &[address_slot(a.as_ptr()), address_slot(b.as_ptr()), at],
-            &mut answer,
-        )?;
-        Some(answer[0] != 0)
-    };
+    let fold = |a: &Vec<u8>, b: &Vec<u8>| with_out(a, b).map(|r| r.1);
+    // A chain's pick: whether the later value wins.
+    let later_wins = |a: &Vec<u8>, b: &Vec<u8>| with_out(a, b).map(|r| r.0);
     match (calling, provider) {
         // A chain's fold writes its value through the last address, as a
         // reduce's composite result; its answer is "kept".

@@ -700,16 +700,7 @@ fn build_in_memory<'c>(
         ));
     }
     let sig = &thunk.signature;
-    enum Pass<'c> {
-        Value(Crossing<'c>),
-        Memory(InMemory<'c>),
-    }
-    let pass = |e: &Element| -> Result<Pass<'c>, LowerError> {
-        match e {
-            Element::Composite(l) => InMemory::of(rw, plan, body, l).map(Pass::Memory),
-            e => Crossing::of(rw, body, e).map(Pass::Value),
-        }
-    };
+    let pass = |e: &Element| Pass::of(rw, plan, body, e);
     let params = sig.params.iter().map(pass).collect::<Result<Vec<_>, _>>()?;
     let ret = pass(&sig.ret)?;
     let mut inputs: Vec<Type<'c>> = vec![rw.ptr_type()];
@@ -759,6 +750,23 @@ fn build_in_memory<'c>(
             let r = e.widen(r, *c)?;
             e.ret(&[r])?;
             function(rw, body, &thunk.symbol, &inputs, Some(c.abi), region)
+        }
+    }
+}
+
+/// How an operand or result crosses a thunk: a scalar as itself
+/// (widened), a composite in memory, copied between the provider's
+/// (rustc's layout) and a slot of the body's.
+enum Pass<'c> {
+    Value(Crossing<'c>),
+    Memory(InMemory<'c>),
+}
+
+impl<'c> Pass<'c> {
+    fn of(rw: &Patch<'c, '_>, plan: &Plan, body: Op, e: &Element) -> Result<Pass<'c>, LowerError> {
+        match e {
+            Element::Composite(l) => InMemory::of(rw, plan, body, l).map(Pass::Memory),
+            e => Crossing::of(rw, body, e).map(Pass::Value),
         }
     }
 }
@@ -813,18 +821,7 @@ fn build_chain<'c>(
     combine: bool,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
     let loc = rewrite::location(body);
-    // A scalar crosses as itself (widened); a composite in memory, copied
-    // between the provider's (rustc's layout) and a slot of the body's.
-    enum Pass<'c> {
-        Value(Crossing<'c>),
-        Memory(InMemory<'c>),
-    }
-    let pass = |e: &Element| -> Result<Pass<'c>, LowerError> {
-        match e {
-            Element::Composite(l) => InMemory::of(rw, plan, body, l).map(Pass::Memory),
-            e => Crossing::of(rw, body, e).map(Pass::Value),
-        }
-    };
+    let pass = |e: &Element| Pass::of(rw, plan, body, e);
     let (t, r) = (
         pass(thunk.signature.element())?,
         pass(&thunk.signature.ret)?,
