@@ -244,21 +244,10 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
     if constexpr (!Vectorized<T>::value) {
         // A composite element: a strided subset of the elements,
         // VEC_UNROLL loads in flight, in index order.
-        u64 i = tid;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
-            T v[VEC_UNROLL];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) {
-                R x;
-                if (stage(v[u], &x)) fold_into(acc, has, x, combine);
-            }
-        }
-        for (; i < n; i += stride) {
+        for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &e, u64) {
             R x;
-            if (stage(input[i], &x)) fold_into(acc, has, x, combine);
-        }
+            if (stage(e, &x)) fold_into(acc, has, x, combine);
+        });
     } else {
         constexpr int N = VecWidth<T>::N;
         const u64 head = head_elements(input, n);
@@ -359,29 +348,14 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
     if constexpr (!Vectorized<T>::value) {
         // A composite element: a strided subset of the elements,
         // VEC_UNROLL loads in flight, in index order.
-        u64 i = tid;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
-            T v[VEC_UNROLL];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) {
-                R x;
-                if (stage(v[u], &x) && (!has || pick(acc, x))) {
-                    acc = x;
-                    at = i + (u64)u * stride;
-                    has = true;
-                }
-            }
-        }
-        for (; i < n; i += stride) {
+        for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &e, u64 j) {
             R x;
-            if (stage(input[i], &x) && (!has || pick(acc, x))) {
+            if (stage(e, &x) && (!has || pick(acc, x))) {
                 acc = x;
-                at = i;
+                at = j;
                 has = true;
             }
-        }
+        });
     } else {
         constexpr int N = VecWidth<T>::N;
         const u64 head = head_elements(input, n);

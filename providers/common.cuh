@@ -117,6 +117,23 @@ __device__ __forceinline__ T value_init() {
     return T();
 }
 
+// Calls visit(x, i) on input[i] for i = first, first + stride, ... below
+// n, in index order, UNROLL loads in flight: how a thread reads its share
+// of elements that do not move as 16-byte vectors (`Vectorized<T>`).
+template <int UNROLL, class T, class Visit>
+__device__ __forceinline__ void for_each_strided(const T *__restrict__ input, u64 n, u64 first, u64 stride,
+                                                 const Visit &visit) {
+    u64 i = first;
+    for (; i + (u64)(UNROLL - 1) * stride < n; i += (u64)UNROLL * stride) {
+        T v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) v[u] = input[i + (u64)u * stride];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) visit(v[u], i + (u64)u * stride);
+    }
+    for (; i < n; i += stride) visit(input[i], i);
+}
+
 // acc := has ? op(acc, x) : x.
 template <class T, class Op>
 __device__ __forceinline__ void fold_into(T &acc, bool &has, T x, const Op &op) {

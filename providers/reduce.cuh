@@ -113,15 +113,7 @@ __device__ __forceinline__ void reduce(const T *__restrict__ input, u64 n, T ini
     if constexpr (!Vectorized<T>::value) {
         // A composite: a strided subset of the elements, VEC_UNROLL loads
         // in flight, folded in index order.
-        u64 i = tid;
-        for (; i + (u64)(VEC_UNROLL - 1) * stride < n; i += (u64)VEC_UNROLL * stride) {
-            T v[VEC_UNROLL];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) v[u] = input[i + (u64)u * stride];
-#pragma unroll
-            for (int u = 0; u < VEC_UNROLL; ++u) fold_into(acc, has, v[u], op);
-        }
-        for (; i < n; i += stride) fold_into(acc, has, input[i], op);
+        for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &x, u64) { fold_into(acc, has, x, op); });
     } else {
         constexpr int N = VecWidth<T>::N;
         // Elements before the first 16-byte boundary are read as scalars, as are

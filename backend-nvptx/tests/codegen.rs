@@ -996,6 +996,37 @@ fn array_iteration_runs_on_the_host_as_rust_computes_it() {
     }
 }
 
+/// A thunk parameter slot holding the address of `v`.
+fn at<T>(v: &T) -> [u8; backend_nvptx::codegen::host::SLOT] {
+    let mut s = [0u8; backend_nvptx::codegen::host::SLOT];
+    s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
+    s
+}
+
+/// Runs thunk `symbol` of `module` on the host with `args` and the address
+/// of an `R` (first `fill`) last: its answer and the `R` (which it wrote,
+/// or left as `fill`).
+fn call_with_out<R: Copy>(
+    module: &melior::ir::Module<'_>,
+    symbol: &str,
+    env: &[u8],
+    args: &[[u8; backend_nvptx::codegen::host::SLOT]],
+    fill: R,
+) -> (u32, R) {
+    use backend_nvptx::codegen::host::{with_host_code, SLOT};
+    let mut r = std::mem::MaybeUninit::new(fill);
+    let mut all = args.to_vec();
+    all.push(at(&r));
+    let mut out = [0u8; SLOT];
+    with_host_code(module, symbol, &|_| Ok(None), |f| {
+        f.call(env, &all, &mut out).expect("no panic")
+    })
+    .unwrap_or_else(|e| panic!("{symbol}: {e}"));
+    let answer = u32::from_le_bytes(out[..4].try_into().unwrap());
+    // SAFETY: initialised with `fill`; the thunk wrote an R or nothing.
+    (answer, unsafe { r.assume_init_mut().to_owned() })
+}
+
 /// Tuples and structs as elements (tests/verdicts/composite_elements.rs),
 /// lowered and run on the host by the JIT at O0 and O3: each thunk reads
 /// real Rust values of this test's own types (the same rustc lays them
@@ -1018,18 +1049,12 @@ fn composite_thunks_read_and_write_rusts_layout() {
         at: Point,
         mass: f64,
     }
-    fn at<T>(v: &T) -> [u8; SLOT] {
-        let mut s = [0u8; SLOT];
-        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
-        s
-    }
     fn scalar(bytes: &[u8]) -> [u8; SLOT] {
         let mut s = [0u8; SLOT];
         s[..bytes.len()].copy_from_slice(bytes);
         s
     }
-    /// Calls thunk `i` with `args` and a result slot of `R` (through its
-    /// address) or a scalar result.
+    /// Calls `thunk` with `args` and the address of an `R` last: the R.
     fn run<R: Copy>(
         module: &melior::ir::Module<'_>,
         thunk: &Thunk,
@@ -1037,16 +1062,7 @@ fn composite_thunks_read_and_write_rusts_layout() {
         args: &[[u8; SLOT]],
         fill: R,
     ) -> R {
-        let mut r = std::mem::MaybeUninit::new(fill);
-        let mut all = args.to_vec();
-        all.push(at(&r));
-        with_host_code(module, &thunk.symbol, &|_| Ok(None), |f| {
-            let mut out = [0u8; SLOT];
-            f.call(env, &all, &mut out).expect("no panic")
-        })
-        .unwrap_or_else(|e| panic!("{}: {e}", thunk.symbol));
-        // SAFETY: initialised with `fill`; the thunk wrote a whole R.
-        unsafe { r.assume_init_mut().to_owned() }
+        call_with_out(module, &thunk.symbol, env, args, fill).1
     }
     let file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_elements.rs");
@@ -1192,11 +1208,6 @@ fn composite_comparators_answer_less_than() {
         id: u32,
         side: i8,
     }
-    fn at<T>(v: &T) -> [u8; SLOT] {
-        let mut s = [0u8; SLOT];
-        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
-        s
-    }
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_sorts.rs");
     for opt in [0, 3] {
         let context = context();
@@ -1254,37 +1265,10 @@ fn composite_comparators_answer_less_than() {
 /// written through `out` at them, a pick's answer.
 #[test]
 fn composite_chain_thunks_read_and_write_rusts_layout() {
-    use backend_nvptx::codegen::host::{with_host_code, SLOT};
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct Hit {
         energy: f32,
         detector: u16,
-    }
-    fn at<T>(v: &T) -> [u8; SLOT] {
-        let mut s = [0u8; SLOT];
-        s[..8].copy_from_slice(&(v as *const T as usize as u64).to_le_bytes());
-        s
-    }
-    /// Calls `symbol` with `args` and the address of an `R` (first `fill`)
-    /// last: its answer and the `R`.
-    fn call<R: Copy>(
-        module: &melior::ir::Module<'_>,
-        symbol: &str,
-        env: &[u8],
-        args: &[[u8; SLOT]],
-        fill: R,
-    ) -> (u32, R) {
-        let mut r = std::mem::MaybeUninit::new(fill);
-        let mut all = args.to_vec();
-        all.push(at(&r));
-        let mut out = [0u8; SLOT];
-        with_host_code(module, symbol, &|_| Ok(None), |f| {
-            f.call(env, &all, &mut out).expect("no panic")
-        })
-        .unwrap_or_else(|e| panic!("{symbol}: {e}"));
-        let answer = u32::from_le_bytes(out[..4].try_into().unwrap());
-        // SAFETY: initialised with `fill`; the thunk wrote an R or nothing.
-        (answer, unsafe { r.assume_init_mut().to_owned() })
     }
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_chains.rs");
     let hit = |energy: f32, detector: u16| Hit { energy, detector };
@@ -1297,7 +1281,7 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
         // totals: a struct's field, kept.
         let h = hit(2.5, 7);
         assert_eq!(
-            call(&module, &stage(0), &[], &[at(&h)], 0f32),
+            call_with_out(&module, &stage(0), &[], &[at(&h)], 0f32),
             (1, 2.5),
             "O{opt}"
         );
@@ -1305,7 +1289,7 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
         let pair = |v: f32, i: u32| (v, i);
         let (a, b, c) = (pair(1.0, 1), pair(0.5, 2), pair(1.0, 3));
         let wins = |x: &(f32, u32), y: &(f32, u32)| {
-            call(
+            call_with_out(
                 &module,
                 &combine(2),
                 &[],
@@ -1318,35 +1302,43 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
         assert_eq!(wins(&b, &a), 0, "O{opt}");
         assert_eq!(wins(&a, &c), 0, "O{opt}: ties go to the earlier");
         assert_eq!(
-            call(&module, &stage(2), &[], &[at(&b)], pair(f32::NAN, 9)),
+            call_with_out(&module, &stage(2), &[], &[at(&b)], pair(f32::NAN, 9)),
             (1, b),
             "O{opt}"
         );
         // The hits of one detector (its id in the environment), kept whole.
         let d = 7u16.to_le_bytes();
         let none = hit(f32::NAN, 0);
-        assert_eq!(call(&module, &stage(3), &d, &[at(&h)], none).0, 1, "O{opt}");
-        assert_eq!(call(&module, &stage(3), &d, &[at(&h)], none).1, h, "O{opt}");
         assert_eq!(
-            call(&module, &stage(3), &d, &[at(&hit(1.0, 3))], none).0,
+            call_with_out(&module, &stage(3), &d, &[at(&h)], none).0,
+            1,
+            "O{opt}"
+        );
+        assert_eq!(
+            call_with_out(&module, &stage(3), &d, &[at(&h)], none).1,
+            h,
+            "O{opt}"
+        );
+        assert_eq!(
+            call_with_out(&module, &stage(3), &d, &[at(&hit(1.0, 3))], none).0,
             0,
             "O{opt}"
         );
         // A struct mapped to a pair, and pairs folded field by field.
         assert_eq!(
-            call(&module, &stage(4), &[], &[at(&h)], (0u32, 0u32)),
+            call_with_out(&module, &stage(4), &[], &[at(&h)], (0u32, 0u32)),
             (1, (1, 7)),
             "O{opt}"
         );
         let (x, y) = ((3u32, 9u32), (u32::MAX, 4u32));
         assert_eq!(
-            call(&module, &combine(4), &[], &[at(&x), at(&y)], (0u32, 0u32)).1,
+            call_with_out(&module, &combine(4), &[], &[at(&x), at(&y)], (0u32, 0u32)).1,
             (2, 9),
             "O{opt}"
         );
         // collect: a struct to a tuple rustc may lay out its own way.
         assert_eq!(
-            call(&module, &stage(6), &[], &[at(&h)], (0u16, 0f32)),
+            call_with_out(&module, &stage(6), &[], &[at(&h)], (0u16, 0f32)),
             (1, (7, 2.5)),
             "O{opt}"
         );

@@ -460,7 +460,7 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
             name: &caller_name,
             generic: !b.generic_params.is_empty(),
         };
-        let mut pending: Vec<PendingSpan> = Vec::new();
+        let mut pending: Vec<Unplaced<'_, '_, usize>> = Vec::new();
         for (i, block) in b.blocks.iter_mut().enumerate() {
             if let TerminatorKind::Call { callee, args, .. } = &mut block.terminator.kind {
                 callee.resolution = match names.get(&callee.text) {
@@ -502,25 +502,21 @@ pub fn prepare(mut bodies: Vec<Body>, source: SourceFacts) -> PreparedMir {
                     };
                     let anchors = mentioned_closures(&callee.text)
                         .iter()
-                        .filter_map(|c| closure_span(&sources, c))
+                        .filter_map(|c| closure_head(&sources, c))
                         .filter(|(file, _)| *file == body_file)
-                        .filter_map(|(_, s)| t.span_start(s))
                         .collect();
-                    pending.push(PendingSpan {
-                        block: i,
+                    pending.push(Unplaced {
+                        id: i,
                         key,
-                        hits,
+                        hits: hits.into_iter().map(|h| (t, lo, h)).collect(),
                         anchors,
                     });
                 }
             }
         }
-        if let (Some(t), Some((_, (lo, _)))) = (text, ext) {
-            let from = closure_head_end.unwrap_or(lo);
-            for (block, span) in place_calls(t, from, pending) {
-                if let TerminatorKind::Call { callee, .. } = &mut b.blocks[block].terminator.kind {
-                    callee.span = span;
-                }
+        for (block, span) in place(pending) {
+            if let TerminatorKind::Call { callee, .. } = &mut b.blocks[block].terminator.kind {
+                callee.span = span;
             }
         }
     }
@@ -859,52 +855,45 @@ fn closure_span(sources: &Sources<'_>, ty: &Ty) -> Option<(FileId, Span)> {
     Some((id, span.in_file(id)))
 }
 
-/// A call whose source span is still to be chosen: its block, the word
-/// (or macro, or `[`) that spells it, that word's occurrences in the
-/// caller's text, and where the closures its callee's type names start.
-struct PendingSpan {
-    block: usize,
+/// A call whose source span is still to be chosen: who it is (a block),
+/// the word (or macro, or `[`) that spells it, that word's occurrences it
+/// may be (each in its text, with the offset its expression reads back
+/// to), and where the closures its type names start.
+struct Unplaced<'t, 'a, Id> {
+    id: Id,
     key: String,
-    hits: Vec<Span>,
-    anchors: Vec<usize>,
+    hits: Vec<(&'t SourceText<'a>, usize, Span)>,
+    anchors: Vec<(FileId, usize)>,
 }
 
 /// Each call's span among its word's occurrences, in two rounds. A call
-/// whose callee names closures of this text (`reduce::<{closure@…}>`,
+/// whose type names closures of the text (`reduce::<{closure@…}>`,
 /// `ParIter<…, Map<(), {closure@…}, u64>>::sum`) takes the innermost
 /// occurrence whose whole call expression holds every one of them (its
 /// arguments, or its receiver chain). The rest take the occurrences left,
 /// the k-th call of a word in block order the k-th occurrence in the
-/// text. Block order is not source order once rustc optimises (a loop's
-/// blocks move), so the closures, whose spans are exact, go first.
-fn place_calls(
-    t: &SourceText<'_>,
-    from: usize,
-    pending: Vec<PendingSpan>,
-) -> Vec<(usize, Option<Span>)> {
+/// text. Block order is not source order (rustc reverses two chains in a
+/// loop), so the closures, whose spans are exact, go first.
+fn place<Id>(calls: Vec<Unplaced<'_, '_, Id>>) -> Vec<(Id, Option<Span>)> {
     let mut taken: BTreeSet<(String, usize)> = BTreeSet::new();
     let mut out = Vec::new();
     let mut rest = Vec::new();
-    for p in pending {
-        let hits: Vec<(&SourceText<'_>, usize, Span)> =
-            p.hits.iter().map(|h| (t, from, *h)).collect();
-        let anchors: Vec<(FileId, usize)> = p.anchors.iter().map(|a| (t.file(), *a)).collect();
-        let best = innermost_call(&hits, &anchors, |k| taken.contains(&(p.key.clone(), k)));
-        match best {
+    for c in calls {
+        match innermost_call(&c.hits, &c.anchors, |k| taken.contains(&(c.key.clone(), k))) {
             Some(k) => {
-                taken.insert((p.key.clone(), k));
-                out.push((p.block, Some(p.hits[k])));
+                taken.insert((c.key.clone(), k));
+                out.push((c.id, Some(c.hits[k].2)));
             }
-            None => rest.push(p),
+            None => rest.push(c),
         }
     }
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for p in rest {
-        let next = seen.entry(p.key.clone()).or_insert(0);
-        while taken.contains(&(p.key.clone(), *next)) {
+    for c in rest {
+        let next = seen.entry(c.key.clone()).or_insert(0);
+        while taken.contains(&(c.key.clone(), *next)) {
             *next += 1;
         }
-        out.push((p.block, p.hits.get(*next).copied()));
+        out.push((c.id, c.hits.get(*next).map(|h| h.2)));
         *next += 1;
     }
     out
@@ -1570,31 +1559,14 @@ fn chain_sites(
             .iter()
             .filter_map(|c| closure_head(sources, c))
             .collect();
-        calls.push((block.id, function.clone(), spec, anchors));
+        calls.push(Unplaced {
+            id: block.id,
+            key: function.clone(),
+            hits: call_sites(b, sources, extents, function, spec, true),
+            anchors,
+        });
     }
-    let mut taken: BTreeSet<(String, usize)> = BTreeSet::new();
-    let mut out = BTreeMap::new();
-    let mut rest = Vec::new();
-    for (id, function, spec, anchors) in calls {
-        let hits = call_sites(b, sources, extents, &function, spec, true);
-        match innermost_call(&hits, &anchors, |k| taken.contains(&(function.clone(), k))) {
-            Some(k) => {
-                taken.insert((function.clone(), k));
-                out.insert(id, Some(hits[k].2));
-            }
-            None => rest.push((id, function, hits)),
-        }
-    }
-    let mut next: BTreeMap<String, usize> = BTreeMap::new();
-    for (id, function, hits) in rest {
-        let k = next.entry(function.clone()).or_insert(0);
-        while taken.contains(&(function.clone(), *k)) {
-            *k += 1;
-        }
-        out.insert(id, hits.get(*k).map(|h| h.2));
-        *k += 1;
-    }
-    out
+    place(calls).into_iter().collect()
 }
 
 /// Whether a method call whose text before the method's name is `before`

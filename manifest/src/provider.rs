@@ -1190,12 +1190,12 @@ pub fn thunk_symbols(provider: Provider, symbol: &str) -> Vec<String> {
 /// extern "C" __device__ unsigned int SYMBOL_combine(const void *env, RA a, RA b, R *out);
 /// ```
 fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -> Vec<String> {
+    // A scalar operand as the ABI's type, a composite by pointer.
+    let param = |e: &Element, n: &str| match e {
+        Element::Composite(_) => format!("const {} *{n}", c_type(e)),
+        e => format!("{} {n}", abi_c_type(e)),
+    };
     if provider.shape() == Shape::Chain {
-        // A composite item or value by pointer.
-        let param = |e: &Element, n: &str| match e {
-            Element::Composite(_) => format!("const {} *{n}", c_type(e)),
-            e => format!("{} {n}", abi_c_type(e)),
-        };
         let r = &signature.ret;
         let (x, a, b, rc) = (
             param(signature.element(), "x"),
@@ -1212,10 +1212,7 @@ fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -
         .params
         .iter()
         .zip(["a", "b"])
-        .map(|(s, n)| match s {
-            Element::Composite(_) => format!("const {} *{n}", c_type(s)),
-            s => format!("{} {n}", abi_c_type(s)),
-        })
+        .map(|(s, n)| param(s, n))
         .collect();
     // A composite result is written through `out`.
     let ret = match &signature.ret {

@@ -694,10 +694,7 @@ fn build_in_memory<'c>(
     callee: &str,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
     if thunk.adapter == Adapter::Chain {
-        return Err(rw.error(
-            body,
-            "a `par_iter` chain does not take tuples or structs as elements",
-        ));
+        return Err(rw.error(body, "a chain's thunks are built by `build_chain`"));
     }
     let sig = &thunk.signature;
     let pass = |e: &Element| Pass::of(rw, plan, body, e);
