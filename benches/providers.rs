@@ -37,6 +37,10 @@ pub fn sort_by_i32(d: &[i32]) -> Vec<i32> {
     native::sort_by(d, |a, b| a.cmp(b))
 }
 
+pub fn dedup_by_i32(d: &[i32]) -> Vec<i32> {
+    native::dedup_by(d, |a, b| a == b)
+}
+
 pub fn reduce_i64(d: &[i64]) -> i64 {
     native::reduce(d, i64::MIN, |a, b| a.max(b))
 }
@@ -67,6 +71,10 @@ pub fn segmented_reduce_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
 
 pub fn sort_by_i64(d: &[i64]) -> Vec<i64> {
     native::sort_by(d, |a, b| a.cmp(b))
+}
+
+pub fn dedup_by_i64(d: &[i64]) -> Vec<i64> {
+    native::dedup_by(d, |a, b| a == b)
 }
 
 pub fn reduce_f32(d: &[f32]) -> f32 {
@@ -102,6 +110,10 @@ pub fn sort_by_f32(d: &[f32]) -> Vec<f32> {
     native::sort_by(d, |a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
 }
 
+pub fn dedup_by_f32(d: &[f32]) -> Vec<f32> {
+    native::dedup_by(d, |a, b| a == b)
+}
+
 pub fn reduce_f64(d: &[f64]) -> f64 {
     native::reduce(d, f64::MIN, |a, b| a.max(b))
 }
@@ -133,4 +145,8 @@ pub fn segmented_reduce_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
 pub fn sort_by_f64(d: &[f64]) -> Vec<f64> {
     // CUB's `a < b`, as a comparator: `Less` exactly where `a < b`.
     native::sort_by(d, |a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
+}
+
+pub fn dedup_by_f64(d: &[f64]) -> Vec<f64> {
+    native::dedup_by(d, |a, b| a == b)
 }

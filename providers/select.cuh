@@ -1,8 +1,10 @@
-// Native provider: stream compaction (the elements for which a predicate
-// holds, in order) for sm_90, one pass over the data, parameterised by a
-// functor `Pred` with `__device__ bool operator()(T x) const`. Needs
-// common.cuh, lookback.cuh and scan.cuh (the tile loads and the tile
-// stream's schedule).
+// Native provider: stream compaction (the elements a rule keeps, in order)
+// for sm_90, one pass over the data. The rule is `KeepIf` (select: a
+// functor `Pred` with `__device__ bool operator()(T x) const`) or
+// `KeepFirst` (dedup_by: the first element and each that a functor `Same`,
+// `__device__ bool operator()(T later, T earlier) const`, does not find the
+// same as the one before it). Needs common.cuh, lookback.cuh and scan.cuh
+// (the tile loads and the tile stream's schedule).
 //
 // A tile stream like the scans' (scan.cuh), with its look-back warp: the
 // workers load a tile (cp.async), call the predicate once per element and
@@ -26,6 +28,31 @@ struct CountSum {
     __device__ __forceinline__ u64 operator()(u64 a, u64 b) const { return a + b; }
 };
 
+// Select's rule: the element at `local` of the tile `items`, which starts
+// at `global - local` of `input`, is kept where the predicate holds.
+template <class Pred>
+struct KeepIf {
+    Pred pred;
+    template <class T>
+    __device__ __forceinline__ bool operator()(const T *items, u32 local, const T *input, u64 global) const {
+        return pred(items[local]);
+    }
+};
+
+// dedup_by's rule: the first element is kept, and each one that `same`
+// does not find the same as the one before it (Vec::dedup_by's argument
+// order: the later one first). A tile's first element reads the one before
+// it from global memory; the others read it from the tile.
+template <class Same>
+struct KeepFirst {
+    Same same;
+    template <class T>
+    __device__ __forceinline__ bool operator()(const T *items, u32 local, const T *input, u64 global) const {
+        if (local > 0) return !same(items[local], items[local - 1]);
+        return global == 0 || !same(items[0], input[global - 1]);
+    }
+};
+
 // A select block's storage, in dynamic shared memory (the host launches with
 // `manifest::provider::stream_shared_bytes`, which the generated kernels
 // assert is enough). Slot k % 3 holds t_k from its load to its stored
@@ -44,12 +71,23 @@ struct SelectStorage {
     u64 drawn[2];
 };
 
+template <class Pred>
+__device__ __forceinline__ KeepIf<Pred> keep_if(const Pred &pred) {
+    return KeepIf<Pred>{pred};
+}
+
+template <class Same>
+__device__ __forceinline__ KeepFirst<Same> keep_first(const Same &same) {
+    return KeepFirst<Same>{same};
+}
+
 // The compaction, run by every block of the launch, BLOCK + 32 threads each.
 // `state` holds the host's lookback_bytes(tiles) of 16-byte descriptors;
-// `count` receives the number of kept elements.
-template <int BLOCK, int ITEMS, class T, class Pred>
+// `count` receives the number of kept elements; `keep` is the rule
+// (`KeepIf`, `KeepFirst`).
+template <int BLOCK, int ITEMS, class T, class Keep>
 __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__restrict__ output, u64 *count,
-                                       void *state, u32 epoch, const Pred &pred) {
+                                       void *state, u32 epoch, const Keep &keep) {
     static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     static_assert(ITEMS <= 32, "one flag bit per item");
     constexpr int TILE = BLOCK * ITEMS;
@@ -67,7 +105,8 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
 
     auto load = [&](u64 t, int s) { start_tile_load<BLOCK, TILE>(input + t * TILE, valid_of(t), smem.buf[s]); };
 
-    // Workers: tile t has landed in slot s; each thread's flags and position
+    // Workers: tile t has landed in slot s (every worker's copies: a rule
+    // may read another thread's element); each thread's flags and position
     // into the slot's, the tile's count into kept[s] and published.
     auto reduce = [&](u64 t, int s) {
         cp_async_wait_all();
@@ -78,7 +117,7 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
         u32 flags = 0;
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
-            if (j < mine && pred(smem.buf[s].items[first + j])) flags |= 1u << j;
+            if (j < mine && keep(smem.buf[s].items, (u32)(first + j), input, t * TILE + first + j)) flags |= 1u << j;
         }
         const u32 selected = __popc(flags);
         u32 incl = selected;

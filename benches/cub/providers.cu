@@ -20,7 +20,7 @@
 // SPEC's CUB table): reduce = max from the type's lowest value, scans = +
 // (exclusive from 0), transform = 3x + 1, transform2 = a + b, select = x > 0,
 // segmented reduce = + from 0 per segment, merge sort = a < b
-// (SortKeysCopy: input to output).
+// (SortKeysCopy: input to output), dedup_by = Unique (a == b).
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -107,6 +107,12 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
     case 7:
       return status(cub::DeviceMergeSort::SortKeysCopy(temp, bytes, in, out, count, Less{}));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 8
+    case 8:
+      // As select: the count of kept elements after n elements.
+      return status(cub::DeviceSelect::Unique(temp, bytes, in, out, reinterpret_cast<unsigned long long *>(out + n),
+                                              count));
+#endif
     default:
       return 1;
   }
@@ -114,8 +120,8 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
 
 int algo_index(const char *algo) {
   const char *names[] = {"reduce", "inclusive_scan", "exclusive_scan", "transform",
-                         "transform2", "select", "segmented_reduce", "sort_by"};
-  for (int i = 0; i < 8; ++i)
+                         "transform2", "select", "segmented_reduce", "sort_by", "dedup_by"};
+  for (int i = 0; i < 9; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

@@ -1,7 +1,8 @@
 //! The operator contract lint (W0201): every admitted callback of a
 //! provider with a contract (`reduce` and `segmented_reduce`: associative
 //! and commutative, they combine in a tree; the scans: associative;
-//! `sort_by`: a strict weak order; a `par_iter` chain's `reduce`
+//! `sort_by`: a strict weak order; `dedup_by`'s `same`: symmetric and
+//! transitive; a `par_iter` chain's `reduce`
 //! operation, associative and commutative, and `min_by`'s and `max_by`'s
 //! comparators, strict weak orders, through the chain's combine thunk)
 //! runs on the host over edge and
@@ -118,6 +119,14 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    `a.total_cmp(b)` for floats): `Less` only where `a` goes first, never \
                    for equal keys",
             what: "comparator",
+        }),
+        Provider::DedupBy => Some(Contract {
+            how: "compares each element with the one before it",
+            consequence: "`Vec::dedup_by` compares each element with the last one it kept: the \
+                          elements the GPU keeps then need not be the host's",
+            help: "compare with `==`, on the elements or on a key of them (`|a, b| a == b`, \
+                   `|a, b| a.0 == b.0`, `|a, b| a / 10 == b / 10`)",
+            what: "relation",
         }),
         Provider::Transform | Provider::Transform2 | Provider::Select => None,
         // A chain's contract depends on its terminal: `contract_of`.
@@ -491,6 +500,7 @@ fn run_composite_laws(
             laws::check_relation(&|a, b| later_wins(a, b).map(|w| !w), d, "Greater")
         }
         (Calling::Direct, Provider::SortBy) => laws::check_order(&less, d),
+        (Calling::Direct, Provider::DedupBy) => laws::check_same(&less, d),
         (Calling::Direct, p) => laws::check_fold(
             &fold,
             d,
@@ -536,6 +546,7 @@ fn run_laws(
     }
     match provider {
         Provider::SortBy => laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
+        Provider::DedupBy => laws::check_same(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
         p => laws::check_fold(
             &call,
             &s,

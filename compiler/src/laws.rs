@@ -484,6 +484,61 @@ pub fn check_relation<D: Domain>(less: &Relation<'_, D>, d: &D, answer: &str) ->
     Vec::new()
 }
 
+/// The laws `dedup_by`'s `same(a, b)` (`a` the later element) breaks over
+/// `s`, at most one counterexample: symmetric and transitive, a partial
+/// equivalence. That is what makes comparing each element with the one
+/// before it (the GPU) keep what comparing it with the last one kept
+/// (`Vec::dedup_by`) keeps. Reflexivity is not needed: floats' `==` is
+/// not reflexive (NaN) and still agrees.
+pub fn check_same<D: Domain>(same: &Relation<'_, D>, d: &D) -> Vec<Finding> {
+    let Some(vals) = d.values() else {
+        return Vec::new();
+    };
+    let show = |v: &D::Value| d.show(v);
+    let found = |law: &str, counterexample: String| {
+        vec![Finding {
+            law: law.into(),
+            counterexample,
+        }]
+    };
+    for a in &vals {
+        for b in &vals {
+            if let (Some(ab), Some(ba)) = (same(a, b), same(b, a)) {
+                if ab != ba {
+                    return found(
+                        "symmetric",
+                        format!(
+                            "same(a, b) is {ab} but same(b, a) is {ba} for a = {}, b = {}",
+                            show(a),
+                            show(b)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for (i, a) in vals.iter().enumerate() {
+        for (j, b) in vals.iter().enumerate() {
+            for c in thirds(&vals, i, j) {
+                if let (Some(true), Some(true), Some(false)) =
+                    (same(a, b), same(b, &c), same(a, &c))
+                {
+                    return found(
+                        "transitive",
+                        format!(
+                            "same(a, b) and same(b, c) are true but same(a, c) is false for a = {}, b = {}, c = {}",
+                            show(a),
+                            show(b),
+                            show(&c)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,6 +667,32 @@ mod tests {
             check(|a, b| b as i64 - a as i64 > 1),
             ["transitive in its ties"],
             "less by more than one: 0 ~ 1 and 1 ~ 2, but 0 < 2"
+        );
+    }
+
+    #[test]
+    fn same_relations_are_checked_for_symmetry_and_transitivity() {
+        let (from, _) = slot_of!(i32);
+        let check = |same: fn(i32, i32) -> bool| {
+            let call = |a: &Slot, b: &Slot| Some(same(from(a), from(b)));
+            check_same(&call, &Scalar::I32)
+                .into_iter()
+                .map(|f| f.law)
+                .collect::<Vec<_>>()
+        };
+        assert!(check(|a, b| a == b).is_empty());
+        assert!(check(|a, b| a >> 4 == b >> 4).is_empty());
+        assert!(
+            check(|_, _| false).is_empty(),
+            "nothing the same: a partial equivalence"
+        );
+        assert_eq!(check(|a, b| a <= b), ["symmetric"]);
+        assert_eq!(check(|a, b| a.abs_diff(b) < 10), ["transitive"]);
+        let (from, _) = slot_of!(f32);
+        let call = |a: &Slot, b: &Slot| Some(from(a) == from(b));
+        assert!(
+            check_same(&call, &Scalar::F32).is_empty(),
+            "floats' == is no equivalence (NaN) but a partial one"
         );
     }
 

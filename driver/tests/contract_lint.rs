@@ -1,7 +1,8 @@
 //! The operator contract lint (W0201): every case under `tests/lint` says
 //! in its first line what the lint must find (`// expect: clean`, or
-//! `// expect: W0201 LAW`: associative, commutative, or for a sort's
-//! comparator irreflexive, asymmetric, transitive), and may name device
+//! `// expect: W0201 LAW`: associative, commutative, for a sort's
+//! comparator irreflexive, asymmetric, transitive, for `dedup_by`'s `same`
+//! symmetric, transitive), and may name device
 //! libraries in its second (`// link: FILE…`); `driver build` runs it on
 //! the host and its warnings are snapshots. `--deny-warnings` fails the
 //! build without writing anything; `driver explain W0201` explains it.

@@ -26,7 +26,8 @@ def cases(t):
     # (name, provider, kind, exact, gpu-closure, extra-params)
     # kind: fold (data, init, k) -> T; scan (data, init, k) -> Vec<T>;
     # map (data, k) -> Vec<U>; zip (a, b, k) -> Vec<V>; seg (data, offsets,
-    # init, k) -> Vec<T>; select (data, k) -> Vec<T>; sort (data) -> Vec<T>.
+    # init, k) -> Vec<T>; select (data, k) -> Vec<T> (select, dedup_by); sort
+    # (data) -> Vec<T>.
     out.append(("reduce_add", "reduce", "fold", not f, f"move |a, b| {add}", t))
     out.append(("reduce_max", "reduce", "fold", True, "|a, b| a.max(b)", t))
     out.append(("inclusive_scan_add", "inclusive_scan", "scan", not f, f"move |a, b| {add}", t))
@@ -52,6 +53,8 @@ def cases(t):
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.total_cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| (x / 16.0) as i32", t))
+        # Runs of one bucket of 256 (about one neighbour in eight).
+        out.append(("dedup_by_bucket", "dedup_by", "select", True, "|a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32", t))
     else:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.cmp(b)", t))
@@ -59,6 +62,9 @@ def cases(t):
         # The element type's own order: no callback argument.
         out.append(("sort", "sort", "sort", True, None, t))
         out.append(("sort_unstable", "sort_unstable", "sort", True, None, t))
+        # Runs of one class mod 4 (about one neighbour in four), the
+        # class shifted by a capture.
+        out.append(("dedup_by_class", "dedup_by", "select", True, "move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4", t))
     return out
 
 

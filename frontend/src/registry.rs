@@ -155,6 +155,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "dedup_by",
+        provider: Provider::DedupBy,
+        shape: Shape::Same,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -228,6 +235,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "select",
         provider: Provider::Select,
         shape: Shape::Predicate,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "dedup_by",
+        provider: Provider::DedupBy,
+        shape: Shape::Same,
         callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },

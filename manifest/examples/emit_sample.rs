@@ -34,6 +34,7 @@ fn main() {
             Shape::Zip => (Signature::scalars(&[t, t], t), "a * env.k + b"),
             Shape::Predicate => (Signature::scalars(&[t], Scalar::Bool), "a > env.k"),
             Shape::Compare | Shape::Key => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
+            Shape::Same => (Signature::scalars(&[t, t], Scalar::Bool), "a == b"),
             // The C++ operation is the combine: a fold, or whether the later
             // value `b` wins over the earlier `a` (here: the first minimum).
             Shape::Chain if provider == Provider::ChainPick => {

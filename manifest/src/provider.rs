@@ -64,7 +64,7 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
     match provider {
         Provider::Reduce => &["reduce.cuh"],
         Provider::InclusiveScan | Provider::ExclusiveScan => &["lookback.cuh", "scan.cuh"],
-        Provider::Select => &["lookback.cuh", "scan.cuh", "select.cuh"],
+        Provider::Select | Provider::DedupBy => &["lookback.cuh", "scan.cuh", "select.cuh"],
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
         Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
         Provider::SortBy => &["sort.cuh"],
@@ -266,17 +266,21 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // a multiprocessor; CUB 1000). Odd counts: a thread's elements in
         // shared memory start in different banks. A chain's collect is
         // select's compaction of what its stages keep, with select's facts
-        // by its input's size (not measured on its own yet).
+        // by its input's size (not measured on its own yet), and so is
+        // dedup_by's, select with another rule.
         Provider::InclusiveScan
         | Provider::ExclusiveScan
         | Provider::Select
+        | Provider::DedupBy
         | Provider::ChainCollect => {
             let items = match (provider, t) {
-                (Provider::Select | Provider::ChainCollect, 8) => 17,
+                (Provider::Select | Provider::DedupBy | Provider::ChainCollect, 8) => 17,
                 // A composite of more than 8 bytes: a tile of about the
                 // 8-byte one's bytes (three of them, two blocks a
                 // multiprocessor, fit the shared memory).
-                (Provider::Select | Provider::ChainCollect, 9..) => (136 / t).clamp(1, 15),
+                (Provider::Select | Provider::DedupBy | Provider::ChainCollect, 9..) => {
+                    (136 / t).clamp(1, 15)
+                }
                 // A scan's tile holds the values too, and three tiles of
                 // them besides: two blocks a multiprocessor fit.
                 (Provider::InclusiveScan | Provider::ExclusiveScan, 9..) => (120 / t).clamp(1, 15),
@@ -358,7 +362,7 @@ pub fn check_launch(
                 ));
             }
         }
-        Provider::Select | Provider::ChainCollect if items > 32 => {
+        Provider::Select | Provider::DedupBy | Provider::ChainCollect if items > 32 => {
             return Err(format!(
                 "items_per_thread {items}: {} keeps one flag bit per item, at most 32",
                 provider.name()
@@ -469,7 +473,8 @@ impl Tuning {
         let family = match provider {
             Provider::Reduce => "reduce",
             Provider::InclusiveScan | Provider::ExclusiveScan => "scan",
-            Provider::Select => "select",
+            // dedup_by is select's kernel with another rule.
+            Provider::Select | Provider::DedupBy => "select",
             Provider::Transform | Provider::Transform2 => "transform",
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::ChainReduce | Provider::ChainPick => "chain",
@@ -515,6 +520,7 @@ pub fn is_tile_stream(provider: Provider) -> bool {
         Provider::InclusiveScan
             | Provider::ExclusiveScan
             | Provider::Select
+            | Provider::DedupBy
             | Provider::ChainCollect
     )
 }
@@ -529,7 +535,7 @@ pub fn is_tile_stream(provider: Provider) -> bool {
 pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32) -> u32 {
     let tiles = 3 * (block * items * size).div_ceil(16) * 16;
     match provider {
-        Provider::Select => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
+        Provider::Select | Provider::DedupBy => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
         Provider::ChainCollect => tiles + (block / 32) * 4 + 64,
         // The two prefixes, their flags, the drawn tiles and alignment:
         // 64 bytes up to 8-byte elements.
@@ -622,7 +628,7 @@ pub fn kernel_params(
             ptr(K::Output),
             p(K::PerBlock, 4),
         ],
-        (Provider::Select | Provider::ChainCollect, _) => vec![
+        (Provider::Select | Provider::DedupBy | Provider::ChainCollect, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
             ptr(K::Output),
@@ -720,6 +726,7 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::SegmentedReduce
         | Provider::Select
         | Provider::SortBy
+        | Provider::DedupBy
         | Provider::ChainCollect => return None,
     };
     Some(ResultRecord {
@@ -1639,16 +1646,22 @@ fn emit_kernel(
                 per_vector(signature.element(), name)?
             ),
         ),
-        (Provider::Select, _) => (
-            format!(
-                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
-                 \x20   unsigned long long *count, void *state, unsigned int epoch"
-            ),
-            format!(
-                "{}rcb::select<{block}, {items}>(input, len, output, count, state, epoch, {functor});",
-                storage_fits("SelectStorage", launch, &t)
-            ),
-        ),
+        (Provider::Select | Provider::DedupBy, _) => {
+            let rule = match provider {
+                Provider::DedupBy => "keep_first",
+                _ => "keep_if",
+            };
+            (
+                format!(
+                    "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
+                     \x20   unsigned long long *count, void *state, unsigned int epoch"
+                ),
+                format!(
+                    "{}rcb::select<{block}, {items}>(input, len, output, count, state, epoch, rcb::{rule}({functor}));",
+                    storage_fits("SelectStorage", launch, &t)
+                ),
+            )
+        }
         (Provider::ChainCollect, _) => {
             let r = c_type(&signature.ret);
             (

@@ -191,6 +191,7 @@ fn every_provider() -> Vec<KernelRequest> {
                 Shape::Map => "a * 3 + 1",
                 Shape::Predicate => "a > 0",
                 Shape::Compare | Shape::Key => "a < b",
+                Shape::Same => "a == b",
                 Shape::Chain => chain_expr(provider),
             };
             out.push(KernelRequest::Callback {
@@ -210,7 +211,7 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (10 + 3));
+    assert_eq!(tu.kernels.len(), 2 * 10 * (11 + 3));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 

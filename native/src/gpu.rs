@@ -1285,6 +1285,24 @@ impl Gpu {
         self.fresh(&call, &[data.source().erase()], None, None, &pred)
     }
 
+    /// The elements with each run of consecutive ones that `same` finds the
+    /// same reduced to its first, in order, as [`Vec::dedup_by`]
+    /// ([`crate::dedup_by`]): `same(a, b)` of each element and the one
+    /// before it, an equivalence. Waits for the count of kept elements
+    /// (the result's length).
+    #[track_caller]
+    #[inline(never)]
+    pub fn dedup_by<T, D, E>(&self, data: &D, same: E) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        E: Fn(&T, &T) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<E>(site, id!(provider DedupBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source().erase()], None, None, &same)
+    }
+
     /// The elements stably sorted by `compare`, a total order, as
     /// [`slice::sort_by`] ([`crate::sort_by`]); at most 2^32 - 1 of them.
     /// The kernel calls the compiled comparator as "less than":

@@ -8,9 +8,9 @@
 //!
 //! Element types: the GPU providers take `i8 i16 i32 i64 u8 u16 u32 u64
 //! f32 f64` (and `bool` as a predicate's or comparator's result), and
-//! `reduce` and `transform` take tuples and `#[derive(Clone, Copy)]`
-//! structs of them too; the functions are generic so that rustc accepts
-//! other types and the compiler's rejection is its own diagnostic.
+//! tuples and `#[derive(Clone, Copy)]` structs of them; the functions are
+//! generic so that rustc accepts other types and the compiler's rejection
+//! is its own diagnostic.
 //!
 //! [`gpu`] is the host API that runs the compiled callbacks on a device
 //! (with the `gpu` feature). The frontend's bridge builds this crate as a
@@ -145,6 +145,23 @@ pub fn segmented_reduce<T: Copy, F: Fn(T, T) -> T>(
 #[inline(never)]
 pub fn select<T: Copy, P: Fn(T) -> bool>(data: &[T], pred: P) -> Vec<T> {
     data.iter().copied().filter(|&x| pred(x)).collect()
+}
+
+/// The elements with each run of consecutive ones that `same` finds the
+/// same reduced to its first, in order, as [`Vec::dedup_by`] keeps them:
+/// `same(a, b)` is asked of an element `a` and the one before it `b` (the
+/// later one first), and `a` is dropped when it answers `true`:
+/// `|a, b| a == b`, `|a, b| a / 10 == b / 10`, `|a, b| a.0 == b.0`.
+///
+/// `same` must be an equivalence (reflexive, symmetric, transitive, as
+/// `==` is): `Vec::dedup_by` compares an element with the last one it
+/// kept, the GPU with the one before it, which for an equivalence keep
+/// the same elements.
+#[inline(never)]
+pub fn dedup_by<T: Copy, E: Fn(&T, &T) -> bool>(data: &[T], same: E) -> Vec<T> {
+    let mut out = data.to_vec();
+    out.dedup_by(|a, b| same(a, b));
+    out
 }
 
 /// The elements sorted by `compare`, stably (equal elements keep their

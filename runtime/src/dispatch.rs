@@ -118,7 +118,10 @@ pub fn uses_workspace(kind: KernelKind) -> bool {
 /// results as it keeps, up to one per element, and their count to
 /// [`Scratch::count`], so its result has no length before it has run.
 pub fn compacts(provider: Provider) -> bool {
-    matches!(provider, Provider::Select | Provider::ChainCollect)
+    matches!(
+        provider,
+        Provider::Select | Provider::DedupBy | Provider::ChainCollect
+    )
 }
 
 impl<'g> Scratch<'g> {
@@ -313,6 +316,7 @@ pub unsafe fn run<'k>(
         Provider::InclusiveScan
         | Provider::ExclusiveScan
         | Provider::Select
+        | Provider::DedupBy
         | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
             if job.len == 0 {
@@ -554,7 +558,10 @@ mod tests {
     #[test]
     fn select_and_collect_compact_and_nothing_else() {
         for p in Provider::ALL {
-            let expected = matches!(p, Provider::Select | Provider::ChainCollect);
+            let expected = matches!(
+                p,
+                Provider::Select | Provider::DedupBy | Provider::ChainCollect
+            );
             assert_eq!(compacts(p), expected, "{p}");
             // A compaction's result is its elements, never one value.
             if expected {

@@ -189,7 +189,7 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
-const CUB_ALGOS: [Provider; 8] = [
+const CUB_ALGOS: [Provider; 9] = [
     Provider::Reduce,
     Provider::InclusiveScan,
     Provider::ExclusiveScan,
@@ -198,6 +198,7 @@ const CUB_ALGOS: [Provider; 8] = [
     Provider::Select,
     Provider::SegmentedReduce,
     Provider::SortBy,
+    Provider::DedupBy,
 ];
 
 fn cub_for(lib: &libloading::Library, provider: Provider) -> Result<Cub, RuntimeError> {
@@ -602,7 +603,7 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::Reduce | Provider::ChainReduce | Provider::ChainPick => n * size,
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Transform => 2 * n * size,
         Provider::Transform2 => 3 * n * size,
-        Provider::Select => n * size + kept * size,
+        Provider::Select | Provider::DedupBy => n * size + kept * size,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
         Provider::SortBy | Provider::ChainCollect => return None,
@@ -641,7 +642,7 @@ fn compare(
             let ours = scratch.read_value(record)?.unwrap_or_default();
             (1, ours, c, 0)
         }
-        Provider::Select => {
+        Provider::Select | Provider::DedupBy => {
             let kept = scratch.read_count()?;
             let mut cub_kept = [0u64];
             cub.download(n as usize * size, &mut cub_kept)?;

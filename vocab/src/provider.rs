@@ -26,6 +26,10 @@ pub enum Provider {
     Select,
     /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
     SortBy,
+    /// `select.cuh`: the elements that start a run of equal ones (the
+    /// first, and each that `same` does not find equal to the one before
+    /// it), in order, as `Vec::dedup_by` keeps them.
+    DedupBy,
     /// `chain.cuh`: a `par_iter` chain's `map`/`filter` stages fused with a
     /// fold of what they keep (`sum`, `product`, `reduce`, `count`, `any`,
     /// `all`), from an `init` or from the first value kept.
@@ -42,7 +46,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 11] = [
+    pub const ALL: [Provider; 12] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -51,6 +55,7 @@ impl Provider {
         Provider::SegmentedReduce,
         Provider::Select,
         Provider::SortBy,
+        Provider::DedupBy,
         Provider::ChainReduce,
         Provider::ChainPick,
         Provider::ChainCollect,
@@ -66,6 +71,7 @@ impl Provider {
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::Select => "select",
             Provider::SortBy => "sort_by",
+            Provider::DedupBy => "dedup_by",
             Provider::ChainReduce => "chain_reduce",
             Provider::ChainPick => "chain_pick",
             Provider::ChainCollect => "chain_collect",
@@ -88,6 +94,7 @@ impl Provider {
             Provider::Transform2 => Shape::Zip,
             Provider::Select => Shape::Predicate,
             Provider::SortBy => Shape::Compare,
+            Provider::DedupBy => Shape::Same,
             Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
     }
@@ -95,12 +102,12 @@ impl Provider {
     /// Whether the provider takes tuples and structs as elements
     /// ([`Element::Composite`]): its kernels move them as opaque values of
     /// their size and alignment, and its callback takes and returns them in
-    /// memory (`manifest::provider`'s thunk ABI). The scans and select do
-    /// not yet: their look-back descriptors pack a 4- or 8-byte value.
+    /// memory (`manifest::provider`'s thunk ABI). Every provider does.
     pub fn takes_composites(self) -> bool {
         matches!(
             self,
             Provider::Reduce
+                | Provider::DedupBy
                 | Provider::Transform
                 | Provider::Transform2
                 | Provider::SegmentedReduce
@@ -185,6 +192,10 @@ pub enum Shape {
     /// takes it. Its thunk answers "less than", `(T, T) -> bool`:
     /// `compare(&a, &b) == Ordering::Less` (see [`Shape::signature`]).
     Compare,
+    /// `(&T, &T) -> bool`: whether two elements are the same, as
+    /// `Vec::dedup_by` takes it (the later element first). Its thunk takes
+    /// the values: `(T, T) -> bool`.
+    Same,
     /// `(&T) -> K`: sort_by_key's key, `K` an integer, `bool` or `char`, as
     /// `slice::sort_by_key` takes it. Its thunk, too, answers "less than":
     /// `key(&a) < key(&b)`.
@@ -210,7 +221,7 @@ impl Shape {
             Shape::Map => (vec![t], u),
             Shape::Zip => (vec![t.clone(), u], t),
             Shape::Predicate => (vec![t], boolean),
-            Shape::Compare | Shape::Key => (vec![t.clone(), t], boolean),
+            Shape::Compare | Shape::Key | Shape::Same => (vec![t.clone(), t], boolean),
             Shape::Chain => (vec![t], u),
         };
         Signature { params, ret }
@@ -225,6 +236,7 @@ impl Shape {
             Shape::Predicate => "(T) -> bool",
             Shape::Compare => "(&T, &T) -> Ordering",
             Shape::Key => "(&T) -> K",
+            Shape::Same => "(&T, &T) -> bool",
             Shape::Chain => "a chain of `map` and `filter` stages over T",
         }
     }
@@ -234,7 +246,7 @@ impl Shape {
     pub fn arity(self) -> usize {
         match self {
             Shape::Map | Shape::Predicate | Shape::Key | Shape::Chain => 1,
-            Shape::Fold | Shape::Zip | Shape::Compare => 2,
+            Shape::Fold | Shape::Zip | Shape::Compare | Shape::Same => 2,
         }
     }
 
@@ -255,7 +267,7 @@ impl Shape {
             (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
             (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
             (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
-            (Shape::Compare | Shape::Key, [a, b]) if a == b && ret == boolean => {
+            (Shape::Compare | Shape::Key | Shape::Same, [a, b]) if a == b && ret == boolean => {
                 Some(vec![a.clone()])
             }
             (Shape::Chain, [a]) => Some(vec![a.clone(), ret.clone()]),
@@ -344,7 +356,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
-             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `chain_reduce`, `chain_pick`, `chain_collect`"
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }

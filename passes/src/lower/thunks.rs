@@ -18,7 +18,9 @@
 //! their addresses and answers "less than": the `Ordering`'s discriminant
 //! is `Less` (-1). A key function (`(&T) -> K`, `Shape::Key`) is called
 //! once per operand, by reference too, and its thunk answers `key(&a) <
-//! key(&b)`, signed or unsigned as `K` is ([`Adapter`]).
+//! key(&b)`, signed or unsigned as `K` is ([`Adapter`]). A `same`
+//! (`(&T, &T) -> bool`, `Shape::Same`) takes its operands by reference
+//! and answers as it is.
 //!
 //! A closure body already takes the environment pointer first (MIR passes
 //! `&{closure}` as `_1`), so the thunk forwards it; an fn item's thunk
@@ -165,6 +167,11 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             for p in &thunk.signature.params {
                 params.push(Crossing::of(rw, body, p)?.body);
             }
+            FunctionType::new(rw.ctx, &params, &[ret()?]).into()
+        }
+        // Both operands by reference, the answer as it is.
+        Adapter::Refs => {
+            params.extend([rw.ptr_type(); 2]);
             FunctionType::new(rw.ctx, &params, &[ret()?]).into()
         }
         // Both operands, then the `Ordering`'s slot.
@@ -340,7 +347,7 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
         ret: Crossing<'c>,
     ) -> Result<Value<'c, 'a>, LowerError> {
         match adapter {
-            Adapter::Direct => self
+            Adapter::Direct | Adapter::Refs => self
                 .call(&args, &[ret.body])?
                 .ok_or_else(|| self.rw.error(self.body, "the body's call has no result")),
             Adapter::Compare => self.compare_adapter(args),

@@ -5,6 +5,7 @@
 //! tuple with a capture, a zip of a struct and a scalar, segmented folds
 //! of structs, records sorted by a comparator and by a key (stable, as
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
+//! the first of each run (`dedup_by`),
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
@@ -176,6 +177,23 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             let kept = gpu.select(&dn.slice(lo..), move |e: Nested| e.0 ^ k < 0x80 && (e.1).1 > 0)?.to_vec()?;
             let want: Vec<Nested> = hn[lo..].iter().copied().filter(|e| e.0 ^ k < 0x80 && (e.1).1 > 0).collect();
             c.check(&at("select nested"), kept == want);
+            // The first of each run, as Vec::dedup_by keeps it: of the
+            // pairs sorted on the device by value (every distinct value
+            // once, its first pair), and of points by a class of their
+            // weight (a neighbour in four is the same).
+            let by_value = gpu.sort_by(&dp.slice(lo..), |a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0))?;
+            let firsts = gpu.dedup_by(&by_value, |a: &(f32, u32), b: &(f32, u32)| a.0 == b.0)?.to_vec()?;
+            let mut want = hp[lo..].to_vec();
+            want.sort_by(|a, b| a.0.total_cmp(&b.0));
+            want.dedup_by(|a, b| a.0 == b.0);
+            c.check(
+                &at("dedup_by sorted tuple"),
+                firsts.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
+            let firsts = gpu.dedup_by(&dq.slice(lo..), |a: &Point, b: &Point| a.w >> 30 == b.w >> 30)?.to_vec()?;
+            let mut want = hq[lo..].to_vec();
+            want.dedup_by(|a, b| a.w >> 30 == b.w >> 30);
+            c.check(&at("dedup_by struct"), firsts.iter().map(bits).eq(want.iter().map(bits)));
             // Running folds, each associative, so the sequential scan is
             // the GPU's to the bit: an arg-max of pairs (8-byte look-back
             // descriptors), extents of points before each (12 bytes: a

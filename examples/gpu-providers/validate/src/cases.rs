@@ -143,6 +143,14 @@ pub fn cpu_sort_unstable_i8(d: &[i8]) -> Vec<i8> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_i8(d: &[i8], k: i8) -> Vec<i8> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_i8() -> Vec<Case<i8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i8, cpu_reduce_add_i8), order: None },
@@ -161,6 +169,7 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i8, cpu_sort_i8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i8, cpu_sort_unstable_i8), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i8, cpu_dedup_by_class_i8), order: None },
     ]
 }
 
@@ -303,6 +312,14 @@ pub fn cpu_sort_unstable_i16(d: &[i16]) -> Vec<i16> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_i16(d: &[i16], k: i16) -> Vec<i16> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_i16() -> Vec<Case<i16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i16, cpu_reduce_add_i16), order: None },
@@ -321,6 +338,7 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i16, cpu_sort_i16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i16, cpu_sort_unstable_i16), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i16, cpu_dedup_by_class_i16), order: None },
     ]
 }
 
@@ -463,6 +481,14 @@ pub fn cpu_sort_unstable_i32(d: &[i32]) -> Vec<i32> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_i32(d: &[i32], k: i32) -> Vec<i32> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_i32() -> Vec<Case<i32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i32, cpu_reduce_add_i32), order: None },
@@ -481,6 +507,7 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i32, cpu_sort_i32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i32, cpu_sort_unstable_i32), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i32, cpu_dedup_by_class_i32), order: None },
     ]
 }
 
@@ -623,6 +650,14 @@ pub fn cpu_sort_unstable_i64(d: &[i64]) -> Vec<i64> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_i64(d: &[i64], k: i64) -> Vec<i64> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_i64() -> Vec<Case<i64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i64, cpu_reduce_add_i64), order: None },
@@ -641,6 +676,7 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i64, cpu_sort_i64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i64, cpu_sort_unstable_i64), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i64, cpu_dedup_by_class_i64), order: None },
     ]
 }
 
@@ -783,6 +819,14 @@ pub fn cpu_sort_unstable_u8(d: &[u8]) -> Vec<u8> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_u8(d: &[u8], k: u8) -> Vec<u8> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_u8() -> Vec<Case<u8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u8, cpu_reduce_add_u8), order: None },
@@ -801,6 +845,7 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u8, cpu_sort_u8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u8, cpu_sort_unstable_u8), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u8, cpu_dedup_by_class_u8), order: None },
     ]
 }
 
@@ -943,6 +988,14 @@ pub fn cpu_sort_unstable_u16(d: &[u16]) -> Vec<u16> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_u16(d: &[u16], k: u16) -> Vec<u16> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_u16() -> Vec<Case<u16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u16, cpu_reduce_add_u16), order: None },
@@ -961,6 +1014,7 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u16, cpu_sort_u16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u16, cpu_sort_unstable_u16), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u16, cpu_dedup_by_class_u16), order: None },
     ]
 }
 
@@ -1103,6 +1157,14 @@ pub fn cpu_sort_unstable_u32(d: &[u32]) -> Vec<u32> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_u32(d: &[u32], k: u32) -> Vec<u32> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_u32() -> Vec<Case<u32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u32, cpu_reduce_add_u32), order: None },
@@ -1121,6 +1183,7 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u32, cpu_sort_u32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u32, cpu_sort_unstable_u32), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u32, cpu_dedup_by_class_u32), order: None },
     ]
 }
 
@@ -1263,6 +1326,14 @@ pub fn cpu_sort_unstable_u64(d: &[u64]) -> Vec<u64> {
     native::sort_unstable(d)
 }
 
+pub fn gpu_dedup_by_class_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    gpu.dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)?.to_vec()
+}
+
+pub fn cpu_dedup_by_class_u64(d: &[u64], k: u64) -> Vec<u64> {
+    native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
+}
+
 pub fn cases_u64() -> Vec<Case<u64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u64, cpu_reduce_add_u64), order: None },
@@ -1281,6 +1352,7 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u64, cpu_sort_u64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u64, cpu_sort_unstable_u64), order: None },
+        Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u64, cpu_dedup_by_class_u64), order: None },
     ]
 }
 
@@ -1433,6 +1505,14 @@ pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
     native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
+pub fn gpu_dedup_by_bucket_f32(gpu: &Gpu, d: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
+    gpu.dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)?.to_vec()
+}
+
+pub fn cpu_dedup_by_bucket_f32(d: &[f32], _k: f32) -> Vec<f32> {
+    native::dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)
+}
+
 pub fn cases_f32() -> Vec<Case<f32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f32, cpu_reduce_add_f32), order: Some(Order::Fold(ord_reduce_add_f32)) },
@@ -1450,6 +1530,7 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f32, cpu_select_above_f32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
+        Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f32, cpu_dedup_by_bucket_f32), order: None },
     ]
 }
 
@@ -1602,6 +1683,14 @@ pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {
     native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
+pub fn gpu_dedup_by_bucket_f64(gpu: &Gpu, d: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
+    gpu.dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)?.to_vec()
+}
+
+pub fn cpu_dedup_by_bucket_f64(d: &[f64], _k: f64) -> Vec<f64> {
+    native::dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)
+}
+
 pub fn cases_f64() -> Vec<Case<f64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f64, cpu_reduce_add_f64), order: Some(Order::Fold(ord_reduce_add_f64)) },
@@ -1619,5 +1708,6 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f64, cpu_select_above_f64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
+        Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f64, cpu_dedup_by_bucket_f64), order: None },
     ]
 }
