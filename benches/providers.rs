@@ -41,6 +41,10 @@ pub fn dedup_by_i32(d: &[i32]) -> Vec<i32> {
     native::dedup_by(d, |a, b| a == b)
 }
 
+pub fn partition_i32(d: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    native::partition(d, |x| *x > 0)
+}
+
 pub fn reduce_i64(d: &[i64]) -> i64 {
     native::reduce(d, i64::MIN, |a, b| a.max(b))
 }
@@ -75,6 +79,10 @@ pub fn sort_by_i64(d: &[i64]) -> Vec<i64> {
 
 pub fn dedup_by_i64(d: &[i64]) -> Vec<i64> {
     native::dedup_by(d, |a, b| a == b)
+}
+
+pub fn partition_i64(d: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    native::partition(d, |x| *x > 0)
 }
 
 pub fn reduce_f32(d: &[f32]) -> f32 {
@@ -114,6 +122,10 @@ pub fn dedup_by_f32(d: &[f32]) -> Vec<f32> {
     native::dedup_by(d, |a, b| a == b)
 }
 
+pub fn partition_f32(d: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    native::partition(d, |x| *x > 0.0)
+}
+
 pub fn reduce_f64(d: &[f64]) -> f64 {
     native::reduce(d, f64::MIN, |a, b| a.max(b))
 }
@@ -149,4 +161,8 @@ pub fn sort_by_f64(d: &[f64]) -> Vec<f64> {
 
 pub fn dedup_by_f64(d: &[f64]) -> Vec<f64> {
     native::dedup_by(d, |a, b| a == b)
+}
+
+pub fn partition_f64(d: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    native::partition(d, |x| *x > 0.0)
 }

@@ -3,8 +3,11 @@
 // functor `Pred` with `__device__ bool operator()(T x) const`) or
 // `KeepFirst` (dedup_by: the first element and each that a functor `Same`,
 // `__device__ bool operator()(T later, T earlier) const`, does not find the
-// same as the one before it). Needs common.cuh, lookback.cuh and scan.cuh
-// (the tile loads and the tile stream's schedule).
+// same as the one before it). With a `rejected` array (partition), the
+// elements the rule does not keep go there, in order too: the element at
+// index i with k kept before it is the (i - k)-th rejected one. Needs
+// common.cuh, lookback.cuh and scan.cuh (the tile loads and the tile
+// stream's schedule).
 //
 // A tile stream like the scans' (scan.cuh), with its look-back warp: the
 // workers load a tile (cp.async), call the predicate once per element and
@@ -84,10 +87,12 @@ __device__ __forceinline__ KeepFirst<Same> keep_first(const Same &same) {
 // The compaction, run by every block of the launch, BLOCK + 32 threads each.
 // `state` holds the host's lookback_bytes(tiles) of 16-byte descriptors;
 // `count` receives the number of kept elements; `keep` is the rule
-// (`KeepIf`, `KeepFirst`).
-template <int BLOCK, int ITEMS, class T, class Keep>
+// (`KeepIf`, `KeepFirst`); `rejected` (REJECTS: partition) receives the
+// elements it does not keep.
+template <int BLOCK, int ITEMS, bool REJECTS = false, class T, class Keep>
 __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__restrict__ output, u64 *count,
-                                       void *state, u32 epoch, const Keep &keep) {
+                                       void *state, u32 epoch, const Keep &keep,
+                                       T *__restrict__ rejected = nullptr) {
     static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     static_assert(ITEMS <= 32, "one flag bit per item");
     constexpr int TILE = BLOCK * ITEMS;
@@ -152,27 +157,42 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
         if (lane == 0) smem.prefix[p] = prefix;
     };
 
-    // Workers: tile t's kept elements compacted in place in slot s, then
-    // stored after the p-th prefix's count.
+    // Workers: tile t's kept elements compacted in place in slot s (and,
+    // REJECTS, the others after them), then stored after the p-th prefix's
+    // count (the others after the t * TILE - prefix rejected before).
     auto write = [&](u64 t, int s, int p) {
         const u64 first = (u64)threadIdx.x * ITEMS;
         const u32 flags = smem.flags[s][threadIdx.x];
+        const u32 kept = smem.kept[s];
+        const int mine = REJECTS ? items_of_thread<ITEMS>(first, valid_of(t)) : ITEMS;
         T x[ITEMS];
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
-            if (flags & (1u << j)) x[j] = smem.buf[s].items[first + j];
+            if (REJECTS ? j < mine : (flags & (1u << j)) != 0) x[j] = smem.buf[s].items[first + j];
         }
         // Every thread holds its kept elements: the slot takes them compacted.
         workers_sync<BLOCK>();
         u32 at = smem.before[s][threadIdx.x];
+        // The rejected ones before the thread's: its first index less the
+        // kept ones before it.
+        u32 other = kept + (u32)first - at;
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
-            if (flags & (1u << j)) smem.buf[s].items[at++] = x[j];
+            if (flags & (1u << j)) {
+                smem.buf[s].items[at++] = x[j];
+            } else if (REJECTS && j < mine) {
+                smem.buf[s].items[other++] = x[j];
+            }
         }
         workers_sync<BLOCK>();
         const u64 out_base = smem.prefix[p];
-        const u32 kept = smem.kept[s];
         for (u32 k = threadIdx.x; k < kept; k += BLOCK) output[out_base + k] = smem.buf[s].items[k];
+        if (REJECTS) {
+            const u64 rejected_base = t * TILE - out_base;
+            const u32 valid = (u32)valid_of(t);
+            for (u32 k = kept + threadIdx.x; k < valid; k += BLOCK)
+                rejected[rejected_base + (k - kept)] = smem.buf[s].items[k];
+        }
         if (threadIdx.x == 0 && t + 1 == num_tiles) *count = out_base + kept;
     };
 

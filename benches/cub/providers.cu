@@ -20,8 +20,11 @@
 // SPEC's CUB table): reduce = max from the type's lowest value, scans = +
 // (exclusive from 0), transform = 3x + 1, transform2 = a + b, select = x > 0,
 // segmented reduce = + from 0 per segment, merge sort = a < b
-// (SortKeysCopy: input to output), dedup_by = Unique (a == b).
+// (SortKeysCopy: input to output), dedup_by = Unique (a == b), partition =
+// DevicePartition::If with x > 0 (the rejected elements after the kept
+// ones, last first).
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -113,6 +116,12 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
       return status(cub::DeviceSelect::Unique(temp, bytes, in, out, reinterpret_cast<unsigned long long *>(out + n),
                                               count));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 9
+    case 9:
+      // As select: the count of kept elements after n elements.
+      return status(cub::DevicePartition::If(temp, bytes, in, out, reinterpret_cast<unsigned long long *>(out + n),
+                                             count, Positive<T>{}));
+#endif
     default:
       return 1;
   }
@@ -120,8 +129,8 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
 
 int algo_index(const char *algo) {
   const char *names[] = {"reduce", "inclusive_scan", "exclusive_scan", "transform",
-                         "transform2", "select", "segmented_reduce", "sort_by", "dedup_by"};
-  for (int i = 0; i < 9; ++i)
+                         "transform2", "select", "segmented_reduce", "sort_by", "dedup_by", "partition"};
+  for (int i = 0; i < 10; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

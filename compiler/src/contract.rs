@@ -128,7 +128,7 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    `|a, b| a.0 == b.0`, `|a, b| a / 10 == b / 10`)",
             what: "relation",
         }),
-        Provider::Transform | Provider::Transform2 | Provider::Select => None,
+        Provider::Transform | Provider::Transform2 | Provider::Select | Provider::Partition => None,
         // A chain's contract depends on its terminal: `contract_of`.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => None,
     }

@@ -51,12 +51,14 @@ def cases(t):
         out.append(("segmented_reduce_add", "segmented_reduce", "seg", False, "|a, b| a + b", t))
     if f:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
+        out.append(("partition_above", "partition", "partition", True, "move |x| *x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.total_cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| (x / 16.0) as i32", t))
         # Runs of one bucket of 256 (about one neighbour in eight).
         out.append(("dedup_by_bucket", "dedup_by", "select", True, "|a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32", t))
     else:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
+        out.append(("partition_above", "partition", "partition", True, "move |x| *x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| x >> 4", t))
         # The element type's own order: no callback argument.
@@ -80,7 +82,7 @@ def signatures(kind, t, out_t, exclusive):
     if kind == "scan":
         args = "d, init" if exclusive else "d"
         return (f"d: &dyn Input<{t}>, init: {t}, k: {t}", f"d: &[{t}], init: {t}, k: {t}", args, args, f"Vec<{t}>")
-    if kind in ("map", "select"):
+    if kind in ("map", "select", "partition"):
         return (f"d: &dyn Input<{t}>, k: {t}", f"d: &[{t}], k: {t}", "d", "d", f"Vec<{t}>")
     if kind == "map_f64":
         return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", "Vec<f64>")
@@ -106,6 +108,14 @@ def gpu_body(name, provider, kind, args, ret, closure):
     to the host."""
     if kind == "fold":
         return f"    gpu.{provider}({call(args, closure)})\n"
+    if kind == "partition":
+        # Both halves, kept then rejected, as one vector.
+        return (
+            f"    let (kept, rejected) = gpu.{provider}({call(args, closure)})?;\n"
+            f"    let mut out = kept.to_vec()?;\n"
+            f"    out.extend(rejected.to_vec()?);\n"
+            f"    Ok(out)\n"
+        )
     if name not in INTO:
         return f"    gpu.{provider}({call(args, closure)})?.to_vec()\n"
     elem = ret[len("Vec<"):-1]
@@ -118,6 +128,18 @@ def gpu_body(name, provider, kind, args, ret, closure):
     )
 
 
+def cpu_body(provider, kind, args, closure):
+    """The CPU reference's body: the registration's host call (a
+    partition's halves as one vector, kept then rejected)."""
+    if kind == "partition":
+        return (
+            f"    let (mut kept, rejected) = native::{provider}({call(args, closure)});\n"
+            f"    kept.extend(rejected);\n"
+            f"    kept\n"
+        )
+    return f"    native::{provider}({call(args, closure)})\n"
+
+
 def entry(name, provider, kind, exact, t):
     """The table entry: an `Op` variant wrapping the two functions."""
     g, h = f"gpu_{name}_{t}", f"cpu_{name}_{t}"
@@ -127,6 +149,7 @@ def entry(name, provider, kind, exact, t):
         "scan": "Scan",
         "map": "Map",
         "select": "Map",
+        "partition": "Map",
         "map_f64": "MapF64",
         "zip": "Zip",
         "zip_mixed": "ZipMixed",
@@ -176,7 +199,7 @@ def main():
                 f"pub fn gpu_{name}_{t}(gpu: &Gpu, {gp}) -> Result<{ret}, Error> {{\n"
                 f"{gpu_body(name, provider, kind, ga, ret, closure)}}}\n\n"
                 f"pub fn cpu_{name}_{t}({hp}) -> {ret} {{\n"
-                f"    native::{provider}({call(ha, closure)})\n}}\n\n"
+                f"{cpu_body(provider, kind, ha, closure)}}}\n\n"
             )
             if has_order(kind, exact) and kind == "fold":
                 text.append(

@@ -162,6 +162,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "partition",
+        provider: Provider::Partition,
+        shape: Shape::RefPredicate,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -242,6 +249,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "dedup_by",
         provider: Provider::DedupBy,
         shape: Shape::Same,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "partition",
+        provider: Provider::Partition,
+        shape: Shape::RefPredicate,
         callback: CallbackSource::Arg(2),
         receiver: Some("Gpu"),
     },

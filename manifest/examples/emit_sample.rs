@@ -32,7 +32,9 @@ fn main() {
             Shape::Fold => (Signature::fold(t), "a + b"),
             Shape::Map => (Signature::scalars(&[t], t), "3 * a + 1"),
             Shape::Zip => (Signature::scalars(&[t, t], t), "a * env.k + b"),
-            Shape::Predicate => (Signature::scalars(&[t], Scalar::Bool), "a > env.k"),
+            Shape::Predicate | Shape::RefPredicate => {
+                (Signature::scalars(&[t], Scalar::Bool), "a > env.k")
+            }
             Shape::Compare | Shape::Key => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
             Shape::Same => (Signature::scalars(&[t, t], Scalar::Bool), "a == b"),
             // The C++ operation is the combine: a fold, or whether the later

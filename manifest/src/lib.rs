@@ -292,6 +292,9 @@ pub enum ParamKind {
     /// The result (`T *` of one value for reduce, the result record for a
     /// chain: [`provider::result_record`]) or the output array.
     Output,
+    /// `T *`: partition's second output array, the elements its predicate
+    /// rejects (room for all of them).
+    Rejected,
     /// `const unsigned long long *`: segment boundaries (segments + 1).
     Offsets,
     /// `unsigned long long`: the number of segments.

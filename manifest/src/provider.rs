@@ -64,7 +64,9 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
     match provider {
         Provider::Reduce => &["reduce.cuh"],
         Provider::InclusiveScan | Provider::ExclusiveScan => &["lookback.cuh", "scan.cuh"],
-        Provider::Select | Provider::DedupBy => &["lookback.cuh", "scan.cuh", "select.cuh"],
+        Provider::Select | Provider::DedupBy | Provider::Partition => {
+            &["lookback.cuh", "scan.cuh", "select.cuh"]
+        }
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
         Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
         Provider::SortBy => &["sort.cuh"],
@@ -267,20 +269,21 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // shared memory start in different banks. A chain's collect is
         // select's compaction of what its stages keep, with select's facts
         // by its input's size (not measured on its own yet), and so is
-        // dedup_by's, select with another rule.
+        // dedup_by's and partition's, select with another rule or a second
+        // output.
         Provider::InclusiveScan
         | Provider::ExclusiveScan
         | Provider::Select
         | Provider::DedupBy
+        | Provider::Partition
         | Provider::ChainCollect => {
+            let compaction = is_compaction(provider);
             let items = match (provider, t) {
-                (Provider::Select | Provider::DedupBy | Provider::ChainCollect, 8) => 17,
+                (_, 8) if compaction => 17,
                 // A composite of more than 8 bytes: a tile of about the
                 // 8-byte one's bytes (three of them, two blocks a
                 // multiprocessor, fit the shared memory).
-                (Provider::Select | Provider::DedupBy | Provider::ChainCollect, 9..) => {
-                    (136 / t).clamp(1, 15)
-                }
+                (_, 9..) if compaction => (136 / t).clamp(1, 15),
                 // A scan's tile holds the values too, and three tiles of
                 // them besides: two blocks a multiprocessor fit.
                 (Provider::InclusiveScan | Provider::ExclusiveScan, 9..) => (120 / t).clamp(1, 15),
@@ -362,7 +365,7 @@ pub fn check_launch(
                 ));
             }
         }
-        Provider::Select | Provider::DedupBy | Provider::ChainCollect if items > 32 => {
+        p if is_compaction(p) && items > 32 => {
             return Err(format!(
                 "items_per_thread {items}: {} keeps one flag bit per item, at most 32",
                 provider.name()
@@ -473,8 +476,9 @@ impl Tuning {
         let family = match provider {
             Provider::Reduce => "reduce",
             Provider::InclusiveScan | Provider::ExclusiveScan => "scan",
-            // dedup_by is select's kernel with another rule.
-            Provider::Select | Provider::DedupBy => "select",
+            // dedup_by and partition are select's kernel with another rule
+            // or a second output.
+            Provider::Select | Provider::DedupBy | Provider::Partition => "select",
             Provider::Transform | Provider::Transform2 => "transform",
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::ChainReduce | Provider::ChainPick => "chain",
@@ -521,7 +525,17 @@ pub fn is_tile_stream(provider: Provider) -> bool {
             | Provider::ExclusiveScan
             | Provider::Select
             | Provider::DedupBy
+            | Provider::Partition
             | Provider::ChainCollect
+    )
+}
+
+/// Whether the provider is a compaction on the tile stream (select.cuh's
+/// kernel, or chain_collect's on its schedule): one flag bit per item.
+fn is_compaction(provider: Provider) -> bool {
+    matches!(
+        provider,
+        Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
     )
 }
 
@@ -535,7 +549,9 @@ pub fn is_tile_stream(provider: Provider) -> bool {
 pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32) -> u32 {
     let tiles = 3 * (block * items * size).div_ceil(16) * 16;
     match provider {
-        Provider::Select | Provider::DedupBy => tiles + 3 * block * 8 + (block / 32) * 4 + 64,
+        Provider::Select | Provider::DedupBy | Provider::Partition => {
+            tiles + 3 * block * 8 + (block / 32) * 4 + 64
+        }
         Provider::ChainCollect => tiles + (block / 32) * 4 + 64,
         // The two prefixes, their flags, the drawn tiles and alignment:
         // 64 bytes up to 8-byte elements.
@@ -636,6 +652,15 @@ pub fn kernel_params(
             ptr(K::State),
             p(K::Epoch, 4),
         ],
+        (Provider::Partition, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Output),
+            ptr(K::Rejected),
+            ptr(K::Count),
+            ptr(K::State),
+            p(K::Epoch, 4),
+        ],
         (Provider::SortBy, Stage::Partition) => vec![
             p(K::Ping, 1),
             ptr(K::Output),
@@ -727,6 +752,7 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::Select
         | Provider::SortBy
         | Provider::DedupBy
+        | Provider::Partition
         | Provider::ChainCollect => return None,
     };
     Some(ResultRecord {
@@ -1644,6 +1670,17 @@ fn emit_kernel(
             format!(
                 "rcb::segmented_reduce<{block}, {}>(input, offsets, segments, init, output, per_block, {functor});",
                 per_vector(signature.element(), name)?
+            ),
+        ),
+        (Provider::Partition, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
+                 \x20   {t} *__restrict__ rejected, unsigned long long *count, void *state, unsigned int epoch"
+            ),
+            format!(
+                "{}rcb::select<{block}, {items}, true>(input, len, output, count, state, epoch, rcb::keep_if({functor}),\n\
+                 \x20                                    rejected);",
+                storage_fits("SelectStorage", launch, &t)
             ),
         ),
         (Provider::Select | Provider::DedupBy, _) => {

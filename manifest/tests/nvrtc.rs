@@ -189,7 +189,7 @@ fn every_provider() -> Vec<KernelRequest> {
             let expr = match provider.shape() {
                 Shape::Fold | Shape::Zip => "a + b",
                 Shape::Map => "a * 3 + 1",
-                Shape::Predicate => "a > 0",
+                Shape::Predicate | Shape::RefPredicate => "a > 0",
                 Shape::Compare | Shape::Key => "a < b",
                 Shape::Same => "a == b",
                 Shape::Chain => chain_expr(provider),
@@ -211,7 +211,7 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (11 + 3));
+    assert_eq!(tu.kernels.len(), 2 * 10 * (12 + 3));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 

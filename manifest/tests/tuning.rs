@@ -29,7 +29,7 @@ fn every_provider_and_type_has_launch_facts_that_check() {
             }
         }
     }
-    assert_eq!(checked, 11 * 10 + 3 * 10);
+    assert_eq!(checked, 12 * 10 + 3 * 10);
 }
 
 #[test]

@@ -1303,6 +1303,57 @@ impl Gpu {
         self.fresh(&call, &[data.source().erase()], None, None, &same)
     }
 
+    /// The elements for which `pred` holds and those for which it does
+    /// not, each in order, as [`Iterator::partition`] splits them
+    /// ([`crate::partition`]): one pass, each half in a new allocation.
+    /// Waits for the count of kept elements (the halves' lengths).
+    #[track_caller]
+    #[inline(never)]
+    pub fn partition<T, D, P>(
+        &self,
+        data: &D,
+        pred: P,
+    ) -> Result<(DeviceVec<T>, DeviceVec<T>), Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        P: Fn(&T) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<P>(site, id!(provider Partition), &[T::ELEMENT, BOOL]);
+        // SAFETY: as for `fresh`.
+        let done = unsafe {
+            backend::run(
+                &self.device,
+                self.lane,
+                &call,
+                &[data.source().erase()],
+                None,
+                None,
+                &pred as *const P as *const u8,
+                backend::Out::New,
+            )?
+        };
+        match done {
+            backend::Done::Split((kept, k), (rejected, r)) => Ok((
+                DeviceVec {
+                    len: k,
+                    alloc: kept,
+                    _t: PhantomData,
+                },
+                DeviceVec {
+                    len: r,
+                    alloc: rejected,
+                    _t: PhantomData,
+                },
+            )),
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "the partition returned no two device results".into(),
+            }),
+        }
+    }
+
     /// The elements stably sorted by `compare`, a total order, as
     /// [`slice::sort_by`] ([`crate::sort_by`]); at most 2^32 - 1 of them.
     /// The kernel calls the compiled comparator as "less than":
@@ -1894,6 +1945,8 @@ mod backend {
     pub enum Done {
         Value(usize),
         Device(Option<Alloc>, usize),
+        /// Partition's halves, each with its length.
+        Split((Alloc, usize), (Alloc, usize)),
     }
 
     fn convert(e: HostError) -> Error {
@@ -2068,6 +2121,7 @@ mod backend {
         Ok(match produced {
             host::Produced::Value(n) => Done::Value(n),
             host::Produced::Device { alloc, len } => Done::Device(alloc, len),
+            host::Produced::Split { kept, rejected } => Done::Split(kept, rejected),
         })
     }
 }
@@ -2093,6 +2147,7 @@ mod backend {
     pub enum Done {
         Value(usize),
         Device(Option<Alloc>, usize),
+        Split((Alloc, usize), (Alloc, usize)),
     }
 
     fn unavailable() -> Error {

@@ -164,6 +164,14 @@ pub fn dedup_by<T: Copy, E: Fn(&T, &T) -> bool>(data: &[T], same: E) -> Vec<T> {
     out
 }
 
+/// The elements for which `pred` holds and those for which it does not,
+/// each in order, as [`Iterator::partition`] splits them: `|x| *x > 0`,
+/// `|p| p.alive != 0`.
+#[inline(never)]
+pub fn partition<T: Copy, P: Fn(&T) -> bool>(data: &[T], pred: P) -> (Vec<T>, Vec<T>) {
+    data.iter().partition(|x| pred(x))
+}
+
 /// The elements sorted by `compare`, stably (equal elements keep their
 /// order), as [`slice::sort_by`]: `|a, b| a.cmp(b)`, `|a, b| b.cmp(a)`,
 /// `|a, b| a.total_cmp(b)`, `|a, b| (a >> 4).cmp(&(b >> 4))`. `compare`

@@ -57,6 +57,9 @@ pub struct Job {
     /// The output array (the result of a reduce or a chain goes to the
     /// workspace).
     pub output: u64,
+    /// Partition's second output, room for `len` elements: the elements
+    /// its predicate rejects.
+    pub rejected: u64,
     /// The callback environment's bytes (empty for none).
     pub env: Vec<u8>,
     /// Replaces the grid policy of a grid-stride kernel (benchmark sweeps).
@@ -114,13 +117,14 @@ pub fn uses_workspace(kind: KernelKind) -> bool {
     )
 }
 
-/// Whether a provider compacts (select, chain_collect): it writes as many
+/// Whether a provider compacts (select, dedup_by, partition,
+/// chain_collect): it writes as many
 /// results as it keeps, up to one per element, and their count to
 /// [`Scratch::count`], so its result has no length before it has run.
 pub fn compacts(provider: Provider) -> bool {
     matches!(
         provider,
-        Provider::Select | Provider::DedupBy | Provider::ChainCollect
+        Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
     )
 }
 
@@ -267,7 +271,8 @@ pub unsafe fn run<'k>(
         .set(ParamKind::Init, job.init.clone())
         .u64(ParamKind::Input, job.input)
         .u64(ParamKind::Input2, job.input2)
-        .u64(ParamKind::Output, job.output);
+        .u64(ParamKind::Output, job.output)
+        .u64(ParamKind::Rejected, job.rejected);
     let mut launched = Launched::default();
     let provider = match provider {
         KernelKind::Provider(p) => p,
@@ -317,6 +322,7 @@ pub unsafe fn run<'k>(
         | Provider::ExclusiveScan
         | Provider::Select
         | Provider::DedupBy
+        | Provider::Partition
         | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
             if job.len == 0 {
@@ -560,7 +566,7 @@ mod tests {
         for p in Provider::ALL {
             let expected = matches!(
                 p,
-                Provider::Select | Provider::DedupBy | Provider::ChainCollect
+                Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
             );
             assert_eq!(compacts(p), expected, "{p}");
             // A compaction's result is its elements, never one value.

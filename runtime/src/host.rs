@@ -985,6 +985,12 @@ pub enum Produced {
         alloc: Option<DeviceAlloc>,
         len: usize,
     },
+    /// Partition's two results, each in a new allocation with its length:
+    /// the elements its predicate keeps, then those it rejects.
+    Split {
+        kept: (DeviceAlloc, usize),
+        rejected: (DeviceAlloc, usize),
+    },
 }
 
 /// What a call hands its provider besides the callback's types.
@@ -1616,6 +1622,13 @@ impl Device {
             // A reduce's or a chain's result goes to the workspace.
             Output::Value { .. } => 0,
         };
+        // Partition's rejected elements: as many as the kept ones may be.
+        let mut rejected = None;
+        if provider == Provider::Partition {
+            let alloc = state.alloc(self, lane, out_bytes)?;
+            job.rejected = alloc.address();
+            rejected = Some(alloc);
+        }
         let scratch = state.lanes[lane].scratch.as_mut().expect("created above");
         // SAFETY: the inputs are live device buffers of `len` elements (a
         // host input was staged above), the offsets hold `segments + 1`
@@ -1660,10 +1673,16 @@ impl Device {
                         ),
                     ));
                 }
-                Ok(Produced::Device {
-                    alloc: fresh,
-                    len: kept as usize,
-                })
+                match (fresh, rejected) {
+                    (Some(kept_alloc), Some(rejected_alloc)) => Ok(Produced::Split {
+                        kept: (kept_alloc, kept as usize),
+                        rejected: (rejected_alloc, len - kept as usize),
+                    }),
+                    (fresh, _) => Ok(Produced::Device {
+                        alloc: fresh,
+                        len: kept as usize,
+                    }),
+                }
             }
             _ => Ok(Produced::Device {
                 alloc: fresh,

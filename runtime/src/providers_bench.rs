@@ -189,7 +189,7 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
-const CUB_ALGOS: [Provider; 9] = [
+const CUB_ALGOS: [Provider; 10] = [
     Provider::Reduce,
     Provider::InclusiveScan,
     Provider::ExclusiveScan,
@@ -199,6 +199,7 @@ const CUB_ALGOS: [Provider; 9] = [
     Provider::SegmentedReduce,
     Provider::SortBy,
     Provider::DedupBy,
+    Provider::Partition,
 ];
 
 fn cub_for(lib: &libloading::Library, provider: Provider) -> Result<Cub, RuntimeError> {
@@ -396,8 +397,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             inputs_of = Some((element, buffers));
         }
         let inputs = &inputs_of.as_ref().expect("uploaded above").1;
-        // Room for the outputs, and for CUB's select count after n elements.
-        let ours_out = gpu.alloc((top * size + 16) as usize)?;
+        // Room for the outputs, and for CUB's select count after n
+        // elements; partition's rejected elements after our n.
+        let ours_out = gpu.alloc((2 * top * size + 16) as usize)?;
         let cub_out = gpu.alloc((top * size + 16) as usize)?;
         let offsets_host: Vec<u64> = (0..=top.div_ceil(1024))
             .map(|i| (i * 1024).min(top))
@@ -432,6 +434,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                     vec![0u8; size as usize]
                 },
                 output: ours_out.address(0),
+                rejected: ours_out.address((top * size) as usize),
                 env: Vec::new(),
                 grid,
             };
@@ -513,8 +516,14 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             run_ours(&kernels, 0, None)?;
             cub_run(0, &cub_out)?;
             gpu.synchronize()?;
+            let ours_rejected = (top * size) as usize;
             let (check, kept) = compare(
-                provider, element, n, segments, &scratch, &ours_out, &cub_out,
+                provider,
+                element,
+                (n, segments),
+                &scratch,
+                (&ours_out, ours_rejected),
+                &cub_out,
             )?;
             let main = kernels.first().copied();
             let bytes = ideal_bytes(provider, size, n, segments, kept);
@@ -604,6 +613,7 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::InclusiveScan | Provider::ExclusiveScan | Provider::Transform => 2 * n * size,
         Provider::Transform2 => 3 * n * size,
         Provider::Select | Provider::DedupBy => n * size + kept * size,
+        Provider::Partition => 2 * n * size,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
         Provider::SortBy | Provider::ChainCollect => return None,
@@ -626,10 +636,9 @@ fn copy_ceiling(gpu: &Gpu, options: &Options) -> Result<f64, RuntimeError> {
 fn compare(
     provider: Provider,
     element: Scalar,
-    n: u64,
-    segments: u64,
+    (n, segments): (u64, u64),
     scratch: &Scratch<'_>,
-    ours: &DeviceBuffer<'_>,
+    (ours, rejected_at): (&DeviceBuffer<'_>, usize),
     cub: &DeviceBuffer<'_>,
 ) -> Result<(String, u64), RuntimeError> {
     let size = element.size() as usize;
@@ -656,6 +665,24 @@ fn compare(
             ours.download(0, &mut o)?;
             cub.download(0, &mut c)?;
             (kept as usize, o, c, kept)
+        }
+        // CUB's DevicePartition::If writes the rejected elements after the
+        // kept ones, last first; ours go to a second array, first first.
+        Provider::Partition => {
+            let kept = scratch.read_count()?;
+            let mut cub_kept = [0u64];
+            cub.download(n as usize * size, &mut cub_kept)?;
+            if kept != cub_kept[0] {
+                return Ok((format!("kept {kept}, CUB kept {}", cub_kept[0]), kept));
+            }
+            let (k, all) = (kept as usize * size, n as usize * size);
+            let (mut o, mut c) = (vec![0u8; all], vec![0u8; all]);
+            ours.download(0, &mut o[..k])?;
+            ours.download(rejected_at, &mut o[k..])?;
+            cub.download(0, &mut c)?;
+            let rejected: Vec<u8> = c[k..].chunks(size).rev().flatten().copied().collect();
+            c[k..].copy_from_slice(&rejected);
+            (n as usize, o, c, kept)
         }
         _ => {
             let count = if provider == Provider::SegmentedReduce {

@@ -30,6 +30,9 @@ pub enum Provider {
     /// first, and each that `same` does not find equal to the one before
     /// it), in order, as `Vec::dedup_by` keeps them.
     DedupBy,
+    /// `select.cuh`: the elements a predicate keeps and those it does not,
+    /// each in order, as `Iterator::partition` splits them.
+    Partition,
     /// `chain.cuh`: a `par_iter` chain's `map`/`filter` stages fused with a
     /// fold of what they keep (`sum`, `product`, `reduce`, `count`, `any`,
     /// `all`), from an `init` or from the first value kept.
@@ -46,7 +49,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 12] = [
+    pub const ALL: [Provider; 13] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -56,6 +59,7 @@ impl Provider {
         Provider::Select,
         Provider::SortBy,
         Provider::DedupBy,
+        Provider::Partition,
         Provider::ChainReduce,
         Provider::ChainPick,
         Provider::ChainCollect,
@@ -72,6 +76,7 @@ impl Provider {
             Provider::Select => "select",
             Provider::SortBy => "sort_by",
             Provider::DedupBy => "dedup_by",
+            Provider::Partition => "partition",
             Provider::ChainReduce => "chain_reduce",
             Provider::ChainPick => "chain_pick",
             Provider::ChainCollect => "chain_collect",
@@ -95,6 +100,7 @@ impl Provider {
             Provider::Select => Shape::Predicate,
             Provider::SortBy => Shape::Compare,
             Provider::DedupBy => Shape::Same,
+            Provider::Partition => Shape::RefPredicate,
             Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
     }
@@ -108,6 +114,7 @@ impl Provider {
             self,
             Provider::Reduce
                 | Provider::DedupBy
+                | Provider::Partition
                 | Provider::Transform
                 | Provider::Transform2
                 | Provider::SegmentedReduce
@@ -192,6 +199,9 @@ pub enum Shape {
     /// takes it. Its thunk answers "less than", `(T, T) -> bool`:
     /// `compare(&a, &b) == Ordering::Less` (see [`Shape::signature`]).
     Compare,
+    /// `(&T) -> bool`: partition's predicate, as `Iterator::partition`
+    /// takes it. Its thunk takes the value: `(T) -> bool`.
+    RefPredicate,
     /// `(&T, &T) -> bool`: whether two elements are the same, as
     /// `Vec::dedup_by` takes it (the later element first). Its thunk takes
     /// the values: `(T, T) -> bool`.
@@ -220,7 +230,7 @@ impl Shape {
             Shape::Fold => (vec![t.clone(), t.clone()], t),
             Shape::Map => (vec![t], u),
             Shape::Zip => (vec![t.clone(), u], t),
-            Shape::Predicate => (vec![t], boolean),
+            Shape::Predicate | Shape::RefPredicate => (vec![t], boolean),
             Shape::Compare | Shape::Key | Shape::Same => (vec![t.clone(), t], boolean),
             Shape::Chain => (vec![t], u),
         };
@@ -234,6 +244,7 @@ impl Shape {
             Shape::Map => "(T) -> U",
             Shape::Zip => "(T, U) -> V",
             Shape::Predicate => "(T) -> bool",
+            Shape::RefPredicate => "(&T) -> bool",
             Shape::Compare => "(&T, &T) -> Ordering",
             Shape::Key => "(&T) -> K",
             Shape::Same => "(&T, &T) -> bool",
@@ -245,7 +256,7 @@ impl Shape {
     /// comparator or a key: see [`Shape::signature`]).
     pub fn arity(self) -> usize {
         match self {
-            Shape::Map | Shape::Predicate | Shape::Key | Shape::Chain => 1,
+            Shape::Map | Shape::Predicate | Shape::RefPredicate | Shape::Key | Shape::Chain => 1,
             Shape::Fold | Shape::Zip | Shape::Compare | Shape::Same => 2,
         }
     }
@@ -266,7 +277,9 @@ impl Shape {
             (Shape::Fold, [a, b]) if a == b && a == ret => Some(vec![a.clone()]),
             (Shape::Map, [a]) => Some(vec![a.clone(), ret.clone()]),
             (Shape::Zip, [a, b]) => Some(vec![a.clone(), b.clone(), ret.clone()]),
-            (Shape::Predicate, [a]) if ret == boolean => Some(vec![a.clone()]),
+            (Shape::Predicate | Shape::RefPredicate, [a]) if ret == boolean => {
+                Some(vec![a.clone()])
+            }
             (Shape::Compare | Shape::Key | Shape::Same, [a, b]) if a == b && ret == boolean => {
                 Some(vec![a.clone()])
             }
@@ -356,7 +369,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
-             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `chain_reduce`, `chain_pick`, `chain_collect`"
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }

@@ -281,6 +281,10 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
             let names: Vec<&str> = fields.iter().map(|s| s.name()).collect();
             key_summary(t, &format!("({})", names.join(", ")))
         }
+        Adapter::Refs if abi.signature.params.len() == 1 => (
+            format!("(&{t}) -> bool"),
+            " (nonzero: `pred(&a)`)".to_string(),
+        ),
         Adapter::Refs => (
             format!("(&{t}, &{t}) -> bool"),
             " (nonzero: `same(&a, &b)`, a the later element)".to_string(),

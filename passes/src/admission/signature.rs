@@ -68,8 +68,8 @@ fn composite(facts: &ModuleFacts, t: &Ty) -> Option<Element> {
 /// A callback's parameters and result as its thunk passes them, and how
 /// the thunk calls the body: a comparator's `(&T, &T) -> Ordering` and a
 /// key's `(&T) -> K` are `(T, T) -> bool`, "less than", and a `same`'s
-/// `(&T, &T) -> bool` is `(T, T) -> bool`; every other shape's are the
-/// callback's own. `None` for a comparator, key or `same` that does not
+/// `(&T, &T) -> bool` is `(T, T) -> bool` (a partition's `(&T) -> bool`:
+/// `(T) -> bool`); every other shape's are the callback's own. `None` for a comparator, key or `same` that does not
 /// take shared references, or returns something else than `Ordering`, a
 /// key ([`key`]) or `bool`.
 fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Adapter)> {
@@ -92,7 +92,9 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
                 if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
             ordering.then_some((values()?, less, Adapter::Compare))
         }
-        Shape::Same => (*ret == less).then_some((values()?, less.clone(), Adapter::Refs)),
+        Shape::Same | Shape::RefPredicate => {
+            (*ret == less).then_some((values()?, less.clone(), Adapter::Refs))
+        }
         Shape::Key => match (values()?.as_slice(), key(ret)) {
             ([t], Some(adapter)) => Some((vec![t.clone(), t.clone()], less, adapter)),
             _ => None,

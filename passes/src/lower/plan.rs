@@ -55,8 +55,9 @@ pub struct CallbackAbi {
 pub enum Adapter {
     /// The body has the thunk's type.
     Direct,
-    /// `(&T, &T) -> bool` (`dedup_by`'s `same`): operands by reference,
-    /// the answer as the body gives it.
+    /// `(&T, &T) -> bool` (`dedup_by`'s `same`) or `(&T) -> bool`
+    /// (`partition`'s predicate): operands by reference, the answer as the
+    /// body gives it.
     Refs,
     /// `(&T, &T) -> Ordering`: operands by reference, the `Ordering`
     /// through a slot; the thunk answers `compare(&a, &b) == Less`.

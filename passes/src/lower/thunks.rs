@@ -19,8 +19,9 @@
 //! is `Less` (-1). A key function (`(&T) -> K`, `Shape::Key`) is called
 //! once per operand, by reference too, and its thunk answers `key(&a) <
 //! key(&b)`, signed or unsigned as `K` is ([`Adapter`]). A `same`
-//! (`(&T, &T) -> bool`, `Shape::Same`) takes its operands by reference
-//! and answers as it is.
+//! (`(&T, &T) -> bool`, `Shape::Same`) and a partition's predicate
+//! (`(&T) -> bool`, `Shape::RefPredicate`) take their operands by
+//! reference and answer as they are.
 //!
 //! A closure body already takes the environment pointer first (MIR passes
 //! `&{closure}` as `_1`), so the thunk forwards it; an fn item's thunk
@@ -169,9 +170,9 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             }
             FunctionType::new(rw.ctx, &params, &[ret()?]).into()
         }
-        // Both operands by reference, the answer as it is.
+        // Every operand by reference, the answer as it is.
         Adapter::Refs => {
-            params.extend([rw.ptr_type(); 2]);
+            params.extend(thunk.signature.params.iter().map(|_| rw.ptr_type()));
             FunctionType::new(rw.ctx, &params, &[ret()?]).into()
         }
         // Both operands, then the `Ordering`'s slot.

@@ -5,7 +5,7 @@
 //! tuple with a capture, a zip of a struct and a scalar, segmented folds
 //! of structs, records sorted by a comparator and by a key (stable, as
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
-//! the first of each run (`dedup_by`),
+//! the first of each run (`dedup_by`), both halves of a `partition`,
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
@@ -194,6 +194,17 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             let mut want = hq[lo..].to_vec();
             want.dedup_by(|a, b| a.w >> 30 == b.w >> 30);
             c.check(&at("dedup_by struct"), firsts.iter().map(bits).eq(want.iter().map(bits)));
+            // Both halves of a partition, each in order, as
+            // Iterator::partition splits them: points inside the circle
+            // and the others.
+            let (inside, outside) = gpu.partition(&dq.slice(lo..), move |p: &Point| p.x * p.x + p.y * p.y < t)?;
+            let (want_in, want_out): (Vec<Point>, Vec<Point>) =
+                hq[lo..].iter().partition(|p| p.x * p.x + p.y * p.y < t);
+            c.check(
+                &at("partition struct"),
+                inside.to_vec()?.iter().map(bits).eq(want_in.iter().map(bits))
+                    && outside.to_vec()?.iter().map(bits).eq(want_out.iter().map(bits)),
+            );
             // Running folds, each associative, so the sequential scan is
             // the GPU's to the bit: an arg-max of pairs (8-byte look-back
             // descriptors), extents of points before each (12 bytes: a

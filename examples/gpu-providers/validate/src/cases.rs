@@ -111,6 +111,19 @@ pub fn cpu_select_above_i8(d: &[i8], k: i8) -> Vec<i8> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_i8(d: &[i8], k: i8) -> Vec<i8> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -165,6 +178,7 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i8, cpu_transform2_mixed_i8), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i8, cpu_segmented_reduce_i8), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i8, cpu_select_above_i8), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i8, cpu_partition_above_i8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i8, cpu_sort_i8), order: None },
@@ -280,6 +294,19 @@ pub fn cpu_select_above_i16(d: &[i16], k: i16) -> Vec<i16> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_i16(d: &[i16], k: i16) -> Vec<i16> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -334,6 +361,7 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i16, cpu_transform2_mixed_i16), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i16, cpu_segmented_reduce_i16), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i16, cpu_select_above_i16), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i16, cpu_partition_above_i16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i16, cpu_sort_i16), order: None },
@@ -449,6 +477,19 @@ pub fn cpu_select_above_i32(d: &[i32], k: i32) -> Vec<i32> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_i32(d: &[i32], k: i32) -> Vec<i32> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -503,6 +544,7 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i32, cpu_transform2_mixed_i32), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i32, cpu_segmented_reduce_i32), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i32, cpu_select_above_i32), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i32, cpu_partition_above_i32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i32, cpu_sort_i32), order: None },
@@ -618,6 +660,19 @@ pub fn cpu_select_above_i64(d: &[i64], k: i64) -> Vec<i64> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_i64(d: &[i64], k: i64) -> Vec<i64> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -672,6 +727,7 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_i64, cpu_transform2_mixed_i64), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_i64, cpu_segmented_reduce_i64), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_i64, cpu_select_above_i64), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i64, cpu_partition_above_i64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i64, cpu_sort_i64), order: None },
@@ -787,6 +843,19 @@ pub fn cpu_select_above_u8(d: &[u8], k: u8) -> Vec<u8> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_u8(d: &[u8], k: u8) -> Vec<u8> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -841,6 +910,7 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u8, cpu_transform2_mixed_u8), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u8, cpu_segmented_reduce_u8), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u8, cpu_select_above_u8), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u8, cpu_partition_above_u8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u8, cpu_sort_u8), order: None },
@@ -956,6 +1026,19 @@ pub fn cpu_select_above_u16(d: &[u16], k: u16) -> Vec<u16> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_u16(d: &[u16], k: u16) -> Vec<u16> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -1010,6 +1093,7 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u16, cpu_transform2_mixed_u16), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u16, cpu_segmented_reduce_u16), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u16, cpu_select_above_u16), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u16, cpu_partition_above_u16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u16, cpu_sort_u16), order: None },
@@ -1125,6 +1209,19 @@ pub fn cpu_select_above_u32(d: &[u32], k: u32) -> Vec<u32> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_u32(d: &[u32], k: u32) -> Vec<u32> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -1179,6 +1276,7 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u32, cpu_transform2_mixed_u32), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u32, cpu_segmented_reduce_u32), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u32, cpu_select_above_u32), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u32, cpu_partition_above_u32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u32, cpu_sort_u32), order: None },
@@ -1294,6 +1392,19 @@ pub fn cpu_select_above_u64(d: &[u64], k: u64) -> Vec<u64> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_u64(d: &[u64], k: u64) -> Vec<u64> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
     gpu.sort_by(d, |a, b| a.cmp(b))?.to_vec()
 }
@@ -1348,6 +1459,7 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "transform2_mixed", provider: "transform2", exact: true, op: Op::ZipMixed(gpu_transform2_mixed_u64, cpu_transform2_mixed_u64), order: None },
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_u64, cpu_segmented_reduce_u64), order: None },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_u64, cpu_select_above_u64), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u64, cpu_partition_above_u64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u64, cpu_sort_u64), order: None },
@@ -1489,6 +1601,19 @@ pub fn cpu_select_above_f32(d: &[f32], k: f32) -> Vec<f32> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_f32(gpu: &Gpu, d: &dyn Input<f32>, k: f32) -> Result<Vec<f32>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_f32(d: &[f32], k: f32) -> Vec<f32> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_f32(gpu: &Gpu, d: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
     gpu.sort_by(d, |a, b| a.total_cmp(b))?.to_vec()
 }
@@ -1528,6 +1653,7 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f32, cpu_segmented_reduce_f32), order: None },
         Case { name: "segmented_reduce_add", provider: "segmented_reduce", exact: false, op: Op::Seg(gpu_segmented_reduce_add_f32, cpu_segmented_reduce_add_f32), order: Some(Order::Segments(ord_segmented_reduce_add_f32)) },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f32, cpu_select_above_f32), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_f32, cpu_partition_above_f32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f32, cpu_dedup_by_bucket_f32), order: None },
@@ -1667,6 +1793,19 @@ pub fn cpu_select_above_f64(d: &[f64], k: f64) -> Vec<f64> {
     native::select(d, move |x| x > k)
 }
 
+pub fn gpu_partition_above_f64(gpu: &Gpu, d: &dyn Input<f64>, k: f64) -> Result<Vec<f64>, Error> {
+    let (kept, rejected) = gpu.partition(d, move |x| *x > k)?;
+    let mut out = kept.to_vec()?;
+    out.extend(rejected.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_partition_above_f64(d: &[f64], k: f64) -> Vec<f64> {
+    let (mut kept, rejected) = native::partition(d, move |x| *x > k);
+    kept.extend(rejected);
+    kept
+}
+
 pub fn gpu_sort_by_f64(gpu: &Gpu, d: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
     gpu.sort_by(d, |a, b| a.total_cmp(b))?.to_vec()
 }
@@ -1706,6 +1845,7 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "segmented_reduce", provider: "segmented_reduce", exact: true, op: Op::Seg(gpu_segmented_reduce_f64, cpu_segmented_reduce_f64), order: None },
         Case { name: "segmented_reduce_add", provider: "segmented_reduce", exact: false, op: Op::Seg(gpu_segmented_reduce_add_f64, cpu_segmented_reduce_add_f64), order: Some(Order::Segments(ord_segmented_reduce_add_f64)) },
         Case { name: "select_above", provider: "select", exact: true, op: Op::Map(gpu_select_above_f64, cpu_select_above_f64), order: None },
+        Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_f64, cpu_partition_above_f64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f64, cpu_dedup_by_bucket_f64), order: None },

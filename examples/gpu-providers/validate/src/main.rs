@@ -530,7 +530,7 @@ fn gpu_run<T: Elem>(
     patterns: &[Vec<usize>],
 ) -> Result<Output<T>, Error> {
     let (k, init) = (T::k(), T::init());
-    let threshold = if job.case.provider == "select" { T::threshold() } else { k };
+    let threshold = if matches!(job.case.provider, "select" | "partition") { T::threshold() } else { k };
     Ok(match &job.case.op {
         Op::Fold(g, _) => Output::Same(vec![g(gpu, a, init, k)?]),
         Op::InclusiveScan(g, _) | Op::Scan(g, _) => Output::Same(g(gpu, a, init, k)?),
@@ -552,7 +552,7 @@ fn reference<T: Elem>(
     patterns: &[Vec<usize>],
 ) -> Output<T> {
     let (k, init) = (T::k(), T::init());
-    let threshold = if job.case.provider == "select" { T::threshold() } else { k };
+    let threshold = if matches!(job.case.provider, "select" | "partition") { T::threshold() } else { k };
     match &job.case.op {
         Op::Fold(_, h) => Output::Same(vec![h(a, init, k)]),
         Op::InclusiveScan(_, h) | Op::Scan(_, h) => Output::Same(h(a, init, k)),
