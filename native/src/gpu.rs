@@ -1321,20 +1321,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<P>(site, id!(provider Partition), &[T::ELEMENT, BOOL]);
-        // SAFETY: as for `fresh`.
-        let done = unsafe {
-            backend::run(
-                &self.device,
-                self.lane,
-                &call,
-                &[data.source().erase()],
-                None,
-                None,
-                &pred as *const P as *const u8,
-                backend::Out::New,
-            )?
-        };
-        match done {
+        match self.run_new(&call, &[data.source().erase()], None, None, &pred)? {
             backend::Done::Split((kept, k), (rejected, r)) => Ok((
                 DeviceVec {
                     len: k,
@@ -1451,19 +1438,19 @@ impl Gpu {
         }
     }
 
-    /// Runs `call` into a new device allocation of `O` elements.
-    fn fresh<O, F>(
+    /// Runs `call` into new device allocations: what it produced.
+    fn run_new<F>(
         &self,
         call: &Call<'_>,
         inputs: &[Data<'_>],
         offsets: Option<&[usize]>,
         init: Option<(*const u8, usize)>,
         op: &F,
-    ) -> Result<DeviceVec<O>, Error> {
+    ) -> Result<backend::Done, Error> {
         // SAFETY: `init` is one live value and `op` a live F; the backend
         // checks every type against the compiled ones before it reads or
         // writes them as such.
-        let done = unsafe {
+        unsafe {
             backend::run(
                 &self.device,
                 self.lane,
@@ -1473,9 +1460,20 @@ impl Gpu {
                 init,
                 op as *const F as *const u8,
                 backend::Out::New,
-            )?
-        };
-        match done {
+            )
+        }
+    }
+
+    /// Runs `call` into a new device allocation of `O` elements.
+    fn fresh<O, F>(
+        &self,
+        call: &Call<'_>,
+        inputs: &[Data<'_>],
+        offsets: Option<&[usize]>,
+        init: Option<(*const u8, usize)>,
+        op: &F,
+    ) -> Result<DeviceVec<O>, Error> {
+        match self.run_new(call, inputs, offsets, init, op)? {
             backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
                 len,
                 alloc,
