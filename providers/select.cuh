@@ -163,7 +163,6 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
     auto write = [&](u64 t, int s, int p) {
         const u64 first = (u64)threadIdx.x * ITEMS;
         const u32 flags = smem.flags[s][threadIdx.x];
-        const u32 kept = smem.kept[s];
         const int mine = REJECTS ? items_of_thread<ITEMS>(first, valid_of(t)) : ITEMS;
         T x[ITEMS];
 #pragma unroll
@@ -173,9 +172,10 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
         // Every thread holds its kept elements: the slot takes them compacted.
         workers_sync<BLOCK>();
         u32 at = smem.before[s][threadIdx.x];
-        // The rejected ones before the thread's: its first index less the
-        // kept ones before it.
-        u32 other = kept + (u32)first - at;
+        // REJECTS: the slot takes the rejected ones after the tile's kept
+        // ones, the thread's after those before it (its first index less
+        // the kept ones before it).
+        u32 other = REJECTS ? smem.kept[s] + (u32)first - at : 0;
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             if (flags & (1u << j)) {
@@ -186,6 +186,7 @@ __device__ __forceinline__ void select(const T *__restrict__ input, u64 n, T *__
         }
         workers_sync<BLOCK>();
         const u64 out_base = smem.prefix[p];
+        const u32 kept = smem.kept[s];
         for (u32 k = threadIdx.x; k < kept; k += BLOCK) output[out_base + k] = smem.buf[s].items[k];
         if (REJECTS) {
             const u64 rejected_base = t * TILE - out_base;

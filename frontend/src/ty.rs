@@ -306,7 +306,14 @@ impl<'a> TyParser<'a> {
             let inner = self.balanced('<', '>')?;
             let mut args = Vec::new();
             for part in split_top(inner, ',') {
-                args.push(self.sub(part.trim())?);
+                let part = part.trim();
+                // A lifetime (`Named<'_>`), kept as written: no layout
+                // depends on it.
+                if part.starts_with('\'') {
+                    args.push(Ty::Other(part.to_string()));
+                    continue;
+                }
+                args.push(self.sub(part)?);
             }
             Some(args)
         } else {
@@ -520,6 +527,16 @@ mod tests {
             "Adt { path: \"std::boxed::Box\", args: [Adt { path: \"std::mem::MaybeUninit\", args: [Array(Scalar(I32), \"2\")] }] }",
         );
         check("dyn Fn(i32) -> i32", "Other(\"dyn Fn(i32) -> i32\")");
+        // A lifetime argument stays as written: a struct that holds a
+        // reference is still an ADT (whose fields say why it is no element).
+        check(
+            "&Named<'_>",
+            "Ref { mutable: false, inner: Adt { path: \"Named\", args: [Other(\"'_\")] } }",
+        );
+        check(
+            "std::slice::Iter<'_, u32>",
+            "Adt { path: \"std::slice::Iter\", args: [Other(\"'_\"), Scalar(U32)] }",
+        );
         check(
             "&{closure@src/a b.rs:1:2: 3:4}",
             "Ref { mutable: false, inner: Closure { file: \"src/a b.rs\", span: Span { lo_line: 1, lo_col: 2, hi_line: 3, hi_col: 4, file: 0 } } }",
