@@ -277,7 +277,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         | Provider::DedupBy
         | Provider::Partition
         | Provider::ChainCollect => {
-            let compaction = is_compaction(provider);
+            let compaction = provider.compacts();
             let items = match (provider, t) {
                 (_, 8) if compaction => 17,
                 // A composite of more than 8 bytes: a tile of about the
@@ -365,7 +365,7 @@ pub fn check_launch(
                 ));
             }
         }
-        p if is_compaction(p) && items > 32 => {
+        p if p.compacts() && items > 32 => {
             return Err(format!(
                 "items_per_thread {items}: {} keeps one flag bit per item, at most 32",
                 provider.name()
@@ -527,15 +527,6 @@ pub fn is_tile_stream(provider: Provider) -> bool {
             | Provider::DedupBy
             | Provider::Partition
             | Provider::ChainCollect
-    )
-}
-
-/// Whether the provider is a compaction on the tile stream (select.cuh's
-/// kernel, or chain_collect's on its schedule): one flag bit per item.
-fn is_compaction(provider: Provider) -> bool {
-    matches!(
-        provider,
-        Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
     )
 }
 

@@ -117,17 +117,6 @@ pub fn uses_workspace(kind: KernelKind) -> bool {
     )
 }
 
-/// Whether a provider compacts (select, dedup_by, partition,
-/// chain_collect): it writes as many
-/// results as it keeps, up to one per element, and their count to
-/// [`Scratch::count`], so its result has no length before it has run.
-pub fn compacts(provider: Provider) -> bool {
-    matches!(
-        provider,
-        Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
-    )
-}
-
 impl<'g> Scratch<'g> {
     /// A workspace for the reduces and chains of the largest grid any of
     /// `kernels` gets.
@@ -326,7 +315,7 @@ pub unsafe fn run<'k>(
         | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
             if job.len == 0 {
-                if compacts(provider) {
+                if provider.compacts() {
                     scratch.count.fill_on(stream, 0)?;
                 }
                 return Ok(launched);
@@ -335,7 +324,7 @@ pub unsafe fn run<'k>(
             // A tile stream takes any grid: its blocks draw tiles.
             let grid = grid_for(gpu, k, job.len, job.grid);
             // The compactions' counts are 64-bit; a scan's values are T.
-            let desc = if compacts(provider) {
+            let desc = if provider.compacts() {
                 descriptor_bytes(8)
             } else {
                 descriptor_bytes(element.size())
@@ -568,7 +557,7 @@ mod tests {
                 p,
                 Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
             );
-            assert_eq!(compacts(p), expected, "{p}");
+            assert_eq!(p.compacts(), expected, "{p}");
             // A compaction's result is its elements, never one value.
             if expected {
                 let signature = p.shape().signature(Scalar::I32, Scalar::Bool);

@@ -1460,7 +1460,7 @@ impl Device {
                 },
                 None,
             ) => {
-                if dispatch::compacts(provider) {
+                if provider.compacts() {
                     return Err(mismatch(format!(
                         "the result of a {} call has no length before it runs: it goes to a \
                          new allocation, not into one of {n} elements",
@@ -1659,7 +1659,7 @@ impl Device {
                 unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr, value.len()) };
                 Ok(Produced::Value(value.len()))
             }
-            _ if dispatch::compacts(provider) => {
+            _ if provider.compacts() => {
                 let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
                 let kept = scratch.read_count();
                 let kept = kept.map_err(|e| wait_error(state, lane, e))?;

@@ -128,6 +128,18 @@ impl Provider {
         )
     }
 
+    /// Whether the provider compacts (select, dedup_by, partition,
+    /// chain_collect): it writes as many results as it keeps, up to one per
+    /// element, and their count, so its result has no length before it has
+    /// run. Its kernel is select.cuh's compaction on the tile stream (or
+    /// chain_collect's on the same schedule): one flag bit per item.
+    pub fn compacts(self) -> bool {
+        matches!(
+            self,
+            Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
+        )
+    }
+
     /// Whether the provider takes an initial value (`init`).
     pub fn takes_init(self) -> bool {
         matches!(
