@@ -250,10 +250,7 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
         });
     } else {
         constexpr int N = VecWidth<T>::N;
-        const u64 head = head_elements(input, n);
-        const u64 nvec = (n - head) / N;
-        const u64 tail_start = head + nvec * N;
-        const u64 nscalar = head + (n - tail_start);
+        const auto [head, nvec, tail_start, nscalar] = split_vectors<N>(input, n);
         const T *__restrict__ vinput = input + head;
         u64 i = tid;
         if (i < nvec) {
@@ -358,10 +355,7 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
         });
     } else {
         constexpr int N = VecWidth<T>::N;
-        const u64 head = head_elements(input, n);
-        const u64 nvec = (n - head) / N;
-        const u64 tail_start = head + nvec * N;
-        const u64 nscalar = head + (n - tail_start);
+        const auto [head, nvec, tail_start, nscalar] = split_vectors<N>(input, n);
         const T *__restrict__ vinput = input + head;
         u64 i = tid;
         if (i < nvec) {

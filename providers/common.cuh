@@ -71,6 +71,21 @@ __device__ __forceinline__ u64 head_elements(const T *p, u64 n) {
     return head < n ? head : n;
 }
 
+// How `n` elements from `p` split into 16-byte vectors of N elements:
+// `head` scalars before the first boundary, `nvec` whole vectors from
+// there, the rest from `tail_start`; `nscalar` counts both ends' scalars.
+struct VectorSplit {
+    u64 head, nvec, tail_start, nscalar;
+};
+
+template <int N, class T>
+__device__ __forceinline__ VectorSplit split_vectors(const T *p, u64 n) {
+    const u64 head = head_elements(p, n);
+    const u64 nvec = (n - head) / N;
+    const u64 tail_start = head + nvec * N;
+    return VectorSplit{head, nvec, tail_start, head + (n - tail_start)};
+}
+
 // Warp shuffles of every element type (the intrinsics take 32- and 64-bit
 // values; narrower ones travel widened).
 __device__ __forceinline__ signed char shfl(signed char v, int src) { return (signed char)__shfl_sync(0xffffffffu, (int)v, src); }

@@ -118,10 +118,7 @@ __device__ __forceinline__ void reduce(const T *__restrict__ input, u64 n, T ini
         constexpr int N = VecWidth<T>::N;
         // Elements before the first 16-byte boundary are read as scalars, as are
         // the (< N) elements after the last whole vector.
-        const u64 head = head_elements(input, n);
-        const u64 nvec = (n - head) / N;
-        const u64 tail_start = head + nvec * N;
-        const u64 nscalar = head + (n - tail_start);
+        const auto [head, nvec, tail_start, nscalar] = split_vectors<N>(input, n);
         const T *__restrict__ vinput = input + head;
 
         u64 i = tid;
@@ -215,10 +212,7 @@ __device__ __forceinline__ void copy_i32(const int *__restrict__ input, u64 n, i
         for (u64 i = tid; i < n; i += stride) output[i] = __ldg(input + i);
         return;
     }
-    const u64 head = head_elements(input, n);
-    const u64 nvec = (n - head) >> 2;
-    const u64 tail_start = head + (nvec << 2);
-    const u64 nscalar = head + (n - tail_start);
+    const auto [head, nvec, tail_start, nscalar] = split_vectors<4>(input, n);
     const int4 *__restrict__ vinput = reinterpret_cast<const int4 *>(input + head);
     int4 *__restrict__ voutput = reinterpret_cast<int4 *>(output + head);
     u64 i = tid;

@@ -30,10 +30,7 @@ __device__ __forceinline__ void fold_range(const T *__restrict__ input, u64 lo, 
         return;
     } else {
         constexpr int N = VecWidth<T>::N;
-        const u64 head = head_elements(base, n);
-        const u64 nvec = (n - head) / N;
-        const u64 tail_start = head + nvec * N;
-        const u64 nscalar = head + (n - tail_start);
+        const auto [head, nvec, tail_start, nscalar] = split_vectors<N>(base, n);
         const T *__restrict__ vbase = base + head;
         u64 i = rank;
         if (i < nvec) {
