@@ -519,15 +519,7 @@ impl Tuning {
 /// (providers/scan.cuh's `tile_stream`): resident blocks of
 /// `block_size + 32` threads with three tiles of dynamic shared memory.
 pub fn is_tile_stream(provider: Provider) -> bool {
-    matches!(
-        provider,
-        Provider::InclusiveScan
-            | Provider::ExclusiveScan
-            | Provider::Select
-            | Provider::DedupBy
-            | Provider::Partition
-            | Provider::ChainCollect
-    )
+    matches!(provider, Provider::InclusiveScan | Provider::ExclusiveScan) || provider.compacts()
 }
 
 /// Dynamic shared memory of a tile stream's block: three tiles of
@@ -1663,29 +1655,24 @@ fn emit_kernel(
                 per_vector(signature.element(), name)?
             ),
         ),
-        (Provider::Partition, _) => (
-            format!(
-                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
-                 \x20   {t} *__restrict__ rejected, unsigned long long *count, void *state, unsigned int epoch"
-            ),
-            format!(
-                "{}rcb::select<{block}, {items}, true>(input, len, output, count, state, epoch, rcb::keep_if({functor}),\n\
-                 \x20                                    rejected);",
-                storage_fits("SelectStorage", launch, &t)
-            ),
-        ),
-        (Provider::Select | Provider::DedupBy, _) => {
+        // select.cuh's compaction: dedup_by's rule keeps the first of each
+        // run; partition's writes the rejected elements to a second array.
+        (Provider::Select | Provider::DedupBy | Provider::Partition, _) => {
             let rule = match provider {
                 Provider::DedupBy => "keep_first",
                 _ => "keep_if",
             };
+            let (rejected, rejects, rejected_arg) = match provider {
+                Provider::Partition => (format!("{t} *__restrict__ rejected, "), ", true", ", rejected"),
+                _ => (String::new(), "", ""),
+            };
             (
                 format!(
                     "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output,\n\
-                     \x20   unsigned long long *count, void *state, unsigned int epoch"
+                     \x20   {rejected}unsigned long long *count, void *state, unsigned int epoch"
                 ),
                 format!(
-                    "{}rcb::select<{block}, {items}>(input, len, output, count, state, epoch, rcb::{rule}({functor}));",
+                    "{}rcb::select<{block}, {items}{rejects}>(input, len, output, count, state, epoch, rcb::{rule}({functor}){rejected_arg});",
                     storage_fits("SelectStorage", launch, &t)
                 ),
             )
