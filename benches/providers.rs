@@ -166,3 +166,49 @@ pub fn dedup_by_f64(d: &[f64]) -> Vec<f64> {
 pub fn partition_f64(d: &[f64]) -> (Vec<f64>, Vec<f64>) {
     native::partition(d, |x| *x > 0.0)
 }
+
+// Where each query goes in sorted data: CUB's anchor is Thrust's
+// vectorised `lower_bound` with `a < b` (CUB has no device-wide search).
+pub fn partition_point_i32(sorted: &[i32], queries: &[i32]) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+pub fn partition_point_i64(sorted: &[i64], queries: &[i64]) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+pub fn partition_point_f32(sorted: &[f32], queries: &[f32]) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+pub fn partition_point_f64(sorted: &[f64], queries: &[f64]) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+// 256 even bins, as CUB's `HistogramEven` with 257 levels computes them:
+// over every i32 (levels from -2^31 to 2^31, in 64-bit arithmetic), and
+// over the floats' [-1000, 1000) (the reciprocal of the bin width in the
+// element's type, as CUB's; values outside it not counted).
+pub fn histogram_i32(d: &[i32]) -> Vec<u64> {
+    native::histogram(d, 256, |x| ((i64::from(x) + (1 << 31)) >> 24) as usize)
+}
+
+pub fn histogram_f32(d: &[f32]) -> Vec<u64> {
+    native::histogram(d, 256, |x| {
+        if x >= -1000.0 && x < 1000.0 {
+            ((x - -1000.0) * (256.0 / 2000.0)) as usize
+        } else {
+            usize::MAX
+        }
+    })
+}
+
+pub fn histogram_f64(d: &[f64]) -> Vec<u64> {
+    native::histogram(d, 256, |x| {
+        if x >= -1000.0 && x < 1000.0 {
+            ((x - -1000.0) * (256.0 / 2000.0)) as usize
+        } else {
+            usize::MAX
+        }
+    })
+}

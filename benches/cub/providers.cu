@@ -22,7 +22,12 @@
 // segmented reduce = + from 0 per segment, merge sort = a < b
 // (SortKeysCopy: input to output), dedup_by = Unique (a == b), partition =
 // DevicePartition::If with x > 0 (the rejected elements after the kept
-// ones, last first).
+// ones, last first), partition_point = Thrust's vectorised lower_bound
+// with a < b (CUB has no device-wide search; `in` the sorted data, `in2`
+// the queries, 64-bit indices out), histogram = HistogramEven with 257
+// levels into 32-bit counters (over every int: levels -2^31 and 2^31 as
+// long long; floats: [-1000, 1000)).
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -32,6 +37,8 @@
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/limits>
 #include <cuda/std/tuple>
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
 #include <cstring>
 
 namespace {
@@ -67,6 +74,7 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
   (void)offsets;
   (void)segments;
   T *out = static_cast<T *>(out_);
+  (void)out;
   // Counts as CUB's users pass them: an int for the algorithms whose
   // count type is a template parameter (their offsets are then 32-bit).
   const int count = int(n);
@@ -122,15 +130,37 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
       return status(cub::DevicePartition::If(temp, bytes, in, out, reinterpret_cast<unsigned long long *>(out + n),
                                              count, Positive<T>{}));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 10
+    case 10: {
+      if (temp == nullptr) { bytes = 1; return 0; }
+      auto *indices = reinterpret_cast<unsigned long long *>(out_);
+      thrust::lower_bound(thrust::cuda::par_nosync, in, in + n, in2, in2 + n, indices, Less{});
+      return status(cudaGetLastError());
+    }
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 11
+    case 11: {
+      auto *counts = reinterpret_cast<unsigned int *>(out_);
+      if constexpr (::cuda::std::is_floating_point_v<T>) {
+        return status(cub::DeviceHistogram::HistogramEven(temp, bytes, in, counts, 257, T(-1000), T(1000), count));
+      } else if constexpr (sizeof(T) == 4) {
+        return status(cub::DeviceHistogram::HistogramEven(temp, bytes, in, counts, 257, -(1ll << 31), 1ll << 31,
+                                                          count));
+      } else {
+        return 1;
+      }
+    }
+#endif
     default:
       return 1;
   }
 }
 
 int algo_index(const char *algo) {
-  const char *names[] = {"reduce", "inclusive_scan", "exclusive_scan", "transform",
-                         "transform2", "select", "segmented_reduce", "sort_by", "dedup_by", "partition"};
-  for (int i = 0; i < 10; ++i)
+  const char *names[] = {"reduce",  "inclusive_scan", "exclusive_scan", "transform",
+                         "transform2", "select", "segmented_reduce", "sort_by",
+                         "dedup_by", "partition", "partition_point", "histogram"};
+  for (int i = 0; i < 12; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

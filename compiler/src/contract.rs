@@ -128,7 +128,21 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    `|a, b| a.0 == b.0`, `|a, b| a / 10 == b / 10`)",
             what: "relation",
         }),
-        Provider::Transform | Provider::Transform2 | Provider::Select | Provider::Partition => None,
+        Provider::PartitionPoint => Some(Contract {
+            how: "finds each query's place by a binary search of the sorted input",
+            consequence: "a binary search skips most elements: the index it gives then depends \
+                          on which it probes, and need not be the first element the predicate \
+                          fails on",
+            help: "test the element against the query by the order the input is sorted in \
+                   (`|x, q| x < q`, `|x, q| x.key <= q.key`): true for every element before \
+                   the query's place, false from there",
+            what: "predicate",
+        }),
+        Provider::Transform
+        | Provider::Transform2
+        | Provider::Select
+        | Provider::Partition
+        | Provider::Histogram => None,
         // A chain's contract depends on its terminal: `contract_of`.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => None,
     }
@@ -148,6 +162,8 @@ pub struct LintJob {
     pub provider: Provider,
     /// The element type of the operands.
     pub element: Element,
+    /// partition_point's query type, its predicate's second operand.
+    pub query: Option<Element>,
     /// The thunk's symbol in `code`, and how it is called.
     pub symbol: String,
     pub calling: Calling,
@@ -189,6 +205,9 @@ pub fn jobs(
                 registration: t.registration,
                 provider: t.provider,
                 element,
+                query: (t.provider == Provider::PartitionPoint)
+                    .then(|| t.signature.params.get(1).cloned())
+                    .flatten(),
                 code: parts
                     .extract(&[symbol.as_str()], false)
                     .map_err(|e| e.to_string())?,
@@ -283,6 +302,7 @@ pub fn lint(
                             ("provider", job.provider.name().as_bytes()),
                             ("calling", format!("{:?}", job.calling).as_bytes()),
                             ("element", format!("{:?}", job.element).as_bytes()),
+                            ("query", format!("{:?}", job.query).as_bytes()),
                             ("env", format!("{:?}", job.env).as_bytes()),
                             ("code", code.as_bytes()),
                             ("libraries", &library_bytes),
@@ -380,21 +400,32 @@ fn check(
     // The laws over the element's values, with one environment.
     type Laws<'a> = Box<dyn Fn(HostFn, &[u8]) -> Vec<Finding> + 'a>;
     let (provider, calling) = (job.provider, job.calling);
-    let laws: Laws<'_> = match &job.element {
-        Element::Scalar(s) => {
-            let s = *s;
-            if laws::values(s).is_none() {
-                return Err(format!(
-                    "the host has no values of `{}` to check with",
-                    s.name()
-                ));
+    let scalar_values = |s: Scalar| match laws::values(s) {
+        Some(_) => Ok(s),
+        None => Err(format!(
+            "the host has no values of `{}` to check with",
+            s.name()
+        )),
+    };
+    let laws: Laws<'_> = match (&job.element, &job.query) {
+        // partition_point's predicate of an element and a query.
+        (t, Some(q)) => {
+            let (t, q) = (Operands::of(t)?, Operands::of(q)?);
+            for s in t.scalar().into_iter().chain(q.scalar()) {
+                scalar_values(s)?;
             }
-            Box::new(move |f, env| run_laws(f, env, s, provider, calling))
+            Box::new(move |f, env| t.probe(&q, f, env))
         }
-        Element::Composite(l) => {
-            let d = composite_domain(l)?;
-            Box::new(move |f, env| run_composite_laws(f, env, &d, provider, calling))
-        }
+        (t, None) => match t {
+            Element::Scalar(s) => {
+                let s = scalar_values(*s)?;
+                Box::new(move |f, env| run_laws(f, env, s, provider, calling))
+            }
+            Element::Composite(l) => {
+                let d = composite_domain(l)?;
+                Box::new(move |f, env| run_composite_laws(f, env, &d, provider, calling))
+            }
+        },
     };
     let context = ir::context().map_err(|e| e.to_string())?;
     let module = ir::parse(&context, &job.code).map_err(|e| e.to_string())?;
@@ -553,6 +584,92 @@ fn run_laws(
             matches!(p, Provider::Reduce | Provider::SegmentedReduce),
         ),
     }
+}
+
+/// The values of one operand of a predicate of two types, and how the
+/// thunk takes them: a scalar in its slot, a tuple or struct by address.
+enum Operands {
+    Scalar(Scalar),
+    Composite(laws::Composite),
+}
+
+impl Operands {
+    fn of(e: &Element) -> Result<Operands, String> {
+        Ok(match e {
+            Element::Scalar(s) => Operands::Scalar(*s),
+            Element::Composite(l) => Operands::Composite(composite_domain(l)?),
+        })
+    }
+
+    fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Operands::Scalar(s) => Some(*s),
+            Operands::Composite(_) => None,
+        }
+    }
+
+    /// partition_point's law over these elements and `queries`.
+    fn probe(&self, queries: &Operands, f: HostFn, env: &[u8]) -> Vec<Finding> {
+        match (self, queries) {
+            (Operands::Scalar(t), Operands::Scalar(q)) => probe(f, env, t, q),
+            (Operands::Scalar(t), Operands::Composite(q)) => probe(f, env, t, q),
+            (Operands::Composite(t), Operands::Scalar(q)) => probe(f, env, t, q),
+            (Operands::Composite(t), Operands::Composite(q)) => probe(f, env, t, q),
+        }
+    }
+}
+
+/// A value as the thunk takes it: a scalar's slot, or a composite's bytes
+/// in a buffer aligned for any scalar, passed by address.
+trait Passed: laws::Domain {
+    fn pass(&self, v: &Self::Value) -> Vec<u64>;
+    /// The parameter slot of what [`Passed::pass`] gave.
+    fn slot(&self, passed: &[u64]) -> laws::Slot;
+}
+
+impl Passed for Scalar {
+    fn pass(&self, v: &laws::Slot) -> Vec<u64> {
+        v.chunks(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect()
+    }
+
+    fn slot(&self, passed: &[u64]) -> laws::Slot {
+        let mut slot = [0u8; SLOT];
+        for (i, w) in passed.iter().enumerate() {
+            slot[8 * i..][..8].copy_from_slice(&w.to_le_bytes());
+        }
+        slot
+    }
+}
+
+impl Passed for laws::Composite {
+    fn pass(&self, v: &Vec<u8>) -> Vec<u64> {
+        let mut buffer = vec![0u64; self.size.div_ceil(8).max(1)];
+        for (i, b) in v.iter().enumerate() {
+            buffer[i / 8] |= u64::from(*b) << (8 * (i % 8));
+        }
+        buffer
+    }
+
+    fn slot(&self, passed: &[u64]) -> laws::Slot {
+        address_slot(passed.as_ptr())
+    }
+}
+
+/// [`laws::check_monotone`] of the thunk `f`, `pred(element, query)`.
+fn probe<T: Passed, Q: Passed>(f: HostFn, env: &[u8], t: &T, q: &Q) -> Vec<Finding> {
+    let pred = |a: &T::Value, b: &Q::Value| {
+        let (a, b) = (t.pass(a), q.pass(b));
+        let mut answer = [0u8; SLOT];
+        f.call(env, &[t.slot(&a), q.slot(&b)], &mut answer)?;
+        Some(answer[0] != 0)
+    };
+    laws::check_monotone(&pred, t, q)
 }
 
 /// A parameter slot holding the address `at`, for a thunk parameter

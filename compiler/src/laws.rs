@@ -235,6 +235,36 @@ pub trait Domain {
     fn same(&self, l: &Self::Value, r: &Self::Value, operands: &[&Self::Value]) -> bool;
     /// A value as `{:?}` prints it.
     fn show(&self, v: &Self::Value) -> String;
+    /// What data of these values may be sorted by: a scalar's value, each
+    /// field of a tuple or struct (`None` for a value with no place in the
+    /// order, a NaN).
+    fn keys(&self, v: &Self::Value) -> Vec<Option<Key>>;
+    /// The names of [`Domain::keys`], for messages (empty for a scalar).
+    fn key_names(&self) -> Vec<String>;
+}
+
+/// A value's place in an order of the data: an integer's value, or a
+/// float's (never NaN). The keys of one field are all of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub enum Key {
+    Int(i128),
+    Float(f64),
+}
+
+/// A scalar's key: its value, `None` for a NaN.
+fn key(v: &Slot, s: Scalar) -> Option<Key> {
+    if s.is_float() {
+        let x = as_f64(v, s);
+        return (!x.is_nan()).then_some(Key::Float(x));
+    }
+    let width = 8 * s.size() as u32;
+    let b = bits(v) & mask(s);
+    let value = if s.is_signed() && width < 128 && b >> (width - 1) == 1 {
+        b as i128 - (1i128 << width)
+    } else {
+        b as i128
+    };
+    Some(Key::Int(value))
 }
 
 impl Domain for Scalar {
@@ -250,6 +280,14 @@ impl Domain for Scalar {
 
     fn show(&self, v: &Slot) -> String {
         show(v, *self)
+    }
+
+    fn keys(&self, v: &Slot) -> Vec<Option<Key>> {
+        vec![key(v, *self)]
+    }
+
+    fn key_names(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -323,6 +361,19 @@ impl Domain for Composite {
             })
             .collect();
         format!("{{ {} }}", fields.join(", "))
+    }
+
+    fn keys(&self, v: &Vec<u8>) -> Vec<Option<Key>> {
+        (0..self.fields.len())
+            .map(|i| key(&self.field(v, i), self.fields[i].2))
+            .collect()
+    }
+
+    fn key_names(&self) -> Vec<String> {
+        self.fields
+            .iter()
+            .map(|(n, _, _)| format!(".{n}"))
+            .collect()
     }
 }
 
@@ -539,6 +590,110 @@ pub fn check_same<D: Domain>(same: &Relation<'_, D>, d: &D) -> Vec<Finding> {
     Vec::new()
 }
 
+/// A partition_point predicate over an element and a query (`None`: it
+/// panicked).
+pub type Probe<'a, T, Q> =
+    dyn Fn(&<T as Domain>::Value, &<Q as Domain>::Value) -> Option<bool> + 'a;
+
+/// That `pred(x, q)` is monotone over sorted data, as a binary search
+/// needs: for every query, true for the elements before some place and
+/// false from there. The data's order is unknown here, so the check takes
+/// every order it could have, by the value (a scalar) or by any one field
+/// (a tuple's or struct's), ascending or descending: the law holds when in
+/// one of them no element for which `pred` fails comes before one, with a
+/// larger key, for which it holds, for any query. A NaN has no place in
+/// an order and is left out.
+pub fn check_monotone<T: Domain, Q: Domain>(pred: &Probe<'_, T, Q>, t: &T, q: &Q) -> Vec<Finding> {
+    let (Some(elements), Some(queries)) = (t.values(), q.values()) else {
+        return Vec::new();
+    };
+    let names = t.key_names();
+    let keys: Vec<Vec<Option<Key>>> = elements.iter().map(|e| t.keys(e)).collect();
+    let fields = keys.first().map_or(0, Vec::len);
+    let mut first_break = None;
+    for field in 0..fields {
+        for descending in [false, true] {
+            let mut order: Vec<(Key, usize)> = keys
+                .iter()
+                .enumerate()
+                .filter_map(|(i, k)| k[field].map(|k| (k, i)))
+                .collect();
+            order.sort_by(|a, b| {
+                let o = a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal);
+                if descending {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+            // The first query that breaks the law in this order, with the
+            // first element it fails on and a later one, of another key,
+            // it holds for.
+            let broken = queries.iter().find_map(|query| {
+                let mut failed: Option<(Key, usize)> = None;
+                for &(k, i) in &order {
+                    match pred(&elements[i], query) {
+                        Some(false) if failed.is_none() => failed = Some((k, i)),
+                        Some(true) => {
+                            if let Some((fk, fi)) = failed {
+                                if fk != k {
+                                    return Some((fi, i, query.clone()));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                None
+            });
+            match broken {
+                None => return Vec::new(),
+                Some(b) if first_break.is_none() => first_break = Some((field, descending, b)),
+                Some(_) => {}
+            }
+        }
+    }
+    let Some((field, descending, (a, b, query))) = first_break else {
+        return Vec::new();
+    };
+    let orders = if names.is_empty() {
+        "in ascending and in descending order".to_string()
+    } else {
+        format!(
+            "in every order by a field ({}), ascending or descending",
+            names.join(", ")
+        )
+    };
+    let this = match names.get(field) {
+        Some(name) => format!(
+            "by `{name}`, {}",
+            if descending {
+                "descending"
+            } else {
+                "ascending"
+            }
+        ),
+        None => format!(
+            "in {} order",
+            if descending {
+                "descending"
+            } else {
+                "ascending"
+            }
+        ),
+    };
+    vec![Finding {
+        law: "monotone".into(),
+        counterexample: format!(
+            "{orders}, it fails for an element before one it holds for: pred(a, q) is false but \
+             pred(b, q) is true for a = {}, b = {}, q = {} (a before b {this})",
+            t.show(&elements[a]),
+            t.show(&elements[b]),
+            q.show(&query)
+        ),
+    }]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -693,6 +848,63 @@ mod tests {
         assert!(
             check_same(&call, &Scalar::F32).is_empty(),
             "floats' == is no equivalence (NaN) but a partial one"
+        );
+    }
+
+    #[test]
+    fn partition_point_predicates_are_checked_for_monotonicity() {
+        let (from, _) = slot_of!(i16);
+        let (from_u, _) = slot_of!(u8);
+        let check = |pred: fn(i16, u8) -> bool| {
+            let call = |a: &Slot, q: &Slot| Some(pred(from(a), from_u(q)));
+            let found: Vec<String> = check_monotone(&call, &Scalar::I16, &Scalar::U8)
+                .into_iter()
+                .map(|f| f.law)
+                .collect();
+            found
+        };
+        // Ascending data, descending data, a constant, a coarser key.
+        assert!(check(|x, q| x < i16::from(q)).is_empty());
+        assert!(check(|x, q| x > i16::from(q)).is_empty());
+        assert!(check(|_, _| true).is_empty());
+        assert!(check(|x, q| x / 16 <= i16::from(q) / 16).is_empty());
+        // Parity and a window hold in no order.
+        assert_eq!(check(|x, q| (x ^ i16::from(q)) & 1 == 0), ["monotone"]);
+        assert_eq!(check(|x, q| x.abs_diff(i16::from(q)) < 10), ["monotone"]);
+        // A call that panicked (`None`) is no evidence either way.
+        let call = |a: &Slot, q: &Slot| {
+            (from(a) % 3 != 0).then(|| (from(a) ^ i16::from(from_u(q))) & 1 == 0)
+        };
+        let found = check_monotone(&call, &Scalar::I16, &Scalar::U8);
+        assert_eq!(
+            found.len(),
+            1,
+            "parity still breaks the law where it answers"
+        );
+        let call = |a: &Slot, q: &Slot| (from(a) % 3 != 0).then(|| from(a) < i16::from(from_u(q)));
+        assert!(check_monotone(&call, &Scalar::I16, &Scalar::U8).is_empty());
+        // A float's NaN has no place in the order.
+        let (ff, _) = slot_of!(f64);
+        let call = |a: &Slot, q: &Slot| Some(ff(a) < ff(q));
+        assert!(check_monotone(&call, &Scalar::F64, &Scalar::F64).is_empty());
+        // A composite may be sorted by any of its fields.
+        let pair = Composite {
+            size: 8,
+            fields: vec![("0".into(), 0, Scalar::U32), ("1".into(), 4, Scalar::I32)],
+        };
+        let field = |v: &Vec<u8>, at: usize| i32::from_le_bytes(v[at..at + 4].try_into().unwrap());
+        let by_second = |a: &Vec<u8>, q: &Slot| Some(field(a, 4) < i32::from(from(q)));
+        assert!(check_monotone(&by_second, &pair, &Scalar::I16).is_empty());
+        let mixed =
+            |a: &Vec<u8>, q: &Slot| Some((field(a, 0) ^ field(a, 4)) & 1 == i32::from(from(q)) & 1);
+        let found = check_monotone(&mixed, &pair, &Scalar::I16);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .counterexample
+                .contains("in every order by a field (.0, .1)"),
+            "{}",
+            found[0].counterexample
         );
     }
 

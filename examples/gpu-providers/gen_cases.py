@@ -56,6 +56,15 @@ def cases(t):
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| (x / 16.0) as i32", t))
         # Runs of one bucket of 256 (about one neighbour in eight).
         out.append(("dedup_by_bucket", "dedup_by", "select", True, "|a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32", t))
+        # Where each query goes in the ascending data: before the equal
+        # ones, and by a scaled key (a capture).
+        out.append(("partition_point_lower", "partition_point", "search", True, "|x, q| x < q", t))
+        out.append(("partition_point_scaled", "partition_point", "search", True, "move |x, q| *x * k < *q", t))
+        # 1024 bins of a shifted, scaled value (those past the last not
+        # counted), and 20000 bins, more than a block counts in shared
+        # memory.
+        out.append(("histogram_scaled", "histogram", "histogram", True, "move |x| ((x + 1000.0) * k) as usize", (t, 1024)))
+        out.append(("histogram_wide", "histogram", "histogram", True, "|x| ((x + 1000.0) * 16.0) as usize", (t, 20000)))
     else:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
         out.append(("partition_above", "partition", "partition", True, "move |x| *x > k", t))
@@ -67,6 +76,15 @@ def cases(t):
         # Runs of one class mod 4 (about one neighbour in four), the
         # class shifted by a capture.
         out.append(("dedup_by_class", "dedup_by", "select", True, "move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4", t))
+        # Where each query goes in the ascending data: after the equal
+        # ones, and by a coarser key (a capture).
+        out.append(("partition_point_upper", "partition_point", "search", True, "|x, q| x <= q", t))
+        out.append(("partition_point_coarse", "partition_point", "search", True, "move |x, q| *x / k < *q / k", t))
+        # The low byte, 256 bins; and 20000 bins (more than a block counts
+        # in shared memory) of a residue of 20011 (those past the last not
+        # counted), scaled by a capture.
+        out.append(("histogram_low_byte", "histogram", "histogram", True, "|x| (x as u64 & 255) as usize", (t, 256)))
+        out.append(("histogram_wide", "histogram", "histogram", True, "move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize", (t, 20000)))
     return out
 
 
@@ -94,6 +112,11 @@ def signatures(kind, t, out_t, exclusive):
         return (f"d: &dyn Input<{t}>, offsets: &[usize], init: {t}", f"d: &[{t}], offsets: &[usize], init: {t}", "d, offsets, init", "d, offsets, init", f"Vec<{t}>")
     if kind == "sort":
         return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", f"Vec<{t}>")
+    if kind == "search":
+        return (f"sorted: &dyn Input<{t}>, queries: &dyn Input<{t}>, k: {t}", f"sorted: &[{t}], queries: &[{t}], k: {t}", "sorted, queries", "sorted, queries", "Vec<usize>")
+    if kind == "histogram":
+        bins = out_t[1]
+        return (f"d: &dyn Input<{t}>, k: {t}", f"d: &[{t}], k: {t}", f"d, {bins}", f"d, {bins}", "Vec<u64>")
     raise ValueError(kind)
 
 
@@ -155,6 +178,8 @@ def entry(name, provider, kind, exact, t):
         "zip_mixed": "ZipMixed",
         "seg": "Seg",
         "sort": "Sort",
+        "search": "Search",
+        "histogram": "Histogram",
     }[kind]
     if provider == "inclusive_scan":
         variant = "InclusiveScan"

@@ -169,6 +169,20 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "partition_point",
+        provider: Provider::PartitionPoint,
+        shape: Shape::Probe,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "histogram",
+        provider: Provider::Histogram,
+        shape: Shape::Bin,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -257,6 +271,20 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         provider: Provider::Partition,
         shape: Shape::RefPredicate,
         callback: CallbackSource::Arg(2),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "partition_point",
+        provider: Provider::PartitionPoint,
+        shape: Shape::Probe,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "histogram",
+        provider: Provider::Histogram,
+        shape: Shape::Bin,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {

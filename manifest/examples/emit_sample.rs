@@ -37,6 +37,11 @@ fn main() {
             }
             Shape::Compare | Shape::Key => (Signature::scalars(&[t, t], Scalar::Bool), "a < b"),
             Shape::Same => (Signature::scalars(&[t, t], Scalar::Bool), "a == b"),
+            Shape::Probe => (Signature::scalars(&[t, Scalar::I64], Scalar::Bool), "a < b"),
+            Shape::Bin => (
+                Signature::scalars(&[t], Scalar::Usize),
+                "(unsigned)a % 256u",
+            ),
             // The C++ operation is the combine: a fold, or whether the later
             // value `b` wins over the earlier `a` (here: the first minimum).
             Shape::Chain if provider == Provider::ChainPick => {

@@ -273,7 +273,8 @@ impl Variant {
 pub enum ParamKind {
     /// `const T *`: the input array.
     Input,
-    /// `const U *`: the second input array (`transform2`).
+    /// `const U *`: the second input array (`transform2`), or
+    /// partition_point's queries.
     Input2,
     /// The element count: `unsigned long long`, or `unsigned int` for the
     /// merge sort (32-bit offsets, as CUB's).
@@ -299,6 +300,10 @@ pub enum ParamKind {
     Offsets,
     /// `unsigned long long`: the number of segments.
     Segments,
+    /// `unsigned long long`: partition_point's number of queries.
+    Queries,
+    /// `unsigned long long`: histogram's number of bins.
+    Bins,
     /// `unsigned int`: segmented reduce's shape, 1 for a block per segment.
     PerBlock,
     /// `void *`: the look-back state (`lookback_bytes`).

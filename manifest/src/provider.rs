@@ -36,6 +36,10 @@ pub const TRANSFORM_CUH: &str = include_str!("../../providers/transform.cuh");
 pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_reduce.cuh");
 /// `providers/sort.cuh`: CUB's merge sort agents.
 pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
+/// `providers/search.cuh`: partition_point's binary searches.
+pub const SEARCH_CUH: &str = include_str!("../../providers/search.cuh");
+/// `providers/histogram.cuh`.
+pub const HISTOGRAM_CUH: &str = include_str!("../../providers/histogram.cuh");
 /// `providers/chain.cuh`: `par_iter` chains, fused with a fold, a pick or
 /// a compaction.
 pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
@@ -47,7 +51,7 @@ pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 9] = [
+const HEADERS: [(&str, &str); 11] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -55,6 +59,8 @@ const HEADERS: [(&str, &str); 9] = [
     ("select.cuh", SELECT_CUH),
     ("transform.cuh", TRANSFORM_CUH),
     ("segmented_reduce.cuh", SEGMENTED_REDUCE_CUH),
+    ("search.cuh", SEARCH_CUH),
+    ("histogram.cuh", HISTOGRAM_CUH),
     ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
 ];
@@ -70,6 +76,8 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
         Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
         Provider::SortBy => &["sort.cuh"],
+        Provider::PartitionPoint => &["search.cuh"],
+        Provider::Histogram => &["histogram.cuh"],
         // chain.cuh holds every chain: chain_collect runs select's tile
         // stream, the others reduce.cuh's shape.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => &[
@@ -245,6 +253,12 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         // the same loads in flight, the same grid (t is the input's size).
         Provider::ChainReduce | Provider::ChainPick => capped(4 * per16, 6),
         Provider::SegmentedReduce => capped(4 * per16, 8),
+        // A thread a query (its searches are chains of dependent loads:
+        // the many threads in flight hide them).
+        Provider::PartitionPoint => tiled(256, 1),
+        // Resident blocks striding over the input, four 16-byte vectors in
+        // flight a thread: each block flushes its shared counters once.
+        Provider::Histogram => capped(4 * per16, 8),
         // One block per tile rather than a grid-stride loop: 0.97-1.03x
         // CUB's DeviceTransform at 2^28 instead of 0.93-0.96x. A transform
         // takes one chunk a thread (more, shorter blocks, as CUB sizes its
@@ -347,6 +361,7 @@ pub fn check_launch(
     match provider {
         Provider::Reduce
         | Provider::SegmentedReduce
+        | Provider::Histogram
         | Provider::ChainReduce
         | Provider::ChainPick => {
             let n = vector_width(signature.element());
@@ -364,6 +379,11 @@ pub fn check_launch(
                     "items_per_thread {items} is not a whole number of chunks of {chunk} elements"
                 ));
             }
+        }
+        Provider::PartitionPoint if !(1..=8).contains(&items) => {
+            return Err(format!(
+                "items_per_thread {items}: partition_point searches 1 to 8 queries side by side a thread"
+            ));
         }
         p if p.compacts() && items > 32 => {
             return Err(format!(
@@ -394,7 +414,8 @@ pub const TUNING_VAR: &str = "RMIR_TUNING";
 /// entries `FAMILY[@SIZE].KEY=VALUE` separated by commas, e.g.
 /// `scan@4.block=128,scan@4.items=15,transform.blocks_per_sm=4`. FAMILY is
 /// `reduce`, `scan` (both scans), `select`, `transform` (both),
-/// `segmented_reduce`, `chain` (chain_reduce and chain_pick, by the input's
+/// `segmented_reduce`, `histogram`, `partition_point`, `chain`
+/// (chain_reduce and chain_pick, by the input's
 /// size), `chain_collect` (by the input's size: its own family, though it
 /// starts from select's facts, as its kernel is not select's and an
 /// experiment on one should not move the other); SIZE an element size in
@@ -407,12 +428,14 @@ pub struct Tuning {
     entries: Vec<(String, Option<u64>, String, u32)>,
 }
 
-const TUNING_FAMILIES: [&str; 7] = [
+const TUNING_FAMILIES: [&str; 9] = [
     "reduce",
     "scan",
     "select",
     "transform",
     "segmented_reduce",
+    "histogram",
+    "partition_point",
     "chain",
     "chain_collect",
 ];
@@ -481,6 +504,8 @@ impl Tuning {
             Provider::Select | Provider::DedupBy | Provider::Partition => "select",
             Provider::Transform | Provider::Transform2 => "transform",
             Provider::SegmentedReduce => "segmented_reduce",
+            Provider::Histogram => "histogram",
+            Provider::PartitionPoint => "partition_point",
             Provider::ChainReduce | Provider::ChainPick => "chain",
             Provider::ChainCollect => "chain_collect",
             Provider::SortBy => return facts,
@@ -644,6 +669,16 @@ pub fn kernel_params(
             ptr(K::State),
             p(K::Epoch, 4),
         ],
+        (Provider::PartitionPoint, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Input2),
+            p(K::Queries, 8),
+            ptr(K::Output),
+        ],
+        (Provider::Histogram, _) => {
+            vec![ptr(K::Input), p(K::Len, 8), p(K::Bins, 8), ptr(K::Output)]
+        }
         (Provider::SortBy, Stage::Partition) => vec![
             p(K::Ping, 1),
             ptr(K::Output),
@@ -736,6 +771,8 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::SortBy
         | Provider::DedupBy
         | Provider::Partition
+        | Provider::PartitionPoint
+        | Provider::Histogram
         | Provider::ChainCollect => return None,
     };
     Some(ResultRecord {
@@ -1690,6 +1727,26 @@ fn emit_kernel(
                 ),
             )
         }
+        (Provider::PartitionPoint, _) => {
+            let q = c_type(&signature.params[1]);
+            (
+                format!(
+                    "const {t} *__restrict__ sorted, unsigned long long len, const {q} *__restrict__ queries,\n\
+                     \x20   unsigned long long count, unsigned long long *__restrict__ output"
+                ),
+                format!("rcb::partition_point<{block}, {items}>(sorted, len, queries, count, output, {functor});"),
+            )
+        }
+        (Provider::Histogram, _) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned long long len, unsigned long long bins,\n\
+                 \x20   unsigned long long *__restrict__ output"
+            ),
+            format!(
+                "rcb::histogram<{block}, {}>(input, len, bins, output, {functor});",
+                per_vector(signature.element(), name)?
+            ),
+        ),
         (Provider::SortBy, Stage::Partition) => (
             format!(
                 "bool ping, {t} *output, {t} *buffer, unsigned int len, unsigned int num_partitions,\n\

@@ -192,6 +192,8 @@ fn every_provider() -> Vec<KernelRequest> {
                 Shape::Predicate | Shape::RefPredicate => "a > 0",
                 Shape::Compare | Shape::Key => "a < b",
                 Shape::Same => "a == b",
+                Shape::Probe => "a < b",
+                Shape::Bin => "(unsigned long long)a",
                 Shape::Chain => chain_expr(provider),
             };
             out.push(KernelRequest::Callback {
@@ -211,7 +213,7 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (12 + 3));
+    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 

@@ -29,7 +29,7 @@ fn every_provider_and_type_has_launch_facts_that_check() {
             }
         }
     }
-    assert_eq!(checked, 12 * 10 + 3 * 10);
+    assert_eq!(checked, 14 * 10 + 3 * 10);
 }
 
 #[test]
@@ -310,7 +310,7 @@ fn tuning_text_errors_are_located() {
         ("scan.items", "RMIR_TUNING entry `scan.items`: no `=`"),
         ("scan=3", "RMIR_TUNING entry `scan=3`: no `.KEY`"),
         ("scan@3.items=4", "RMIR_TUNING entry `scan@3.items=4`: the size is not 1, 2, 4 or 8"),
-        ("sort.items=4", "RMIR_TUNING entry `sort.items=4`: the family is one of reduce, scan, select, transform, segmented_reduce, chain, chain_collect"),
+        ("sort.items=4", "RMIR_TUNING entry `sort.items=4`: the family is one of reduce, scan, select, transform, segmented_reduce, histogram, partition_point, chain, chain_collect"),
         ("scan.depth=4", "RMIR_TUNING entry `scan.depth=4`: the key is one of block, items, min_blocks, blocks_per_sm"),
         ("scan.items=x", "RMIR_TUNING entry `scan.items=x`: the value is not a number"),
     ] {

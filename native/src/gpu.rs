@@ -819,6 +819,9 @@ device_elements! {
     i8 => I8, i16 => I16, i32 => I32, i64 => I64,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
     f32 => F32, f64 => F64,
+    // partition_point's indices (64 bits on every target the kernels
+    // serve); no provider takes them as elements.
+    usize => Usize,
 }
 
 /// Tuples of elements, `(A,)` to `(A, B, C, D)`.
@@ -843,6 +846,8 @@ tuple_elements! {
 const BOOL: ElementId = id!(element Bool);
 /// A chain's count.
 const U64: ElementId = id!(element U64);
+/// A histogram's bin.
+const USIZE: ElementId = id!(element Usize);
 
 impl Gpu {
     /// Opens device `ordinal`. A clear [`Error`] without a driver or device.
@@ -1013,6 +1018,7 @@ impl Gpu {
                 self.lane,
                 &call,
                 &[data.source().erase()],
+                None,
                 None,
                 Some(value_of(&init)),
                 &op as *const F as *const u8,
@@ -1321,7 +1327,7 @@ impl Gpu {
     {
         let site = core::panic::Location::caller();
         let call = self.call::<P>(site, id!(provider Partition), &[T::ELEMENT, BOOL]);
-        match self.run_new(&call, &[data.source().erase()], None, None, &pred)? {
+        match self.run_new(&call, &[data.source().erase()], (None, None), None, &pred)? {
             backend::Done::Split((kept, k), (rejected, r)) => Ok((
                 DeviceVec {
                     len: k,
@@ -1337,6 +1343,68 @@ impl Gpu {
             _ => Err(Error {
                 kind: ErrorKind::Mismatch,
                 message: "the partition returned no two device results".into(),
+            }),
+        }
+    }
+
+    /// For each query, the index of the first element of `sorted` for
+    /// which `pred(element, query)` fails, as [`slice::partition_point`]
+    /// finds it ([`crate::partition_point`]): one binary search a query,
+    /// its probes the standard library's. `sorted` must be partitioned by
+    /// the predicate for every query (all the elements for which it holds
+    /// first), as `partition_point` requires.
+    #[track_caller]
+    #[inline(never)]
+    pub fn partition_point<T, Q, DS, DQ, P>(
+        &self,
+        sorted: &DS,
+        queries: &DQ,
+        pred: P,
+    ) -> Result<DeviceVec<usize>, Error>
+    where
+        T: DeviceElement,
+        Q: DeviceElement,
+        DS: Input<T> + ?Sized,
+        DQ: Input<Q> + ?Sized,
+        P: Fn(&T, &Q) -> bool,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<P>(
+            site,
+            id!(provider PartitionPoint),
+            &[T::ELEMENT, Q::ELEMENT, BOOL],
+        );
+        self.fresh(
+            &call,
+            &[sorted.source().erase(), queries.source().erase()],
+            None,
+            None,
+            &pred,
+        )
+    }
+
+    /// How many elements `bin` maps to each of `bins` bins
+    /// ([`crate::histogram`]); an index at or past `bins` is not counted.
+    #[track_caller]
+    #[inline(never)]
+    pub fn histogram<T, D, F>(&self, data: &D, bins: usize, bin: F) -> Result<DeviceVec<u64>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T) -> usize,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<F>(site, id!(provider Histogram), &[T::ELEMENT, USIZE]);
+        let sizes = (None, Some(bins));
+        match self.run_new(&call, &[data.source().erase()], sizes, None, &bin)? {
+            backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
+                len,
+                alloc,
+                _t: PhantomData,
+            }),
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "the histogram returned no device result".into(),
             }),
         }
     }
@@ -1443,7 +1511,7 @@ impl Gpu {
         &self,
         call: &Call<'_>,
         inputs: &[Data<'_>],
-        offsets: Option<&[usize]>,
+        (offsets, bins): (Option<&[usize]>, Option<usize>),
         init: Option<(*const u8, usize)>,
         op: &F,
     ) -> Result<backend::Done, Error> {
@@ -1457,6 +1525,7 @@ impl Gpu {
                 call,
                 inputs,
                 offsets,
+                bins,
                 init,
                 op as *const F as *const u8,
                 backend::Out::New,
@@ -1473,7 +1542,7 @@ impl Gpu {
         init: Option<(*const u8, usize)>,
         op: &F,
     ) -> Result<DeviceVec<O>, Error> {
-        match self.run_new(call, inputs, offsets, init, op)? {
+        match self.run_new(call, inputs, (offsets, None), init, op)? {
             backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
                 len,
                 alloc,
@@ -1505,6 +1574,7 @@ impl Gpu {
                 call,
                 inputs,
                 offsets,
+                None,
                 init,
                 op as *const F as *const u8,
                 backend::Out::Into(&out.vec.alloc, out.start, out.len),
@@ -1854,6 +1924,7 @@ where
                 &call,
                 &[self.source.erase()],
                 None,
+                None,
                 init.as_ref().map(value_of),
                 &chain as *const Chain<S, C> as *const u8,
                 backend::Out::Value(out.as_mut_ptr() as *mut u8, size_of::<R>()),
@@ -2082,6 +2153,7 @@ mod backend {
         call: &Call<'_>,
         inputs: &[Data<'_>],
         offsets: Option<&[usize]>,
+        bins: Option<usize>,
         init: Option<(*const u8, usize)>,
         closure: *const u8,
         out: Out<'_>,
@@ -2106,6 +2178,7 @@ mod backend {
         let request = host::Request {
             inputs: &inputs,
             offsets,
+            bins,
             init: init.map(|(ptr, len)| HostBytes { ptr, len }),
             closure,
         };
@@ -2256,6 +2329,7 @@ mod backend {
         _: &Call<'_>,
         _: &[Data<'_>],
         _: Option<&[usize]>,
+        _: Option<usize>,
         _: Option<(*const u8, usize)>,
         _: *const u8,
         _: Out<'_>,

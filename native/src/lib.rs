@@ -23,6 +23,7 @@ extern crate alloc;
 
 pub mod gpu;
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 /// Folds `data` with `op`, starting from `init`, in order.
@@ -170,6 +171,40 @@ pub fn dedup_by<T: Copy, E: Fn(&T, &T) -> bool>(data: &[T], same: E) -> Vec<T> {
 #[inline(never)]
 pub fn partition<T: Copy, P: Fn(&T) -> bool>(data: &[T], pred: P) -> (Vec<T>, Vec<T>) {
     data.iter().partition(|x| pred(x))
+}
+
+/// For each query, the index of the first element of `sorted` for which
+/// `pred(element, query)` fails, as [`slice::partition_point`] finds it:
+/// `|x, q| x < q` (where each query would go in ascending data, before the
+/// equal ones), `|x, q| x <= q` (after them), `|x, q| x.0 < *q` (by a
+/// field). `sorted` must be partitioned by the predicate for every query
+/// (all the elements for which it holds first); otherwise the index is
+/// one the binary search finds, as `partition_point`'s.
+#[inline(never)]
+pub fn partition_point<T: Copy, Q: Copy, P: Fn(&T, &Q) -> bool>(
+    sorted: &[T],
+    queries: &[Q],
+    pred: P,
+) -> Vec<usize> {
+    queries
+        .iter()
+        .map(|q| sorted.partition_point(|x| pred(x, q)))
+        .collect()
+}
+
+/// How many elements `bin` maps to each of `bins` bins: `|x| x as usize`
+/// (bytes, 256 bins), `|x| (x >> 24) as usize`, `|p| (p.y * 16.0) as
+/// usize`. An index at or past `bins` is not counted (a bin function may
+/// answer `usize::MAX` for an element it leaves out).
+#[inline(never)]
+pub fn histogram<T: Copy, F: Fn(T) -> usize>(data: &[T], bins: usize, bin: F) -> Vec<u64> {
+    let mut counts = vec![0u64; bins];
+    for &x in data {
+        if let Some(c) = counts.get_mut(bin(x)) {
+            *c += 1;
+        }
+    }
+    counts
 }
 
 /// The elements sorted by `compare`, stably (equal elements keep their

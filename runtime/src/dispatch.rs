@@ -13,7 +13,7 @@
 //! streams, which every launch leaves at zero.
 
 use crate::build::ResolvedKernel;
-use crate::gpu::{DeviceBuffer, Gpu, Stream};
+use crate::gpu::{zero_on, DeviceBuffer, Gpu, Stream};
 use crate::launch::{grid_for, launch_grid, launch_with, resident_policy, Args, Workspace};
 use crate::RuntimeError;
 use manifest::provider::{descriptor_bytes, result_record, ResultRecord};
@@ -42,10 +42,14 @@ pub struct Scratch<'g> {
 #[derive(Clone, Debug, Default)]
 pub struct Job {
     pub input: u64,
-    /// transform2's second input.
+    /// transform2's second input, or partition_point's queries.
     pub input2: u64,
-    /// Elements of the input(s).
+    /// Elements of the input(s) (partition_point's sorted input).
     pub len: u64,
+    /// partition_point: the number of queries (and of indices it writes).
+    pub queries: u64,
+    /// histogram: the number of bins (and of counts it writes).
+    pub bins: u64,
     /// Segmented reduce: `segments + 1` u64 offsets on the device, and the
     /// longest segment (which picks the kernel's shape).
     pub offsets: u64,
@@ -239,9 +243,10 @@ fn stage<'a, 'm>(
 ///
 /// Every device address in `job` points into a live allocation with room
 /// for what the provider reads and writes for `job.len` elements of the
-/// signature's types: the input(s) `len` elements, `offsets` `segments + 1`
-/// u64s, the output as many elements as the provider writes for them
-/// ([`output_bytes`]); and each stays allocated until the stream has
+/// signature's types: the input(s) `len` elements (partition_point's
+/// queries `queries`), `offsets` `segments + 1` u64s, the output as many
+/// elements as the provider writes for them ([`output_bytes`]: `queries`
+/// indices, `bins` counts); and each stays allocated until the stream has
 /// finished the launches.
 pub unsafe fn run<'k>(
     scratch: &mut Scratch<'_>,
@@ -351,6 +356,36 @@ pub unsafe fn run<'k>(
             unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
+        Provider::PartitionPoint => {
+            let k = stage(kernels, Stage::Main)?;
+            if job.queries == 0 {
+                return Ok(launched);
+            }
+            // A thread a query: the grid is the queries'.
+            let grid = grid_for(gpu, k, job.queries, job.grid);
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::Queries, job.queries);
+            // SAFETY: `job`'s addresses are the caller's contract.
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            launched.push(k, grid);
+        }
+        Provider::Histogram => {
+            let k = stage(kernels, Stage::Main)?;
+            // The kernel adds to the counts: every one starts at zero,
+            // which is the result of an empty input.
+            // SAFETY: the output has room for `bins` counts (the caller's
+            // contract).
+            unsafe { zero_on(stream, job.output, (job.bins * 8) as usize)? };
+            if job.len == 0 || job.bins == 0 {
+                return Ok(launched);
+            }
+            let grid = grid_for(gpu, k, job.len, job.grid);
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::Bins, job.bins);
+            // SAFETY: `job`'s addresses are the caller's contract.
+            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            launched.push(k, grid);
+        }
         Provider::SegmentedReduce => {
             let k = stage(kernels, Stage::Main)?;
             if job.segments == 0 {
@@ -452,14 +487,16 @@ pub unsafe fn run<'k>(
 
 /// Bytes of the output a call writes for `n` elements (segments for
 /// segmented reduce, the kept elements for select, the kept values, `R`s,
-/// for chain_collect): what to copy back; for a reduce or a chain's fold or
-/// pick, its one value's.
+/// for chain_collect, `u64` indices for partition_point's queries and
+/// counts for histogram's bins): what to copy back; for a reduce or a
+/// chain's fold or pick, its one value's.
 pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
     if let Some(record) = result_record(provider, signature) {
         return record.value;
     }
     let out = match provider {
         Provider::Transform | Provider::Transform2 | Provider::ChainCollect => &signature.ret,
+        Provider::PartitionPoint | Provider::Histogram => return n * 8,
         _ => signature.element(),
     };
     n * out.size()

@@ -819,3 +819,20 @@ impl Drop for Event<'_> {
         let _ = unsafe { result::event::destroy(self.raw) };
     }
 }
+
+/// Sets the `bytes` bytes from device address `at` to zero, in `stream`'s
+/// order (a kernel's output that it adds to, such as histogram's counts).
+///
+/// # Safety
+///
+/// `at..at + bytes` lies inside one live allocation until the stream has
+/// passed the set.
+pub unsafe fn zero_on(stream: &Stream, at: u64, bytes: usize) -> Result<(), RuntimeError> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: the caller's contract.
+    check("cuMemsetD8Async", unsafe {
+        result::memset_d8_async(at, 0, bytes, stream.raw)
+    })
+}

@@ -999,6 +999,8 @@ pub struct Request<'a> {
     pub inputs: &'a [Input<'a>],
     /// Segment boundaries (segmented reduce).
     pub offsets: Option<&'a [usize]>,
+    /// The number of bins (histogram).
+    pub bins: Option<usize>,
     /// The initial value, for providers that take one (a chain's fold: one
     /// `R`, or none): only its scalars are read, at the compiled type's
     /// offsets, never its padding.
@@ -1364,10 +1366,10 @@ impl Device {
             )
         };
         let element = signature.element().size() as usize;
-        let wanted_inputs = if provider == Provider::Transform2 {
-            2
-        } else {
-            1
+        // partition_point's second input is its queries.
+        let wanted_inputs = match provider {
+            Provider::Transform2 | Provider::PartitionPoint => 2,
+            _ => 1,
         };
         if request.inputs.len() != wanted_inputs {
             return Err(mismatch(format!(
@@ -1377,9 +1379,22 @@ impl Device {
             )));
         }
         let len = request.inputs[0].len();
-        if request.inputs.iter().any(|i| i.len() != len) {
+        if provider != Provider::PartitionPoint && request.inputs.iter().any(|i| i.len() != len) {
             return Err(mismatch("the inputs differ in length".into()));
         }
+        let bins = match (provider, request.bins) {
+            (Provider::Histogram, Some(bins)) => bins as u64,
+            (Provider::Histogram, None) => {
+                return Err(mismatch("no number of bins for a histogram kernel".into()))
+            }
+            (_, Some(_)) => {
+                return Err(mismatch(format!(
+                    "a number of bins for a {} kernel, which takes none",
+                    provider.name()
+                )))
+            }
+            (_, None) => 0,
+        };
         // A chain's initial value is one of its values (`R`, the callback's
         // result), and its fold may have none.
         let record = manifest::provider::result_record(provider, signature);
@@ -1434,6 +1449,9 @@ impl Device {
         }
         let count = match provider {
             Provider::SegmentedReduce => offsets64.len().saturating_sub(1) as u64,
+            // An index a query, a count a bin.
+            Provider::PartitionPoint => request.inputs[1].len() as u64,
+            Provider::Histogram => bins,
             _ if record.is_some() => 1,
             _ => len as u64,
         };
@@ -1588,6 +1606,12 @@ impl Device {
             input: addresses[0],
             input2: addresses[1],
             len: len as u64,
+            queries: if provider == Provider::PartitionPoint {
+                count
+            } else {
+                0
+            },
+            bins,
             init,
             env,
             ..Job::default()

@@ -189,7 +189,7 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
-const CUB_ALGOS: [Provider; 10] = [
+const CUB_ALGOS: [Provider; 12] = [
     Provider::Reduce,
     Provider::InclusiveScan,
     Provider::ExclusiveScan,
@@ -200,7 +200,12 @@ const CUB_ALGOS: [Provider; 10] = [
     Provider::SortBy,
     Provider::DedupBy,
     Provider::Partition,
+    Provider::PartitionPoint,
+    Provider::Histogram,
 ];
+
+/// Bins of the histogram rows (CUB's HistogramEven with 257 levels).
+const HISTOGRAM_BINS: u64 = 256;
 
 fn cub_for(lib: &libloading::Library, provider: Provider) -> Result<Cub, RuntimeError> {
     let index = CUB_ALGOS
@@ -260,6 +265,30 @@ fn random_bytes(element: Scalar, n: usize, seed: u64) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Sorts `n` elements' bytes in ascending order (floats by `total_cmp`:
+/// [`random_bytes`] makes no NaN).
+fn sort_bytes(element: Scalar, bytes: &mut [u8]) {
+    macro_rules! sort_as {
+        ($t:ty, $cmp:expr) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            let mut v: Vec<$t> = bytes
+                .chunks_exact(W)
+                .map(|c| <$t>::from_le_bytes(c.try_into().expect("W bytes")))
+                .collect();
+            v.sort_unstable_by($cmp);
+            for (c, x) in bytes.chunks_exact_mut(W).zip(v) {
+                c.copy_from_slice(&x.to_le_bytes());
+            }
+        }};
+    }
+    match element {
+        Scalar::I32 => sort_as!(i32, |a, b| a.cmp(b)),
+        Scalar::I64 => sort_as!(i64, |a, b| a.cmp(b)),
+        Scalar::F32 => sort_as!(f32, |a, b| a.total_cmp(b)),
+        _ => sort_as!(f64, |a, b| a.total_cmp(b)),
+    }
 }
 
 /// The median of one pass of `repeats` timed launches.
@@ -397,10 +426,12 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             inputs_of = Some((element, buffers));
         }
         let inputs = &inputs_of.as_ref().expect("uploaded above").1;
+
         // Room for the outputs, and for CUB's select count after n
         // elements; partition's rejected elements after our n.
         let ours_out = gpu.alloc((2 * top * size + 16) as usize)?;
-        let cub_out = gpu.alloc((top * size + 16) as usize)?;
+        // (partition_point's indices are 8 bytes whatever the element.)
+        let cub_out = gpu.alloc((top * size.max(8) + 16) as usize)?;
         let offsets_host: Vec<u64> = (0..=top.div_ceil(1024))
             .map(|i| (i * 1024).min(top))
             .collect();
@@ -421,10 +452,27 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 return Err(cub_error("temp_bytes", code));
             }
             let temp = gpu.alloc(temp_bytes.max(1))?;
+            // partition_point searches n random elements, sorted, for each
+            // element of one of the four inputs (the same distribution).
+            let sorted = if provider == Provider::PartitionPoint {
+                let mut host = random_bytes(element, n as usize, 0xD00D ^ size);
+                sort_bytes(element, &mut host);
+                let b = gpu.alloc(host.len())?;
+                b.upload(0, &host)?;
+                Some(b)
+            } else {
+                None
+            };
+            let operands = |b: usize| match &sorted {
+                Some(sorted) => (sorted.address(0), inputs[b].address(0)),
+                None => (inputs[b].address(0), inputs[(b + 1) % 4].address(0)),
+            };
             let job = |b: usize, grid: Option<GridPolicy>| Job {
-                input: inputs[b].address(0),
-                input2: inputs[(b + 1) % 4].address(0),
+                input: operands(b).0,
+                input2: operands(b).1,
                 len: n,
+                queries: n,
+                bins: HISTOGRAM_BINS,
                 offsets: offsets.address(0),
                 segments,
                 longest_segment: 1024,
@@ -457,8 +505,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                     (cub.run)(
                         name.as_ptr(),
                         ty.as_ptr(),
-                        inputs[b].address(0),
-                        inputs[(b + 1) % 4].address(0),
+                        operands(b).0,
+                        operands(b).1,
                         out.address(0),
                         n,
                         offsets.address(0),
@@ -576,7 +624,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
 fn sweep_policies(provider: Provider) -> Vec<GridPolicy> {
     let capped = |b| GridPolicy::TilesCappedBySms { blocks_per_sm: b };
     match provider {
-        Provider::Reduce => vec![capped(2), capped(4), capped(6)],
+        Provider::Reduce | Provider::Histogram => vec![capped(2), capped(4), capped(6)],
         Provider::Transform | Provider::Transform2 | Provider::SegmentedReduce => {
             vec![capped(4), capped(6), GridPolicy::OneBlockPerTile]
         }
@@ -614,10 +662,36 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::Transform2 => 3 * n * size,
         Provider::Select | Provider::DedupBy => n * size + kept * size,
         Provider::Partition => 2 * n * size,
+        // The sorted input and the queries read once, an index written
+        // for each query.
+        Provider::PartitionPoint => 2 * n * size + 8 * n,
+        Provider::Histogram => n * size + 8 * HISTOGRAM_BINS,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
         Provider::SortBy | Provider::ChainCollect => return None,
     })
+}
+
+/// "ok", or the first of `size`-byte little-endian unsigned values where
+/// two outputs differ.
+fn first_difference(ours: &[u8], cub: &[u8], size: usize, what: &str) -> String {
+    let value = |c: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..size].copy_from_slice(c);
+        u64::from_le_bytes(w)
+    };
+    match ours
+        .chunks(size)
+        .zip(cub.chunks(size))
+        .position(|(a, b)| a != b)
+    {
+        Some(i) => format!(
+            "{what} {i}: ours {}, CUB {}",
+            value(&ours[i * size..][..size]),
+            value(&cub[i * size..][..size])
+        ),
+        None => "ok".into(),
+    }
 }
 
 /// The driver's device-to-device copy of the largest size (at most 1 GiB).
@@ -683,6 +757,27 @@ fn compare(
             let rejected: Vec<u8> = c[k..].chunks(size).rev().flatten().copied().collect();
             c[k..].copy_from_slice(&rejected);
             (n as usize, o, c, kept)
+        }
+        // An index a query, on both sides.
+        Provider::PartitionPoint => {
+            let (mut o, mut c) = (vec![0u8; n as usize * 8], vec![0u8; n as usize * 8]);
+            ours.download(0, &mut o)?;
+            cub.download(0, &mut c)?;
+            return Ok((first_difference(&o, &c, 8, "index"), 0));
+        }
+        // Our counts are 64-bit, CUB's (as its users count) 32-bit.
+        Provider::Histogram => {
+            let bins = HISTOGRAM_BINS as usize;
+            let (mut o, mut c) = (vec![0u64; bins], vec![0u32; bins]);
+            ours.download(0, &mut o)?;
+            cub.download(0, &mut c)?;
+            let c: Vec<u64> = c.into_iter().map(u64::from).collect();
+            let check = match o.iter().zip(&c).position(|(a, b)| a != b) {
+                Some(i) => format!("bin {i}: ours {}, CUB {}", o[i], c[i]),
+                None if o.iter().sum::<u64>() == 0 => "nothing counted".into(),
+                None => "ok".into(),
+            };
+            return Ok((check, 0));
         }
         _ => {
             let count = if provider == Provider::SegmentedReduce {

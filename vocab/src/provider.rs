@@ -33,6 +33,13 @@ pub enum Provider {
     /// `select.cuh`: the elements a predicate keeps and those it does not,
     /// each in order, as `Iterator::partition` splits them.
     Partition,
+    /// `search.cuh`: for each query, the index of the first element of a
+    /// sorted input for which a predicate of it and the query fails, as
+    /// `slice::partition_point` finds it (a binary search per query).
+    PartitionPoint,
+    /// `histogram.cuh`: how many elements a bin function maps to each of
+    /// `bins` bins (an index past the last is not counted).
+    Histogram,
     /// `chain.cuh`: a `par_iter` chain's `map`/`filter` stages fused with a
     /// fold of what they keep (`sum`, `product`, `reduce`, `count`, `any`,
     /// `all`), from an `init` or from the first value kept.
@@ -49,7 +56,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 13] = [
+    pub const ALL: [Provider; 15] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -60,6 +67,8 @@ impl Provider {
         Provider::SortBy,
         Provider::DedupBy,
         Provider::Partition,
+        Provider::PartitionPoint,
+        Provider::Histogram,
         Provider::ChainReduce,
         Provider::ChainPick,
         Provider::ChainCollect,
@@ -77,6 +86,8 @@ impl Provider {
             Provider::SortBy => "sort_by",
             Provider::DedupBy => "dedup_by",
             Provider::Partition => "partition",
+            Provider::PartitionPoint => "partition_point",
+            Provider::Histogram => "histogram",
             Provider::ChainReduce => "chain_reduce",
             Provider::ChainPick => "chain_pick",
             Provider::ChainCollect => "chain_collect",
@@ -101,6 +112,8 @@ impl Provider {
             Provider::SortBy => Shape::Compare,
             Provider::DedupBy => Shape::Same,
             Provider::Partition => Shape::RefPredicate,
+            Provider::PartitionPoint => Shape::Probe,
+            Provider::Histogram => Shape::Bin,
             Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
     }
@@ -115,6 +128,8 @@ impl Provider {
             Provider::Reduce
                 | Provider::DedupBy
                 | Provider::Partition
+                | Provider::PartitionPoint
+                | Provider::Histogram
                 | Provider::Transform
                 | Provider::Transform2
                 | Provider::SegmentedReduce
@@ -218,6 +233,13 @@ pub enum Shape {
     /// `Vec::dedup_by` takes it (the later element first). Its thunk takes
     /// the values: `(T, T) -> bool`.
     Same,
+    /// `(&T, &Q) -> bool`: partition_point's predicate of an element of
+    /// the sorted input and a query, as `slice::partition_point`'s closure
+    /// with the query passed too. Its thunk takes the values: `(T, Q) ->
+    /// bool`.
+    Probe,
+    /// `(T) -> usize`: histogram's bin of an element.
+    Bin,
     /// `(&T) -> K`: sort_by_key's key, `K` an integer, `bool` or `char`, as
     /// `slice::sort_by_key` takes it. Its thunk, too, answers "less than":
     /// `key(&a) < key(&b)`.
@@ -244,6 +266,8 @@ impl Shape {
             Shape::Zip => (vec![t.clone(), u], t),
             Shape::Predicate | Shape::RefPredicate => (vec![t], boolean),
             Shape::Compare | Shape::Key | Shape::Same => (vec![t.clone(), t], boolean),
+            Shape::Probe => (vec![t, u], boolean),
+            Shape::Bin => (vec![t], Element::Scalar(Scalar::Usize)),
             Shape::Chain => (vec![t], u),
         };
         Signature { params, ret }
@@ -260,6 +284,8 @@ impl Shape {
             Shape::Compare => "(&T, &T) -> Ordering",
             Shape::Key => "(&T) -> K",
             Shape::Same => "(&T, &T) -> bool",
+            Shape::Probe => "(&T, &Q) -> bool",
+            Shape::Bin => "(T) -> usize",
             Shape::Chain => "a chain of `map` and `filter` stages over T",
         }
     }
@@ -268,8 +294,13 @@ impl Shape {
     /// comparator or a key: see [`Shape::signature`]).
     pub fn arity(self) -> usize {
         match self {
-            Shape::Map | Shape::Predicate | Shape::RefPredicate | Shape::Key | Shape::Chain => 1,
-            Shape::Fold | Shape::Zip | Shape::Compare | Shape::Same => 2,
+            Shape::Map
+            | Shape::Predicate
+            | Shape::RefPredicate
+            | Shape::Key
+            | Shape::Bin
+            | Shape::Chain => 1,
+            Shape::Fold | Shape::Zip | Shape::Compare | Shape::Same | Shape::Probe => 2,
         }
     }
 
@@ -295,6 +326,9 @@ impl Shape {
             (Shape::Compare | Shape::Key | Shape::Same, [a, b]) if a == b && ret == boolean => {
                 Some(vec![a.clone()])
             }
+            (Shape::Probe, [a, b]) if ret == boolean => Some(vec![a.clone(), b.clone()]),
+            // The bin's type (`usize`) is the caller's to check.
+            (Shape::Bin, [a]) => Some(vec![a.clone()]),
             (Shape::Chain, [a]) => Some(vec![a.clone(), ret.clone()]),
             _ => None,
         }
@@ -347,6 +381,10 @@ impl Signature {
     pub fn fits(&self, provider: Provider) -> bool {
         let boolean = Element::Scalar(Scalar::Bool);
         let chain = provider.shape() == Shape::Chain;
+        // A bin is a `usize`, which no element is.
+        if provider.shape() == Shape::Bin && self.ret != Element::Scalar(Scalar::Usize) {
+            return false;
+        }
         provider
             .shape()
             .elements(&self.params, &self.ret, &boolean)
@@ -381,7 +419,8 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
-             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, `chain_reduce`, `chain_pick`, `chain_collect`"
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, \
+             `partition_point`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }
@@ -399,8 +438,17 @@ mod tests {
         let wide = Signature::fold(Scalar::I128);
         assert!(!wide.fits(Provider::Reduce), "i128 is no element type");
         assert_eq!(
-            Shape::Compare.signature(i32_.clone(), i32_).ret,
+            Shape::Compare.signature(i32_.clone(), i32_.clone()).ret,
             Scalar::Bool.into()
         );
+        let probe = Shape::Probe.signature(Scalar::F64, Scalar::I32);
+        assert_eq!(probe.to_string(), "(f64, i32) -> bool");
+        assert!(probe.fits(Provider::PartitionPoint));
+        assert!(!Signature::fold(Scalar::F64).fits(Provider::PartitionPoint));
+        let bin = Shape::Bin.signature(i32_.clone(), i32_);
+        assert_eq!(bin.to_string(), "(i32) -> usize");
+        assert!(bin.fits(Provider::Histogram));
+        let not_a_bin = Signature::scalars(&[Scalar::I32], Scalar::U64);
+        assert!(!not_a_bin.fits(Provider::Histogram), "a bin is a usize");
     }
 }

@@ -285,6 +285,10 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
             format!("(&{t}) -> bool"),
             " (nonzero: `pred(&a)`)".to_string(),
         ),
+        Adapter::Refs if reg.provider == manifest::Provider::PartitionPoint => (
+            format!("(&{t}, &{}) -> bool", abi.signature.params[1]),
+            " (nonzero: `pred(&a, &b)`, a an element, b a query)".to_string(),
+        ),
         Adapter::Refs => (
             format!("(&{t}, &{t}) -> bool"),
             " (nonzero: `same(&a, &b)`, a the later element)".to_string(),

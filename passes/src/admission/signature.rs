@@ -69,7 +69,7 @@ fn composite(facts: &ModuleFacts, t: &Ty) -> Option<Element> {
 /// the thunk calls the body: a comparator's `(&T, &T) -> Ordering` and a
 /// key's `(&T) -> K` are `(T, T) -> bool`, "less than", and a `same`'s
 /// `(&T, &T) -> bool` is `(T, T) -> bool` (a partition's `(&T) -> bool`:
-/// `(T) -> bool`); every other shape's are the callback's own. `None` for a comparator, key or `same` that does not
+/// `(T) -> bool`, a partition_point's `(&T, &Q) -> bool`: `(T, Q) -> bool`); every other shape's are the callback's own. `None` for a comparator, key or `same` that does not
 /// take shared references, or returns something else than `Ordering`, a
 /// key ([`key`]) or `bool`.
 fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Adapter)> {
@@ -92,7 +92,7 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
                 if args.is_empty() && matches!(path.as_str(), "std::cmp::Ordering" | "core::cmp::Ordering"));
             ordering.then_some((values()?, less, Adapter::Compare))
         }
-        Shape::Same | Shape::RefPredicate => {
+        Shape::Same | Shape::RefPredicate | Shape::Probe => {
             (*ret == less).then_some((values()?, less.clone(), Adapter::Refs))
         }
         Shape::Key => match (values()?.as_slice(), key(ret)) {
@@ -110,6 +110,12 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
             }
             _ => None,
         },
+        // A bin is a `usize`, as an index is.
+        Shape::Bin => (*ret == Ty::Scalar(Scalar::Usize)).then_some((
+            params.to_vec(),
+            ret.clone(),
+            Adapter::Direct,
+        )),
         _ => Some((params.to_vec(), ret.clone(), Adapter::Direct)),
     }
 }
@@ -146,6 +152,9 @@ fn signature(ctx: &Ctx<'_>, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let scalar = |t: &Ty| {
         if *t == bool_ty {
             Some(Element::Scalar(Scalar::Bool))
+        } else if shape(ctx.reg) == Shape::Bin && *t == Ty::Scalar(Scalar::Usize) {
+            // A histogram's bin, which no element is.
+            Some(Element::Scalar(Scalar::Usize))
         } else {
             element(ctx.facts, ctx.reg.provider, t)
         }

@@ -6,6 +6,8 @@
 //! of structs, records sorted by a comparator and by a key (stable, as
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
 //! the first of each run (`dedup_by`), both halves of a `partition`,
+//! where queries go in sorted records (`partition_point`), counts by a
+//! field (`histogram`),
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
@@ -205,6 +207,25 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 inside.to_vec()?.iter().map(bits).eq(want_in.iter().map(bits))
                     && outside.to_vec()?.iter().map(bits).eq(want_out.iter().map(bits)),
             );
+            // Where each point's x goes among the pairs sorted by value
+            // (partition_point of a struct query in tuples), and the points
+            // counted by the top bits of their weight (a histogram of
+            // structs).
+            let places = gpu
+                .partition_point(&by_value, &dq.slice(lo..), |a: &(f32, u32), p: &Point| a.0 < p.x)?
+                .to_vec()?;
+            let mut sorted = hp[lo..].to_vec();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let want: Vec<usize> = hq[lo..].iter().map(|p| sorted.partition_point(|a| a.0 < p.x)).collect();
+            c.check(&at("partition_point tuple by struct"), places == want);
+            let counts = gpu.histogram(&dq.slice(lo..), 48, |p: Point| (p.w >> 26) as usize)?.to_vec()?;
+            let mut want = vec![0u64; 48];
+            for p in &hq[lo..] {
+                if let Some(c) = want.get_mut((p.w >> 26) as usize) {
+                    *c += 1;
+                }
+            }
+            c.check(&at("histogram struct"), counts == want);
             // Running folds, each associative, so the sequential scan is
             // the GPU's to the bit: an arg-max of pairs (8-byte look-back
             // descriptors), extents of points before each (12 bytes: a

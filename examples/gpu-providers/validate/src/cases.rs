@@ -164,6 +164,38 @@ pub fn cpu_dedup_by_class_i8(d: &[i8], k: i8) -> Vec<i8> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_i8(gpu: &Gpu, sorted: &dyn Input<i8>, queries: &dyn Input<i8>, _k: i8) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_i8(sorted: &[i8], queries: &[i8], _k: i8) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_i8(gpu: &Gpu, sorted: &dyn Input<i8>, queries: &dyn Input<i8>, k: i8) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_i8(sorted: &[i8], queries: &[i8], k: i8) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_i8(gpu: &Gpu, d: &dyn Input<i8>, _k: i8) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_i8(d: &[i8], _k: i8) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_i8(d: &[i8], k: i8) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_i8() -> Vec<Case<i8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i8, cpu_reduce_add_i8), order: None },
@@ -184,6 +216,10 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i8, cpu_sort_i8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i8, cpu_sort_unstable_i8), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i8, cpu_dedup_by_class_i8), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i8, cpu_partition_point_upper_i8), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i8, cpu_partition_point_coarse_i8), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i8, cpu_histogram_low_byte_i8), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i8, cpu_histogram_wide_i8), order: None },
     ]
 }
 
@@ -347,6 +383,38 @@ pub fn cpu_dedup_by_class_i16(d: &[i16], k: i16) -> Vec<i16> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_i16(gpu: &Gpu, sorted: &dyn Input<i16>, queries: &dyn Input<i16>, _k: i16) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_i16(sorted: &[i16], queries: &[i16], _k: i16) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_i16(gpu: &Gpu, sorted: &dyn Input<i16>, queries: &dyn Input<i16>, k: i16) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_i16(sorted: &[i16], queries: &[i16], k: i16) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_i16(gpu: &Gpu, d: &dyn Input<i16>, _k: i16) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_i16(d: &[i16], _k: i16) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_i16(d: &[i16], k: i16) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_i16() -> Vec<Case<i16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i16, cpu_reduce_add_i16), order: None },
@@ -367,6 +435,10 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i16, cpu_sort_i16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i16, cpu_sort_unstable_i16), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i16, cpu_dedup_by_class_i16), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i16, cpu_partition_point_upper_i16), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i16, cpu_partition_point_coarse_i16), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i16, cpu_histogram_low_byte_i16), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i16, cpu_histogram_wide_i16), order: None },
     ]
 }
 
@@ -530,6 +602,38 @@ pub fn cpu_dedup_by_class_i32(d: &[i32], k: i32) -> Vec<i32> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_i32(gpu: &Gpu, sorted: &dyn Input<i32>, queries: &dyn Input<i32>, _k: i32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_i32(sorted: &[i32], queries: &[i32], _k: i32) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_i32(gpu: &Gpu, sorted: &dyn Input<i32>, queries: &dyn Input<i32>, k: i32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_i32(sorted: &[i32], queries: &[i32], k: i32) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_i32(gpu: &Gpu, d: &dyn Input<i32>, _k: i32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_i32(d: &[i32], _k: i32) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_i32(d: &[i32], k: i32) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_i32() -> Vec<Case<i32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i32, cpu_reduce_add_i32), order: None },
@@ -550,6 +654,10 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i32, cpu_sort_i32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i32, cpu_sort_unstable_i32), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i32, cpu_dedup_by_class_i32), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i32, cpu_partition_point_upper_i32), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i32, cpu_partition_point_coarse_i32), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i32, cpu_histogram_low_byte_i32), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i32, cpu_histogram_wide_i32), order: None },
     ]
 }
 
@@ -713,6 +821,38 @@ pub fn cpu_dedup_by_class_i64(d: &[i64], k: i64) -> Vec<i64> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_i64(gpu: &Gpu, sorted: &dyn Input<i64>, queries: &dyn Input<i64>, _k: i64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_i64(sorted: &[i64], queries: &[i64], _k: i64) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_i64(gpu: &Gpu, sorted: &dyn Input<i64>, queries: &dyn Input<i64>, k: i64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_i64(sorted: &[i64], queries: &[i64], k: i64) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_i64(gpu: &Gpu, d: &dyn Input<i64>, _k: i64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_i64(d: &[i64], _k: i64) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_i64(d: &[i64], k: i64) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_i64() -> Vec<Case<i64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_i64, cpu_reduce_add_i64), order: None },
@@ -733,6 +873,10 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i64, cpu_sort_i64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i64, cpu_sort_unstable_i64), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i64, cpu_dedup_by_class_i64), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i64, cpu_partition_point_upper_i64), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i64, cpu_partition_point_coarse_i64), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i64, cpu_histogram_low_byte_i64), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i64, cpu_histogram_wide_i64), order: None },
     ]
 }
 
@@ -896,6 +1040,38 @@ pub fn cpu_dedup_by_class_u8(d: &[u8], k: u8) -> Vec<u8> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_u8(gpu: &Gpu, sorted: &dyn Input<u8>, queries: &dyn Input<u8>, _k: u8) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_u8(sorted: &[u8], queries: &[u8], _k: u8) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_u8(gpu: &Gpu, sorted: &dyn Input<u8>, queries: &dyn Input<u8>, k: u8) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_u8(sorted: &[u8], queries: &[u8], k: u8) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_u8(gpu: &Gpu, d: &dyn Input<u8>, _k: u8) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_u8(d: &[u8], _k: u8) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_u8(d: &[u8], k: u8) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_u8() -> Vec<Case<u8>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u8, cpu_reduce_add_u8), order: None },
@@ -916,6 +1092,10 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u8, cpu_sort_u8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u8, cpu_sort_unstable_u8), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u8, cpu_dedup_by_class_u8), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u8, cpu_partition_point_upper_u8), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u8, cpu_partition_point_coarse_u8), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u8, cpu_histogram_low_byte_u8), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u8, cpu_histogram_wide_u8), order: None },
     ]
 }
 
@@ -1079,6 +1259,38 @@ pub fn cpu_dedup_by_class_u16(d: &[u16], k: u16) -> Vec<u16> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_u16(gpu: &Gpu, sorted: &dyn Input<u16>, queries: &dyn Input<u16>, _k: u16) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_u16(sorted: &[u16], queries: &[u16], _k: u16) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_u16(gpu: &Gpu, sorted: &dyn Input<u16>, queries: &dyn Input<u16>, k: u16) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_u16(sorted: &[u16], queries: &[u16], k: u16) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_u16(gpu: &Gpu, d: &dyn Input<u16>, _k: u16) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_u16(d: &[u16], _k: u16) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_u16(d: &[u16], k: u16) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_u16() -> Vec<Case<u16>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u16, cpu_reduce_add_u16), order: None },
@@ -1099,6 +1311,10 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u16, cpu_sort_u16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u16, cpu_sort_unstable_u16), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u16, cpu_dedup_by_class_u16), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u16, cpu_partition_point_upper_u16), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u16, cpu_partition_point_coarse_u16), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u16, cpu_histogram_low_byte_u16), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u16, cpu_histogram_wide_u16), order: None },
     ]
 }
 
@@ -1262,6 +1478,38 @@ pub fn cpu_dedup_by_class_u32(d: &[u32], k: u32) -> Vec<u32> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_u32(gpu: &Gpu, sorted: &dyn Input<u32>, queries: &dyn Input<u32>, _k: u32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_u32(sorted: &[u32], queries: &[u32], _k: u32) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_u32(gpu: &Gpu, sorted: &dyn Input<u32>, queries: &dyn Input<u32>, k: u32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_u32(sorted: &[u32], queries: &[u32], k: u32) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_u32(gpu: &Gpu, d: &dyn Input<u32>, _k: u32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_u32(d: &[u32], _k: u32) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_u32(d: &[u32], k: u32) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_u32() -> Vec<Case<u32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u32, cpu_reduce_add_u32), order: None },
@@ -1282,6 +1530,10 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u32, cpu_sort_u32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u32, cpu_sort_unstable_u32), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u32, cpu_dedup_by_class_u32), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u32, cpu_partition_point_upper_u32), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u32, cpu_partition_point_coarse_u32), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u32, cpu_histogram_low_byte_u32), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u32, cpu_histogram_wide_u32), order: None },
     ]
 }
 
@@ -1445,6 +1697,38 @@ pub fn cpu_dedup_by_class_u64(d: &[u64], k: u64) -> Vec<u64> {
     native::dedup_by(d, move |a, b| (*a ^ k) % 4 == (*b ^ k) % 4)
 }
 
+pub fn gpu_partition_point_upper_u64(gpu: &Gpu, sorted: &dyn Input<u64>, queries: &dyn Input<u64>, _k: u64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x <= q)?.to_vec()
+}
+
+pub fn cpu_partition_point_upper_u64(sorted: &[u64], queries: &[u64], _k: u64) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x <= q)
+}
+
+pub fn gpu_partition_point_coarse_u64(gpu: &Gpu, sorted: &dyn Input<u64>, queries: &dyn Input<u64>, k: u64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x / k < *q / k)?.to_vec()
+}
+
+pub fn cpu_partition_point_coarse_u64(sorted: &[u64], queries: &[u64], k: u64) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
+}
+
+pub fn gpu_histogram_low_byte_u64(gpu: &Gpu, d: &dyn Input<u64>, _k: u64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_low_byte_u64(d: &[u64], _k: u64) -> Vec<u64> {
+    native::histogram(d, 256, |x| (x as u64 & 255) as usize)
+}
+
+pub fn gpu_histogram_wide_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_u64(d: &[u64], k: u64) -> Vec<u64> {
+    native::histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)
+}
+
 pub fn cases_u64() -> Vec<Case<u64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: true, op: Op::Fold(gpu_reduce_add_u64, cpu_reduce_add_u64), order: None },
@@ -1465,6 +1749,10 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u64, cpu_sort_u64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u64, cpu_sort_unstable_u64), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u64, cpu_dedup_by_class_u64), order: None },
+        Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u64, cpu_partition_point_upper_u64), order: None },
+        Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u64, cpu_partition_point_coarse_u64), order: None },
+        Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u64, cpu_histogram_low_byte_u64), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u64, cpu_histogram_wide_u64), order: None },
     ]
 }
 
@@ -1638,6 +1926,38 @@ pub fn cpu_dedup_by_bucket_f32(d: &[f32], _k: f32) -> Vec<f32> {
     native::dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)
 }
 
+pub fn gpu_partition_point_lower_f32(gpu: &Gpu, sorted: &dyn Input<f32>, queries: &dyn Input<f32>, _k: f32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x < q)?.to_vec()
+}
+
+pub fn cpu_partition_point_lower_f32(sorted: &[f32], queries: &[f32], _k: f32) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+pub fn gpu_partition_point_scaled_f32(gpu: &Gpu, sorted: &dyn Input<f32>, queries: &dyn Input<f32>, k: f32) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x * k < *q)?.to_vec()
+}
+
+pub fn cpu_partition_point_scaled_f32(sorted: &[f32], queries: &[f32], k: f32) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x * k < *q)
+}
+
+pub fn gpu_histogram_scaled_f32(gpu: &Gpu, d: &dyn Input<f32>, k: f32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_scaled_f32(d: &[f32], k: f32) -> Vec<u64> {
+    native::histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)
+}
+
+pub fn gpu_histogram_wide_f32(gpu: &Gpu, d: &dyn Input<f32>, _k: f32) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_f32(d: &[f32], _k: f32) -> Vec<u64> {
+    native::histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)
+}
+
 pub fn cases_f32() -> Vec<Case<f32>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f32, cpu_reduce_add_f32), order: Some(Order::Fold(ord_reduce_add_f32)) },
@@ -1657,6 +1977,10 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f32, cpu_dedup_by_bucket_f32), order: None },
+        Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f32, cpu_partition_point_lower_f32), order: None },
+        Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f32, cpu_partition_point_scaled_f32), order: None },
+        Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f32, cpu_histogram_scaled_f32), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f32, cpu_histogram_wide_f32), order: None },
     ]
 }
 
@@ -1830,6 +2154,38 @@ pub fn cpu_dedup_by_bucket_f64(d: &[f64], _k: f64) -> Vec<f64> {
     native::dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)
 }
 
+pub fn gpu_partition_point_lower_f64(gpu: &Gpu, sorted: &dyn Input<f64>, queries: &dyn Input<f64>, _k: f64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, |x, q| x < q)?.to_vec()
+}
+
+pub fn cpu_partition_point_lower_f64(sorted: &[f64], queries: &[f64], _k: f64) -> Vec<usize> {
+    native::partition_point(sorted, queries, |x, q| x < q)
+}
+
+pub fn gpu_partition_point_scaled_f64(gpu: &Gpu, sorted: &dyn Input<f64>, queries: &dyn Input<f64>, k: f64) -> Result<Vec<usize>, Error> {
+    gpu.partition_point(sorted, queries, move |x, q| *x * k < *q)?.to_vec()
+}
+
+pub fn cpu_partition_point_scaled_f64(sorted: &[f64], queries: &[f64], k: f64) -> Vec<usize> {
+    native::partition_point(sorted, queries, move |x, q| *x * k < *q)
+}
+
+pub fn gpu_histogram_scaled_f64(gpu: &Gpu, d: &dyn Input<f64>, k: f64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_scaled_f64(d: &[f64], k: f64) -> Vec<u64> {
+    native::histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)
+}
+
+pub fn gpu_histogram_wide_f64(gpu: &Gpu, d: &dyn Input<f64>, _k: f64) -> Result<Vec<u64>, Error> {
+    gpu.histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)?.to_vec()
+}
+
+pub fn cpu_histogram_wide_f64(d: &[f64], _k: f64) -> Vec<u64> {
+    native::histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)
+}
+
 pub fn cases_f64() -> Vec<Case<f64>> {
     vec![
         Case { name: "reduce_add", provider: "reduce", exact: false, op: Op::Fold(gpu_reduce_add_f64, cpu_reduce_add_f64), order: Some(Order::Fold(ord_reduce_add_f64)) },
@@ -1849,5 +2205,9 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f64, cpu_dedup_by_bucket_f64), order: None },
+        Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f64, cpu_partition_point_lower_f64), order: None },
+        Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f64, cpu_partition_point_scaled_f64), order: None },
+        Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f64, cpu_histogram_scaled_f64), order: None },
+        Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f64, cpu_histogram_wide_f64), order: None },
     ]
 }

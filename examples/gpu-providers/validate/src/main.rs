@@ -75,6 +75,16 @@ pub enum Op<T: 'static> {
         fn(&Gpu, In<'_, T>) -> Result<Vec<T>, Error>,
         fn(&[T]) -> Vec<T>,
     ),
+    /// partition_point: (the data sorted, the queries, k).
+    Search(
+        fn(&Gpu, In<'_, T>, In<'_, T>, T) -> Result<Vec<usize>, Error>,
+        fn(&[T], &[T], T) -> Vec<usize>,
+    ),
+    /// histogram: (data, k), its bins the case's own.
+    Histogram(
+        fn(&Gpu, In<'_, T>, T) -> Result<Vec<u64>, Error>,
+        fn(&[T], T) -> Vec<u64>,
+    ),
 }
 
 pub struct Case<T: 'static> {
@@ -115,7 +125,7 @@ impl Rng {
 }
 
 /// An element type: how to make data, and how to compare results.
-trait Elem: native::gpu::DeviceElement + PartialEq + Debug + Send + Sync + 'static {
+trait Elem: native::gpu::DeviceElement + PartialOrd + Debug + Send + Sync + 'static {
     const NAME: &'static str;
     const EPS: f64;
     fn random(r: &mut Rng) -> Self;
@@ -175,11 +185,13 @@ int_elem!(i8 0, i16 0, i32 0, i64 0, u8 u8::MAX / 2, u16 u16::MAX / 2, u32 u32::
 float_elem!(f32, f64);
 
 /// What a case returns: elements of its type, or f64 / f32 for the maps
-/// that change it.
+/// that change it, indices (partition_point) or counts (histogram).
 enum Output<T> {
     Same(Vec<T>),
     F64(Vec<f64>),
     F32(Vec<f32>),
+    Index(Vec<usize>),
+    Counts(Vec<u64>),
 }
 
 /// The bytes of a slice of scalars (no padding, every bit pattern valid).
@@ -194,6 +206,8 @@ impl<T: Elem> Output<T> {
             Output::Same(v) => v.len(),
             Output::F64(v) => v.len(),
             Output::F32(v) => v.len(),
+            Output::Index(v) => v.len(),
+            Output::Counts(v) => v.len(),
         }
     }
 
@@ -202,6 +216,8 @@ impl<T: Elem> Output<T> {
             Output::Same(v) => bytes_of(v),
             Output::F64(v) => bytes_of(v),
             Output::F32(v) => bytes_of(v),
+            Output::Index(v) => bytes_of(v),
+            Output::Counts(v) => bytes_of(v),
         }
     }
 
@@ -210,6 +226,8 @@ impl<T: Elem> Output<T> {
             Output::Same(v) => v[i].as_f64(),
             Output::F64(v) => v[i],
             Output::F32(v) => v[i] as f64,
+            Output::Index(v) => v[i] as f64,
+            Output::Counts(v) => v[i] as f64,
         }
     }
 }
@@ -382,6 +400,18 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             let data = &all[extra..];
             let data_b = &all_b[extra..];
             let data_u8 = &all_u8[extra..];
+            // partition_point searches the data in ascending order (no
+            // NaN among it) for fewer queries than elements (the second
+            // input's first three quarters).
+            let searching = cases.iter().any(|c| matches!(c.op, Op::Search(..)));
+            let (mut all_sorted, mut host_queries) = (Vec::new(), Vec::new());
+            if searching {
+                all_sorted = all.clone();
+                all_sorted[extra..].sort_unstable_by(|x, y| x.partial_cmp(y).expect("no NaN in the data"));
+                host_queries = data_b[..n - n / 4].to_vec();
+            }
+            let sorted = all_sorted.get(extra..).unwrap_or_default();
+            let queries = &host_queries[..];
             let patterns: Vec<Vec<usize>> = (0..3).map(|p| offsets(n, p, &mut rng)).collect();
             let jobs: Vec<Job<'_, T>> = cases
                 .iter()
@@ -394,15 +424,28 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             // The inputs where the calls read them.
             let device = match placement {
                 Placement::Host => None,
-                Placement::Device(_) => Some((gpu.upload(&all)?, gpu.upload(&all_b)?, gpu.upload(&all_u8)?)),
+                Placement::Device(_) => Some((
+                    gpu.upload(&all)?,
+                    gpu.upload(&all_b)?,
+                    gpu.upload(&all_u8)?,
+                    gpu.upload(&all_sorted)?,
+                )),
             };
-            let slices = device.as_ref().map(|(a, b, c)| {
-                (a.slice(extra..), b.slice(extra..), c.slice(extra..))
+            // (Without a search among the cases, the data stands for the
+            // sorted data no case reads.)
+            let slices = device.as_ref().map(|(a, b, c, s)| {
+                let inputs = (a.slice(extra..), b.slice(extra..), c.slice(extra..));
+                let sorted = if searching { s.slice(extra..) } else { a.slice(extra..) };
+                (inputs, sorted, b.slice(extra..extra + queries.len()))
             });
             // Host data is the whole vector (no offset).
             let (ia, ib, iu): (In<'_, T>, In<'_, T>, In<'_, u8>) = match &slices {
-                Some((a, b, c)) => (a, b, c),
+                Some(((a, b, c), _, _)) => (a, b, c),
                 None => (&all, &all_b, &all_u8),
+            };
+            let search: (In<'_, T>, In<'_, T>) = match &slices {
+                Some((_, s, q)) => (s, q),
+                None => (&all_sorted, &host_queries),
             };
             // The references, in parallel, while the GPU runs the cases.
             std::thread::scope(|scope| -> Result<(), Error> {
@@ -415,17 +458,17 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                                 Some(Order::Scan(m)) => Some(m(data, T::init(), T::k())),
                                 _ => None,
                             };
-                            (reference(job, data, data_b, data_u8, patterns), model)
+                            (reference(job, (data, data_b, data_u8), (sorted, queries), patterns), model)
                         })
                     })
                     .collect();
                 for (job, handle) in jobs.iter().zip(handles) {
-                    let got = gpu_run(gpu, job, ia, ib, iu, &patterns)?;
+                    let got = gpu_run(gpu, job, (ia, ib, iu), search, &patterns)?;
                     let shape = fold_shape(gpu);
                     let again = if job.case.exact {
                         None
                     } else {
-                        Some(gpu_run(gpu, job, ia, ib, iu, &patterns)?)
+                        Some(gpu_run(gpu, job, (ia, ib, iu), search, &patterns)?)
                     };
                     let (want, mut model) = handle.join().expect("the reference does not panic");
                     if let Some(order @ (Order::Fold(_) | Order::Segments(_))) = &job.case.order {
@@ -524,9 +567,8 @@ fn placement_id(p: Placement) -> u64 {
 fn gpu_run<T: Elem>(
     gpu: &Gpu,
     job: &Job<'_, T>,
-    a: In<'_, T>,
-    b: In<'_, T>,
-    u: In<'_, u8>,
+    (a, b, u): (In<'_, T>, In<'_, T>, In<'_, u8>),
+    (sorted, queries): (In<'_, T>, In<'_, T>),
     patterns: &[Vec<usize>],
 ) -> Result<Output<T>, Error> {
     let (k, init) = (T::k(), T::init());
@@ -540,15 +582,16 @@ fn gpu_run<T: Elem>(
         Op::ZipMixed(g, _) => Output::F32(g(gpu, a, u)?),
         Op::Seg(g, _) => Output::Same(g(gpu, a, &patterns[job.pattern], init)?),
         Op::Sort(g, _) => Output::Same(g(gpu, a)?),
+        Op::Search(g, _) => Output::Index(g(gpu, sorted, queries, k)?),
+        Op::Histogram(g, _) => Output::Counts(g(gpu, a, k)?),
     })
 }
 
 /// The reference output.
 fn reference<T: Elem>(
     job: &Job<'_, T>,
-    a: &[T],
-    b: &[T],
-    u: &[u8],
+    (a, b, u): (&[T], &[T], &[u8]),
+    (sorted, queries): (&[T], &[T]),
     patterns: &[Vec<usize>],
 ) -> Output<T> {
     let (k, init) = (T::k(), T::init());
@@ -562,6 +605,8 @@ fn reference<T: Elem>(
         Op::ZipMixed(_, h) => Output::F32(h(a, u)),
         Op::Seg(_, h) => Output::Same(h(a, &patterns[job.pattern], init)),
         Op::Sort(_, h) => Output::Same(h(a)),
+        Op::Search(_, h) => Output::Index(h(sorted, queries, k)),
+        Op::Histogram(_, h) => Output::Counts(h(a, k)),
     }
 }
 
