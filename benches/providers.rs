@@ -212,3 +212,22 @@ pub fn histogram_f64(d: &[f64]) -> Vec<u64> {
         }
     })
 }
+
+// Two sorted inputs merged, against CUB's `DeviceMerge::MergeKeys` with
+// `a < b`.
+pub fn merge_by_i32(a: &[i32], b: &[i32]) -> Vec<i32> {
+    native::merge_by(a, b, |x, y| x.cmp(y))
+}
+
+pub fn merge_by_i64(a: &[i64], b: &[i64]) -> Vec<i64> {
+    native::merge_by(a, b, |x, y| x.cmp(y))
+}
+
+pub fn merge_by_f32(a: &[f32], b: &[f32]) -> Vec<f32> {
+    // CUB's `a < b`, as a comparator: `Less` exactly where `a < b`.
+    native::merge_by(a, b, |x, y| x.partial_cmp(y).unwrap_or(Ordering::Equal))
+}
+
+pub fn merge_by_f64(a: &[f64], b: &[f64]) -> Vec<f64> {
+    native::merge_by(a, b, |x, y| x.partial_cmp(y).unwrap_or(Ordering::Equal))
+}

@@ -26,8 +26,10 @@
 // with a < b (CUB has no device-wide search; `in` the sorted data, `in2`
 // the queries, 64-bit indices out), histogram = HistogramEven with 257
 // levels into 32-bit counters (over every int: levels -2^31 and 2^31 as
-// long long; floats: [-1000, 1000)).
+// long long; floats: [-1000, 1000)), merge_by = DeviceMerge::MergeKeys
+// with a < b (`in` and `in2` sorted, n each, 2n out).
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -151,6 +153,10 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
       }
     }
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 12
+    case 12:
+      return status(cub::DeviceMerge::MergeKeys(temp, bytes, in, count, in2, count, out, Less{}));
+#endif
     default:
       return 1;
   }
@@ -159,8 +165,8 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
 int algo_index(const char *algo) {
   const char *names[] = {"reduce",  "inclusive_scan", "exclusive_scan", "transform",
                          "transform2", "select", "segmented_reduce", "sort_by",
-                         "dedup_by", "partition", "partition_point", "histogram"};
-  for (int i = 0; i < 12; ++i)
+                         "dedup_by", "partition", "partition_point", "histogram", "merge_by"};
+  for (int i = 0; i < 13; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

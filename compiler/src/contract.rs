@@ -120,6 +120,16 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    for equal keys",
             what: "comparator",
         }),
+        Provider::MergeBy => Some(Contract {
+            how: "merges two sorted inputs along merge paths",
+            consequence: "the GPU's merge splits the inputs where the comparator says, and the \
+                          order it gives then depends on the algorithm and the input sizes, and \
+                          need not be the host's",
+            help: "compare with `cmp` on a key (`a.cmp(b)`, `key(a).cmp(&key(b))`, \
+                   `a.total_cmp(b)` for floats), the order both inputs are sorted in: `Less` \
+                   only where `a` goes first, never for equal keys",
+            what: "comparator",
+        }),
         Provider::DedupBy => Some(Contract {
             how: "compares each element with the one before it",
             consequence: "`Vec::dedup_by` compares each element with the last one it kept: the \
@@ -530,7 +540,7 @@ fn run_composite_laws(
         (Calling::ChainMaxBy, _) => {
             laws::check_relation(&|a, b| later_wins(a, b).map(|w| !w), d, "Greater")
         }
-        (Calling::Direct, Provider::SortBy) => laws::check_order(&less, d),
+        (Calling::Direct, Provider::SortBy | Provider::MergeBy) => laws::check_order(&less, d),
         (Calling::Direct, Provider::DedupBy) => laws::check_same(&less, d),
         (Calling::Direct, p) => laws::check_fold(
             &fold,
@@ -576,7 +586,9 @@ fn run_laws(
         }
     }
     match provider {
-        Provider::SortBy => laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
+        Provider::SortBy | Provider::MergeBy => {
+            laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), &s)
+        }
         Provider::DedupBy => laws::check_same(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
         p => laws::check_fold(
             &call,

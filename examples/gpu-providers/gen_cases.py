@@ -63,6 +63,10 @@ def cases(t):
         # 1024 bins of a shifted, scaled value (those past the last not
         # counted), and 20000 bins, more than a block counts in shared
         # memory.
+        # Both inputs ascending: by the total order, and by a coarser key
+        # (ties across the inputs: the first input's go first).
+        out.append(("merge_by", "merge_by", "merge", True, "|a, b| a.total_cmp(b)", t))
+        out.append(("merge_by_coarse", "merge_by", "merge", True, "|a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32))", t))
         out.append(("histogram_scaled", "histogram", "histogram", True, "move |x| ((x + 1000.0) * k) as usize", (t, 1024)))
         out.append(("histogram_wide", "histogram", "histogram", True, "|x| ((x + 1000.0) * 16.0) as usize", (t, 20000)))
     else:
@@ -83,6 +87,10 @@ def cases(t):
         # The low byte, 256 bins; and 20000 bins (more than a block counts
         # in shared memory) of a residue of 20011 (those past the last not
         # counted), scaled by a capture.
+        # Both inputs ascending: by the value, and by a coarser key (ties
+        # across the inputs: the first input's go first).
+        out.append(("merge_by", "merge_by", "merge", True, "|a, b| a.cmp(b)", t))
+        out.append(("merge_by_coarse", "merge_by", "merge", True, "|a, b| (a >> 4).cmp(&(b >> 4))", t))
         out.append(("histogram_low_byte", "histogram", "histogram", True, "|x| (x as u64 & 255) as usize", (t, 256)))
         out.append(("histogram_wide", "histogram", "histogram", True, "move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize", (t, 20000)))
     return out
@@ -114,6 +122,8 @@ def signatures(kind, t, out_t, exclusive):
         return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", f"Vec<{t}>")
     if kind == "search":
         return (f"sorted: &dyn Input<{t}>, queries: &dyn Input<{t}>, k: {t}", f"sorted: &[{t}], queries: &[{t}], k: {t}", "sorted, queries", "sorted, queries", "Vec<usize>")
+    if kind == "merge":
+        return (f"a: &dyn Input<{t}>, b: &dyn Input<{t}>", f"a: &[{t}], b: &[{t}]", "a, b", "a, b", f"Vec<{t}>")
     if kind == "histogram":
         bins = out_t[1]
         return (f"d: &dyn Input<{t}>, k: {t}", f"d: &[{t}], k: {t}", f"d, {bins}", f"d, {bins}", "Vec<u64>")
@@ -179,6 +189,7 @@ def entry(name, provider, kind, exact, t):
         "seg": "Seg",
         "sort": "Sort",
         "search": "Search",
+        "merge": "Merge",
         "histogram": "Histogram",
     }[kind]
     if provider == "inclusive_scan":

@@ -183,6 +183,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "merge_by",
+        provider: Provider::MergeBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -284,6 +291,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         function: "histogram",
         provider: Provider::Histogram,
         shape: Shape::Bin,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "merge_by",
+        provider: Provider::MergeBy,
+        shape: Shape::Compare,
         callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },

@@ -197,6 +197,7 @@ pub struct CallSite {
 pub fn stages(provider: Provider) -> &'static [Stage] {
     match provider {
         Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
+        Provider::MergeBy => &[Stage::Partition, Stage::Merge],
         _ => &[Stage::Main],
     }
 }
@@ -300,8 +301,9 @@ pub enum ParamKind {
     Offsets,
     /// `unsigned long long`: the number of segments.
     Segments,
-    /// `unsigned long long`: partition_point's number of queries.
-    Queries,
+    /// `unsigned long long`: the second input's elements (partition_point's
+    /// queries, merge_by's second input).
+    Len2,
     /// `unsigned long long`: histogram's number of bins.
     Bins,
     /// `unsigned int`: segmented reduce's shape, 1 for a block per segment.

@@ -38,6 +38,8 @@ pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_r
 pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
 /// `providers/search.cuh`: partition_point's binary searches.
 pub const SEARCH_CUH: &str = include_str!("../../providers/search.cuh");
+/// `providers/merge.cuh`: CUB's merge kernels.
+pub const MERGE_CUH: &str = include_str!("../../providers/merge.cuh");
 /// `providers/histogram.cuh`.
 pub const HISTOGRAM_CUH: &str = include_str!("../../providers/histogram.cuh");
 /// `providers/chain.cuh`: `par_iter` chains, fused with a fold, a pick or
@@ -51,7 +53,7 @@ pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 11] = [
+const HEADERS: [(&str, &str); 12] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -61,6 +63,7 @@ const HEADERS: [(&str, &str); 11] = [
     ("segmented_reduce.cuh", SEGMENTED_REDUCE_CUH),
     ("search.cuh", SEARCH_CUH),
     ("histogram.cuh", HISTOGRAM_CUH),
+    ("merge.cuh", MERGE_CUH),
     ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
 ];
@@ -78,6 +81,7 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
         Provider::SortBy => &["sort.cuh"],
         Provider::PartitionPoint => &["search.cuh"],
         Provider::Histogram => &["histogram.cuh"],
+        Provider::MergeBy => &["merge.cuh"],
         // chain.cuh holds every chain: chain_collect runs select's tile
         // stream, the others reduce.cuh's shape.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => &[
@@ -319,18 +323,20 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 extra_warps: 1,
             }
         }
-        // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
-        Provider::SortBy => match stage {
-            Stage::Partition => LaunchFacts {
-                block_size: 256,
-                items_per_thread: 1,
-                dynamic_shared_bytes: 0,
-                grid: GridPolicy::ThreadPerPartition,
-                min_blocks_per_sm: 0,
-                extra_warps: 0,
-            },
-            _ => tiled(256, (17 * 4 / t).clamp(1, 17)),
+        // A thread a merge-path split, for the merge sort's passes and the
+        // merge.
+        Provider::SortBy | Provider::MergeBy if stage == Stage::Partition => LaunchFacts {
+            block_size: 256,
+            items_per_thread: 1,
+            dynamic_shared_bytes: 0,
+            grid: GridPolicy::ThreadPerPartition,
+            min_blocks_per_sm: 0,
+            extra_warps: 0,
         },
+        // CUB's sm_90 merge tuning (Nominal4BItemsToItems of T's size, 15).
+        Provider::MergeBy => tiled(512, (15 * 4 / t).clamp(1, 15)),
+        // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
+        Provider::SortBy => tiled(256, (17 * 4 / t).clamp(1, 17)),
     }
 }
 
@@ -508,7 +514,7 @@ impl Tuning {
             Provider::PartitionPoint => "partition_point",
             Provider::ChainReduce | Provider::ChainPick => "chain",
             Provider::ChainCollect => "chain_collect",
-            Provider::SortBy => return facts,
+            Provider::SortBy | Provider::MergeBy => return facts,
         };
         let size = signature.element().size();
         for (f, s, key, value) in &self.entries {
@@ -673,12 +679,28 @@ pub fn kernel_params(
             ptr(K::Input),
             p(K::Len, 8),
             ptr(K::Input2),
-            p(K::Queries, 8),
+            p(K::Len2, 8),
             ptr(K::Output),
         ],
         (Provider::Histogram, _) => {
             vec![ptr(K::Input), p(K::Len, 8), p(K::Bins, 8), ptr(K::Output)]
         }
+        (Provider::MergeBy, Stage::Partition) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Input2),
+            p(K::Len2, 8),
+            p(K::NumPartitions, 8),
+            ptr(K::Partitions),
+        ],
+        (Provider::MergeBy, _) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::Input2),
+            p(K::Len2, 8),
+            ptr(K::Output),
+            ptr(K::Partitions),
+        ],
         (Provider::SortBy, Stage::Partition) => vec![
             p(K::Ping, 1),
             ptr(K::Output),
@@ -772,6 +794,7 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::DedupBy
         | Provider::Partition
         | Provider::PartitionPoint
+        | Provider::MergeBy
         | Provider::Histogram
         | Provider::ChainCollect => return None,
     };
@@ -1090,7 +1113,7 @@ pub fn emit_translation_unit_with(
             matches!(
                 r,
                 KernelRequest::Callback {
-                    provider: Provider::SortBy,
+                    provider: Provider::SortBy | Provider::MergeBy,
                     ..
                 }
             )
@@ -1745,6 +1768,23 @@ fn emit_kernel(
             format!(
                 "rcb::histogram<{block}, {}>(input, len, bins, output, {functor});",
                 per_vector(signature.element(), name)?
+            ),
+        ),
+        (Provider::MergeBy, Stage::Partition) => (
+            format!(
+                "const {t} *a, unsigned long long len, const {t} *b, unsigned long long len2,\n\
+                 \x20   unsigned long long num_partitions, unsigned long long *partitions"
+            ),
+            format!("rcb::merge_partition(a, len, b, len2, num_partitions, partitions, {functor});"),
+        ),
+        (Provider::MergeBy, _) => (
+            format!(
+                "const {t} *a, unsigned long long len, const {t} *b, unsigned long long len2, {t} *output,\n\
+                 \x20   unsigned long long *partitions"
+            ),
+            format!(
+                "static_assert(rcb::MergePolicy<{t}>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::merge(a, len, b, len2, output, partitions, {functor});"
             ),
         ),
         (Provider::SortBy, Stage::Partition) => (

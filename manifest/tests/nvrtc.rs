@@ -213,7 +213,7 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3));
+    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3 + 2));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 
@@ -425,20 +425,16 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
     // Every provider.
     assert_eq!(takers, Provider::ALL.to_vec());
     let tu = emit_translation_unit(&requests).unwrap();
-    // The sort's three kernels a registration, one for the others.
-    let sorts = requests
+    // The sort's three kernels a registration, the merge's two, one for
+    // the others.
+    let stages: usize = requests
         .iter()
-        .filter(|r| {
-            matches!(
-                r,
-                KernelRequest::Callback {
-                    provider: Provider::SortBy,
-                    ..
-                }
-            )
+        .map(|r| match r {
+            KernelRequest::Callback { provider, .. } => manifest::stages(*provider).len(),
+            KernelRequest::Copy => 1,
         })
-        .count();
-    assert_eq!(tu.kernels.len(), requests.len() + 2 * sorts);
+        .sum();
+    assert_eq!(tu.kernels.len(), stages);
     assert!(
         tu.source.contains("struct alignas(4) rcb_elem_u8_u32_"),
         "{}",

@@ -1383,6 +1383,25 @@ impl Gpu {
         )
     }
 
+    /// `a` and `b`, each sorted by `compare`, a total order, merged into
+    /// one sorted by it, stably ([`crate::merge_by`]): of equal elements,
+    /// `a`'s first. The kernel calls the compiled comparator as "less
+    /// than", as [`Gpu::sort_by`]'s.
+    #[track_caller]
+    #[inline(never)]
+    pub fn merge_by<T, DA, DB, C>(&self, a: &DA, b: &DB, compare: C) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        DA: Input<T> + ?Sized,
+        DB: Input<T> + ?Sized,
+        C: Fn(&T, &T) -> core::cmp::Ordering,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<C>(site, id!(provider MergeBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        let inputs = [a.source().erase(), b.source().erase()];
+        self.fresh(&call, &inputs, None, None, &compare)
+    }
+
     /// How many elements `bin` maps to each of `bins` bins
     /// ([`crate::histogram`]); an index at or past `bins` is not counted.
     #[track_caller]

@@ -192,6 +192,34 @@ pub fn partition_point<T: Copy, Q: Copy, P: Fn(&T, &Q) -> bool>(
         .collect()
 }
 
+/// `a` and `b`, each sorted by `compare`, merged into one sorted by it,
+/// stably: of equal elements, `a`'s come first, then `b`'s, each in their
+/// order. `|x, y| x.cmp(y)`, `|x, y| x.total_cmp(y)`, `|p, q|
+/// p.at.cmp(&q.at)`. `compare` must be a total order (what `Ord::cmp`
+/// gives), the one both inputs are sorted by.
+#[inline(never)]
+pub fn merge_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(
+    a: &[T],
+    b: &[T],
+    compare: C,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        // `b`'s element goes first only when it is less: ties keep `a`'s.
+        if compare(&b[j], &a[i]) == core::cmp::Ordering::Less {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// How many elements `bin` maps to each of `bins` bins: `|x| x as usize`
 /// (bytes, 256 bins), `|x| (x >> 24) as usize`, `|p| (p.y * 16.0) as
 /// usize`. An index at or past `bins` is not counted (a bin function may
@@ -248,4 +276,57 @@ pub fn sort_unstable<T: Copy + Ord>(data: &[T]) -> Vec<T> {
     let mut out = data.to_vec();
     out.sort_unstable();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn merge_by_keeps_the_first_inputs_equal_elements_first() {
+        // (key, which input): sorted by key in each input.
+        let a = [(1, 'a'), (3, 'a'), (3, 'a'), (7, 'a')];
+        let b = [(0, 'b'), (3, 'b'), (8, 'b')];
+        let merged = merge_by(&a, &b, |x, y| x.0.cmp(&y.0));
+        assert_eq!(
+            merged,
+            vec![
+                (0, 'b'),
+                (1, 'a'),
+                (3, 'a'),
+                (3, 'a'),
+                (3, 'b'),
+                (7, 'a'),
+                (8, 'b')
+            ]
+        );
+        // What a stable sort of both, one after the other, gives.
+        let mut both = a.to_vec();
+        both.extend_from_slice(&b);
+        both.sort_by_key(|x| x.0);
+        assert_eq!(merged, both);
+        assert_eq!(merge_by(&a, &[], |x, y| x.0.cmp(&y.0)), a.to_vec());
+        assert_eq!(merge_by(&[], &b, |x, y| x.0.cmp(&y.0)), b.to_vec());
+    }
+
+    #[test]
+    fn partition_point_answers_each_query_as_the_slice_method() {
+        let sorted = [1, 2, 2, 5, 9];
+        assert_eq!(
+            partition_point(&sorted, &[0, 2, 3, 10], |x, q| x < q),
+            vec![0, 1, 3, 5]
+        );
+        assert_eq!(partition_point(&sorted, &[2], |x, q| x <= q), vec![3]);
+        assert_eq!(partition_point(&[] as &[i32], &[4], |x, q| x < q), vec![0]);
+        assert!(partition_point(&sorted, &[] as &[i32], |x, q| x < q).is_empty());
+    }
+
+    #[test]
+    fn histogram_leaves_out_indices_past_the_last_bin() {
+        let data = [0u8, 1, 1, 3, 200, 255];
+        assert_eq!(histogram(&data, 4, |x| x as usize), vec![1, 2, 0, 1]);
+        assert_eq!(histogram(&data, 0, |x| x as usize), Vec::<u64>::new());
+        assert_eq!(histogram(&data, 2, |_| usize::MAX), vec![0, 0]);
+    }
 }

@@ -46,8 +46,9 @@ pub struct Job {
     pub input2: u64,
     /// Elements of the input(s) (partition_point's sorted input).
     pub len: u64,
-    /// partition_point: the number of queries (and of indices it writes).
-    pub queries: u64,
+    /// The second input's elements: partition_point's queries (and the
+    /// indices it writes), merge_by's second input.
+    pub len2: u64,
     /// histogram: the number of bins (and of counts it writes).
     pub bins: u64,
     /// Segmented reduce: `segments + 1` u64 offsets on the device, and the
@@ -244,9 +245,9 @@ fn stage<'a, 'm>(
 /// Every device address in `job` points into a live allocation with room
 /// for what the provider reads and writes for `job.len` elements of the
 /// signature's types: the input(s) `len` elements (partition_point's
-/// queries `queries`), `offsets` `segments + 1` u64s, the output as many
-/// elements as the provider writes for them ([`output_bytes`]: `queries`
-/// indices, `bins` counts); and each stays allocated until the stream has
+/// queries and merge_by's second input `len2`), `offsets` `segments + 1` u64s, the output as many
+/// elements as the provider writes for them ([`output_bytes`]: `len2`
+/// indices, `bins` counts, `len + len2` merged elements); and each stays allocated until the stream has
 /// finished the launches.
 pub unsafe fn run<'k>(
     scratch: &mut Scratch<'_>,
@@ -358,16 +359,49 @@ pub unsafe fn run<'k>(
         }
         Provider::PartitionPoint => {
             let k = stage(kernels, Stage::Main)?;
-            if job.queries == 0 {
+            if job.len2 == 0 {
                 return Ok(launched);
             }
             // A thread a query: the grid is the queries'.
-            let grid = grid_for(gpu, k, job.queries, job.grid);
+            let grid = grid_for(gpu, k, job.len2, job.grid);
             args.u64(ParamKind::Len, job.len)
-                .u64(ParamKind::Queries, job.queries);
+                .u64(ParamKind::Len2, job.len2);
             // SAFETY: `job`'s addresses are the caller's contract.
             unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
+        }
+        Provider::MergeBy => {
+            let partition = stage(kernels, Stage::Partition)?;
+            let merge = stage(kernels, Stage::Merge)?;
+            let total = job.len + job.len2;
+            if total == 0 {
+                return Ok(launched);
+            }
+            // CUB's DispatchMerge: the merge-path splits of every tile (and
+            // the end), then a block a tile.
+            let tiles = total.div_ceil(merge.kernel.launch.tile().max(1));
+            let grid =
+                u32::try_from(tiles).map_err(|_| fail(&merge.kernel, format!("{tiles} tiles")))?;
+            let partitions = grow(
+                gpu,
+                stream,
+                &mut scratch.partitions,
+                ((tiles + 1) * 8) as usize,
+                false,
+            )?;
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::Len2, job.len2)
+                .u64(ParamKind::NumPartitions, tiles + 1)
+                .u64(ParamKind::Partitions, partitions);
+            let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
+            let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // splits' buffer is live and sized for this job.
+            unsafe { launch_grid(gpu, stream, partition, partition_grid, &args)? };
+            launched.push(partition, partition_grid);
+            // SAFETY: as above.
+            unsafe { launch_grid(gpu, stream, merge, grid, &args)? };
+            launched.push(merge, grid);
         }
         Provider::Histogram => {
             let k = stage(kernels, Stage::Main)?;

@@ -1368,7 +1368,7 @@ impl Device {
         let element = signature.element().size() as usize;
         // partition_point's second input is its queries.
         let wanted_inputs = match provider {
-            Provider::Transform2 | Provider::PartitionPoint => 2,
+            Provider::Transform2 | Provider::PartitionPoint | Provider::MergeBy => 2,
             _ => 1,
         };
         if request.inputs.len() != wanted_inputs {
@@ -1379,7 +1379,8 @@ impl Device {
             )));
         }
         let len = request.inputs[0].len();
-        if provider != Provider::PartitionPoint && request.inputs.iter().any(|i| i.len() != len) {
+        let any_lengths = matches!(provider, Provider::PartitionPoint | Provider::MergeBy);
+        if !any_lengths && request.inputs.iter().any(|i| i.len() != len) {
             return Err(mismatch("the inputs differ in length".into()));
         }
         let bins = match (provider, request.bins) {
@@ -1452,6 +1453,8 @@ impl Device {
             // An index a query, a count a bin.
             Provider::PartitionPoint => request.inputs[1].len() as u64,
             Provider::Histogram => bins,
+            // Every element of both inputs.
+            Provider::MergeBy => (len + request.inputs[1].len()) as u64,
             _ if record.is_some() => 1,
             _ => len as u64,
         };
@@ -1606,10 +1609,9 @@ impl Device {
             input: addresses[0],
             input2: addresses[1],
             len: len as u64,
-            queries: if provider == Provider::PartitionPoint {
-                count
-            } else {
-                0
+            len2: match provider {
+                Provider::PartitionPoint | Provider::MergeBy => request.inputs[1].len() as u64,
+                _ => 0,
             },
             bins,
             init,

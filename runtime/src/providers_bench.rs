@@ -189,7 +189,7 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
-const CUB_ALGOS: [Provider; 12] = [
+const CUB_ALGOS: [Provider; 13] = [
     Provider::Reduce,
     Provider::InclusiveScan,
     Provider::ExclusiveScan,
@@ -202,6 +202,7 @@ const CUB_ALGOS: [Provider; 12] = [
     Provider::Partition,
     Provider::PartitionPoint,
     Provider::Histogram,
+    Provider::MergeBy,
 ];
 
 /// Bins of the histogram rows (CUB's HistogramEven with 257 levels).
@@ -431,7 +432,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
         // elements; partition's rejected elements after our n.
         let ours_out = gpu.alloc((2 * top * size + 16) as usize)?;
         // (partition_point's indices are 8 bytes whatever the element.)
-        let cub_out = gpu.alloc((top * size.max(8) + 16) as usize)?;
+        // (merge_by's output is both inputs'.)
+        let cub_out = gpu.alloc((2 * top * size.max(8) + 16) as usize)?;
         let offsets_host: Vec<u64> = (0..=top.div_ceil(1024))
             .map(|i| (i * 1024).min(top))
             .collect();
@@ -453,25 +455,30 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             }
             let temp = gpu.alloc(temp_bytes.max(1))?;
             // partition_point searches n random elements, sorted, for each
-            // element of one of the four inputs (the same distribution).
-            let sorted = if provider == Provider::PartitionPoint {
-                let mut host = random_bytes(element, n as usize, 0xD00D ^ size);
+            // element of one of the four inputs (the same distribution);
+            // merge_by merges them with n more, sorted too.
+            let sorted_random = |seed: u64| -> Result<DeviceBuffer<'_>, RuntimeError> {
+                let mut host = random_bytes(element, n as usize, seed ^ size);
                 sort_bytes(element, &mut host);
                 let b = gpu.alloc(host.len())?;
                 b.upload(0, &host)?;
-                Some(b)
-            } else {
-                None
+                Ok(b)
+            };
+            let sorted = match provider {
+                Provider::PartitionPoint => Some((sorted_random(0xD00D)?, None)),
+                Provider::MergeBy => Some((sorted_random(0xD00D)?, Some(sorted_random(0xFEED)?))),
+                _ => None,
             };
             let operands = |b: usize| match &sorted {
-                Some(sorted) => (sorted.address(0), inputs[b].address(0)),
+                Some((sorted, Some(second))) => (sorted.address(0), second.address(0)),
+                Some((sorted, None)) => (sorted.address(0), inputs[b].address(0)),
                 None => (inputs[b].address(0), inputs[(b + 1) % 4].address(0)),
             };
             let job = |b: usize, grid: Option<GridPolicy>| Job {
                 input: operands(b).0,
                 input2: operands(b).1,
                 len: n,
-                queries: n,
+                len2: n,
                 bins: HISTOGRAM_BINS,
                 offsets: offsets.address(0),
                 segments,
@@ -665,6 +672,8 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         // The sorted input and the queries read once, an index written
         // for each query.
         Provider::PartitionPoint => 2 * n * size + 8 * n,
+        // Two inputs of n read once, 2n elements written.
+        Provider::MergeBy => 4 * n * size,
         Provider::Histogram => n * size + 8 * HISTOGRAM_BINS,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
@@ -757,6 +766,14 @@ fn compare(
             let rejected: Vec<u8> = c[k..].chunks(size).rev().flatten().copied().collect();
             c[k..].copy_from_slice(&rejected);
             (n as usize, o, c, kept)
+        }
+        // Both inputs' elements.
+        Provider::MergeBy => {
+            let all = 2 * n as usize * size;
+            let (mut o, mut c) = (vec![0u8; all], vec![0u8; all]);
+            ours.download(0, &mut o)?;
+            cub.download(0, &mut c)?;
+            (2 * n as usize, o, c, 0)
         }
         // An index a query, on both sides.
         Provider::PartitionPoint => {

@@ -37,6 +37,10 @@ pub enum Provider {
     /// sorted input for which a predicate of it and the query fails, as
     /// `slice::partition_point` finds it (a binary search per query).
     PartitionPoint,
+    /// `merge.cuh`: two inputs sorted by a comparator merged into one,
+    /// stably (of equal elements, the first input's first), as CUB's
+    /// `DeviceMerge` merges them (CUB's merge agent).
+    MergeBy,
     /// `histogram.cuh`: how many elements a bin function maps to each of
     /// `bins` bins (an index past the last is not counted).
     Histogram,
@@ -56,7 +60,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 15] = [
+    pub const ALL: [Provider; 16] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -68,6 +72,7 @@ impl Provider {
         Provider::DedupBy,
         Provider::Partition,
         Provider::PartitionPoint,
+        Provider::MergeBy,
         Provider::Histogram,
         Provider::ChainReduce,
         Provider::ChainPick,
@@ -87,6 +92,7 @@ impl Provider {
             Provider::DedupBy => "dedup_by",
             Provider::Partition => "partition",
             Provider::PartitionPoint => "partition_point",
+            Provider::MergeBy => "merge_by",
             Provider::Histogram => "histogram",
             Provider::ChainReduce => "chain_reduce",
             Provider::ChainPick => "chain_pick",
@@ -113,6 +119,7 @@ impl Provider {
             Provider::DedupBy => Shape::Same,
             Provider::Partition => Shape::RefPredicate,
             Provider::PartitionPoint => Shape::Probe,
+            Provider::MergeBy => Shape::Compare,
             Provider::Histogram => Shape::Bin,
             Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
@@ -129,6 +136,7 @@ impl Provider {
                 | Provider::DedupBy
                 | Provider::Partition
                 | Provider::PartitionPoint
+                | Provider::MergeBy
                 | Provider::Histogram
                 | Provider::Transform
                 | Provider::Transform2
@@ -420,7 +428,7 @@ mod tests {
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
              `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, \
-             `partition_point`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
+             `partition_point`, `merge_by`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }

@@ -7,7 +7,7 @@
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
 //! the first of each run (`dedup_by`), both halves of a `partition`,
 //! where queries go in sorted records (`partition_point`), counts by a
-//! field (`histogram`),
+//! field (`histogram`), two sorted runs merged (`merge_by`),
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
@@ -226,6 +226,21 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 }
             }
             c.check(&at("histogram struct"), counts == want);
+            // Two runs of points, each sorted by x on the device, merged
+            // by x (ties: the first run's first, as a stable sort of both
+            // runs one after the other gives them).
+            let half = (n - lo) / 2;
+            let by_x = |a: &Point, b: &Point| a.x.total_cmp(&b.x);
+            let first = gpu.sort_by(&dq.slice(lo..lo + half), by_x)?;
+            let second = gpu.sort_by(&dq.slice(lo + half..), by_x)?;
+            let merged = gpu.merge_by(&first, &second, |a: &Point, b: &Point| a.x.total_cmp(&b.x))?.to_vec()?;
+            let mut want = hq[lo..lo + half].to_vec();
+            want.sort_by(by_x);
+            let mut rest = hq[lo + half..].to_vec();
+            rest.sort_by(by_x);
+            want.extend(rest);
+            want.sort_by(by_x);
+            c.check(&at("merge_by struct"), merged.iter().map(bits).eq(want.iter().map(bits)));
             // Running folds, each associative, so the sequential scan is
             // the GPU's to the bit: an arg-max of pairs (8-byte look-back
             // descriptors), extents of points before each (12 bytes: a

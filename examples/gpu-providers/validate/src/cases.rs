@@ -180,6 +180,22 @@ pub fn cpu_partition_point_coarse_i8(sorted: &[i8], queries: &[i8], k: i8) -> Ve
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_i8(gpu: &Gpu, a: &dyn Input<i8>, b: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_i8(a: &[i8], b: &[i8]) -> Vec<i8> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_i8(gpu: &Gpu, a: &dyn Input<i8>, b: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_i8(a: &[i8], b: &[i8]) -> Vec<i8> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_i8(gpu: &Gpu, d: &dyn Input<i8>, _k: i8) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -218,6 +234,8 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i8, cpu_dedup_by_class_i8), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i8, cpu_partition_point_upper_i8), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i8, cpu_partition_point_coarse_i8), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i8, cpu_merge_by_i8), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i8, cpu_merge_by_coarse_i8), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i8, cpu_histogram_low_byte_i8), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i8, cpu_histogram_wide_i8), order: None },
     ]
@@ -399,6 +417,22 @@ pub fn cpu_partition_point_coarse_i16(sorted: &[i16], queries: &[i16], k: i16) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_i16(gpu: &Gpu, a: &dyn Input<i16>, b: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_i16(a: &[i16], b: &[i16]) -> Vec<i16> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_i16(gpu: &Gpu, a: &dyn Input<i16>, b: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_i16(a: &[i16], b: &[i16]) -> Vec<i16> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_i16(gpu: &Gpu, d: &dyn Input<i16>, _k: i16) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -437,6 +471,8 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i16, cpu_dedup_by_class_i16), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i16, cpu_partition_point_upper_i16), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i16, cpu_partition_point_coarse_i16), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i16, cpu_merge_by_i16), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i16, cpu_merge_by_coarse_i16), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i16, cpu_histogram_low_byte_i16), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i16, cpu_histogram_wide_i16), order: None },
     ]
@@ -618,6 +654,22 @@ pub fn cpu_partition_point_coarse_i32(sorted: &[i32], queries: &[i32], k: i32) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_i32(gpu: &Gpu, a: &dyn Input<i32>, b: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_i32(a: &[i32], b: &[i32]) -> Vec<i32> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_i32(gpu: &Gpu, a: &dyn Input<i32>, b: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_i32(a: &[i32], b: &[i32]) -> Vec<i32> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_i32(gpu: &Gpu, d: &dyn Input<i32>, _k: i32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -656,6 +708,8 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i32, cpu_dedup_by_class_i32), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i32, cpu_partition_point_upper_i32), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i32, cpu_partition_point_coarse_i32), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i32, cpu_merge_by_i32), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i32, cpu_merge_by_coarse_i32), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i32, cpu_histogram_low_byte_i32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i32, cpu_histogram_wide_i32), order: None },
     ]
@@ -837,6 +891,22 @@ pub fn cpu_partition_point_coarse_i64(sorted: &[i64], queries: &[i64], k: i64) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_i64(gpu: &Gpu, a: &dyn Input<i64>, b: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_i64(a: &[i64], b: &[i64]) -> Vec<i64> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_i64(gpu: &Gpu, a: &dyn Input<i64>, b: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_i64(a: &[i64], b: &[i64]) -> Vec<i64> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_i64(gpu: &Gpu, d: &dyn Input<i64>, _k: i64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -875,6 +945,8 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i64, cpu_dedup_by_class_i64), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_i64, cpu_partition_point_upper_i64), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_i64, cpu_partition_point_coarse_i64), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i64, cpu_merge_by_i64), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i64, cpu_merge_by_coarse_i64), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i64, cpu_histogram_low_byte_i64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i64, cpu_histogram_wide_i64), order: None },
     ]
@@ -1056,6 +1128,22 @@ pub fn cpu_partition_point_coarse_u8(sorted: &[u8], queries: &[u8], k: u8) -> Ve
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_u8(gpu: &Gpu, a: &dyn Input<u8>, b: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_u8(a: &[u8], b: &[u8]) -> Vec<u8> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_u8(gpu: &Gpu, a: &dyn Input<u8>, b: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_u8(a: &[u8], b: &[u8]) -> Vec<u8> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_u8(gpu: &Gpu, d: &dyn Input<u8>, _k: u8) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -1094,6 +1182,8 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u8, cpu_dedup_by_class_u8), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u8, cpu_partition_point_upper_u8), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u8, cpu_partition_point_coarse_u8), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u8, cpu_merge_by_u8), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u8, cpu_merge_by_coarse_u8), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u8, cpu_histogram_low_byte_u8), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u8, cpu_histogram_wide_u8), order: None },
     ]
@@ -1275,6 +1365,22 @@ pub fn cpu_partition_point_coarse_u16(sorted: &[u16], queries: &[u16], k: u16) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_u16(gpu: &Gpu, a: &dyn Input<u16>, b: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_u16(a: &[u16], b: &[u16]) -> Vec<u16> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_u16(gpu: &Gpu, a: &dyn Input<u16>, b: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_u16(a: &[u16], b: &[u16]) -> Vec<u16> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_u16(gpu: &Gpu, d: &dyn Input<u16>, _k: u16) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -1313,6 +1419,8 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u16, cpu_dedup_by_class_u16), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u16, cpu_partition_point_upper_u16), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u16, cpu_partition_point_coarse_u16), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u16, cpu_merge_by_u16), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u16, cpu_merge_by_coarse_u16), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u16, cpu_histogram_low_byte_u16), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u16, cpu_histogram_wide_u16), order: None },
     ]
@@ -1494,6 +1602,22 @@ pub fn cpu_partition_point_coarse_u32(sorted: &[u32], queries: &[u32], k: u32) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_u32(gpu: &Gpu, a: &dyn Input<u32>, b: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_u32(a: &[u32], b: &[u32]) -> Vec<u32> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_u32(gpu: &Gpu, a: &dyn Input<u32>, b: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_u32(a: &[u32], b: &[u32]) -> Vec<u32> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_u32(gpu: &Gpu, d: &dyn Input<u32>, _k: u32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -1532,6 +1656,8 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u32, cpu_dedup_by_class_u32), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u32, cpu_partition_point_upper_u32), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u32, cpu_partition_point_coarse_u32), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u32, cpu_merge_by_u32), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u32, cpu_merge_by_coarse_u32), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u32, cpu_histogram_low_byte_u32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u32, cpu_histogram_wide_u32), order: None },
     ]
@@ -1713,6 +1839,22 @@ pub fn cpu_partition_point_coarse_u64(sorted: &[u64], queries: &[u64], k: u64) -
     native::partition_point(sorted, queries, move |x, q| *x / k < *q / k)
 }
 
+pub fn gpu_merge_by_u64(gpu: &Gpu, a: &dyn Input<u64>, b: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
+    gpu.merge_by(a, b, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_u64(a: &[u64], b: &[u64]) -> Vec<u64> {
+    native::merge_by(a, b, |a, b| a.cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_u64(gpu: &Gpu, a: &dyn Input<u64>, b: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
+    gpu.merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_u64(a: &[u64], b: &[u64]) -> Vec<u64> {
+    native::merge_by(a, b, |a, b| (a >> 4).cmp(&(b >> 4)))
+}
+
 pub fn gpu_histogram_low_byte_u64(gpu: &Gpu, d: &dyn Input<u64>, _k: u64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 256, |x| (x as u64 & 255) as usize)?.to_vec()
 }
@@ -1751,6 +1893,8 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u64, cpu_dedup_by_class_u64), order: None },
         Case { name: "partition_point_upper", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_upper_u64, cpu_partition_point_upper_u64), order: None },
         Case { name: "partition_point_coarse", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_coarse_u64, cpu_partition_point_coarse_u64), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u64, cpu_merge_by_u64), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u64, cpu_merge_by_coarse_u64), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u64, cpu_histogram_low_byte_u64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u64, cpu_histogram_wide_u64), order: None },
     ]
@@ -1942,6 +2086,22 @@ pub fn cpu_partition_point_scaled_f32(sorted: &[f32], queries: &[f32], k: f32) -
     native::partition_point(sorted, queries, move |x, q| *x * k < *q)
 }
 
+pub fn gpu_merge_by_f32(gpu: &Gpu, a: &dyn Input<f32>, b: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
+    gpu.merge_by(a, b, |a, b| a.total_cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_f32(a: &[f32], b: &[f32]) -> Vec<f32> {
+    native::merge_by(a, b, |a, b| a.total_cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_f32(gpu: &Gpu, a: &dyn Input<f32>, b: &dyn Input<f32>) -> Result<Vec<f32>, Error> {
+    gpu.merge_by(a, b, |a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_f32(a: &[f32], b: &[f32]) -> Vec<f32> {
+    native::merge_by(a, b, |a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32)))
+}
+
 pub fn gpu_histogram_scaled_f32(gpu: &Gpu, d: &dyn Input<f32>, k: f32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)?.to_vec()
 }
@@ -1979,6 +2139,8 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f32, cpu_dedup_by_bucket_f32), order: None },
         Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f32, cpu_partition_point_lower_f32), order: None },
         Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f32, cpu_partition_point_scaled_f32), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_f32, cpu_merge_by_f32), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_f32, cpu_merge_by_coarse_f32), order: None },
         Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f32, cpu_histogram_scaled_f32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f32, cpu_histogram_wide_f32), order: None },
     ]
@@ -2170,6 +2332,22 @@ pub fn cpu_partition_point_scaled_f64(sorted: &[f64], queries: &[f64], k: f64) -
     native::partition_point(sorted, queries, move |x, q| *x * k < *q)
 }
 
+pub fn gpu_merge_by_f64(gpu: &Gpu, a: &dyn Input<f64>, b: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
+    gpu.merge_by(a, b, |a, b| a.total_cmp(b))?.to_vec()
+}
+
+pub fn cpu_merge_by_f64(a: &[f64], b: &[f64]) -> Vec<f64> {
+    native::merge_by(a, b, |a, b| a.total_cmp(b))
+}
+
+pub fn gpu_merge_by_coarse_f64(gpu: &Gpu, a: &dyn Input<f64>, b: &dyn Input<f64>) -> Result<Vec<f64>, Error> {
+    gpu.merge_by(a, b, |a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32)))?.to_vec()
+}
+
+pub fn cpu_merge_by_coarse_f64(a: &[f64], b: &[f64]) -> Vec<f64> {
+    native::merge_by(a, b, |a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32)))
+}
+
 pub fn gpu_histogram_scaled_f64(gpu: &Gpu, d: &dyn Input<f64>, k: f64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)?.to_vec()
 }
@@ -2207,6 +2385,8 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f64, cpu_dedup_by_bucket_f64), order: None },
         Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f64, cpu_partition_point_lower_f64), order: None },
         Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f64, cpu_partition_point_scaled_f64), order: None },
+        Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_f64, cpu_merge_by_f64), order: None },
+        Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_f64, cpu_merge_by_coarse_f64), order: None },
         Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f64, cpu_histogram_scaled_f64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f64, cpu_histogram_wide_f64), order: None },
     ]

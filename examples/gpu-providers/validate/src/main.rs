@@ -80,6 +80,11 @@ pub enum Op<T: 'static> {
         fn(&Gpu, In<'_, T>, In<'_, T>, T) -> Result<Vec<usize>, Error>,
         fn(&[T], &[T], T) -> Vec<usize>,
     ),
+    /// merge_by: (the data sorted, the second input sorted).
+    Merge(
+        fn(&Gpu, In<'_, T>, In<'_, T>) -> Result<Vec<T>, Error>,
+        fn(&[T], &[T]) -> Vec<T>,
+    ),
     /// histogram: (data, k), its bins the case's own.
     Histogram(
         fn(&Gpu, In<'_, T>, T) -> Result<Vec<u64>, Error>,
@@ -402,15 +407,20 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             let data_u8 = &all_u8[extra..];
             // partition_point searches the data in ascending order (no
             // NaN among it) for fewer queries than elements (the second
-            // input's first three quarters).
-            let searching = cases.iter().any(|c| matches!(c.op, Op::Search(..)));
-            let (mut all_sorted, mut host_queries) = (Vec::new(), Vec::new());
+            // input's first three quarters); merge_by merges the sorted
+            // data with those queries, sorted too.
+            let searching = cases.iter().any(|c| matches!(c.op, Op::Search(..) | Op::Merge(..)));
+            let (mut all_sorted, mut host_queries, mut all_sorted_b) = (Vec::new(), Vec::new(), Vec::new());
+            let ascending = |x: &T, y: &T| x.partial_cmp(y).expect("no NaN in the data");
             if searching {
                 all_sorted = all.clone();
-                all_sorted[extra..].sort_unstable_by(|x, y| x.partial_cmp(y).expect("no NaN in the data"));
+                all_sorted[extra..].sort_unstable_by(ascending);
                 host_queries = data_b[..n - n / 4].to_vec();
+                all_sorted_b = all_b[..extra + host_queries.len()].to_vec();
+                all_sorted_b[extra..].sort_unstable_by(ascending);
             }
             let sorted = all_sorted.get(extra..).unwrap_or_default();
+            let sorted_b = all_sorted_b.get(extra..).unwrap_or_default();
             let queries = &host_queries[..];
             let patterns: Vec<Vec<usize>> = (0..3).map(|p| offsets(n, p, &mut rng)).collect();
             let jobs: Vec<Job<'_, T>> = cases
@@ -429,23 +439,28 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                     gpu.upload(&all_b)?,
                     gpu.upload(&all_u8)?,
                     gpu.upload(&all_sorted)?,
+                    gpu.upload(&all_sorted_b)?,
                 )),
             };
             // (Without a search among the cases, the data stands for the
             // sorted data no case reads.)
-            let slices = device.as_ref().map(|(a, b, c, s)| {
+            let slices = device.as_ref().map(|(a, b, c, s, sb)| {
                 let inputs = (a.slice(extra..), b.slice(extra..), c.slice(extra..));
-                let sorted = if searching { s.slice(extra..) } else { a.slice(extra..) };
-                (inputs, sorted, b.slice(extra..extra + queries.len()))
+                let (sorted, sorted_b) = if searching {
+                    (s.slice(extra..), sb.slice(extra..))
+                } else {
+                    (a.slice(extra..), b.slice(extra..))
+                };
+                (inputs, sorted, b.slice(extra..extra + queries.len()), sorted_b)
             });
             // Host data is the whole vector (no offset).
             let (ia, ib, iu): (In<'_, T>, In<'_, T>, In<'_, u8>) = match &slices {
-                Some(((a, b, c), _, _)) => (a, b, c),
+                Some(((a, b, c), _, _, _)) => (a, b, c),
                 None => (&all, &all_b, &all_u8),
             };
-            let search: (In<'_, T>, In<'_, T>) = match &slices {
-                Some((_, s, q)) => (s, q),
-                None => (&all_sorted, &host_queries),
+            let search: (In<'_, T>, In<'_, T>, In<'_, T>) = match &slices {
+                Some((_, s, q, sb)) => (s, q, sb),
+                None => (&all_sorted, &host_queries, &all_sorted_b),
             };
             // The references, in parallel, while the GPU runs the cases.
             std::thread::scope(|scope| -> Result<(), Error> {
@@ -458,7 +473,7 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                                 Some(Order::Scan(m)) => Some(m(data, T::init(), T::k())),
                                 _ => None,
                             };
-                            (reference(job, (data, data_b, data_u8), (sorted, queries), patterns), model)
+                            (reference(job, (data, data_b, data_u8), (sorted, queries, sorted_b), patterns), model)
                         })
                     })
                     .collect();
@@ -568,7 +583,7 @@ fn gpu_run<T: Elem>(
     gpu: &Gpu,
     job: &Job<'_, T>,
     (a, b, u): (In<'_, T>, In<'_, T>, In<'_, u8>),
-    (sorted, queries): (In<'_, T>, In<'_, T>),
+    (sorted, queries, sorted_b): (In<'_, T>, In<'_, T>, In<'_, T>),
     patterns: &[Vec<usize>],
 ) -> Result<Output<T>, Error> {
     let (k, init) = (T::k(), T::init());
@@ -583,6 +598,7 @@ fn gpu_run<T: Elem>(
         Op::Seg(g, _) => Output::Same(g(gpu, a, &patterns[job.pattern], init)?),
         Op::Sort(g, _) => Output::Same(g(gpu, a)?),
         Op::Search(g, _) => Output::Index(g(gpu, sorted, queries, k)?),
+        Op::Merge(g, _) => Output::Same(g(gpu, sorted, sorted_b)?),
         Op::Histogram(g, _) => Output::Counts(g(gpu, a, k)?),
     })
 }
@@ -591,7 +607,7 @@ fn gpu_run<T: Elem>(
 fn reference<T: Elem>(
     job: &Job<'_, T>,
     (a, b, u): (&[T], &[T], &[u8]),
-    (sorted, queries): (&[T], &[T]),
+    (sorted, queries, sorted_b): (&[T], &[T], &[T]),
     patterns: &[Vec<usize>],
 ) -> Output<T> {
     let (k, init) = (T::k(), T::init());
@@ -606,6 +622,7 @@ fn reference<T: Elem>(
         Op::Seg(_, h) => Output::Same(h(a, &patterns[job.pattern], init)),
         Op::Sort(_, h) => Output::Same(h(a)),
         Op::Search(_, h) => Output::Index(h(sorted, queries, k)),
+        Op::Merge(_, h) => Output::Same(h(sorted, sorted_b)),
         Op::Histogram(_, h) => Output::Counts(h(a, k)),
     }
 }
