@@ -187,6 +187,27 @@ pub fn rmir_option_map<T, U, F: FnMut(T) -> U>(o: Option<T>, mut f: F) -> Option
     }
 }
 
+/// `Range::contains` (and `RangeBounds::contains` of a `Range`):
+/// `start <= item && item < end`, as `PartialOrd` says (a NaN is in no
+/// range).
+pub fn rmir_range_contains<T: PartialOrd<U>, U: PartialOrd<T>>(r: &Range<T>, item: &U) -> bool {
+    PartialOrd::le(&r.start, item) && PartialOrd::lt(item, &r.end)
+}
+
+/// `RangeInclusive::contains`: `start <= item && item <= end`, the end
+/// excluded once the range is exhausted (as its `end_bound` says).
+pub fn rmir_range_inclusive_contains<T: PartialOrd<U>, U: PartialOrd<T>>(
+    r: &RangeInclusiveModel<T>,
+    item: &U,
+) -> bool {
+    PartialOrd::le(&r.start, item)
+        && if r.exhausted {
+            PartialOrd::lt(item, &r.end)
+        } else {
+            PartialOrd::le(item, &r.end)
+        }
+}
+
 /// `Option::map_or`.
 pub fn rmir_option_map_or<T, U, F: FnMut(T) -> U>(o: Option<T>, default: U, mut f: F) -> U {
     match o {

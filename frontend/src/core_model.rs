@@ -521,6 +521,23 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
         if let Some(model) = slice_call(&self_ty, tr, method, &generics) {
             return Some((model, args.to_string()));
         }
+        // `<Range<f32> as RangeBounds<f32>>::contains::<f32>` (optimised
+        // MIR's form): over any type, not only the integers a range
+        // iterates.
+        if tr == "RangeBounds" && method == "contains" {
+            let Ty::Adt {
+                args: range_args, ..
+            } = &self_ty
+            else {
+                return None;
+            };
+            let model = contains_model(last(&self_ty)?)?;
+            let elem = range_args.first()?.to_string();
+            return Some((
+                with_generics_after(model, &[elem], &generics),
+                args.to_string(),
+            ));
+        }
         if let Some(model) = array_call(&self_ty, tr, method, &generics) {
             return Some((model, args.to_string()));
         }
@@ -608,6 +625,15 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
         all.extend(generics);
         return Some((with_generics(model, &all), args.to_string()));
     }
+    // `std::ops::Range::<f32>::contains::<f32>` (the inherent method, in
+    // unoptimised MIR).
+    if method == "contains" {
+        let elem = ty_args.strip_suffix('>')?.to_string();
+        return Some((
+            with_generics_after(contains_model(head)?, &[elem], &generics),
+            args.to_string(),
+        ));
+    }
     if method != "new" || !generics.is_empty() || head != "StepBy" {
         return None;
     }
@@ -619,6 +645,16 @@ fn model_call(callee: &str, args: &str) -> Option<(String, String)> {
         format!("rmir_range_{}::step_by_new", elem.name()),
         args.to_string(),
     ))
+}
+
+/// The model of `Range::contains` or `RangeInclusive::contains`, by the
+/// range type's name.
+fn contains_model(range: &str) -> Option<&'static str> {
+    match range {
+        "Range" => Some("rmir_range_contains"),
+        "RangeInclusive" => Some("rmir_range_inclusive_contains"),
+        _ => None,
+    }
 }
 
 /// The model of an `Option` or `Result` method that takes a closure; its

@@ -1,0 +1,21 @@
+// expect: admitted
+// `Range::contains` and `RangeInclusive::contains`, as clippy suggests
+// them for a pair of comparisons: over floats, over integers with
+// captured bounds, inclusive (a NaN is in no range).
+pub fn in_window(data: &[f32]) -> Vec<u64> {
+    native::histogram(data, 256, |x| {
+        if (-1000.0..1000.0).contains(&x) {
+            ((x + 1000.0) * 0.128) as usize
+        } else {
+            usize::MAX
+        }
+    })
+}
+
+pub fn between(data: &[i64], lo: i64, hi: i64) -> Vec<i64> {
+    native::select(data, move |x| (lo..=hi).contains(&x))
+}
+
+pub fn beyond(data: &[f64], lo: f64) -> Vec<f64> {
+    native::select(data, move |x| !(lo..=lo + 1.0).contains(&x))
+}
