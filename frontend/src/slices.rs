@@ -24,8 +24,8 @@
 use std::collections::BTreeMap;
 
 use crate::pmir::{
-    Body, BodyKind, Constant, Local, LocalDecl, Operand, Place, Projection, Rvalue, Statement,
-    StatementKind, TerminatorKind, UnOp,
+    AggregateKind, Block, Body, BodyKind, Constant, Local, LocalDecl, Operand, Place, Projection,
+    Rvalue, Statement, StatementKind, TerminatorKind, UnOp,
 };
 use crate::ty::Ty;
 
@@ -199,6 +199,9 @@ fn promoted_values(bodies: &[Body]) -> BTreeMap<String, (Ty, Rvalue)> {
             continue;
         }
         let Some(assigns) = b.straight_assigns() else {
+            if let Some(value) = inclusive_range_of_constants(b) {
+                out.insert(b.name.clone(), value);
+            }
             continue;
         };
         let mut value: Option<(Local, Rvalue)> = None;
@@ -233,6 +236,83 @@ fn promoted_values(bodies: &[Body]) -> BTreeMap<String, (Ty, Rvalue)> {
         }
     }
     out
+}
+
+/// A promoted inclusive range of two constants (`(b'a'..=b'z')`), which
+/// rustc builds with a call of `RangeInclusive::new`, not in place:
+/// `_1 = RangeInclusive::<T>::new(const A, const B) -> bb1`, then
+/// `_0 = &_1; return`. Its value is the range the call makes, as the
+/// inlined call builds it in any other body: `{ start: A, end: B,
+/// exhausted: false }`.
+fn inclusive_range_of_constants(b: &Body) -> Option<(Ty, Rvalue)> {
+    let [call, ret] = b.blocks.as_slice() else {
+        return None;
+    };
+    let only_storage = |block: &Block| {
+        block.statements.iter().all(|s| {
+            matches!(
+                s.kind,
+                StatementKind::StorageLive(_)
+                    | StatementKind::StorageDead(_)
+                    | StatementKind::Nop(_)
+            )
+        })
+    };
+    let TerminatorKind::Call {
+        dest, callee, args, ..
+    } = &call.terminator.kind
+    else {
+        return None;
+    };
+    if !only_storage(call) || !dest.projections.is_empty() {
+        return None;
+    }
+    let ty = callee
+        .text
+        .strip_prefix("std::ops::RangeInclusive::<")
+        .or_else(|| callee.text.strip_prefix("core::ops::RangeInclusive::<"))?
+        .strip_suffix(">::new")?;
+    let [start @ Operand::Const(_), end @ Operand::Const(_)] = args.as_slice() else {
+        return None;
+    };
+    // `_0 = &_1; return`.
+    let [StatementKind::Assign { place, rvalue }] = ret
+        .statements
+        .iter()
+        .map(|s| &s.kind)
+        .filter(|k| {
+            !matches!(
+                k,
+                StatementKind::StorageLive(_)
+                    | StatementKind::StorageDead(_)
+                    | StatementKind::Nop(_)
+            )
+        })
+        .collect::<Vec<_>>()
+        .as_slice()
+    else {
+        return None;
+    };
+    let returns_borrow = place.local == Local(0)
+        && place.projections.is_empty()
+        && matches!(&**rvalue, Rvalue::Ref { mutable: false, place: target }
+            if target.local == dest.local && target.projections.is_empty());
+    if !returns_borrow || !matches!(ret.terminator.kind, TerminatorKind::Return) {
+        return None;
+    }
+    let decl = b.locals.get(dest.local.0 as usize)?;
+    let value = Rvalue::Aggregate {
+        kind: AggregateKind::Adt(format!("std::ops::RangeInclusive::<{ty}>")),
+        fields: vec![
+            (Some("start".to_string()), start.clone()),
+            (Some("end".to_string()), end.clone()),
+            (
+                Some("exhausted".to_string()),
+                Operand::Const(Constant::Bool(false)),
+            ),
+        ],
+    };
+    Some((decl.ty.clone(), value))
 }
 
 fn constant_only(r: &Rvalue) -> bool {

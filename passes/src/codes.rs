@@ -308,10 +308,8 @@ The callbacks' MIR is rustc's optimised MIR (for every profile), in which
 comparisons, casts between scalars, branches and loops (`for` over ranges,
 `while`), iterators over ranges with their adaptors and folds (`map`,
 `filter`, `rev`, `step_by`, `zip`, `enumerate`, `fold`, `sum`, `any`,
-`position`, …), `contains` of a range (`(lo..hi).contains(&x)`, of any
-scalar; an inclusive range of two constants is a promoted constant the
-lowering does not place in memory yet: write its two comparisons),
-`Option`, `Result`, `Ordering` and the crate's own structs and enums,
+`position`, …), `contains` of a range (`(lo..hi).contains(&x)`,
+`(b'a'..=b'z').contains(&c)`, of any scalar), `Option`, `Result`, `Ordering` and the crate's own structs and enums,
 arrays and `const` lookup tables indexed by position, iteration
 over an array the callback owns (a `const` table, a captured or local
 array: `.iter()` with `fold`, `sum`, `product`, `any`, `all`, `position`,

@@ -1,7 +1,9 @@
 // expect: admitted
 // `Range::contains` and `RangeInclusive::contains`, as clippy suggests
 // them for a pair of comparisons: over floats, over integers with
-// captured bounds, inclusive (a NaN is in no range).
+// captured bounds, inclusive, and an inclusive range of two constants
+// (which rustc promotes to a constant built by `RangeInclusive::new`).
+// A NaN is in no range.
 pub fn in_window(data: &[f32]) -> Vec<u64> {
     native::histogram(data, 256, |x| {
         if (-1000.0..1000.0).contains(&x) {
@@ -18,4 +20,8 @@ pub fn between(data: &[i64], lo: i64, hi: i64) -> Vec<i64> {
 
 pub fn beyond(data: &[f64], lo: f64) -> Vec<f64> {
     native::select(data, move |x| !(lo..=lo + 1.0).contains(&x))
+}
+
+pub fn lowercase(data: &[u8]) -> Vec<u8> {
+    native::select(data, |b| (b'a'..=b'z').contains(&b))
 }
