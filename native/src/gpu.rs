@@ -1415,17 +1415,7 @@ impl Gpu {
         let site = core::panic::Location::caller();
         let call = self.call::<F>(site, id!(provider Histogram), &[T::ELEMENT, USIZE]);
         let sizes = (None, Some(bins));
-        match self.run_new(&call, &[data.source().erase()], sizes, None, &bin)? {
-            backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
-                len,
-                alloc,
-                _t: PhantomData,
-            }),
-            _ => Err(Error {
-                kind: ErrorKind::Mismatch,
-                message: "the histogram returned no device result".into(),
-            }),
-        }
+        device_vec(self.run_new(&call, &[data.source().erase()], sizes, None, &bin)?)
     }
 
     /// The elements stably sorted by `compare`, a total order, as
@@ -1561,17 +1551,7 @@ impl Gpu {
         init: Option<(*const u8, usize)>,
         op: &F,
     ) -> Result<DeviceVec<O>, Error> {
-        match self.run_new(call, inputs, (offsets, None), init, op)? {
-            backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
-                len,
-                alloc,
-                _t: PhantomData,
-            }),
-            _ => Err(Error {
-                kind: ErrorKind::Mismatch,
-                message: "the call returned no device result".into(),
-            }),
-        }
+        device_vec(self.run_new(call, inputs, (offsets, None), init, op)?)
     }
 
     /// Runs `call` into `out`.
@@ -1971,6 +1951,21 @@ impl Drop for Gpu {
 }
 
 /// The bytes of `len` elements of T, or an error when they overflow.
+/// What a call run into a new allocation produced, as a `DeviceVec<O>`.
+fn device_vec<O>(done: backend::Done) -> Result<DeviceVec<O>, Error> {
+    match done {
+        backend::Done::Device(Some(alloc), len) => Ok(DeviceVec {
+            len,
+            alloc,
+            _t: PhantomData,
+        }),
+        _ => Err(Error {
+            kind: ErrorKind::Mismatch,
+            message: "the call returned no device result".into(),
+        }),
+    }
+}
+
 fn byte_len<T>(len: usize) -> Result<usize, Error> {
     len.checked_mul(size_of::<T>()).ok_or_else(|| Error {
         kind: ErrorKind::OutOfMemory,
