@@ -413,8 +413,16 @@ impl Body {
         if !matches!(block.terminator.kind, TerminatorKind::Return) {
             return None;
         }
+        block.assigns()
+    }
+}
+
+impl Block {
+    /// The block's assignments in order, storage markers and no-ops
+    /// skipped; `None` when it holds any other statement.
+    pub fn assigns(&self) -> Option<Vec<(&Place, &Rvalue)>> {
         let mut out = Vec::new();
-        for st in &block.statements {
+        for st in &self.statements {
             match &st.kind {
                 StatementKind::StorageLive(_)
                 | StatementKind::StorageDead(_)

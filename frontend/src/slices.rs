@@ -24,8 +24,8 @@
 use std::collections::BTreeMap;
 
 use crate::pmir::{
-    AggregateKind, Block, Body, BodyKind, Constant, Local, LocalDecl, Operand, Place, Projection,
-    Rvalue, Statement, StatementKind, TerminatorKind, UnOp,
+    AggregateKind, Body, BodyKind, Constant, Local, LocalDecl, Operand, Place, Projection, Rvalue,
+    Statement, StatementKind, TerminatorKind, UnOp,
 };
 use crate::ty::Ty;
 
@@ -248,23 +248,13 @@ fn inclusive_range_of_constants(b: &Body) -> Option<(Ty, Rvalue)> {
     let [call, ret] = b.blocks.as_slice() else {
         return None;
     };
-    let only_storage = |block: &Block| {
-        block.statements.iter().all(|s| {
-            matches!(
-                s.kind,
-                StatementKind::StorageLive(_)
-                    | StatementKind::StorageDead(_)
-                    | StatementKind::Nop(_)
-            )
-        })
-    };
     let TerminatorKind::Call {
         dest, callee, args, ..
     } = &call.terminator.kind
     else {
         return None;
     };
-    if !only_storage(call) || !dest.projections.is_empty() {
+    if !call.assigns()?.is_empty() || !dest.projections.is_empty() {
         return None;
     }
     let ty = callee
@@ -276,21 +266,8 @@ fn inclusive_range_of_constants(b: &Body) -> Option<(Ty, Rvalue)> {
         return None;
     };
     // `_0 = &_1; return`.
-    let [StatementKind::Assign { place, rvalue }] = ret
-        .statements
-        .iter()
-        .map(|s| &s.kind)
-        .filter(|k| {
-            !matches!(
-                k,
-                StatementKind::StorageLive(_)
-                    | StatementKind::StorageDead(_)
-                    | StatementKind::Nop(_)
-            )
-        })
-        .collect::<Vec<_>>()
-        .as_slice()
-    else {
+    let assigns = ret.assigns()?;
+    let [(place, rvalue)] = assigns.as_slice() else {
         return None;
     };
     let returns_borrow = place.local == Local(0)
