@@ -231,3 +231,39 @@ pub fn merge_by_f32(a: &[f32], b: &[f32]) -> Vec<f32> {
 pub fn merge_by_f64(a: &[f64], b: &[f64]) -> Vec<f64> {
     native::merge_by(a, b, |x, y| x.partial_cmp(y).unwrap_or(Ordering::Equal))
 }
+
+// Keys in runs and their values: each run's sum, and the running sum
+// restarting at each run, against CUB's `DeviceReduce::ReduceByKey` (its
+// `==`) and `DeviceScan::InclusiveScanByKey` with `a == b`, both with
+// `a + b`.
+pub fn reduce_by_key_i32(k: &[i32], v: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    native::reduce_by_key(k, v, |a, b| a == b, |x, y| x.wrapping_add(y))
+}
+
+pub fn reduce_by_key_i64(k: &[i64], v: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    native::reduce_by_key(k, v, |a, b| a == b, |x, y| x.wrapping_add(y))
+}
+
+pub fn reduce_by_key_f32(k: &[f32], v: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    native::reduce_by_key(k, v, |a, b| a == b, |x, y| x + y)
+}
+
+pub fn reduce_by_key_f64(k: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    native::reduce_by_key(k, v, |a, b| a == b, |x, y| x + y)
+}
+
+pub fn scan_by_key_i32(k: &[i32], v: &[i32]) -> Vec<i32> {
+    native::scan_by_key(k, v, |a, b| a == b, |x, y| x.wrapping_add(y))
+}
+
+pub fn scan_by_key_i64(k: &[i64], v: &[i64]) -> Vec<i64> {
+    native::scan_by_key(k, v, |a, b| a == b, |x, y| x.wrapping_add(y))
+}
+
+pub fn scan_by_key_f32(k: &[f32], v: &[f32]) -> Vec<f32> {
+    native::scan_by_key(k, v, |a, b| a == b, |x, y| x + y)
+}
+
+pub fn scan_by_key_f64(k: &[f64], v: &[f64]) -> Vec<f64> {
+    native::scan_by_key(k, v, |a, b| a == b, |x, y| x + y)
+}

@@ -63,6 +63,9 @@ template <class T> struct Positive {
 struct Less {
   template <class T> __device__ __forceinline__ bool operator()(T a, T b) const { return a < b; }
 };
+struct Equal {
+  template <class T> __device__ __forceinline__ bool operator()(T a, T b) const { return a == b; }
+};
 
 // 0 ok; 100 + error.
 int status(cudaError_t e) { return e == cudaSuccess ? 0 : 100 + int(e); }
@@ -157,6 +160,18 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
     case 12:
       return status(cub::DeviceMerge::MergeKeys(temp, bytes, in, count, in2, count, out, Less{}));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 13
+    case 13:
+      // The keys in `in`, the values in `in2`: the runs' keys, their folds
+      // after n elements, the count of runs after 2n.
+      return status(cub::DeviceReduce::ReduceByKey(temp, bytes, in, out, in2, out + n,
+                                                   reinterpret_cast<unsigned long long *>(out + 2 * n), Plus{},
+                                                   count));
+#endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 14
+    case 14:
+      return status(cub::DeviceScan::InclusiveScanByKey(temp, bytes, in, in2, out, Plus{}, count, Equal{}));
+#endif
     default:
       return 1;
   }
@@ -165,8 +180,9 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
 int algo_index(const char *algo) {
   const char *names[] = {"reduce",  "inclusive_scan", "exclusive_scan", "transform",
                          "transform2", "select", "segmented_reduce", "sort_by",
-                         "dedup_by", "partition", "partition_point", "histogram", "merge_by"};
-  for (int i = 0; i < 13; ++i)
+                         "dedup_by", "partition", "partition_point", "histogram", "merge_by",
+                         "reduce_by_key", "scan_by_key"};
+  for (int i = 0; i < 15; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

@@ -1520,16 +1520,21 @@ fn call_site(
     // `sort`'s comparator is the compiler's, not a value of the user's
     // crate: the program names no closure (it passes `()`).
     let natural = frontend::registry::is_natural_order(&reg.function);
-    // A `par_iter` chain's call passes its chain object (`native::gpu::Chain`).
-    let chain = reg.provider.shape() == manifest::Shape::Chain;
+    // A `par_iter` chain's call passes its chain object (`native::gpu::Chain`),
+    // a by-key's its two closures (`native::gpu::ByKey`).
+    let object = match reg.provider.shape() {
+        manifest::Shape::Chain => Some(manifest::CHAIN_TYPE),
+        manifest::Shape::ByKey => Some(manifest::BY_KEY_TYPE),
+        _ => None,
+    };
     Ok(Some(manifest::CallSite {
         file,
         line: span.lo_line,
         column,
         crate_name: crate_name.filter(|_| !natural).map(str::to_string),
-        closure_suffix: match chain {
-            true => Some(manifest::CHAIN_TYPE.to_string()),
-            false => closure_suffix.filter(|_| !natural),
+        closure_suffix: match object {
+            Some(t) => Some(t.to_string()),
+            None => closure_suffix.filter(|_| !natural),
         },
     }))
 }

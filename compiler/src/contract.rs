@@ -2,7 +2,8 @@
 //! provider with a contract (`reduce` and `segmented_reduce`: associative
 //! and commutative, they combine in a tree; the scans: associative;
 //! `sort_by`: a strict weak order; `dedup_by`'s `same`: symmetric and
-//! transitive; a `par_iter` chain's `reduce`
+//! transitive; `reduce_by_key`'s and `scan_by_key`'s `same`, the same, and
+//! `op`, associative, each through its own thunk; a `par_iter` chain's `reduce`
 //! operation, associative and commutative, and `min_by`'s and `max_by`'s
 //! comparators, strict weak orders, through the chain's combine thunk)
 //! runs on the host over edge and
@@ -88,6 +89,10 @@ pub enum Calling {
     /// (`cmp(a, b) == Greater`) or `max_by`'s (`!= Greater`).
     ChainMinBy,
     ChainMaxBy,
+    /// A by-key's `SYMBOL_same(env, a, b)`: an equivalence on its keys.
+    KeySame,
+    /// A by-key's `SYMBOL_op(env, a, b)`: associative on its values.
+    ValueFold,
 }
 
 /// The contract of a provider's operation; `None` for a provider without
@@ -153,8 +158,31 @@ pub fn laws(provider: Provider) -> Option<Contract> {
         | Provider::Select
         | Provider::Partition
         | Provider::Histogram => None,
+        // A by-key's `op` (its `same`: [`by_key_same`]).
+        Provider::ReduceByKey | Provider::ScanByKey => Some(Contract {
+            how: "folds each run's values in a tree of tiles, in index order",
+            consequence: "the GPU's folds can differ from the sequential host fold of each run, \
+                          and change with where the runs lie",
+            help: "use an associative operation (a wrapping sum, `min`, `max`, `&`, `|`, `^`; \
+                   commutativity is not needed)",
+            what: "`op`",
+        }),
         // A chain's contract depends on its terminal: `contract_of`.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => None,
+    }
+}
+
+/// The contract of a by-key's `same` (`reduce_by_key`, `scan_by_key`):
+/// an equivalence, as `==` is.
+pub fn by_key_same() -> Contract {
+    Contract {
+        how: "compares each key with the one before it",
+        consequence: "the GPU decides where a run ends at each pair of neighbours, in tiles: \
+                      a relation that is not an equivalence splits the keys into runs that \
+                      need not be the host's",
+        help: "compare with `==`, on the keys or on a key of them (`|a, b| a == b`, \
+               `|a, b| a.0 == b.0`, `|a, b| a / 10 == b / 10`)",
+        what: "`same`",
     }
 }
 
@@ -194,9 +222,29 @@ pub fn jobs(
     let parts = passes::lower::split::Parts::of(module);
     thunks
         .iter()
-        .filter_map(|t| {
+        .flat_map(|t| {
             let f = function(t.registration).unwrap_or_default();
-            contract_of(t.provider, &f)?;
+            if contract_of(t.provider, &f).is_none() {
+                return Vec::new();
+            }
+            // A by-key's two callbacks, each on its own operands: `same`
+            // on keys, `op` on values.
+            if t.provider.shape() == manifest::Shape::ByKey {
+                return vec![
+                    (
+                        t,
+                        Calling::KeySame,
+                        format!("{}_same", t.symbol),
+                        t.signature.element().clone(),
+                    ),
+                    (
+                        t,
+                        Calling::ValueFold,
+                        format!("{}_op", t.symbol),
+                        t.signature.ret.clone(),
+                    ),
+                ];
+            }
             // A chain's combine works on its values (`R`), not its elements.
             let calling = match f.as_str() {
                 "ParIter::reduce" => Calling::ChainFold,
@@ -208,7 +256,7 @@ pub fn jobs(
                 Calling::Direct => (t.symbol.clone(), t.signature.element()),
                 _ => (format!("{}_combine", t.symbol), &t.signature.ret),
             };
-            Some((t, calling, symbol, element.clone()))
+            vec![(t, calling, symbol, element.clone())]
         })
         .map(|(t, calling, symbol, element)| {
             Ok(LintJob {
@@ -275,6 +323,10 @@ impl DeviceLibraries {
     }
 }
 
+/// One job's verdict: its registration, which callback it checked, what
+/// it found (or why it could not check), and its timings.
+type JobResult = (usize, Calling, Result<Vec<Finding>, String>, Timings);
+
 /// Runs the lint over `jobs`, in parallel, each verdict from the cache when
 /// it holds it; callbacks that call device libraries' functions run their
 /// host build (`device_inputs`, compiled by the host's C++ compiler).
@@ -294,7 +346,7 @@ pub fn lint(
         .iter()
         .flat_map(|d| crate::buildcache::pack(&[d.name.as_bytes(), &d.bytes]))
         .collect();
-    let results: Vec<(usize, Result<Vec<Finding>, String>, Timings)> = jobs
+    let results: Vec<JobResult> = jobs
         .par_iter()
         .map(|job| {
             let mut t = Timings::default();
@@ -326,12 +378,12 @@ pub fn lint(
                 },
             );
             let result = bytes.and_then(|b| decode(&b));
-            (job.registration, result, t)
+            (job.registration, job.calling, result, t)
         })
         .collect();
     let mut warnings = Vec::new();
     let mut unchecked = Vec::new();
-    for (registration, result, t) in results {
+    for (registration, calling, result, t) in results {
         timings.merge(&t);
         let Some(o) = outcomes
             .iter()
@@ -340,7 +392,7 @@ pub fn lint(
             continue;
         };
         match result {
-            Ok(findings) => warnings.extend(findings.iter().map(|f| warning(o, f))),
+            Ok(findings) => warnings.extend(findings.iter().map(|f| warning(o, f, calling))),
             Err(why) => {
                 let at = o.registration.loc.span.map_or(String::new(), |s| {
                     format!(
@@ -350,7 +402,15 @@ pub fn lint(
                         s.lo_col
                     )
                 });
-                unchecked.push(format!("the `{}`{at}: {why}", o.registration.function))
+                let part = match calling {
+                    Calling::KeySame => "'s `same`",
+                    Calling::ValueFold => "'s `op`",
+                    _ => "",
+                };
+                unchecked.push(format!(
+                    "the `{}`{part}{at}: {why}",
+                    o.registration.function
+                ))
             }
         }
     }
@@ -540,6 +600,8 @@ fn run_composite_laws(
         (Calling::ChainMaxBy, _) => {
             laws::check_relation(&|a, b| later_wins(a, b).map(|w| !w), d, "Greater")
         }
+        (Calling::KeySame, _) => laws::check_same(&less, d),
+        (Calling::ValueFold, _) => laws::check_fold(&fold, d, false),
         (Calling::Direct, Provider::SortBy | Provider::MergeBy) => laws::check_order(&less, d),
         (Calling::Direct, Provider::DedupBy) => laws::check_same(&less, d),
         (Calling::Direct, p) => laws::check_fold(
@@ -572,6 +634,8 @@ fn run_laws(
     };
     match calling {
         Calling::Direct => {}
+        Calling::KeySame => return laws::check_same(&|a, b| call(a, b).map(|r| r[0] != 0), &s),
+        Calling::ValueFold => return laws::check_fold(&call, &s, false),
         Calling::ChainFold => {
             return laws::check_fold(&|a, b| combine(a, b).map(|r| r.1), &s, true)
         }
@@ -734,9 +798,13 @@ fn capture_sets(env: &EnvLayout) -> Vec<(Vec<u8>, String)> {
     sets
 }
 
-fn warning(o: &Outcome, f: &Finding) -> Diagnostic {
+fn warning(o: &Outcome, f: &Finding, calling: Calling) -> Diagnostic {
     let reg = &o.registration;
-    let contract = contract_of(reg.provider, &reg.function).unwrap_or(Contract {
+    let contract = match calling {
+        Calling::KeySame => Some(by_key_same()),
+        _ => contract_of(reg.provider, &reg.function),
+    }
+    .unwrap_or(Contract {
         how: "combines elements",
         consequence: "",
         help: "",
@@ -772,7 +840,7 @@ fn warning(o: &Outcome, f: &Finding) -> Diagnostic {
         admission::label(reg.loc, format!("`{}` {}", reg.function, contract.how)),
     )
     .with_note(format!("on the host: {}", f.counterexample));
-    if float && contract.what == "operation" {
+    if float && matches!(contract.what, "operation" | "`op`") {
         d = d.with_note(
             "floats are compared within 16 ulps of the largest magnitude among the operands and \
              results: this difference is larger than rounding explains",

@@ -52,6 +52,9 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
                         .as_ref()
                         .map(|t| match t.as_str() {
                             manifest::CHAIN_TYPE => format!(", a `par_iter` chain (`{t}`)"),
+                            manifest::BY_KEY_TYPE => {
+                                format!(", its `same` and `op` closures (`{t}`)")
+                            }
                             _ => format!(
                                 ", closure `{}::…::{t}`",
                                 s.crate_name.as_deref().unwrap_or("…")

@@ -119,7 +119,7 @@ fn the_validation_program_is_generated() {
 fn the_validation_program_builds_with_every_case_callable() {
     let (target, text) = build_and_inspect("examples/gpu-providers", "validate");
     let program = target.join("debug/validate");
-    // 22 cases a type, ten types, one more for each float (a float sum
+    // 26 cases a type, ten types, one more for each float (a float sum
     // per segment) and two more for each integer (`sort` and
     // `sort_unstable`): a GPU call and a CPU reference each.
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
@@ -127,7 +127,7 @@ fn the_validation_program_builds_with_every_case_callable() {
         .lines()
         .filter(|l| l.contains("(CPU registration"))
         .count();
-    assert_eq!((callable, reference), (238, 238), "{text}");
+    assert_eq!((callable, reference), (278, 278), "{text}");
     for provider in [
         "reduce",
         "inclusive_scan",
@@ -142,6 +142,8 @@ fn the_validation_program_builds_with_every_case_callable() {
         "partition_point",
         "histogram",
         "merge_by",
+        "reduce_by_key",
+        "scan_by_key",
     ] {
         assert!(
             text.contains(&format!(", {provider} `(")),
@@ -172,7 +174,7 @@ fn the_validation_program_builds_with_every_case_callable() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
     // The pipeline program of the same workspace (device-resident results,
-    // the `_into` forms, further streams, 38 `par_iter` chains, 39 calls on
+    // the `_into` forms, further streams, 38 `par_iter` chains, 43 calls on
     // tuples and structs) carries a kernel for each of its GPU calls, and
     // without a GPU says why.
     let pipeline = target.join("debug/pipeline");
@@ -183,12 +185,12 @@ fn the_validation_program_builds_with_every_case_callable() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{text}");
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
-    assert_eq!(callable, 103, "{text}");
+    assert_eq!(callable, 107, "{text}");
     let composites = text
         .lines()
         .filter(|l| l.contains("composites.rs") && l.contains("kernel rcb_"))
         .count();
-    assert_eq!(composites, 39, "{text}");
+    assert_eq!(composites, 43, "{text}");
     let chains = text
         .lines()
         .filter(|l| l.contains("a `par_iter` chain"))

@@ -68,6 +68,13 @@ def cases(t):
         out.append(("merge_by", "merge_by", "merge", True, "|a, b| a.total_cmp(b)", t))
         out.append(("merge_by_coarse", "merge_by", "merge", True, "|a, b| ((*a / 16.0) as i32).cmp(&((*b / 16.0) as i32))", t))
         out.append(("histogram_scaled", "histogram", "histogram", True, "move |x| ((x + 1000.0) * k) as usize", (t, 1024)))
+        # Keys in runs (a segment index a run), each run's maximum and
+        # running maximum; runs of keys in one bucket of three (several
+        # runs of the harness's keys), their minimum.
+        out.append(("reduce_by_key_max", "reduce_by_key", "bykey", True, "|a, b| a == b, |x, y| x.max(y)", t))
+        out.append(("scan_by_key_max", "scan_by_key", "bykey", True, "|a, b| a == b, |x, y| x.max(y)", t))
+        out.append(("reduce_by_key_bucket", "reduce_by_key", "bykey", True, "|a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y)", t))
+        out.append(("scan_by_key_bucket", "scan_by_key", "bykey", True, "|a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y)", t))
         out.append(("histogram_wide", "histogram", "histogram", True, "|x| ((x + 1000.0) * 16.0) as usize", (t, 20000)))
     else:
         out.append(("select_above", "select", "select", True, "move |x| x > k", t))
@@ -92,6 +99,13 @@ def cases(t):
         out.append(("merge_by", "merge_by", "merge", True, "|a, b| a.cmp(b)", t))
         out.append(("merge_by_coarse", "merge_by", "merge", True, "|a, b| (a >> 4).cmp(&(b >> 4))", t))
         out.append(("histogram_low_byte", "histogram", "histogram", True, "|x| (x as u64 & 255) as usize", (t, 256)))
+        # Keys in runs (a segment index a run), a wrapping sum plus a
+        # capture (associative) per run and running; runs of keys in one
+        # bucket of `k` (several runs of the harness's keys), a maximum.
+        out.append(("reduce_by_key_add", "reduce_by_key", "bykey", True, "|a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k)", t))
+        out.append(("scan_by_key_add", "scan_by_key", "bykey", True, "|a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k)", t))
+        out.append(("reduce_by_key_bucket", "reduce_by_key", "bykey", True, "move |a, b| *a / k == *b / k, |x, y| x.max(y)", t))
+        out.append(("scan_by_key_bucket", "scan_by_key", "bykey", True, "move |a, b| *a / k == *b / k, |x, y| x.max(y)", t))
         out.append(("histogram_wide", "histogram", "histogram", True, "move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize", (t, 20000)))
     return out
 
@@ -124,6 +138,8 @@ def signatures(kind, t, out_t, exclusive):
         return (f"sorted: &dyn Input<{t}>, queries: &dyn Input<{t}>, k: {t}", f"sorted: &[{t}], queries: &[{t}], k: {t}", "sorted, queries", "sorted, queries", "Vec<usize>")
     if kind == "merge":
         return (f"a: &dyn Input<{t}>, b: &dyn Input<{t}>", f"a: &[{t}], b: &[{t}]", "a, b", "a, b", f"Vec<{t}>")
+    if kind == "bykey":
+        return (f"keys: &dyn Input<{t}>, values: &dyn Input<{t}>, k: {t}", f"keys: &[{t}], values: &[{t}], k: {t}", "keys, values", "keys, values", f"Vec<{t}>")
     if kind == "histogram":
         bins = out_t[1]
         return (f"d: &dyn Input<{t}>, k: {t}", f"d: &[{t}], k: {t}", f"d, {bins}", f"d, {bins}", "Vec<u64>")
@@ -149,6 +165,14 @@ def gpu_body(name, provider, kind, args, ret, closure):
             f"    out.extend(rejected.to_vec()?);\n"
             f"    Ok(out)\n"
         )
+    if provider == "reduce_by_key":
+        # Each run's key, then each run's fold, as one vector.
+        return (
+            f"    let (keys, folds) = gpu.{provider}({call(args, closure)})?;\n"
+            f"    let mut out = keys.to_vec()?;\n"
+            f"    out.extend(folds.to_vec()?);\n"
+            f"    Ok(out)\n"
+        )
     if name not in INTO:
         return f"    gpu.{provider}({call(args, closure)})?.to_vec()\n"
     elem = ret[len("Vec<"):-1]
@@ -163,8 +187,9 @@ def gpu_body(name, provider, kind, args, ret, closure):
 
 def cpu_body(provider, kind, args, closure):
     """The CPU reference's body: the registration's host call (a
-    partition's halves as one vector, kept then rejected)."""
-    if kind == "partition":
+    partition's halves as one vector, kept then rejected; reduce_by_key's
+    keys, then its folds)."""
+    if kind == "partition" or provider == "reduce_by_key":
         return (
             f"    let (mut kept, rejected) = native::{provider}({call(args, closure)});\n"
             f"    kept.extend(rejected);\n"
@@ -191,6 +216,7 @@ def entry(name, provider, kind, exact, t):
         "search": "Search",
         "merge": "Merge",
         "histogram": "Histogram",
+        "bykey": "ByKey",
     }[kind]
     if provider == "inclusive_scan":
         variant = "InclusiveScan"

@@ -245,6 +245,17 @@ pub fn synthesize(bodies: &mut Vec<Body>, overflow_checks: bool) {
             };
             calls.push((i, element, stages, terminal, terminal_closure));
         }
+        for (i, same, op) in by_key_calls(b) {
+            let TerminatorKind::Call { callee, .. } = &mut b.blocks[i].terminator.kind else {
+                continue;
+            };
+            let k = made.len() + 1;
+            let Some(body) = by_key_text(k, &same, &op, &closure_bodies).and_then(parse_one) else {
+                continue;
+            };
+            callee.callback_instance = Some(body.name.clone());
+            made.push(body);
+        }
         for (i, element, stages, terminal, terminal_closure) in calls {
             let TerminatorKind::Call { callee, .. } = &mut b.blocks[i].terminator.kind else {
                 continue;
@@ -258,21 +269,114 @@ pub fn synthesize(bodies: &mut Vec<Body>, overflow_checks: bool) {
                 terminal_closure,
                 overflow_checks,
             };
-            let Some(text) = chain.body_text(&closure_bodies) else {
+            let Some(body) = chain.body_text(&closure_bodies).and_then(parse_one) else {
                 continue;
             };
-            let Ok(mut parsed) = crate::parse::parse_mir(&text) else {
-                continue;
-            };
-            if parsed.len() != 1 {
-                continue;
-            }
-            let body = parsed.remove(0);
             callee.callback_instance = Some(body.name.clone());
             made.push(body);
         }
     }
     bodies.extend(made);
+}
+
+/// The one body a synthesized MIR text holds.
+fn parse_one(text: String) -> Option<Body> {
+    let mut parsed = crate::parse::parse_mir(&text).ok()?;
+    (parsed.len() == 1).then(|| parsed.remove(0))
+}
+
+/// The calls of `reduce_by_key` and `scan_by_key` in `b`: each one's
+/// block and the closure types of its `same` and `op` (the call's generic
+/// arguments name them where the arguments are constants whose types MIR
+/// does not print).
+fn by_key_calls(b: &Body) -> Vec<(usize, Ty, Ty)> {
+    let mut out = Vec::new();
+    for (i, block) in b.blocks.iter().enumerate() {
+        let TerminatorKind::Call { callee, args, .. } = &block.terminator.kind else {
+            continue;
+        };
+        let Some(spec) = crate::registry::registration(&callee.path) else {
+            continue;
+        };
+        let crate::registry::CallbackSource::ByKey { same, op } = spec.callback else {
+            continue;
+        };
+        let closure_at = |arg: usize, from_end: usize| {
+            args.get(arg)
+                .and_then(|a| operand_ty(b, a))
+                .filter(|t| matches!(t, Ty::Closure { .. }))
+                .or_else(|| {
+                    let n = callee.generics.len();
+                    callee.generics.get(n.checked_sub(from_end)?).cloned()
+                })
+                .filter(|t| matches!(t, Ty::Closure { .. }))
+        };
+        // `same` and `op` are the call's last two generic arguments.
+        if let (Some(s), Some(o)) = (closure_at(same, 2), closure_at(op, 1)) {
+            out.push((i, s, o));
+        }
+    }
+    out
+}
+
+/// The body of a by-key call's callback, as MIR text: its environment is
+/// `native::gpu::ByKey { same, op }` (`#[repr(C)]`, the two closures by
+/// value), and it takes `(mode: bool, ka: &K, kb: &K, a: V, b: V, out:
+/// &mut V) -> bool`: with `mode == false` it answers `same(ka, kb)`, with
+/// `mode == true` it writes `op(a, b)` to `*out` (`vocab::Shape::ByKey`:
+/// the lowering makes one thunk of each, with `mode` constant). `None`
+/// when the closures' bodies are not `(&K, &K) -> bool` and `(_, _) -> V`.
+fn by_key_text(
+    k: usize,
+    same: &Ty,
+    op: &Ty,
+    closures: &BTreeMap<String, Signature>,
+) -> Option<String> {
+    let (_, same_params, same_ret) = closures.get(&same.to_string())?;
+    let (_, op_params, value) = closures.get(&op.to_string())?;
+    let key = match same_params.as_slice() {
+        [Ty::Ref { inner: a, .. }, Ty::Ref { inner: b, .. }] if a == b => a.as_ref().clone(),
+        _ => return None,
+    };
+    // (The types' spellings may differ, a path trimmed in one place and
+    // not in another: admission checks `op`'s type on this body.)
+    if *same_ret != Ty::Scalar(Scalar::Bool) || op_params.len() != 2 {
+        return None;
+    }
+    let mut w = Writer::new(7);
+    let entry = w.block();
+    let (same_block, op_block, ret) = (w.block(), w.block(), w.block());
+    w.end(ret, "return;");
+    w.end(
+        entry,
+        format!("switchInt(copy _2) -> [0: bb{same_block}, otherwise: bb{op_block}];"),
+    );
+    let refs = [
+        ("copy _3".to_string(), format!("&{key}")),
+        ("copy _4".to_string(), format!("&{key}")),
+    ];
+    let (answer, next) = w.call(same_block, 0, same, &refs, &Ty::Scalar(Scalar::Bool));
+    w.stmt(next, format!("_0 = copy {answer};"));
+    w.end(next, format!("goto -> bb{ret};"));
+    let values = [
+        ("copy _5".to_string(), value.to_string()),
+        ("copy _6".to_string(), value.to_string()),
+    ];
+    let (folded, next) = w.call(op_block, 1, op, &values, value);
+    w.stmt(next, format!("(*_7) = move {folded};"));
+    w.stmt(next, "_0 = const true;");
+    w.end(next, format!("goto -> bb{ret};"));
+    let ty = format!("{{closure@{SYNTHETIC_FILE}:{k}:1: {k}:1}}");
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "fn {SYNTHETIC_FILE}_{k}::{{closure#0}}(_1: &{ty}, _2: bool, _3: &{key}, _4: &{key}, _5: {value}, _6: {value}, _7: &mut {value}) -> bool {{"
+    );
+    let _ = writeln!(s, "    debug same => ((*_1).0: {same});");
+    let _ = writeln!(s, "    debug op => ((*_1).1: {op});");
+    let _ = writeln!(s, "    let mut _0: bool;");
+    w.render_into(&mut s);
+    Some(s)
 }
 
 /// One chain call's body, as MIR text.
@@ -286,17 +390,42 @@ struct ChainText {
 }
 
 /// MIR text under construction: locals and blocks.
-#[derive(Default)]
 struct Writer {
+    /// The body's parameters, `_1` … `_params`.
+    params: usize,
     locals: Vec<String>,
     blocks: Vec<(Vec<String>, String)>,
 }
 
 impl Writer {
-    /// A new temporary of type `ty` (after `_0` … `_6`).
+    fn new(params: usize) -> Writer {
+        Writer {
+            params,
+            locals: Vec::new(),
+            blocks: Vec::new(),
+        }
+    }
+
+    /// A new temporary of type `ty` (after `_0` and the parameters).
     fn local(&mut self, ty: impl std::fmt::Display) -> String {
         self.locals.push(ty.to_string());
-        format!("_{}", self.locals.len() + 6)
+        format!("_{}", self.locals.len() + self.params)
+    }
+
+    /// The declarations of the temporaries and the blocks, as MIR text.
+    fn render_into(&self, s: &mut String) {
+        for (i, t) in self.locals.iter().enumerate() {
+            let _ = writeln!(s, "    let mut _{}: {t};", i + self.params + 1);
+        }
+        for (i, (stmts, term)) in self.blocks.iter().enumerate() {
+            let _ = writeln!(s, "\n    bb{i}: {{");
+            for st in stmts {
+                let _ = writeln!(s, "        {st}");
+            }
+            let _ = writeln!(s, "        {term}");
+            let _ = writeln!(s, "    }}");
+        }
+        s.push_str("}\n");
     }
 
     fn block(&mut self) -> usize {
@@ -385,7 +514,7 @@ impl ChainText {
             sig(s.closure())?;
         }
         let r = self.value_type();
-        let mut w = Writer::default();
+        let mut w = Writer::new(6);
         let entry = w.block();
         let stages = w.block();
         let combine = w.block();
@@ -612,18 +741,7 @@ impl ChainText {
             );
         }
         let _ = writeln!(s, "    let mut _0: bool;");
-        for (i, t) in w.locals.iter().enumerate() {
-            let _ = writeln!(s, "    let mut _{}: {t};", i + 7);
-        }
-        for (i, (stmts, term)) in w.blocks.iter().enumerate() {
-            let _ = writeln!(s, "\n    bb{i}: {{");
-            for st in stmts {
-                let _ = writeln!(s, "        {st}");
-            }
-            let _ = writeln!(s, "        {term}");
-            let _ = writeln!(s, "    }}");
-        }
-        s.push_str("}\n");
+        w.render_into(&mut s);
         s
     }
 }
@@ -638,8 +756,9 @@ fn capture_name(i: usize, stages: usize) -> String {
     }
 }
 
-/// The closure facts of every chain callback the registrations name: its
-/// captures are the chain's closures, by value, each located at its own
+/// The closure facts of every chain callback the registrations name (and
+/// every by-key callback's): its captures are the chain's closures (the
+/// by-key's `same` and `op`), by value, named as its debug lines name them, each located at its own
 /// closure; its span is the terminal's call.
 pub fn closures(
     bodies: &[Body],
@@ -657,11 +776,6 @@ pub fn closures(
         let Some(ty) = crate::pmir::env_type(b).filter(|t| is_chain_closure(t)) else {
             continue;
         };
-        let stages = b
-            .debug_vars
-            .iter()
-            .filter(|d| d.name.starts_with("stage"))
-            .count();
         let captures = b
             .debug_vars
             .iter()
@@ -670,7 +784,7 @@ pub fn closures(
                 let field_ty = captured_type(d)?;
                 let at = known.iter().find(|c| c.ty == field_ty).map(|c| c.span);
                 Some(Capture {
-                    name: capture_name(i, stages),
+                    name: d.name.clone(),
                     field: i as u32,
                     ty: field_ty,
                     mode: CaptureMode::ByValue,
@@ -681,8 +795,13 @@ pub fn closures(
         // The terminal's call; where the source does not show it, the
         // first closure of the chain (the registration then says it
         // cannot find the call).
-        let Some(span) = r
-            .span
+        // A by-key's is its `same` closure, where its callbacks begin.
+        let same = captures
+            .iter()
+            .find(|c| c.name == "same")
+            .and_then(|c| c.span);
+        let Some(span) = same
+            .or(r.span)
             .or_else(|| captures.iter().find_map(|c| c.span))
             .or_else(|| known.first().map(|c| c.span))
         else {
@@ -703,6 +822,16 @@ pub fn closures(
         });
     }
     out
+}
+
+/// The element types of a synthesized body: a chain's (`(mode, x: T, a:
+/// R, b: R, out: &mut R)`) items' `T` and values' `R`, a by-key's (`(mode,
+/// ka: &K, kb: &K, a: V, b: V, out: &mut V)`) keys' `&K` and values' `V`.
+pub fn element_types(c: &Closure) -> Vec<Ty> {
+    match c.params.as_slice() {
+        [_, k, _, v, _, _] => vec![k.clone(), v.clone()],
+        params => params.iter().skip(1).take(2).cloned().collect(),
+    }
 }
 
 /// The type a chain body's debug line gives its capture:
@@ -738,7 +867,12 @@ pub fn layout_of(chain: &Closure, closures: &[Closure]) -> Option<ObjectLayout> 
         });
         held.push(closure);
     }
-    let has_terminal = chain.captures.iter().any(|c| c.name == "terminal");
+    // A by-key's `op` is laid out as a terminal after `same`, its one
+    // stage (`ByKey { same, op }` has `Chain<Map<(), E, _>, F>`'s layout).
+    let has_terminal = chain
+        .captures
+        .iter()
+        .any(|c| c.name == "terminal" || c.name == "op");
     let stages = chain.captures.len() - usize::from(has_terminal);
     // `#[repr(C)]`: each field at the next multiple of its alignment; the
     // size a multiple of the largest. `prev` first: `()` (size 0, align 1)
@@ -898,6 +1032,58 @@ mod tests {
                 (2, vec![1], 16)
             ]
         );
+    }
+
+    #[test]
+    fn a_by_key_is_laid_out_as_its_two_closures() {
+        // `same` capturing `width: i64`, `op` capturing `k: u16`:
+        // `ByKey { same, op }` is `#[repr(C)]`, op at 8, 16 bytes.
+        let same = closure(1, &[("width", Scalar::I64)], layout(8, 8, &[0]));
+        let op = closure(2, &[("k", Scalar::U16)], layout(2, 2, &[0]));
+        let c = chain(&[("same", same.ty.clone()), ("op", op.ty.clone())]);
+        let l = layout_of(&c, &[same, op]).expect("a layout");
+        assert_eq!((l.size, l.align, l.offsets.clone()), (16, 8, vec![0, 8]));
+        let leaves: Vec<(u32, u64)> = l.leaves.iter().map(|f| (f.capture, f.offset)).collect();
+        assert_eq!(leaves, vec![(0, 0), (1, 8)]);
+        // A `same` that captures nothing takes no bytes: `op` at 0.
+        let same = closure(3, &[], None);
+        let op = closure(4, &[("bias", Scalar::U64)], layout(8, 8, &[0]));
+        let c = chain(&[("same", same.ty.clone()), ("op", op.ty.clone())]);
+        let l = layout_of(&c, &[same, op]).expect("a layout");
+        assert_eq!((l.size, l.align, l.offsets.clone()), (8, 8, vec![0, 0]));
+    }
+
+    #[test]
+    fn a_by_key_body_calls_same_on_keys_and_op_on_values() {
+        let sig = |params: &[&str], ret: &str| -> Signature {
+            (
+                "body".to_string(),
+                params.iter().map(|p| Ty::parse(p)).collect(),
+                Ty::parse(ret),
+            )
+        };
+        let (same, op) = (closure_ty(7), closure_ty(8));
+        let mut closures = BTreeMap::new();
+        closures.insert(same.to_string(), sig(&["&u32", "&u32"], "bool"));
+        closures.insert(op.to_string(), sig(&["f32", "f32"], "f32"));
+        let text = by_key_text(2, &same, &op, &closures).expect("a body");
+        let body = parse_one(text.clone()).expect("one body");
+        assert_eq!(body.arg_count, 7, "{text}");
+        assert!(
+            text.contains("_3: &u32, _4: &u32, _5: f32, _6: f32, _7: &mut f32) -> bool"),
+            "{text}"
+        );
+        assert!(
+            text.contains("debug same => ((*_1).0: {closure@user.rs:7:5: 7:9});"),
+            "{text}"
+        );
+        assert!(
+            text.contains("debug op => ((*_1).1: {closure@user.rs:8:5: 8:9});"),
+            "{text}"
+        );
+        // A `same` that does not take references has no body.
+        closures.insert(same.to_string(), sig(&["u32", "u32"], "bool"));
+        assert!(by_key_text(2, &same, &op, &closures).is_none());
     }
 
     #[test]

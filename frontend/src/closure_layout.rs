@@ -948,9 +948,9 @@ pub fn record(doc: &mut crate::pmir::PreparedMir) -> Result<Checked, ClosureLayo
 /// reference's referent for a comparator's or a key's `&T`), each once, in
 /// the order first met, with their shapes: scalars, tuples and structs of
 /// them, nested. Arrays, closures and everything else are left out (no
-/// element type: admission says so). Of a `par_iter` chain's synthesized
-/// body (`(mode, x: T, a: R, b: R, out: &mut R)`), its items' type `T`
-/// and its values' `R`: its closures' own types are not elements.
+/// element type: admission says so). Of a `par_iter` chain's or a
+/// by-key's synthesized body, its element types
+/// (`chain::element_types`): its closures' own types are not elements.
 fn composite_elements(doc: &crate::pmir::PreparedMir) -> Vec<(Ty, Shape)> {
     fn plain(s: &Shape) -> bool {
         match s {
@@ -963,9 +963,7 @@ fn composite_elements(doc: &crate::pmir::PreparedMir) -> Vec<(Ty, Shape)> {
     for r in &doc.registrations {
         let types: Vec<Ty> = match &r.callback {
             crate::pmir::Callback::Closure { body } => match doc.closure(body) {
-                Some(c) if crate::chain::is_chain_closure(&c.ty) => {
-                    c.params.iter().skip(1).take(2).cloned().collect()
-                }
+                Some(c) if crate::chain::is_chain_closure(&c.ty) => crate::chain::element_types(c),
                 Some(c) => c.params.iter().chain([&c.ret]).cloned().collect(),
                 _ => continue,
             },

@@ -1328,15 +1328,21 @@ fn registrations(
                 .collect();
             let callback_arg = match spec.callback {
                 registry::CallbackSource::Arg(i) => args.get(i),
-                registry::CallbackSource::NaturalOrder | registry::CallbackSource::Chain => None,
+                registry::CallbackSource::NaturalOrder
+                | registry::CallbackSource::Chain
+                | registry::CallbackSource::ByKey { .. } => None,
             };
-            let chain = spec.callback == registry::CallbackSource::Chain;
+            // A `par_iter` chain or a by-key's two closures: the body
+            // `chain::synthesize` wrote.
+            let chain = matches!(
+                spec.callback,
+                registry::CallbackSource::Chain | registry::CallbackSource::ByKey { .. }
+            );
             let cb_ty = callback_arg
                 .and_then(|a| operand_ty(b, a))
                 .or_else(|| callee.generics.last().cloned());
             let natural = spec.callback == registry::CallbackSource::NaturalOrder;
             let callback = match (&cb_ty, callback_arg) {
-                // A `par_iter` chain: the body `chain::synthesize` wrote.
                 _ if chain => match &callee.callback_instance {
                     Some(body) => Callback::Closure { body: body.clone() },
                     None => Callback::Other {
@@ -1420,20 +1426,36 @@ fn registrations(
             // calls of functions inlined into the caller count after its
             // own. For a fn item, the n-th such call in the caller.
             let k = nth.entry(function.clone()).or_insert(0);
-            let head = match (&cb_ty, &callback) {
-                (Some(t), Callback::Closure { .. }) if !chain => closure_head(sources, t),
+            // The closure that places the call: the callback, or a
+            // by-key's `same` (its first closure), as one.
+            let by_key_same = match spec.callback {
+                registry::CallbackSource::ByKey { same, .. } => args
+                    .get(same)
+                    .and_then(|a| operand_ty(b, a))
+                    .filter(|t| matches!(t, Ty::Closure { .. }))
+                    .or_else(|| {
+                        let n = callee.generics.len();
+                        callee.generics.get(n.checked_sub(2)?).cloned()
+                    }),
                 _ => None,
             };
-            let span = match (&callback, head) {
-                (Callback::Closure { .. }, Some(head)) => {
+            let placing = match (&by_key_same, &callback) {
+                (Some(t), _) => closure_bodies
+                    .get(&t.to_string(), Caller::of(b))
+                    .map(|body| (t, body.clone())),
+                (None, Callback::Closure { body }) if !chain => {
+                    cb_ty.as_ref().map(|t| (t, body.clone()))
+                }
+                _ => None,
+            };
+            let head = placing.as_ref().and_then(|(t, _)| closure_head(sources, t));
+            let span = match (placing.as_ref().map(|(_, body)| body), head) {
+                (Some(closure), Some(head)) => {
                     let own: Vec<Extent> = extents.get(&b.name).copied().into_iter().collect();
                     // A closure handed to a function that rustc inlined
                     // here (`helper(&gpu, |a, b| …)`, where `helper` calls
                     // `gpu.reduce`) registers at that function's call.
                     let through = inlined_callee_enclosing(sources, &own, b, head, extents);
-                    let Callback::Closure { body: closure } = &callback else {
-                        unreachable!("matched a closure callback")
-                    };
                     let hints = SiteHints {
                         binding: let_binding(sources, head),
                         owner: closure.rsplit_once("::{closure#").map(|(owner, _)| {
@@ -1461,7 +1483,9 @@ fn registrations(
                     }
                 }
                 // A chain: where `chain_sites` placed it.
-                _ if chain => chains.get(&block.id).copied().flatten(),
+                _ if spec.callback == registry::CallbackSource::Chain => {
+                    chains.get(&block.id).copied().flatten()
+                }
                 // The k-th call of the function, as the host API's method
                 // or as `native`'s free function as the registration is
                 // (`gpu.sort(…)` and `native::sort(…)` share a name): in

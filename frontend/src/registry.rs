@@ -49,6 +49,11 @@ pub enum CallbackSource {
     /// callback is the chain, closures in its type (written by the `chain`
     /// module).
     Chain,
+    /// Two arguments, `same` on keys and `op` on values, at these indices
+    /// (`reduce_by_key`, `scan_by_key`): the callback is one body that
+    /// calls either (written by the `chain` module), its environment the
+    /// two closures (`native::gpu::ByKey`).
+    ByKey { same: usize, op: usize },
 }
 
 /// The core model's comparator of `T`'s own order, `|a, b| a.cmp(b)`,
@@ -190,6 +195,20 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "reduce_by_key",
+        provider: Provider::ReduceByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 2, op: 3 },
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "scan_by_key",
+        provider: Provider::ScanByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 2, op: 3 },
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort_by",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -299,6 +318,20 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         provider: Provider::MergeBy,
         shape: Shape::Compare,
         callback: CallbackSource::Arg(3),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "reduce_by_key",
+        provider: Provider::ReduceByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 3, op: 4 },
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "scan_by_key",
+        provider: Provider::ScanByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 3, op: 4 },
         receiver: Some("Gpu"),
     },
     RegistrationFn {

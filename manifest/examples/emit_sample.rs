@@ -52,6 +52,9 @@ fn main() {
                 (Signature::scalars(&[t], Scalar::I64), "a > env.k")
             }
             Shape::Chain => (Signature::scalars(&[t], Scalar::I64), "a + b"),
+            // A by-key's C++ operation is its fold of values; its keys run
+            // as `==` finds them.
+            Shape::ByKey => (Shape::ByKey.signature(t, Scalar::I64), "a + b"),
         };
         let registration = RegistrationId(i as u32);
         for op in [

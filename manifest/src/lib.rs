@@ -131,8 +131,9 @@ impl CallSite {
         };
         // A `par_iter` chain passes its chain object, a type of `native`'s
         // whose generic arguments are the closures.
-        if self.closure_suffix.as_deref() == Some(CHAIN_TYPE) {
-            return plain == CHAIN_TYPE;
+        // A by-key's call passes its two closures' `native::gpu::ByKey`.
+        if let Some(t @ (CHAIN_TYPE | BY_KEY_TYPE)) = self.closure_suffix.as_deref() {
+            return plain == t;
         }
         let crate_ok = self.crate_name.as_ref().is_none_or(|c| {
             plain
@@ -153,6 +154,11 @@ impl CallSite {
 /// (`native::gpu::Chain<S, C>`, generic arguments removed): a chain's
 /// [`CallSite::closure_suffix`].
 pub const CHAIN_TYPE: &str = "native::gpu::Chain";
+
+/// The type a `reduce_by_key` or `scan_by_key` call passes as its closure
+/// (`native::gpu::ByKey<E, F>`, its `same` and `op`, generic arguments
+/// removed): such a call's [`CallSite::closure_suffix`].
+pub const BY_KEY_TYPE: &str = "native::gpu::ByKey";
 
 /// `a::f<i64>::{{closure}}` without its generic arguments: `a::f::{{closure}}`.
 pub fn without_generics(name: &str) -> String {
@@ -198,6 +204,7 @@ pub fn stages(provider: Provider) -> &'static [Stage] {
     match provider {
         Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
         Provider::MergeBy => &[Stage::Partition, Stage::Merge],
+        Provider::ReduceByKey | Provider::ScanByKey => &[Stage::Init, Stage::Main],
         _ => &[Stage::Main],
     }
 }
@@ -215,6 +222,9 @@ pub enum Stage {
     Partition,
     /// Merges pairs of sorted runs.
     Merge,
+    /// Prepares the tile states of a by-key's pass (and the scan's keys
+    /// before each tile).
+    Init,
 }
 
 impl Stage {
@@ -222,13 +232,14 @@ impl Stage {
         *self == Stage::Main
     }
 
-    /// `main`, `block_sort`, `partition`, `merge`.
+    /// `main`, `block_sort`, `partition`, `merge`, `init`.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Main => "main",
             Stage::BlockSort => "block_sort",
             Stage::Partition => "partition",
             Stage::Merge => "merge",
+            Stage::Init => "init",
         }
     }
 
@@ -239,6 +250,7 @@ impl Stage {
             Stage::BlockSort => "_block_sort",
             Stage::Partition => "_partition",
             Stage::Merge => "_merge",
+            Stage::Init => "_init",
         }
     }
 }
@@ -297,6 +309,12 @@ pub enum ParamKind {
     /// `T *`: partition's second output array, the elements its predicate
     /// rejects (room for all of them).
     Rejected,
+    /// `V *`: reduce_by_key's second output array, each run's fold of its
+    /// values (room for a run an element).
+    Output2,
+    /// `unsigned long long`: the bytes of `State` (reduce_by_key's and
+    /// scan_by_key's CUB tile states, which the kernels check).
+    StateBytes,
     /// `const unsigned long long *`: segment boundaries (segments + 1).
     Offsets,
     /// `unsigned long long`: the number of segments.

@@ -40,6 +40,7 @@ pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
 pub const SEARCH_CUH: &str = include_str!("../../providers/search.cuh");
 /// `providers/merge.cuh`: CUB's merge kernels.
 pub const MERGE_CUH: &str = include_str!("../../providers/merge.cuh");
+pub const BY_KEY_CUH: &str = include_str!("../../providers/by_key.cuh");
 /// `providers/histogram.cuh`.
 pub const HISTOGRAM_CUH: &str = include_str!("../../providers/histogram.cuh");
 /// `providers/chain.cuh`: `par_iter` chains, fused with a fold, a pick or
@@ -53,7 +54,7 @@ pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 12] = [
+const HEADERS: [(&str, &str); 13] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -64,6 +65,7 @@ const HEADERS: [(&str, &str); 12] = [
     ("search.cuh", SEARCH_CUH),
     ("histogram.cuh", HISTOGRAM_CUH),
     ("merge.cuh", MERGE_CUH),
+    ("by_key.cuh", BY_KEY_CUH),
     ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
 ];
@@ -82,6 +84,7 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
         Provider::PartitionPoint => &["search.cuh"],
         Provider::Histogram => &["histogram.cuh"],
         Provider::MergeBy => &["merge.cuh"],
+        Provider::ReduceByKey | Provider::ScanByKey => &["by_key.cuh"],
         // chain.cuh holds every chain: chain_collect runs select's tile
         // stream, the others reduce.cuh's shape.
         Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => &[
@@ -335,8 +338,47 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         },
         // CUB's sm_90 merge tuning (Nominal4BItemsToItems of T's size, 15).
         Provider::MergeBy => tiled(512, (15 * 4 / t).clamp(1, 15)),
+        // The by-keys' init kernels: a thread a tile (CUB's 128-thread
+        // blocks).
+        Provider::ReduceByKey | Provider::ScanByKey if stage == Stage::Init => LaunchFacts {
+            block_size: 128,
+            items_per_thread: 1,
+            dynamic_shared_bytes: 0,
+            grid: GridPolicy::ThreadPerPartition,
+            min_blocks_per_sm: 0,
+            extra_warps: 0,
+        },
+        // CUB's sm_90 policies for an operation that is not one of CUB's
+        // own functors (providers/by_key.cuh repeats them).
+        Provider::ReduceByKey => tiled(128, reduce_by_key_items(signature)),
+        Provider::ScanByKey => tiled(256, scan_by_key_items(signature)),
         // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
         Provider::SortBy => tiled(256, (17 * 4 / t).clamp(1, 17)),
+    }
+}
+
+/// The bytes of a by-key's key and value, and the larger of them.
+fn by_key_sizes(signature: &Signature) -> (u32, u32) {
+    let k = signature.element().size() as u32;
+    let v = signature.ret.size() as u32;
+    (k + v, k.max(v))
+}
+
+/// Items a thread of reduce_by_key's tile: CUB's default reduce-by-key
+/// policy (`ReduceByKeyPolicy` of providers/by_key.cuh).
+fn reduce_by_key_items(signature: &Signature) -> u32 {
+    match by_key_sizes(signature) {
+        (_, ..=8) => 6,
+        (combined, _) => (48u32).div_ceil(combined).clamp(1, 6),
+    }
+}
+
+/// Items a thread of scan_by_key's tile: CUB's default scan-by-key policy
+/// (`ScanByKeyPolicy` of providers/by_key.cuh).
+fn scan_by_key_items(signature: &Signature) -> u32 {
+    match by_key_sizes(signature) {
+        (_, ..=8) => 9,
+        (combined, _) => (72 / combined).clamp(1, 9),
     }
 }
 
@@ -514,7 +556,9 @@ impl Tuning {
             Provider::PartitionPoint => "partition_point",
             Provider::ChainReduce | Provider::ChainPick => "chain",
             Provider::ChainCollect => "chain_collect",
-            Provider::SortBy | Provider::MergeBy => return facts,
+            Provider::SortBy | Provider::MergeBy | Provider::ReduceByKey | Provider::ScanByKey => {
+                return facts
+            }
         };
         let size = signature.element().size();
         for (f, s, key, value) in &self.entries {
@@ -701,6 +745,38 @@ pub fn kernel_params(
             ptr(K::Output),
             ptr(K::Partitions),
         ],
+        (Provider::ReduceByKey, Stage::Init) => vec![
+            ptr(K::State),
+            p(K::StateBytes, 8),
+            p(K::Len, 8),
+            ptr(K::Count),
+        ],
+        (Provider::ReduceByKey, _) => vec![
+            ptr(K::Input),
+            ptr(K::Input2),
+            p(K::Len, 8),
+            ptr(K::Output),
+            ptr(K::Output2),
+            ptr(K::Count),
+            ptr(K::State),
+            p(K::StateBytes, 8),
+        ],
+        (Provider::ScanByKey, Stage::Init) => vec![
+            ptr(K::Input),
+            p(K::Len, 8),
+            ptr(K::State),
+            p(K::StateBytes, 8),
+            ptr(K::Buffer),
+        ],
+        (Provider::ScanByKey, _) => vec![
+            ptr(K::Input),
+            ptr(K::Input2),
+            p(K::Len, 8),
+            ptr(K::Output),
+            ptr(K::State),
+            p(K::StateBytes, 8),
+            ptr(K::Buffer),
+        ],
         (Provider::SortBy, Stage::Partition) => vec![
             p(K::Ping, 1),
             ptr(K::Output),
@@ -795,6 +871,8 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::Partition
         | Provider::PartitionPoint
         | Provider::MergeBy
+        | Provider::ReduceByKey
+        | Provider::ScanByKey
         | Provider::Histogram
         | Provider::ChainCollect => return None,
     };
@@ -1113,7 +1191,10 @@ pub fn emit_translation_unit_with(
             matches!(
                 r,
                 KernelRequest::Callback {
-                    provider: Provider::SortBy | Provider::MergeBy,
+                    provider: Provider::SortBy
+                        | Provider::MergeBy
+                        | Provider::ReduceByKey
+                        | Provider::ScanByKey,
                     ..
                 }
             )
@@ -1196,6 +1277,7 @@ fn emit_request(
         Shape::Chain => {
             emit_chain_functors(out, &base, provider, signature, op, env_type.as_deref())
         }
+        Shape::ByKey => emit_by_key_functors(out, &base, signature, op, env_type.as_deref()),
         _ => emit_functor(out, &base, signature, op, env_type.as_deref()),
     };
     let mut kernels = Vec::new();
@@ -1249,6 +1331,7 @@ fn emit_request(
 pub fn thunk_symbols(provider: Provider, symbol: &str) -> Vec<String> {
     match provider.shape() {
         Shape::Chain => vec![format!("{symbol}_stage"), format!("{symbol}_combine")],
+        Shape::ByKey => vec![format!("{symbol}_same"), format!("{symbol}_op")],
         _ => vec![symbol.to_string()],
     }
 }
@@ -1283,6 +1366,15 @@ fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -
             format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {x}, {rc} *out);"),
             format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {a}, {b}, {rc} *out);"),
         ];
+    }
+    if provider.shape() == Shape::ByKey {
+        let (same, op) = by_key_signatures(signature);
+        return [(same, "same"), (op, "op")]
+            .iter()
+            .flat_map(|(sig, part)| {
+                thunk_declarations(Provider::Reduce, sig, &format!("{symbol}_{part}"))
+            })
+            .collect();
     }
     let mut params: Vec<String> = signature
         .params
@@ -1452,6 +1544,49 @@ fn emit_chain_functors(
     }
 }
 
+/// A by-key's two thunk types ([`Shape::ByKey`]'s `(K, V) -> V`): `same`'s
+/// `(K, K) -> bool` and `op`'s `(V, V) -> V`.
+pub fn by_key_signatures(signature: &Signature) -> (Signature, Signature) {
+    let (k, v) = (signature.element().clone(), signature.ret.clone());
+    (Shape::Same.signature(k.clone(), k), Signature::fold(v))
+}
+
+/// Emits a by-key's two functors, `struct BASE_same_op` (`bool
+/// operator()(K a, K b)`: whether `b`, the key after `a`, is of its run)
+/// and `struct BASE_fold_op` (`V operator()(V a, V b)`), and returns the
+/// expressions that construct them, as the kernel passes them. A C++
+/// operation is the fold's expression, its keys' runs those of `==`.
+fn emit_by_key_functors(
+    out: &mut String,
+    base: &str,
+    signature: &Signature,
+    op: &Operation,
+    env_type: Option<&str>,
+) -> String {
+    let (same_sig, fold_sig) = by_key_signatures(signature);
+    let (same, fold) = match op {
+        Operation::Thunk { symbol, variant } => (
+            Operation::Thunk {
+                symbol: format!("{symbol}_same"),
+                variant: *variant,
+            },
+            Operation::Thunk {
+                symbol: format!("{symbol}_op"),
+                variant: *variant,
+            },
+        ),
+        Operation::Cpp { .. } => (
+            Operation::Cpp {
+                expr: "a == b".into(),
+            },
+            op.clone(),
+        ),
+    };
+    let same = emit_functor(out, &format!("{base}_same"), &same_sig, &same, env_type);
+    let fold = emit_functor(out, &format!("{base}_fold"), &fold_sig, &fold, env_type);
+    format!("{same}, {fold}")
+}
+
 /// Emits `struct BASE_op` (the operation as CUB-style functor) and returns
 /// the expression that constructs it inside a kernel.
 fn emit_functor(
@@ -1605,6 +1740,7 @@ fn emit_kernel(
     let block = launch.block_size;
     let items = launch.items_per_thread;
     let t = c_type(signature.element());
+    let v = c_type(&signature.ret);
     let env_param = match env_type {
         Some(ty) => format!(",\n    const __grid_constant__ {ty} env"),
         None => String::new(),
@@ -1785,6 +1921,41 @@ fn emit_kernel(
             format!(
                 "static_assert(rcb::MergePolicy<{t}>::ITEMS == {items}, \"the manifest's items per thread\");\n\
                  \x20   rcb::merge(a, len, b, len2, output, partitions, {functor});"
+            ),
+        ),
+        (Provider::ReduceByKey, Stage::Init) => (
+            "void *state, unsigned long long state_bytes, unsigned long long len, unsigned long long *count"
+                .to_string(),
+            format!("rcb::reduce_by_key_init<{t}, {v}>(state, state_bytes, len, count);"),
+        ),
+        (Provider::ReduceByKey, _) => (
+            format!(
+                "const {t} *__restrict__ keys, const {v} *__restrict__ values, unsigned long long len,\n\
+                 \x20   {t} *unique, {v} *aggregates, unsigned long long *count, void *state,\n\
+                 \x20   unsigned long long state_bytes"
+            ),
+            format!(
+                "static_assert(rcb::ReduceByKeyPolicy<{t}, {v}>::ITEMS == {items} && rcb::ReduceByKeyPolicy<{t}, {v}>::BLOCK == {block},\n\
+                 \x20                 \"the manifest's launch facts\");\n\
+                 \x20   rcb::reduce_by_key(keys, values, len, unique, aggregates, count, state, state_bytes, {functor});"
+            ),
+        ),
+        (Provider::ScanByKey, Stage::Init) => (
+            format!(
+                "const {t} *__restrict__ keys, unsigned long long len, void *state, unsigned long long state_bytes,\n\
+                 \x20   {t} *prev"
+            ),
+            format!("rcb::scan_by_key_init<{t}, {v}>(keys, len, state, state_bytes, prev);"),
+        ),
+        (Provider::ScanByKey, _) => (
+            format!(
+                "const {t} *__restrict__ keys, const {v} *__restrict__ values, unsigned long long len,\n\
+                 \x20   {v} *output, void *state, unsigned long long state_bytes, {t} *prev"
+            ),
+            format!(
+                "static_assert(rcb::ScanByKeyPolicy<{t}, {v}>::ITEMS == {items} && rcb::ScanByKeyPolicy<{t}, {v}>::BLOCK == {block},\n\
+                 \x20                 \"the manifest's launch facts\");\n\
+                 \x20   rcb::scan_by_key(keys, values, len, output, state, state_bytes, prev, {functor});"
             ),
         ),
         (Provider::SortBy, Stage::Partition) => (

@@ -195,6 +195,8 @@ fn every_provider() -> Vec<KernelRequest> {
                 Shape::Probe => "a < b",
                 Shape::Bin => "(unsigned long long)a",
                 Shape::Chain => chain_expr(provider),
+                // The fold; keys run as `==` finds them.
+                Shape::ByKey => "a + b",
             };
             out.push(KernelRequest::Callback {
                 provider,
@@ -213,7 +215,9 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3 + 2));
+    // One kernel a provider, three for the merge sort, two for the merge
+    // and the by-keys.
+    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3 + 2 + 2 * 2));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 
@@ -406,7 +410,10 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
             // from a scalar to a composite; a zip of a composite and a
             // scalar either way round.
             let mut signatures = vec![provider.shape().signature(c.clone(), c.clone())];
-            if matches!(provider.shape(), Shape::Map | Shape::Zip | Shape::Chain) {
+            if matches!(
+                provider.shape(),
+                Shape::Map | Shape::Zip | Shape::Chain | Shape::ByKey
+            ) {
                 signatures.push(provider.shape().signature(c.clone(), scalar));
                 signatures.push(provider.shape().signature(scalar, c.clone()));
             }
@@ -425,8 +432,8 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
     // Every provider.
     assert_eq!(takers, Provider::ALL.to_vec());
     let tu = emit_translation_unit(&requests).unwrap();
-    // The sort's three kernels a registration, the merge's two, one for
-    // the others.
+    // The sort's three kernels a registration, the merge's and the
+    // by-keys' two, one for the others.
     let stages: usize = requests
         .iter()
         .map(|r| match r {

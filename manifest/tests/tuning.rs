@@ -24,8 +24,55 @@ fn every_provider_and_type_has_launch_facts_that_check() {
             }
         }
     }
-    // 14 providers of one kernel, the sort's three, the merge's two.
-    assert_eq!(checked, 14 * 10 + 3 * 10 + 2 * 10);
+    // 14 providers of one kernel, the sort's three, the merge's two, the
+    // by-keys' two each.
+    assert_eq!(checked, 14 * 10 + 3 * 10 + 2 * 10 + 2 * 2 * 10);
+}
+
+#[test]
+fn by_keys_take_cubs_policy_for_a_users_functor() {
+    use manifest::{Element, Field, Layout};
+    let facts = |p: Provider, k: Element, v: Element| {
+        let f = launch_facts(p, Stage::Main, &Shape::ByKey.signature(k, v));
+        (f.block_size, f.items_per_thread)
+    };
+    let s = |s: Scalar| Element::Scalar(s);
+    // Keys and values of up to 8 bytes each: CUB's nominal items.
+    for (k, v) in [(Scalar::U8, Scalar::F64), (Scalar::I64, Scalar::I64)] {
+        assert_eq!(facts(Provider::ReduceByKey, s(k), s(v)), (128, 6));
+        assert_eq!(facts(Provider::ScanByKey, s(k), s(v)), (256, 9));
+    }
+    // A 24-byte value with 8-byte keys: ceil(6 * 8 / 32) and 9 * 8 / 32.
+    let wide = Element::Composite(Layout {
+        name: "(f64, f64, f64)".into(),
+        size: 24,
+        align: 8,
+        fields: (0..3)
+            .map(|i| Field {
+                name: i.to_string(),
+                offset: 8 * i as u64,
+                element: s(Scalar::F64),
+            })
+            .collect(),
+    });
+    assert_eq!(
+        facts(Provider::ReduceByKey, s(Scalar::U64), wide.clone()),
+        (128, 2)
+    );
+    assert_eq!(
+        facts(Provider::ScanByKey, s(Scalar::U64), wide.clone()),
+        (256, 2)
+    );
+    // The init kernels: a thread a tile.
+    let init = launch_facts(
+        Provider::ScanByKey,
+        Stage::Init,
+        &Shape::ByKey.signature(Scalar::U64, wide),
+    );
+    assert_eq!(
+        (init.block_size, init.items_per_thread, init.grid),
+        (128, 1, GridPolicy::ThreadPerPartition)
+    );
 }
 
 #[test]

@@ -1402,6 +1402,85 @@ impl Gpu {
         self.fresh(&call, &inputs, None, None, &compare)
     }
 
+    /// For each run of consecutive keys that `same` finds equal, its last
+    /// key and the `op`-fold of its values, in order
+    /// ([`crate::reduce_by_key`]): `same(a, b)` is asked of a key and the
+    /// one after it, as [`slice::chunk_by`] asks. `same` must be an
+    /// equivalence and `op` associative (the GPU folds a run in a tree, in
+    /// index order). One pass (CUB's reduce-by-key), each result in a new
+    /// allocation; waits for the count of runs (their lengths). At most
+    /// 2^31 - 1 elements.
+    #[track_caller]
+    #[inline(never)]
+    pub fn reduce_by_key<K, V, DK, DV, E, F>(
+        &self,
+        keys: &DK,
+        values: &DV,
+        same: E,
+        op: F,
+    ) -> Result<(DeviceVec<K>, DeviceVec<V>), Error>
+    where
+        K: DeviceElement,
+        V: DeviceElement,
+        DK: Input<K> + ?Sized,
+        DV: Input<V> + ?Sized,
+        E: Fn(&K, &K) -> bool,
+        F: Fn(V, V) -> V,
+    {
+        let site = core::panic::Location::caller();
+        let inputs = [keys.source().erase(), values.source().erase()];
+        match self.run_by_key::<K, V, E, F>(site, id!(provider ReduceByKey), &inputs, same, op)? {
+            backend::Done::Split((keys, k), (folds, f)) => Ok((
+                DeviceVec {
+                    len: k,
+                    alloc: keys,
+                    _t: PhantomData,
+                },
+                DeviceVec {
+                    len: f,
+                    alloc: folds,
+                    _t: PhantomData,
+                },
+            )),
+            _ => Err(Error {
+                kind: ErrorKind::Mismatch,
+                message: "reduce_by_key returned no two device results".into(),
+            }),
+        }
+    }
+
+    /// The inclusive `op`-scan of `values`, restarting at each run of
+    /// consecutive keys that `same` finds equal ([`crate::scan_by_key`]),
+    /// as [`Gpu::reduce_by_key`] finds the runs; the same laws. One pass
+    /// (CUB's scan-by-key); at most 2^31 - 1 elements.
+    #[track_caller]
+    #[inline(never)]
+    pub fn scan_by_key<K, V, DK, DV, E, F>(
+        &self,
+        keys: &DK,
+        values: &DV,
+        same: E,
+        op: F,
+    ) -> Result<DeviceVec<V>, Error>
+    where
+        K: DeviceElement,
+        V: DeviceElement,
+        DK: Input<K> + ?Sized,
+        DV: Input<V> + ?Sized,
+        E: Fn(&K, &K) -> bool,
+        F: Fn(V, V) -> V,
+    {
+        let site = core::panic::Location::caller();
+        let inputs = [keys.source().erase(), values.source().erase()];
+        device_vec(self.run_by_key::<K, V, E, F>(
+            site,
+            id!(provider ScanByKey),
+            &inputs,
+            same,
+            op,
+        )?)
+    }
+
     /// How many elements `bin` maps to each of `bins` bins
     /// ([`crate::histogram`]); an index at or past `bins` is not counted.
     #[track_caller]
@@ -1494,6 +1573,22 @@ impl Gpu {
     {
         let call = self.call::<()>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
         self.fresh(&call, &[data.source().erase()], None, None, &())
+    }
+
+    /// Runs a by-key call at `site` on `inputs` (its keys and values) into
+    /// new allocations: its two closures go to the kernel as one
+    /// [`ByKey`].
+    fn run_by_key<K: DeviceElement, V: DeviceElement, E, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        provider: ProviderId,
+        inputs: &[Data<'_>],
+        same: E,
+        op: F,
+    ) -> Result<backend::Done, Error> {
+        let callbacks = ByKey { same, op };
+        let call = self.call::<ByKey<E, F>>(site, provider, &[K::ELEMENT, V::ELEMENT, V::ELEMENT]);
+        self.run_new(&call, inputs, (None, None), None, &callbacks)
     }
 
     /// The facts of the call at `site` that identify its kernel.
@@ -1637,6 +1732,16 @@ pub struct Filter<S, P> {
 pub struct Chain<S, C> {
     stages: S,
     terminal: C,
+}
+
+/// What a `reduce_by_key` or `scan_by_key` call hands its kernel: its
+/// two closures, in this `#[repr(C)]` layout, which the compiler computes
+/// from theirs (as a chain's).
+#[repr(C)]
+#[doc(hidden)]
+pub struct ByKey<E, F> {
+    same: E,
+    op: F,
 }
 
 /// The item type a chain's stages yield from elements `T`.
@@ -2028,7 +2133,8 @@ mod backend {
     pub enum Done {
         Value(usize),
         Device(Option<Alloc>, usize),
-        /// Partition's halves, each with its length.
+        /// Two results, each with its length: partition's halves,
+        /// reduce_by_key's keys and folds.
         Split((Alloc, usize), (Alloc, usize)),
     }
 
@@ -2206,7 +2312,7 @@ mod backend {
         Ok(match produced {
             host::Produced::Value(n) => Done::Value(n),
             host::Produced::Device { alloc, len } => Done::Device(alloc, len),
-            host::Produced::Split { kept, rejected } => Done::Split(kept, rejected),
+            host::Produced::Split { first, second } => Done::Split(first, second),
         })
     }
 }

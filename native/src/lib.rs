@@ -165,6 +165,87 @@ pub fn dedup_by<T: Copy, E: Fn(&T, &T) -> bool>(data: &[T], same: E) -> Vec<T> {
     out
 }
 
+/// For each run of consecutive keys that `same` finds equal, its last key
+/// and the `op`-fold of its values, in order: the runs are those
+/// [`slice::chunk_by`] splits `keys` into (`same(a, b)` is asked of a key
+/// `a` and the one after it `b`), each run's values folded from its first
+/// as [`inclusive_scan`] folds. `|a, b| a == b` with `|x, y| x + y` sums
+/// the values of each run of equal keys; `|a, b| a.0 == b.0` groups by a
+/// field. (Of a run of keys that `same` finds equal but are not all `==`,
+/// the last stands for the run, as CUB's reduce-by-key writes it: the key
+/// before the next run's first, which its one pass has at hand.)
+///
+/// `same` must be an equivalence (as `==` is) and `op` associative: the
+/// GPU folds a run in a tree whose shape depends on where the run lies,
+/// in index order (commutativity is not needed).
+///
+/// # Panics
+///
+/// When `keys` and `values` differ in length (the GPU call returns an
+/// error).
+#[inline(never)]
+pub fn reduce_by_key<K: Copy, V: Copy, E: Fn(&K, &K) -> bool, F: Fn(V, V) -> V>(
+    keys: &[K],
+    values: &[V],
+    same: E,
+    op: F,
+) -> (Vec<K>, Vec<V>) {
+    assert_eq!(
+        keys.len(),
+        values.len(),
+        "reduce_by_key: the keys and the values differ in length"
+    );
+    let (mut out_keys, mut out_values) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    for run in keys.chunk_by(|a, b| same(a, b)) {
+        let vals = &values[start..start + run.len()];
+        let mut acc = vals[0];
+        for &v in &vals[1..] {
+            acc = op(acc, v);
+        }
+        out_keys.push(run[run.len() - 1]);
+        out_values.push(acc);
+        start += run.len();
+    }
+    (out_keys, out_values)
+}
+
+/// The inclusive `op`-scan of `values`, restarting at each run of
+/// consecutive keys that `same` finds equal (the runs of
+/// [`reduce_by_key`]): each value folded with those of its run before it,
+/// in order. `same` must be an equivalence and `op` associative, as for
+/// [`reduce_by_key`].
+///
+/// # Panics
+///
+/// When `keys` and `values` differ in length (the GPU call returns an
+/// error).
+#[inline(never)]
+pub fn scan_by_key<K: Copy, V: Copy, E: Fn(&K, &K) -> bool, F: Fn(V, V) -> V>(
+    keys: &[K],
+    values: &[V],
+    same: E,
+    op: F,
+) -> Vec<V> {
+    assert_eq!(
+        keys.len(),
+        values.len(),
+        "scan_by_key: the keys and the values differ in length"
+    );
+    let mut out = Vec::with_capacity(values.len());
+    let mut start = 0;
+    for run in keys.chunk_by(|a, b| same(a, b)) {
+        let mut acc = values[start];
+        out.push(acc);
+        for &v in &values[start + 1..start + run.len()] {
+            acc = op(acc, v);
+            out.push(acc);
+        }
+        start += run.len();
+    }
+    out
+}
+
 /// The elements for which `pred` holds and those for which it does not,
 /// each in order, as [`Iterator::partition`] splits them: `|x| *x > 0`,
 /// `|p| p.alive != 0`.

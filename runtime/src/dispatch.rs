@@ -36,6 +36,10 @@ pub struct Scratch<'g> {
     pub count: DeviceBuffer<'g>,
     sort_buffer: Option<DeviceBuffer<'g>>,
     partitions: Option<DeviceBuffer<'g>>,
+    /// The by-keys' CUB tile states, which their init kernels prepare.
+    tile_states: Option<DeviceBuffer<'g>>,
+    /// scan_by_key's key before each tile.
+    prev_keys: Option<DeviceBuffer<'g>>,
 }
 
 /// What one provider call reads and writes: device addresses and values.
@@ -65,6 +69,9 @@ pub struct Job {
     /// Partition's second output, room for `len` elements: the elements
     /// its predicate rejects.
     pub rejected: u64,
+    /// reduce_by_key's second output, room for `len` values: each run's
+    /// fold (its first output holds each run's first key).
+    pub output2: u64,
     /// The callback environment's bytes (empty for none).
     pub env: Vec<u8>,
     /// Replaces the grid policy of a grid-stride kernel (benchmark sweeps).
@@ -112,6 +119,17 @@ pub fn lookback_bytes(tiles: u64, desc: u64) -> u64 {
     16 + (tiles + tiles.div_ceil(32) + tiles.div_ceil(1024)) * desc
 }
 
+/// Bytes of CUB's tile states of a by-key over `tiles` tiles of values of
+/// `value` (`ReduceByKeyScanTileState<V, int>`: a descriptor of at most 16
+/// bytes a tile, or a status word and two `KeyValuePair<int, V>` a tile,
+/// each array 256-aligned), with 32 tiles of padding: at least what CUB's
+/// `AllocationSize` asks, which the kernels check.
+pub fn by_key_state_bytes(tiles: u64, value: &Element) -> u64 {
+    let align = value.align().max(4);
+    let pair = (4u64.next_multiple_of(align) + value.size()).next_multiple_of(align);
+    (tiles + 32) * (16 + 2 * pair) + 3 * 256
+}
+
 /// Whether a kernel folds through the [`Workspace`]: one partial per block,
 /// the last-block counter and the result record (a reduce, a chain's fold
 /// or pick).
@@ -145,6 +163,8 @@ impl<'g> Scratch<'g> {
             count,
             sort_buffer: None,
             partitions: None,
+            tile_states: None,
+            prev_keys: None,
         })
     }
 
@@ -267,7 +287,8 @@ pub unsafe fn run<'k>(
         .u64(ParamKind::Input, job.input)
         .u64(ParamKind::Input2, job.input2)
         .u64(ParamKind::Output, job.output)
-        .u64(ParamKind::Rejected, job.rejected);
+        .u64(ParamKind::Rejected, job.rejected)
+        .u64(ParamKind::Output2, job.output2);
     let mut launched = Launched::default();
     let provider = match provider {
         KernelKind::Provider(p) => p,
@@ -403,6 +424,56 @@ pub unsafe fn run<'k>(
             unsafe { launch_grid(gpu, stream, merge, grid, &args)? };
             launched.push(merge, grid);
         }
+        Provider::ReduceByKey | Provider::ScanByKey => {
+            let init = stage(kernels, Stage::Init)?;
+            let main = stage(kernels, Stage::Main)?;
+            if job.len == 0 {
+                if provider == Provider::ReduceByKey {
+                    scratch.count.fill_on(stream, 0)?;
+                }
+                return Ok(launched);
+            }
+            if job.len > i32::MAX as u64 {
+                return Err(fail(
+                    &main.kernel,
+                    format!(
+                        "{} elements: {} takes at most 2^31 - 1 (32-bit offsets, as CUB's)",
+                        job.len,
+                        provider.name()
+                    ),
+                ));
+            }
+            // CUB's dispatch: the tile states (and the scan's key before
+            // each tile), then a block a tile.
+            let tiles = job.len.div_ceil(main.kernel.launch.tile().max(1));
+            let bytes = by_key_state_bytes(tiles, &signature.ret);
+            let state = grow(gpu, stream, &mut scratch.tile_states, bytes as usize, false)?;
+            args.u64(ParamKind::Len, job.len)
+                .u64(ParamKind::State, state)
+                .u64(ParamKind::StateBytes, bytes)
+                .u64(ParamKind::Count, scratch.count.address(0));
+            if provider == Provider::ScanByKey {
+                let prev = grow(
+                    gpu,
+                    stream,
+                    &mut scratch.prev_keys,
+                    (tiles * element.size()) as usize,
+                    false,
+                )?;
+                args.u64(ParamKind::Buffer, prev);
+            }
+            let init_block = u64::from(init.kernel.launch.block_size.max(1));
+            let init_grid = tiles.div_ceil(init_block).max(1) as u32;
+            let grid =
+                u32::try_from(tiles).map_err(|_| fail(&main.kernel, format!("{tiles} tiles")))?;
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // tile states and keys are live and sized for this job.
+            unsafe { launch_grid(gpu, stream, init, init_grid, &args)? };
+            launched.push(init, init_grid);
+            // SAFETY: as above.
+            unsafe { launch_grid(gpu, stream, main, grid, &args)? };
+            launched.push(main, grid);
+        }
         Provider::Histogram => {
             let k = stage(kernels, Stage::Main)?;
             // The kernel adds to the counts: every one starts at zero,
@@ -529,7 +600,10 @@ pub fn output_bytes(provider: Provider, signature: &Signature, n: u64) -> u64 {
         return record.value;
     }
     let out = match provider {
-        Provider::Transform | Provider::Transform2 | Provider::ChainCollect => &signature.ret,
+        Provider::Transform
+        | Provider::Transform2
+        | Provider::ChainCollect
+        | Provider::ScanByKey => &signature.ret,
         Provider::PartitionPoint | Provider::Histogram => return n * 8,
         _ => signature.element(),
     };

@@ -985,11 +985,12 @@ pub enum Produced {
         alloc: Option<DeviceAlloc>,
         len: usize,
     },
-    /// Partition's two results, each in a new allocation with its length:
-    /// the elements its predicate keeps, then those it rejects.
+    /// Two results, each in a new allocation with its length: partition's
+    /// elements its predicate keeps, then those it rejects;
+    /// reduce_by_key's first key of each run, then each run's fold.
     Split {
-        kept: (DeviceAlloc, usize),
-        rejected: (DeviceAlloc, usize),
+        first: (DeviceAlloc, usize),
+        second: (DeviceAlloc, usize),
     },
 }
 
@@ -1368,7 +1369,11 @@ impl Device {
         let element = signature.element().size() as usize;
         // partition_point's second input is its queries.
         let wanted_inputs = match provider {
-            Provider::Transform2 | Provider::PartitionPoint | Provider::MergeBy => 2,
+            Provider::Transform2
+            | Provider::PartitionPoint
+            | Provider::MergeBy
+            | Provider::ReduceByKey
+            | Provider::ScanByKey => 2,
             _ => 1,
         };
         if request.inputs.len() != wanted_inputs {
@@ -1481,7 +1486,7 @@ impl Device {
                 },
                 None,
             ) => {
-                if provider.compacts() {
+                if provider.counts_results() {
                     return Err(mismatch(format!(
                         "the result of a {} call has no length before it runs: it goes to a \
                          new allocation, not into one of {n} elements",
@@ -1648,12 +1653,18 @@ impl Device {
             // A reduce's or a chain's result goes to the workspace.
             Output::Value { .. } => 0,
         };
-        // Partition's rejected elements: as many as the kept ones may be.
-        let mut rejected = None;
+        // Partition's rejected elements: as many as the kept ones may be;
+        // reduce_by_key's folds, a value a run.
+        let mut second = None;
         if provider == Provider::Partition {
             let alloc = state.alloc(self, lane, out_bytes)?;
             job.rejected = alloc.address();
-            rejected = Some(alloc);
+            second = Some(alloc);
+        }
+        if provider == Provider::ReduceByKey {
+            let alloc = state.alloc(self, lane, len * signature.ret.size() as usize)?;
+            job.output2 = alloc.address();
+            second = Some(alloc);
         }
         let scratch = state.lanes[lane].scratch.as_mut().expect("created above");
         // SAFETY: the inputs are live device buffers of `len` elements (a
@@ -1685,7 +1696,7 @@ impl Device {
                 unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), ptr, value.len()) };
                 Ok(Produced::Value(value.len()))
             }
-            _ if provider.compacts() => {
+            _ if provider.counts_results() => {
                 let scratch = state.lanes[lane].scratch.as_ref().expect("created above");
                 let kept = scratch.read_count();
                 let kept = kept.map_err(|e| wait_error(state, lane, e))?;
@@ -1699,10 +1710,17 @@ impl Device {
                         ),
                     ));
                 }
-                match (fresh, rejected) {
+                match (fresh, second) {
+                    // Each run's first key and its fold.
+                    (Some(keys), Some(folds)) if provider == Provider::ReduceByKey => {
+                        Ok(Produced::Split {
+                            first: (keys, kept as usize),
+                            second: (folds, kept as usize),
+                        })
+                    }
                     (Some(kept_alloc), Some(rejected_alloc)) => Ok(Produced::Split {
-                        kept: (kept_alloc, kept as usize),
-                        rejected: (rejected_alloc, len - kept as usize),
+                        first: (kept_alloc, kept as usize),
+                        second: (rejected_alloc, len - kept as usize),
                     }),
                     (fresh, _) => Ok(Produced::Device {
                         alloc: fresh,

@@ -189,7 +189,7 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
-const CUB_ALGOS: [Provider; 13] = [
+const CUB_ALGOS: [Provider; 15] = [
     Provider::Reduce,
     Provider::InclusiveScan,
     Provider::ExclusiveScan,
@@ -203,6 +203,8 @@ const CUB_ALGOS: [Provider; 13] = [
     Provider::PartitionPoint,
     Provider::Histogram,
     Provider::MergeBy,
+    Provider::ReduceByKey,
+    Provider::ScanByKey,
 ];
 
 /// Bins of the histogram rows (CUB's HistogramEven with 257 levels).
@@ -263,6 +265,29 @@ fn random_bytes(element: Scalar, n: usize, seed: u64) -> Vec<u8> {
             Scalar::I64 => out.extend((x as i64).to_le_bytes()),
             Scalar::F32 => out.extend((v as f32).to_le_bytes()),
             _ => out.extend(v.to_le_bytes()),
+        }
+    }
+    out
+}
+
+/// `n` keys of `element` in runs of 1 to 32 (16.5 on average, as random
+/// as `seed`): run `r`'s key is `r` (modulo 2^20 for the floats, whose
+/// consecutive runs still differ).
+fn run_keys(element: Scalar, n: usize, seed: u64) -> Vec<u8> {
+    let mut r = Rng(seed | 1);
+    let mut out = Vec::with_capacity(n * element.size() as usize);
+    let (mut run, mut left) = (0u64, 0u64);
+    for _ in 0..n {
+        if left == 0 {
+            run += 1;
+            left = r.next() % 32 + 1;
+        }
+        left -= 1;
+        match element {
+            Scalar::I32 => out.extend((run as i32).to_le_bytes()),
+            Scalar::I64 => out.extend((run as i64).to_le_bytes()),
+            Scalar::F32 => out.extend(((run % (1 << 20)) as f32).to_le_bytes()),
+            _ => out.extend(((run % (1 << 20)) as f64).to_le_bytes()),
         }
     }
     out
@@ -469,10 +494,21 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 Provider::MergeBy => Some((sorted_random(0xD00D)?, Some(sorted_random(0xFEED)?))),
                 _ => None,
             };
-            let operands = |b: usize| match &sorted {
-                Some((sorted, Some(second))) => (sorted.address(0), second.address(0)),
-                Some((sorted, None)) => (sorted.address(0), inputs[b].address(0)),
-                None => (inputs[b].address(0), inputs[(b + 1) % 4].address(0)),
+            // The by-keys' keys, in runs; the values one of the inputs.
+            let keys = match provider {
+                Provider::ReduceByKey | Provider::ScanByKey => {
+                    let host = run_keys(element, n as usize, 0x4B45 ^ size);
+                    let b = gpu.alloc(host.len())?;
+                    b.upload(0, &host)?;
+                    Some(b)
+                }
+                _ => None,
+            };
+            let operands = |b: usize| match (&sorted, &keys) {
+                (_, Some(keys)) => (keys.address(0), inputs[b].address(0)),
+                (Some((sorted, Some(second))), _) => (sorted.address(0), second.address(0)),
+                (Some((sorted, None)), _) => (sorted.address(0), inputs[b].address(0)),
+                (None, None) => (inputs[b].address(0), inputs[(b + 1) % 4].address(0)),
             };
             let job = |b: usize, grid: Option<GridPolicy>| Job {
                 input: operands(b).0,
@@ -490,6 +526,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 },
                 output: ours_out.address(0),
                 rejected: ours_out.address((top * size) as usize),
+                output2: ours_out.address((top * size) as usize),
                 env: Vec::new(),
                 grid,
             };
@@ -674,6 +711,9 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::PartitionPoint => 2 * n * size + 8 * n,
         // Two inputs of n read once, 2n elements written.
         Provider::MergeBy => 4 * n * size,
+        // Keys and values read once; a key and a value a run written.
+        Provider::ReduceByKey => 2 * n * size + 2 * kept * size,
+        Provider::ScanByKey => 3 * n * size,
         Provider::Histogram => n * size + 8 * HISTOGRAM_BINS,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
@@ -766,6 +806,23 @@ fn compare(
             let rejected: Vec<u8> = c[k..].chunks(size).rev().flatten().copied().collect();
             c[k..].copy_from_slice(&rejected);
             (n as usize, o, c, kept)
+        }
+        // Each run's key, then its fold: CUB's after n elements, with the
+        // count of runs after 2n; ours after the room for all of them.
+        Provider::ReduceByKey => {
+            let runs = scratch.read_count()?;
+            let mut cub_runs = [0u64];
+            cub.download(2 * n as usize * size, &mut cub_runs)?;
+            if runs != cub_runs[0] {
+                return Ok((format!("{runs} runs, CUB {}", cub_runs[0]), runs));
+            }
+            let r = runs as usize * size;
+            let (mut o, mut c) = (vec![0u8; 2 * r], vec![0u8; 2 * r]);
+            ours.download(0, &mut o[..r])?;
+            ours.download(rejected_at, &mut o[r..])?;
+            cub.download(0, &mut c[..r])?;
+            cub.download(n as usize * size, &mut c[r..])?;
+            (2 * runs as usize, o, c, runs)
         }
         // Both inputs' elements.
         Provider::MergeBy => {

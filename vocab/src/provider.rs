@@ -41,6 +41,14 @@ pub enum Provider {
     /// stably (of equal elements, the first input's first), as CUB's
     /// `DeviceMerge` merges them (CUB's merge agent).
     MergeBy,
+    /// `by_key.cuh`: for each run of consecutive keys that `same` finds
+    /// equal (as `slice::chunk_by` splits them), its last key and the
+    /// `op`-fold of its values, in order (CUB's reduce-by-key agent).
+    ReduceByKey,
+    /// `by_key.cuh`: the inclusive `op`-scan of the values, restarting at
+    /// each run of consecutive keys that `same` finds equal (CUB's
+    /// scan-by-key agent).
+    ScanByKey,
     /// `histogram.cuh`: how many elements a bin function maps to each of
     /// `bins` bins (an index past the last is not counted).
     Histogram,
@@ -60,7 +68,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 16] = [
+    pub const ALL: [Provider; 18] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -73,6 +81,8 @@ impl Provider {
         Provider::Partition,
         Provider::PartitionPoint,
         Provider::MergeBy,
+        Provider::ReduceByKey,
+        Provider::ScanByKey,
         Provider::Histogram,
         Provider::ChainReduce,
         Provider::ChainPick,
@@ -93,6 +103,8 @@ impl Provider {
             Provider::Partition => "partition",
             Provider::PartitionPoint => "partition_point",
             Provider::MergeBy => "merge_by",
+            Provider::ReduceByKey => "reduce_by_key",
+            Provider::ScanByKey => "scan_by_key",
             Provider::Histogram => "histogram",
             Provider::ChainReduce => "chain_reduce",
             Provider::ChainPick => "chain_pick",
@@ -120,6 +132,7 @@ impl Provider {
             Provider::Partition => Shape::RefPredicate,
             Provider::PartitionPoint => Shape::Probe,
             Provider::MergeBy => Shape::Compare,
+            Provider::ReduceByKey | Provider::ScanByKey => Shape::ByKey,
             Provider::Histogram => Shape::Bin,
             Provider::ChainReduce | Provider::ChainPick | Provider::ChainCollect => Shape::Chain,
         }
@@ -137,6 +150,8 @@ impl Provider {
                 | Provider::Partition
                 | Provider::PartitionPoint
                 | Provider::MergeBy
+                | Provider::ReduceByKey
+                | Provider::ScanByKey
                 | Provider::Histogram
                 | Provider::Transform
                 | Provider::Transform2
@@ -161,6 +176,14 @@ impl Provider {
             self,
             Provider::Select | Provider::DedupBy | Provider::Partition | Provider::ChainCollect
         )
+    }
+
+    /// Whether the provider writes as many results as it finds, and their
+    /// count, so that its result has no length before it has run: a
+    /// compaction ([`Provider::compacts`]), or reduce_by_key's one result a
+    /// run of keys.
+    pub fn counts_results(self) -> bool {
+        self.compacts() || self == Provider::ReduceByKey
     }
 
     /// Whether the provider takes an initial value (`init`).
@@ -258,6 +281,13 @@ pub enum Shape {
     /// combines two values. Two thunks: `stage(env, x, &mut r) -> kept` and
     /// `combine(env, a, b, &mut r)` (for a pick, `-> later wins`).
     Chain,
+    /// `reduce_by_key`'s and `scan_by_key`'s two callbacks over keys `K`
+    /// and values `V`: `same: (&K, &K) -> bool`, whether two consecutive
+    /// keys are of one run, and `op: (V, V) -> V`, the fold of a run's
+    /// values. Compiled as one callback whose environment is the two
+    /// closures (`frontend::by_key`); two thunks: `same(env, a, b) ->
+    /// bool` on keys and `op(env, a, b) -> V` on values.
+    ByKey,
 }
 
 impl Shape {
@@ -277,6 +307,7 @@ impl Shape {
             Shape::Probe => (vec![t, u], boolean),
             Shape::Bin => (vec![t], Element::Scalar(Scalar::Usize)),
             Shape::Chain => (vec![t], u),
+            Shape::ByKey => (vec![t, u.clone()], u),
         };
         Signature { params, ret }
     }
@@ -295,6 +326,7 @@ impl Shape {
             Shape::Probe => "(&T, &Q) -> bool",
             Shape::Bin => "(T) -> usize",
             Shape::Chain => "a chain of `map` and `filter` stages over T",
+            Shape::ByKey => "(&K, &K) -> bool and (V, V) -> V",
         }
     }
 
@@ -308,7 +340,12 @@ impl Shape {
             | Shape::Key
             | Shape::Bin
             | Shape::Chain => 1,
-            Shape::Fold | Shape::Zip | Shape::Compare | Shape::Same | Shape::Probe => 2,
+            Shape::Fold
+            | Shape::Zip
+            | Shape::Compare
+            | Shape::Same
+            | Shape::Probe
+            | Shape::ByKey => 2,
         }
     }
 
@@ -338,6 +375,7 @@ impl Shape {
             // The bin's type (`usize`) is the caller's to check.
             (Shape::Bin, [a]) => Some(vec![a.clone()]),
             (Shape::Chain, [a]) => Some(vec![a.clone(), ret.clone()]),
+            (Shape::ByKey, [k, v]) if v == ret => Some(vec![k.clone(), v.clone()]),
             _ => None,
         }
     }
@@ -428,7 +466,7 @@ mod tests {
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
              `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, \
-             `partition_point`, `merge_by`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
+             `partition_point`, `merge_by`, `reduce_by_key`, `scan_by_key`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());
     }

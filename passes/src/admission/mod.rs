@@ -295,12 +295,21 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         ),
         Adapter::Direct => (abi.signature.to_string(), String::new()),
         Adapter::Chain => (format!("({t}) -> {}", abi.signature.ret), String::new()),
+        Adapter::ByKey => (
+            format!(
+                "(&{t}, &{t}) -> bool and ({v}, {v}) -> {v}",
+                v = abi.signature.ret
+            ),
+            String::new(),
+        ),
     };
     // `sort`'s callback is the compiler's: the element type's own order.
     let body = if frontend::registry::is_natural_order(&reg.function) {
         format!("`{t}`'s own order, `a.cmp(b)`,")
     } else if abi.adapter == Adapter::Chain {
         format!("the `par_iter` chain `{}`, its values", abi.body)
+    } else if abi.adapter == Adapter::ByKey {
+        format!("`same` and `op`, as `{}`,", abi.body)
     } else {
         format!("`{}`", abi.body)
     };
@@ -328,6 +337,24 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
                 _ => "*out = the terminal of a and b",
             },
         ),
+        // `frontend::chain`'s by-key body: `same` on two keys, `op` on two
+        // values (`thunks::build_by_key`).
+        Adapter::ByKey => {
+            let v = &abi.signature.ret;
+            let k = abi.signature.element();
+            let (op_ret, op_out) = match v {
+                Element::Composite(l) => ("void".to_string(), format!(", {} *out", l.name)),
+                e => (stdint(e).to_string(), String::new()),
+            };
+            format!(
+                "thunks: uint32_t {th}_same(const void *env, {ka}, {kb}) (nonzero: `same(&a, &b)`, b the key after a)\n          {op_ret} {th}_op(const void *env, {a}, {b}{op_out})",
+                th = abi.thunk,
+                ka = operand(k, "a"),
+                kb = operand(k, "b"),
+                a = operand(v, "a"),
+                b = operand(v, "b"),
+            )
+        }
         _ => format!(
             "thunk: {r} {}(const void *env, {}){answers}",
             abi.thunk,

@@ -110,6 +110,23 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
             }
             _ => None,
         },
+        // `(mode: bool, ka: &K, kb: &K, a: V, b: V, out: &mut V) -> bool`,
+        // written by `frontend::chain` for a by-key's `same` and `op`.
+        Shape::ByKey => match params {
+            [Ty::Scalar(Scalar::Bool), Ty::Ref {
+                mutable: false,
+                inner: ka,
+            }, Ty::Ref {
+                mutable: false,
+                inner: kb,
+            }, a, b, Ty::Ref {
+                mutable: true,
+                inner,
+            }] if ka == kb && a == b && **inner == *a && *ret == less => {
+                Some((vec![(**ka).clone(), a.clone()], a.clone(), Adapter::ByKey))
+            }
+            _ => None,
+        },
         // A bin is a `usize`, as an index is.
         Shape::Bin => (*ret == Ty::Scalar(Scalar::Usize)).then_some((
             params.to_vec(),
@@ -203,6 +220,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
                 )
                 .with_note("the GPU code is compiled from the MIR of the crate that makes the call, which holds the bodies of its own functions only")
                 .with_help(format!("define the function in this crate (a copy of `{name}`), or pass a closure written here")),
+            );
+            return None;
+        }
+        if shape(ctx.reg) == Shape::ByKey {
+            out.push(
+                Diagnostic::new(
+                    Code::Signature,
+                    format!("`{}`'s `same` and `op` are not two closures of this function", ctx.reg.function),
+                    ctx.registration_label(format!("`{}` is called here", ctx.reg.function)),
+                )
+                .with_note("the two callbacks are compiled as one, from the bodies of two closures written in a non-generic function of this crate: `same` of type `(&K, &K) -> bool`, `op` of type `(V, V) -> V`")
+                .with_help("pass two closures at the call, `|a, b| a == b` and `|x, y| x + y`, in a function whose key and value types are concrete"),
             );
             return None;
         }
@@ -359,6 +388,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
             // type says nothing to its author: its items' type does.
             ctx.callback_label(if ctx.reg.provider.shape() == vocab::Shape::Chain {
                 format!("this `par_iter` chain reads elements of type `{bad}`")
+            } else if shape == Shape::ByKey && at == 0 {
+                format!("`same` compares keys of type `{bad}`")
+            } else if shape == Shape::ByKey {
+                format!("`op` folds values of type `{bad}`")
             } else {
                 format!("this {} has type `{found}`", kind(ctx))
             }),

@@ -72,6 +72,10 @@ pub enum Adapter {
     /// (`frontend::chain`): two thunks, `SYMBOL_stage` and
     /// `SYMBOL_combine`, each calling it with `mode` constant.
     Chain,
+    /// A by-key's body, `(mode, ka: &K, kb: &K, a: V, b: V, out: &mut V) ->
+    /// bool` (`frontend::chain`): two thunks, `SYMBOL_same` (mode false,
+    /// `same(&ka, &kb)`) and `SYMBOL_op` (mode true, `op(a, b)`).
+    ByKey,
 }
 
 /// The environment of a closure whose captures are scalars or aggregates
@@ -174,7 +178,8 @@ pub struct Thunk {
 
 impl Thunk {
     /// The symbols the thunk exports: its `SYMBOL`, or a chain's
-    /// `SYMBOL_stage` and `SYMBOL_combine` (`thunks::build_chain`).
+    /// `SYMBOL_stage` and `SYMBOL_combine` (`thunks::build_chain`), or a
+    /// by-key's `SYMBOL_same` and `SYMBOL_op` (`thunks::build_by_key`).
     pub fn exported(&self) -> Vec<String> {
         exported_as(&self.symbol, &self.adapter)
     }
@@ -184,6 +189,7 @@ impl Thunk {
 pub fn exported_as(symbol: &str, adapter: &Adapter) -> Vec<String> {
     match adapter {
         Adapter::Chain => vec![format!("{symbol}_stage"), format!("{symbol}_combine")],
+        Adapter::ByKey => vec![format!("{symbol}_same"), format!("{symbol}_op")],
         _ => vec![symbol.to_string()],
     }
 }

@@ -76,6 +76,13 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
             }
             continue;
         }
+        if thunk.adapter == Adapter::ByKey {
+            for fold in [false, true] {
+                let op = build_by_key(rw, plan, body, thunk, &callee, fold)?;
+                module.body().append_operation(op);
+            }
+            continue;
+        }
         let op = if thunk.signature.has_composite() {
             build_in_memory(rw, plan, body, thunk, &callee)?
         } else {
@@ -201,6 +208,17 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
                 in_body(&thunk.signature.ret)?,
             );
             params.extend([rw.int_type(1), t, r, r, rw.ptr_type()]);
+            FunctionType::new(rw.ctx, &params, &[rw.int_type(1)]).into()
+        }
+        // `(mode, ka: &K, kb: &K, a: V, b: V, out: &mut V) -> bool`
+        // (`frontend::chain`); a composite value in memory.
+        Adapter::ByKey => {
+            let v = match &thunk.signature.ret {
+                Element::Composite(_) => rw.ptr_type(),
+                e => Crossing::of(rw, body, e)?.body,
+            };
+            let ptr = rw.ptr_type();
+            params.extend([rw.int_type(1), ptr, ptr, v, v, ptr]);
             FunctionType::new(rw.ctx, &params, &[rw.int_type(1)]).into()
         }
     };
@@ -357,6 +375,9 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
             Adapter::Chain => Err(self
                 .rw
                 .error(self.body, "a chain's thunks are built by `build_chain`")),
+            Adapter::ByKey => Err(self
+                .rw
+                .error(self.body, "a by-key's thunks are built by `build_by_key`")),
         }
     }
 
@@ -461,6 +482,37 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
             LoadStoreOptions::default(),
         ));
         Ok(at)
+    }
+
+    /// An operand as the body takes it: a scalar narrowed to its type, a
+    /// composite copied from rustc's layout into a slot of the body's.
+    fn operand(&self, p: &Pass<'c>, v: Value<'c, 'a>) -> Result<Value<'c, 'a>, LowerError> {
+        match p {
+            Pass::Value(c) => self.narrow(v, *c),
+            Pass::Memory(m) => {
+                let slot = self.slot(m.body)?;
+                self.copy_fields(m, v, slot, true)?;
+                Ok(slot)
+            }
+        }
+    }
+
+    /// An operand of a moded body's other mode, which it does not read: a
+    /// zero, or an unwritten slot for a composite.
+    fn unused(&self, p: &Pass<'c>) -> Result<Value<'c, 'a>, LowerError> {
+        match p {
+            Pass::Value(c) => {
+                let op = OperationBuilder::new("llvm.mlir.zero", self.loc)
+                    .add_results(&[c.body])
+                    .build()
+                    .map_err(|err| {
+                        self.rw
+                            .error(self.body, format!("cannot build the thunk's zero: {err}"))
+                    })?;
+                self.append(op)
+            }
+            Pass::Memory(m) => self.slot(m.body),
+        }
     }
 
     fn load(&self, at: Value<'c, 'a>, t: Type<'c>) -> Result<Value<'c, 'a>, LowerError> {
@@ -701,8 +753,11 @@ fn build_in_memory<'c>(
     thunk: &Thunk,
     callee: &str,
 ) -> Result<melior::ir::Operation<'c>, LowerError> {
-    if thunk.adapter == Adapter::Chain {
-        return Err(rw.error(body, "a chain's thunks are built by `build_chain`"));
+    if matches!(thunk.adapter, Adapter::Chain | Adapter::ByKey) {
+        return Err(rw.error(
+            body,
+            "a chain's and a by-key's thunks are built by `build_chain` and `build_by_key`",
+        ));
     }
     let sig = &thunk.signature;
     let pass = |e: &Element| Pass::of(rw, plan, body, e);
@@ -843,43 +898,23 @@ fn build_chain<'c>(
     };
     let region = Region::new();
     let e = Emit::entry(rw, body, callee, &region, &inputs);
-    let zero = |ty: Type<'c>| -> Result<Value<'c, '_>, LowerError> {
-        let op = OperationBuilder::new("llvm.mlir.zero", loc)
-            .add_results(&[ty])
-            .build()
-            .map_err(|err| rw.error(body, format!("cannot build the thunk's zero: {err}")))?;
-        e.append(op)
-    };
-    // An operand the body reads, and one of the other mode's, which it
-    // does not (a zero, or an unwritten slot).
-    let operand = |p: &Pass<'c>, v| match p {
-        Pass::Value(c) => e.narrow(v, *c),
-        Pass::Memory(m) => {
-            let slot = e.slot(m.body)?;
-            e.copy_fields(m, v, slot, true)?;
-            Ok(slot)
-        }
-    };
-    let unused = |p: &Pass<'c>| match p {
-        Pass::Value(c) => zero(c.body),
-        Pass::Memory(m) => e.slot(m.body),
-    };
     let mode = e.append(arith::constant(
         rw.ctx,
         IntegerAttribute::new(rw.int_type(1), i64::from(combine)).into(),
         loc,
     ))?;
+    // The operands the body reads, and the other mode's, which it does not.
     let (x, a, b, provider_out) = match combine {
         false => (
-            operand(&t, e.argument(1)?)?,
-            unused(&r)?,
-            unused(&r)?,
+            e.operand(&t, e.argument(1)?)?,
+            e.unused(&r)?,
+            e.unused(&r)?,
             e.argument(2)?,
         ),
         true => (
-            unused(&t)?,
-            operand(&r, e.argument(1)?)?,
-            operand(&r, e.argument(2)?)?,
+            e.unused(&t)?,
+            e.operand(&r, e.argument(1)?)?,
+            e.operand(&r, e.argument(2)?)?,
             e.argument(3)?,
         ),
     };
@@ -903,4 +938,102 @@ fn build_chain<'c>(
         if combine { "combine" } else { "stage" }
     );
     function(rw, body, &name, &inputs, Some(i32t), region)
+}
+
+/// One of a by-key's two thunks (`vocab::Shape::ByKey`), each a call of
+/// its body with `mode` constant:
+///
+/// ```c
+/// extern "C" unsigned SYMBOL_same(const void *env, K a, K b);      // mode false: same(&a, &b)
+/// extern "C" V SYMBOL_op(const void *env, V a, V b);               // mode true: op(a, b)
+/// ```
+///
+/// A composite `K` is passed by pointer (`const K *a`), a composite `V`
+/// too, its result written through `V *out` (`void SYMBOL_op(const void
+/// *env, const V *a, const V *b, V *out)`), in rustc's layout, as in every
+/// thunk: `op`'s is a fold's thunk, `same`'s a `dedup_by`'s. The operands
+/// the mode does not read are zeros (unwritten slots); the optimiser
+/// removes the other mode's code once the provider inlines the thunk.
+fn build_by_key<'c>(
+    rw: &Patch<'c, '_>,
+    plan: &Plan,
+    body: Op,
+    thunk: &Thunk,
+    callee: &str,
+    fold: bool,
+) -> Result<melior::ir::Operation<'c>, LowerError> {
+    let loc = rewrite::location(body);
+    let pass = |e: &Element| Pass::of(rw, plan, body, e);
+    let (k, v) = (
+        pass(thunk.signature.element())?,
+        pass(&thunk.signature.ret)?,
+    );
+    let ptr = rw.ptr_type();
+    let i32t = rw.int_type(32);
+    let abi = |p: &Pass<'c>| match p {
+        Pass::Value(c) => c.abi,
+        Pass::Memory(_) => ptr,
+    };
+    let mut inputs: Vec<Type<'c>> = match fold {
+        false => vec![ptr, abi(&k), abi(&k)],
+        true => vec![ptr, abi(&v), abi(&v)],
+    };
+    if fold && matches!(v, Pass::Memory(_)) {
+        inputs.push(ptr);
+    }
+    let region = Region::new();
+    let e = Emit::entry(rw, body, callee, &region, &inputs);
+    let body_type = |p: &Pass<'c>| match p {
+        Pass::Value(c) => c.body,
+        Pass::Memory(m) => m.body,
+    };
+    // A key by reference: a scalar stored in a slot, a composite in the
+    // slot it is copied to anyway.
+    let key_ref = |arg| match &k {
+        Pass::Value(c) => e.by_ref(e.narrow(arg, *c)?, c.body),
+        Pass::Memory(_) => e.operand(&k, arg),
+    };
+    let mode = e.append(arith::constant(
+        rw.ctx,
+        IntegerAttribute::new(rw.int_type(1), i64::from(fold)).into(),
+        loc,
+    ))?;
+    let (ka, kb, a, b) = match fold {
+        false => (
+            key_ref(e.argument(1)?)?,
+            key_ref(e.argument(2)?)?,
+            e.unused(&v)?,
+            e.unused(&v)?,
+        ),
+        true => (
+            e.slot(body_type(&k))?,
+            e.slot(body_type(&k))?,
+            e.operand(&v, e.argument(1)?)?,
+            e.operand(&v, e.argument(2)?)?,
+        ),
+    };
+    let out = e.slot(body_type(&v))?;
+    let answer = e
+        .call(
+            &[e.argument(0)?, mode, ka, kb, a, b, out],
+            &[rw.int_type(1)],
+        )?
+        .ok_or_else(|| rw.error(body, "the by-key body's call has no result"))?;
+    let name = format!("{}_{}", thunk.symbol, if fold { "op" } else { "same" });
+    if !fold {
+        e.ret(&[e.unary("arith.extui", answer, i32t)?])?;
+        return function(rw, body, &name, &inputs, Some(i32t), region);
+    }
+    match &v {
+        Pass::Value(c) => {
+            let r = e.widen(e.load(out, c.body)?, *c)?;
+            e.ret(&[r])?;
+            function(rw, body, &name, &inputs, Some(c.abi), region)
+        }
+        Pass::Memory(m) => {
+            e.copy_fields(m, e.argument(3)?, out, false)?;
+            e.ret(&[])?;
+            function(rw, body, &name, &inputs, None, region)
+        }
+    }
 }

@@ -7,7 +7,8 @@
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
 //! the first of each run (`dedup_by`), both halves of a `partition`,
 //! where queries go in sorted records (`partition_point`), counts by a
-//! field (`histogram`), two sorted runs merged (`merge_by`),
+//! field (`histogram`), two sorted runs merged (`merge_by`), each run's
+//! fold and running fold by key (`reduce_by_key`, `scan_by_key`),
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
 //! off alignment; and their timings beside CUB's with the same operations
@@ -241,6 +242,77 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             want.extend(rest);
             want.sort_by(by_x);
             c.check(&at("merge_by struct"), merged.iter().map(bits).eq(want.iter().map(bits)));
+            // Keys in runs and their values: the pairs sorted by value
+            // (runs of one value) as keys of the points, each run's
+            // extent (tuple keys, struct values); the points' weight
+            // classes as keys of the pairs, a running arg-max restarting
+            // at each run (struct keys, tuple values).
+            let extent = |a: Point, b: Point| Point { x: a.x.max(b.x), y: a.y.min(b.y), w: a.w.wrapping_add(b.w) };
+            let (run_keys, run_extents) = gpu.reduce_by_key(
+                &by_value,
+                &dq.slice(lo..),
+                |a: &(f32, u32), b: &(f32, u32)| a.0 == b.0,
+                extent,
+            )?;
+            let (run_keys, run_extents) = (run_keys.to_vec()?, run_extents.to_vec()?);
+            let (mut want_keys, mut want_extents) = (Vec::new(), Vec::new());
+            let mut at_value = 0;
+            for run in sorted.chunk_by(|a, b| a.0 == b.0) {
+                want_keys.push(run[run.len() - 1]);
+                let values = &hq[lo..][at_value..at_value + run.len()];
+                want_extents.push(values[1..].iter().fold(values[0], |a, b| extent(a, *b)));
+                at_value += run.len();
+            }
+            c.check(
+                &at("reduce_by_key tuple keys, struct values"),
+                run_keys.iter().map(|p| (p.0.to_bits(), p.1)).eq(want_keys.iter().map(|p| (p.0.to_bits(), p.1)))
+                    && run_extents.iter().map(bits).eq(want_extents.iter().map(bits)),
+            );
+            let arg_max_of = |a: (f32, u32), b: (f32, u32)| if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a };
+            let running = gpu
+                .scan_by_key(&dq.slice(lo..), &dp.slice(lo..), |a: &Point, b: &Point| a.w >> 30 == b.w >> 30, arg_max_of)?
+                .to_vec()?;
+            let mut want = Vec::with_capacity(n - lo);
+            let mut at_pair = 0;
+            for run in hq[lo..].chunk_by(|a, b| a.w >> 30 == b.w >> 30) {
+                let mut acc = hp[lo + at_pair];
+                want.push(acc);
+                for p in &hp[lo + at_pair + 1..lo + at_pair + run.len()] {
+                    acc = arg_max_of(acc, *p);
+                    want.push(acc);
+                }
+                at_pair += run.len();
+            }
+            // A nested tuple's values (rustc reorders and pads them) by the
+            // pairs' keys in runs of equal values: each run's wrapping
+            // totals, and the running ones.
+            let totals = |a: Nested, b: Nested| (a.0.wrapping_add(b.0), (a.1 .0 ^ b.1 .0, a.1 .1.wrapping_add(b.1 .1)), a.2 & b.2);
+            let (_, nested_totals) =
+                gpu.reduce_by_key(&by_value, &dn.slice(lo..), |a: &(f32, u32), b: &(f32, u32)| a.0 == b.0, totals)?;
+            let nested_running = gpu
+                .scan_by_key(&by_value, &dn.slice(lo..), |a: &(f32, u32), b: &(f32, u32)| a.0 == b.0, totals)?
+                .to_vec()?;
+            let (mut want_totals, mut want_running) = (Vec::new(), Vec::new());
+            let mut at_nested = 0;
+            for run in sorted.chunk_by(|a, b| a.0 == b.0) {
+                let values = &hn[lo..][at_nested..at_nested + run.len()];
+                let mut acc = values[0];
+                want_running.push(acc);
+                for v in &values[1..] {
+                    acc = totals(acc, *v);
+                    want_running.push(acc);
+                }
+                want_totals.push(acc);
+                at_nested += run.len();
+            }
+            c.check(
+                &at("reduce_by_key and scan_by_key nested values"),
+                nested_totals.to_vec()? == want_totals && nested_running == want_running,
+            );
+            c.check(
+                &at("scan_by_key struct keys, tuple values"),
+                running.iter().map(|p| (p.0.to_bits(), p.1)).eq(want.iter().map(|p| (p.0.to_bits(), p.1))),
+            );
             // Running folds, each associative, so the sequential scan is
             // the GPU's to the bit: an arg-max of pairs (8-byte look-back
             // descriptors), extents of points before each (12 bytes: a

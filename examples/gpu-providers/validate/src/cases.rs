@@ -204,6 +204,48 @@ pub fn cpu_histogram_low_byte_i8(d: &[i8], _k: i8) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_i8(gpu: &Gpu, keys: &dyn Input<i8>, values: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_i8(keys: &[i8], values: &[i8], k: i8) -> Vec<i8> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_i8(gpu: &Gpu, keys: &dyn Input<i8>, values: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_i8(keys: &[i8], values: &[i8], k: i8) -> Vec<i8> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_i8(gpu: &Gpu, keys: &dyn Input<i8>, values: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_i8(keys: &[i8], values: &[i8], k: i8) -> Vec<i8> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_i8(gpu: &Gpu, keys: &dyn Input<i8>, values: &dyn Input<i8>, k: i8) -> Result<Vec<i8>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_i8(keys: &[i8], values: &[i8], k: i8) -> Vec<i8> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_i8(gpu: &Gpu, d: &dyn Input<i8>, k: i8) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -237,6 +279,10 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i8, cpu_merge_by_i8), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i8, cpu_merge_by_coarse_i8), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i8, cpu_histogram_low_byte_i8), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_i8, cpu_reduce_by_key_add_i8), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_i8, cpu_scan_by_key_add_i8), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_i8, cpu_reduce_by_key_bucket_i8), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_i8, cpu_scan_by_key_bucket_i8), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i8, cpu_histogram_wide_i8), order: None },
     ]
 }
@@ -441,6 +487,48 @@ pub fn cpu_histogram_low_byte_i16(d: &[i16], _k: i16) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_i16(gpu: &Gpu, keys: &dyn Input<i16>, values: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_i16(keys: &[i16], values: &[i16], k: i16) -> Vec<i16> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_i16(gpu: &Gpu, keys: &dyn Input<i16>, values: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_i16(keys: &[i16], values: &[i16], k: i16) -> Vec<i16> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_i16(gpu: &Gpu, keys: &dyn Input<i16>, values: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_i16(keys: &[i16], values: &[i16], k: i16) -> Vec<i16> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_i16(gpu: &Gpu, keys: &dyn Input<i16>, values: &dyn Input<i16>, k: i16) -> Result<Vec<i16>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_i16(keys: &[i16], values: &[i16], k: i16) -> Vec<i16> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_i16(gpu: &Gpu, d: &dyn Input<i16>, k: i16) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -474,6 +562,10 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i16, cpu_merge_by_i16), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i16, cpu_merge_by_coarse_i16), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i16, cpu_histogram_low_byte_i16), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_i16, cpu_reduce_by_key_add_i16), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_i16, cpu_scan_by_key_add_i16), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_i16, cpu_reduce_by_key_bucket_i16), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_i16, cpu_scan_by_key_bucket_i16), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i16, cpu_histogram_wide_i16), order: None },
     ]
 }
@@ -678,6 +770,48 @@ pub fn cpu_histogram_low_byte_i32(d: &[i32], _k: i32) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_i32(gpu: &Gpu, keys: &dyn Input<i32>, values: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_i32(keys: &[i32], values: &[i32], k: i32) -> Vec<i32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_i32(gpu: &Gpu, keys: &dyn Input<i32>, values: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_i32(keys: &[i32], values: &[i32], k: i32) -> Vec<i32> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_i32(gpu: &Gpu, keys: &dyn Input<i32>, values: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_i32(keys: &[i32], values: &[i32], k: i32) -> Vec<i32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_i32(gpu: &Gpu, keys: &dyn Input<i32>, values: &dyn Input<i32>, k: i32) -> Result<Vec<i32>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_i32(keys: &[i32], values: &[i32], k: i32) -> Vec<i32> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_i32(gpu: &Gpu, d: &dyn Input<i32>, k: i32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -711,6 +845,10 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i32, cpu_merge_by_i32), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i32, cpu_merge_by_coarse_i32), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i32, cpu_histogram_low_byte_i32), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_i32, cpu_reduce_by_key_add_i32), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_i32, cpu_scan_by_key_add_i32), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_i32, cpu_reduce_by_key_bucket_i32), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_i32, cpu_scan_by_key_bucket_i32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i32, cpu_histogram_wide_i32), order: None },
     ]
 }
@@ -915,6 +1053,48 @@ pub fn cpu_histogram_low_byte_i64(d: &[i64], _k: i64) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_i64(gpu: &Gpu, keys: &dyn Input<i64>, values: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_i64(keys: &[i64], values: &[i64], k: i64) -> Vec<i64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_i64(gpu: &Gpu, keys: &dyn Input<i64>, values: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_i64(keys: &[i64], values: &[i64], k: i64) -> Vec<i64> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_i64(gpu: &Gpu, keys: &dyn Input<i64>, values: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_i64(keys: &[i64], values: &[i64], k: i64) -> Vec<i64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_i64(gpu: &Gpu, keys: &dyn Input<i64>, values: &dyn Input<i64>, k: i64) -> Result<Vec<i64>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_i64(keys: &[i64], values: &[i64], k: i64) -> Vec<i64> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_i64(gpu: &Gpu, d: &dyn Input<i64>, k: i64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -948,6 +1128,10 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_i64, cpu_merge_by_i64), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_i64, cpu_merge_by_coarse_i64), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_i64, cpu_histogram_low_byte_i64), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_i64, cpu_reduce_by_key_add_i64), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_i64, cpu_scan_by_key_add_i64), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_i64, cpu_reduce_by_key_bucket_i64), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_i64, cpu_scan_by_key_bucket_i64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_i64, cpu_histogram_wide_i64), order: None },
     ]
 }
@@ -1152,6 +1336,48 @@ pub fn cpu_histogram_low_byte_u8(d: &[u8], _k: u8) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_u8(gpu: &Gpu, keys: &dyn Input<u8>, values: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_u8(keys: &[u8], values: &[u8], k: u8) -> Vec<u8> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_u8(gpu: &Gpu, keys: &dyn Input<u8>, values: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_u8(keys: &[u8], values: &[u8], k: u8) -> Vec<u8> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_u8(gpu: &Gpu, keys: &dyn Input<u8>, values: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_u8(keys: &[u8], values: &[u8], k: u8) -> Vec<u8> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_u8(gpu: &Gpu, keys: &dyn Input<u8>, values: &dyn Input<u8>, k: u8) -> Result<Vec<u8>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_u8(keys: &[u8], values: &[u8], k: u8) -> Vec<u8> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_u8(gpu: &Gpu, d: &dyn Input<u8>, k: u8) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -1185,6 +1411,10 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u8, cpu_merge_by_u8), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u8, cpu_merge_by_coarse_u8), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u8, cpu_histogram_low_byte_u8), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_u8, cpu_reduce_by_key_add_u8), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_u8, cpu_scan_by_key_add_u8), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_u8, cpu_reduce_by_key_bucket_u8), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_u8, cpu_scan_by_key_bucket_u8), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u8, cpu_histogram_wide_u8), order: None },
     ]
 }
@@ -1389,6 +1619,48 @@ pub fn cpu_histogram_low_byte_u16(d: &[u16], _k: u16) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_u16(gpu: &Gpu, keys: &dyn Input<u16>, values: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_u16(keys: &[u16], values: &[u16], k: u16) -> Vec<u16> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_u16(gpu: &Gpu, keys: &dyn Input<u16>, values: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_u16(keys: &[u16], values: &[u16], k: u16) -> Vec<u16> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_u16(gpu: &Gpu, keys: &dyn Input<u16>, values: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_u16(keys: &[u16], values: &[u16], k: u16) -> Vec<u16> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_u16(gpu: &Gpu, keys: &dyn Input<u16>, values: &dyn Input<u16>, k: u16) -> Result<Vec<u16>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_u16(keys: &[u16], values: &[u16], k: u16) -> Vec<u16> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_u16(gpu: &Gpu, d: &dyn Input<u16>, k: u16) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -1422,6 +1694,10 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u16, cpu_merge_by_u16), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u16, cpu_merge_by_coarse_u16), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u16, cpu_histogram_low_byte_u16), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_u16, cpu_reduce_by_key_add_u16), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_u16, cpu_scan_by_key_add_u16), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_u16, cpu_reduce_by_key_bucket_u16), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_u16, cpu_scan_by_key_bucket_u16), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u16, cpu_histogram_wide_u16), order: None },
     ]
 }
@@ -1626,6 +1902,48 @@ pub fn cpu_histogram_low_byte_u32(d: &[u32], _k: u32) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_u32(gpu: &Gpu, keys: &dyn Input<u32>, values: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_u32(keys: &[u32], values: &[u32], k: u32) -> Vec<u32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_u32(gpu: &Gpu, keys: &dyn Input<u32>, values: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_u32(keys: &[u32], values: &[u32], k: u32) -> Vec<u32> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_u32(gpu: &Gpu, keys: &dyn Input<u32>, values: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_u32(keys: &[u32], values: &[u32], k: u32) -> Vec<u32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_u32(gpu: &Gpu, keys: &dyn Input<u32>, values: &dyn Input<u32>, k: u32) -> Result<Vec<u32>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_u32(keys: &[u32], values: &[u32], k: u32) -> Vec<u32> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_u32(gpu: &Gpu, d: &dyn Input<u32>, k: u32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -1659,6 +1977,10 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u32, cpu_merge_by_u32), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u32, cpu_merge_by_coarse_u32), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u32, cpu_histogram_low_byte_u32), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_u32, cpu_reduce_by_key_add_u32), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_u32, cpu_scan_by_key_add_u32), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_u32, cpu_reduce_by_key_bucket_u32), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_u32, cpu_scan_by_key_bucket_u32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u32, cpu_histogram_wide_u32), order: None },
     ]
 }
@@ -1863,6 +2185,48 @@ pub fn cpu_histogram_low_byte_u64(d: &[u64], _k: u64) -> Vec<u64> {
     native::histogram(d, 256, |x| (x as u64 & 255) as usize)
 }
 
+pub fn gpu_reduce_by_key_add_u64(gpu: &Gpu, keys: &dyn Input<u64>, values: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_add_u64(keys: &[u64], values: &[u64], k: u64) -> Vec<u64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_add_u64(gpu: &Gpu, keys: &dyn Input<u64>, values: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_add_u64(keys: &[u64], values: &[u64], k: u64) -> Vec<u64> {
+    native::scan_by_key(keys, values, |a, b| a == b, move |x, y| x.wrapping_add(y).wrapping_add(k))
+}
+
+pub fn gpu_reduce_by_key_bucket_u64(gpu: &Gpu, keys: &dyn Input<u64>, values: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_u64(keys: &[u64], values: &[u64], k: u64) -> Vec<u64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_u64(gpu: &Gpu, keys: &dyn Input<u64>, values: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
+    gpu.scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_u64(keys: &[u64], values: &[u64], k: u64) -> Vec<u64> {
+    native::scan_by_key(keys, values, move |a, b| *a / k == *b / k, |x, y| x.max(y))
+}
+
 pub fn gpu_histogram_wide_u64(gpu: &Gpu, d: &dyn Input<u64>, k: u64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, move |x| ((x as u64).wrapping_mul(k as u64) % 20011) as usize)?.to_vec()
 }
@@ -1896,6 +2260,10 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_u64, cpu_merge_by_u64), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_u64, cpu_merge_by_coarse_u64), order: None },
         Case { name: "histogram_low_byte", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_low_byte_u64, cpu_histogram_low_byte_u64), order: None },
+        Case { name: "reduce_by_key_add", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_add_u64, cpu_reduce_by_key_add_u64), order: None },
+        Case { name: "scan_by_key_add", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_add_u64, cpu_scan_by_key_add_u64), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_u64, cpu_reduce_by_key_bucket_u64), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_u64, cpu_scan_by_key_bucket_u64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_u64, cpu_histogram_wide_u64), order: None },
     ]
 }
@@ -2110,6 +2478,48 @@ pub fn cpu_histogram_scaled_f32(d: &[f32], k: f32) -> Vec<u64> {
     native::histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)
 }
 
+pub fn gpu_reduce_by_key_max_f32(gpu: &Gpu, keys: &dyn Input<f32>, values: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_max_f32(keys: &[f32], values: &[f32], _k: f32) -> Vec<f32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_max_f32(gpu: &Gpu, keys: &dyn Input<f32>, values: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_max_f32(keys: &[f32], values: &[f32], _k: f32) -> Vec<f32> {
+    native::scan_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))
+}
+
+pub fn gpu_reduce_by_key_bucket_f32(gpu: &Gpu, keys: &dyn Input<f32>, values: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_f32(keys: &[f32], values: &[f32], _k: f32) -> Vec<f32> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_f32(gpu: &Gpu, keys: &dyn Input<f32>, values: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_f32(keys: &[f32], values: &[f32], _k: f32) -> Vec<f32> {
+    native::scan_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))
+}
+
 pub fn gpu_histogram_wide_f32(gpu: &Gpu, d: &dyn Input<f32>, _k: f32) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)?.to_vec()
 }
@@ -2142,6 +2552,10 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_f32, cpu_merge_by_f32), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_f32, cpu_merge_by_coarse_f32), order: None },
         Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f32, cpu_histogram_scaled_f32), order: None },
+        Case { name: "reduce_by_key_max", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_max_f32, cpu_reduce_by_key_max_f32), order: None },
+        Case { name: "scan_by_key_max", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_max_f32, cpu_scan_by_key_max_f32), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_f32, cpu_reduce_by_key_bucket_f32), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_f32, cpu_scan_by_key_bucket_f32), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f32, cpu_histogram_wide_f32), order: None },
     ]
 }
@@ -2356,6 +2770,48 @@ pub fn cpu_histogram_scaled_f64(d: &[f64], k: f64) -> Vec<u64> {
     native::histogram(d, 1024, move |x| ((x + 1000.0) * k) as usize)
 }
 
+pub fn gpu_reduce_by_key_max_f64(gpu: &Gpu, keys: &dyn Input<f64>, values: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_max_f64(keys: &[f64], values: &[f64], _k: f64) -> Vec<f64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| a == b, |x, y| x.max(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_max_f64(gpu: &Gpu, keys: &dyn Input<f64>, values: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_max_f64(keys: &[f64], values: &[f64], _k: f64) -> Vec<f64> {
+    native::scan_by_key(keys, values, |a, b| a == b, |x, y| x.max(y))
+}
+
+pub fn gpu_reduce_by_key_bucket_f64(gpu: &Gpu, keys: &dyn Input<f64>, values: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
+    let (keys, folds) = gpu.reduce_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))?;
+    let mut out = keys.to_vec()?;
+    out.extend(folds.to_vec()?);
+    Ok(out)
+}
+
+pub fn cpu_reduce_by_key_bucket_f64(keys: &[f64], values: &[f64], _k: f64) -> Vec<f64> {
+    let (mut kept, rejected) = native::reduce_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y));
+    kept.extend(rejected);
+    kept
+}
+
+pub fn gpu_scan_by_key_bucket_f64(gpu: &Gpu, keys: &dyn Input<f64>, values: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
+    gpu.scan_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))?.to_vec()
+}
+
+pub fn cpu_scan_by_key_bucket_f64(keys: &[f64], values: &[f64], _k: f64) -> Vec<f64> {
+    native::scan_by_key(keys, values, |a, b| (*a / 3.0).floor() == (*b / 3.0).floor(), |x, y| x.min(y))
+}
+
 pub fn gpu_histogram_wide_f64(gpu: &Gpu, d: &dyn Input<f64>, _k: f64) -> Result<Vec<u64>, Error> {
     gpu.histogram(d, 20000, |x| ((x + 1000.0) * 16.0) as usize)?.to_vec()
 }
@@ -2388,6 +2844,10 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "merge_by", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_f64, cpu_merge_by_f64), order: None },
         Case { name: "merge_by_coarse", provider: "merge_by", exact: true, op: Op::Merge(gpu_merge_by_coarse_f64, cpu_merge_by_coarse_f64), order: None },
         Case { name: "histogram_scaled", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_scaled_f64, cpu_histogram_scaled_f64), order: None },
+        Case { name: "reduce_by_key_max", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_max_f64, cpu_reduce_by_key_max_f64), order: None },
+        Case { name: "scan_by_key_max", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_max_f64, cpu_scan_by_key_max_f64), order: None },
+        Case { name: "reduce_by_key_bucket", provider: "reduce_by_key", exact: true, op: Op::ByKey(gpu_reduce_by_key_bucket_f64, cpu_reduce_by_key_bucket_f64), order: None },
+        Case { name: "scan_by_key_bucket", provider: "scan_by_key", exact: true, op: Op::ByKey(gpu_scan_by_key_bucket_f64, cpu_scan_by_key_bucket_f64), order: None },
         Case { name: "histogram_wide", provider: "histogram", exact: true, op: Op::Histogram(gpu_histogram_wide_f64, cpu_histogram_wide_f64), order: None },
     ]
 }

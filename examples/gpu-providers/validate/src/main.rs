@@ -85,6 +85,12 @@ pub enum Op<T: 'static> {
         fn(&Gpu, In<'_, T>, In<'_, T>) -> Result<Vec<T>, Error>,
         fn(&[T], &[T]) -> Vec<T>,
     ),
+    /// reduce_by_key (each run's key, then each run's fold) and
+    /// scan_by_key: (keys in runs, values, k).
+    ByKey(
+        fn(&Gpu, In<'_, T>, In<'_, T>, T) -> Result<Vec<T>, Error>,
+        fn(&[T], &[T], T) -> Vec<T>,
+    ),
     /// histogram: (data, k), its bins the case's own.
     Histogram(
         fn(&Gpu, In<'_, T>, T) -> Result<Vec<u64>, Error>,
@@ -140,6 +146,9 @@ trait Elem: native::gpu::DeviceElement + PartialOrd + Debug + Send + Sync + 'sta
     /// select keeps elements above this (about half of them).
     fn threshold() -> Self;
     fn as_f64(self) -> f64;
+    /// The key of segment `s`: keys in runs, consecutive segments' keys
+    /// different (an integer's wrap around).
+    fn key(s: usize) -> Self;
     fn cases() -> Vec<Case<Self>>;
 }
 
@@ -153,6 +162,7 @@ macro_rules! int_elem {
             fn init() -> Self { 7 as $t }
             fn threshold() -> Self { $threshold }
             fn as_f64(self) -> f64 { self as f64 }
+            fn key(s: usize) -> Self { s as $t }
             fn cases() -> Vec<Case<Self>> { paste_cases!($t) }
         }
     )*};
@@ -168,6 +178,7 @@ macro_rules! float_elem {
             fn init() -> Self { 0.5 }
             fn threshold() -> Self { 0.0 }
             fn as_f64(self) -> f64 { self as f64 }
+            fn key(s: usize) -> Self { s as $t }
             fn cases() -> Vec<Case<Self>> { paste_cases!($t) }
         }
     )*};
@@ -371,8 +382,24 @@ fn sum_bound<T: Elem>(terms: usize, magnitude: f64) -> f64 {
 
 struct Job<'a, T: 'static> {
     case: &'a Case<T>,
-    /// Segment pattern, for segmented reduce.
+    /// Segment pattern, for segmented reduce and the by-keys' keys.
     pattern: usize,
+}
+
+/// Whether a provider's cases run once per segment pattern.
+fn per_pattern(provider: &str) -> bool {
+    matches!(provider, "segmented_reduce" | "reduce_by_key" | "scan_by_key")
+}
+
+/// `extra` keys, then a key per element: segment `s` of `offsets` (over
+/// the elements after `extra`) has `T::key(s)`.
+fn keys_of<T: Elem>(extra: usize, offsets: &[usize]) -> Vec<T> {
+    let n = offsets.last().copied().unwrap_or(0);
+    let mut keys = vec![T::key(0); extra + n];
+    for (s, w) in offsets.windows(2).enumerate() {
+        keys[extra + w[0]..extra + w[1]].fill(T::key(s));
+    }
+    keys
 }
 
 fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut Tally) -> Result<(), Error> {
@@ -423,11 +450,18 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             let sorted_b = all_sorted_b.get(extra..).unwrap_or_default();
             let queries = &host_queries[..];
             let patterns: Vec<Vec<usize>> = (0..3).map(|p| offsets(n, p, &mut rng)).collect();
+            // The by-keys' keys: a run a segment of each pattern.
+            let keyed = cases.iter().any(|c| matches!(c.op, Op::ByKey(..)));
+            let all_keys: Vec<Vec<T>> = match keyed {
+                true => patterns.iter().map(|p| keys_of(extra, p)).collect(),
+                false => Vec::new(),
+            };
+            let host_keys: Vec<&[T]> = all_keys.iter().map(|k| &k[extra..]).collect();
             let jobs: Vec<Job<'_, T>> = cases
                 .iter()
                 .filter(|c| !c.provider.starts_with("sort") || n <= SORT_MAX)
                 .flat_map(|c| {
-                    let count = if c.provider == "segmented_reduce" { 3 } else { 1 };
+                    let count = if per_pattern(c.provider) { 3 } else { 1 };
                     (0..count).map(move |pattern| Job { case: c, pattern })
                 })
                 .collect();
@@ -462,28 +496,40 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                 Some((_, s, q, sb)) => (s, q, sb),
                 None => (&all_sorted, &host_queries, &all_sorted_b),
             };
+            // The keys where the calls read them, from the same offset.
+            let device_keys = match placement {
+                Placement::Device(_) => all_keys.iter().map(|k| gpu.upload(k)).collect::<Result<Vec<_>, _>>()?,
+                Placement::Host => Vec::new(),
+            };
+            let key_slices: Vec<_> = device_keys.iter().map(|k| k.slice(extra..)).collect();
+            let key_inputs: Vec<In<'_, T>> = match placement {
+                Placement::Device(_) => key_slices.iter().map(|k| k as In<'_, T>).collect(),
+                Placement::Host => all_keys.iter().map(|k| k as In<'_, T>).collect(),
+            };
             // The references, in parallel, while the GPU runs the cases.
             std::thread::scope(|scope| -> Result<(), Error> {
                 let handles: Vec<_> = jobs
                     .iter()
                     .map(|job| {
                         let patterns = &patterns;
+                        let host_keys = &host_keys;
                         scope.spawn(move || {
                             let model = match job.case.order {
                                 Some(Order::Scan(m)) => Some(m(data, T::init(), T::k())),
                                 _ => None,
                             };
-                            (reference(job, (data, data_b, data_u8), (sorted, queries, sorted_b), patterns), model)
+                            let inputs = (data, data_b, data_u8);
+                            (reference(job, inputs, (sorted, queries, sorted_b), patterns, host_keys), model)
                         })
                     })
                     .collect();
                 for (job, handle) in jobs.iter().zip(handles) {
-                    let got = gpu_run(gpu, job, (ia, ib, iu), search, &patterns)?;
+                    let got = gpu_run(gpu, job, (ia, ib, iu), search, &patterns, &key_inputs)?;
                     let shape = fold_shape(gpu);
                     let again = if job.case.exact {
                         None
                     } else {
-                        Some(gpu_run(gpu, job, (ia, ib, iu), search, &patterns)?)
+                        Some(gpu_run(gpu, job, (ia, ib, iu), search, &patterns, &key_inputs)?)
                     };
                     let (want, mut model) = handle.join().expect("the reference does not panic");
                     if let Some(order @ (Order::Fold(_) | Order::Segments(_))) = &job.case.order {
@@ -535,7 +581,7 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                             "{} {} n={n} {placement:?}{}: {e}",
                             job.case.name,
                             T::NAME,
-                            if job.case.provider == "segmented_reduce" {
+                            if per_pattern(job.case.provider) {
                                 format!(" segments#{}", job.pattern)
                             } else {
                                 String::new()
@@ -585,6 +631,7 @@ fn gpu_run<T: Elem>(
     (a, b, u): (In<'_, T>, In<'_, T>, In<'_, u8>),
     (sorted, queries, sorted_b): (In<'_, T>, In<'_, T>, In<'_, T>),
     patterns: &[Vec<usize>],
+    keys: &[In<'_, T>],
 ) -> Result<Output<T>, Error> {
     let (k, init) = (T::k(), T::init());
     let threshold = if matches!(job.case.provider, "select" | "partition") { T::threshold() } else { k };
@@ -600,6 +647,7 @@ fn gpu_run<T: Elem>(
         Op::Search(g, _) => Output::Index(g(gpu, sorted, queries, k)?),
         Op::Merge(g, _) => Output::Same(g(gpu, sorted, sorted_b)?),
         Op::Histogram(g, _) => Output::Counts(g(gpu, a, k)?),
+        Op::ByKey(g, _) => Output::Same(g(gpu, keys[job.pattern], a, k)?),
     })
 }
 
@@ -609,6 +657,7 @@ fn reference<T: Elem>(
     (a, b, u): (&[T], &[T], &[u8]),
     (sorted, queries, sorted_b): (&[T], &[T], &[T]),
     patterns: &[Vec<usize>],
+    keys: &[&[T]],
 ) -> Output<T> {
     let (k, init) = (T::k(), T::init());
     let threshold = if matches!(job.case.provider, "select" | "partition") { T::threshold() } else { k };
@@ -624,6 +673,7 @@ fn reference<T: Elem>(
         Op::Search(_, h) => Output::Index(h(sorted, queries, k)),
         Op::Merge(_, h) => Output::Same(h(sorted, sorted_b)),
         Op::Histogram(_, h) => Output::Counts(h(a, k)),
+        Op::ByKey(_, h) => Output::Same(h(keys[job.pattern], a, k)),
     }
 }
 
