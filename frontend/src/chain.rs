@@ -31,8 +31,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::pmir::{
-    operand_ty, Body, BodyKind, Callback, Capture, CaptureMode, Closure, ClosureKind, LeafLayout,
-    ObjectLayout, Registration, TerminatorKind,
+    operand_ty, Body, BodyKind, Callback, Callee, Capture, CaptureMode, Closure, ClosureKind,
+    LeafLayout, ObjectLayout, Operand, Registration, TerminatorKind,
 };
 use crate::ty::{Scalar, Ty};
 
@@ -286,37 +286,43 @@ fn parse_one(text: String) -> Option<Body> {
 }
 
 /// The calls of `reduce_by_key` and `scan_by_key` in `b`: each one's
-/// block and the closure types of its `same` and `op` (the call's generic
-/// arguments name them where the arguments are constants whose types MIR
-/// does not print).
+/// block and the closure types of its `same` and `op`
+/// ([`by_key_closures`]).
 fn by_key_calls(b: &Body) -> Vec<(usize, Ty, Ty)> {
     let mut out = Vec::new();
     for (i, block) in b.blocks.iter().enumerate() {
         let TerminatorKind::Call { callee, args, .. } = &block.terminator.kind else {
             continue;
         };
-        let Some(spec) = crate::registry::registration(&callee.path) else {
+        let [Some(s), Some(o)] = by_key_closures(b, callee, args) else {
             continue;
         };
-        let crate::registry::CallbackSource::ByKey { same, op } = spec.callback else {
-            continue;
-        };
-        let closure_at = |arg: usize, from_end: usize| {
-            args.get(arg)
-                .and_then(|a| operand_ty(b, a))
-                .filter(|t| matches!(t, Ty::Closure { .. }))
-                .or_else(|| {
-                    let n = callee.generics.len();
-                    callee.generics.get(n.checked_sub(from_end)?).cloned()
-                })
-                .filter(|t| matches!(t, Ty::Closure { .. }))
-        };
-        // `same` and `op` are the call's last two generic arguments.
-        if let (Some(s), Some(o)) = (closure_at(same, 2), closure_at(op, 1)) {
-            out.push((i, s, o));
-        }
+        out.push((i, s, o));
     }
     out
+}
+
+/// The closure types of a by-key call's `same` and `op`, each `None`
+/// where it is not a closure (or the call is no by-key's): the argument's
+/// type, or where the argument is a constant whose type MIR does not
+/// print, the call's generic argument (`same` and `op` are its last two).
+pub(crate) fn by_key_closures(b: &Body, callee: &Callee, args: &[Operand]) -> [Option<Ty>; 2] {
+    let Some(crate::registry::CallbackSource::ByKey { same, op }) =
+        crate::registry::registration(&callee.path).map(|spec| spec.callback)
+    else {
+        return [None, None];
+    };
+    let closure_at = |arg: usize, from_end: usize| {
+        args.get(arg)
+            .and_then(|a| operand_ty(b, a))
+            .filter(|t| matches!(t, Ty::Closure { .. }))
+            .or_else(|| {
+                let n = callee.generics.len();
+                callee.generics.get(n.checked_sub(from_end)?).cloned()
+            })
+            .filter(|t| matches!(t, Ty::Closure { .. }))
+    };
+    [closure_at(same, 2), closure_at(op, 1)]
 }
 
 /// The body of a by-key call's callback, as MIR text: its environment is

@@ -1428,17 +1428,7 @@ fn registrations(
             let k = nth.entry(function.clone()).or_insert(0);
             // The closure that places the call: the callback, or a
             // by-key's `same` (its first closure), as one.
-            let by_key_same = match spec.callback {
-                registry::CallbackSource::ByKey { same, .. } => args
-                    .get(same)
-                    .and_then(|a| operand_ty(b, a))
-                    .filter(|t| matches!(t, Ty::Closure { .. }))
-                    .or_else(|| {
-                        let n = callee.generics.len();
-                        callee.generics.get(n.checked_sub(2)?).cloned()
-                    }),
-                _ => None,
-            };
+            let [by_key_same, _] = crate::chain::by_key_closures(b, callee, args);
             let placing = match (&by_key_same, &callback) {
                 (Some(t), _) => closure_bodies
                     .get(&t.to_string(), Caller::of(b))

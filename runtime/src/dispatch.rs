@@ -70,7 +70,7 @@ pub struct Job {
     /// its predicate rejects.
     pub rejected: u64,
     /// reduce_by_key's second output, room for `len` values: each run's
-    /// fold (its first output holds each run's first key).
+    /// fold (its first output holds each run's last key).
     pub output2: u64,
     /// The callback environment's bytes (empty for none).
     pub env: Vec<u8>,

@@ -987,7 +987,7 @@ pub enum Produced {
     },
     /// Two results, each in a new allocation with its length: partition's
     /// elements its predicate keeps, then those it rejects;
-    /// reduce_by_key's first key of each run, then each run's fold.
+    /// reduce_by_key's last key of each run, then each run's fold.
     Split {
         first: (DeviceAlloc, usize),
         second: (DeviceAlloc, usize),
