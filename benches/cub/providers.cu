@@ -27,11 +27,14 @@
 // the queries, 64-bit indices out), histogram = HistogramEven with 257
 // levels into 32-bit counters (over every int: levels -2^31 and 2^31 as
 // long long; floats: [-1000, 1000)), merge_by = DeviceMerge::MergeKeys
-// with a < b (`in` and `in2` sorted, n each, 2n out).
+// with a < b (`in` and `in2` sorted, n each, 2n out), radix_sort =
+// DeviceRadixSort::SortKeys (input to output), the anchor of a sort_by
+// whose order the compiler proved (run with RMIR_SORT=radix).
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -172,6 +175,10 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
     case 14:
       return status(cub::DeviceScan::InclusiveScanByKey(temp, bytes, in, in2, out, Plus{}, count, Equal{}));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 15
+    case 15:
+      return status(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count));
+#endif
     default:
       return 1;
   }
@@ -181,8 +188,8 @@ int algo_index(const char *algo) {
   const char *names[] = {"reduce",  "inclusive_scan", "exclusive_scan", "transform",
                          "transform2", "select", "segmented_reduce", "sort_by",
                          "dedup_by", "partition", "partition_point", "histogram", "merge_by",
-                         "reduce_by_key", "scan_by_key"};
-  for (int i = 0; i < 15; ++i)
+                         "reduce_by_key", "scan_by_key", "radix_sort"};
+  for (int i = 0; i < 16; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

@@ -302,6 +302,25 @@ struct Chunk {
     llvm: String,
     nvvm: String,
     timings: Timings,
+    /// The sort each sorting registration runs (by registration index):
+    /// its radix kernels are built where the order is proved.
+    sorts: BTreeMap<usize, manifest::SortChoice>,
+}
+
+/// The sort of every admitted sorting registration, by index
+/// (`passes::admission::sort_choice`).
+fn sort_choices(admitted: &crate::admit::Admitted<'_>) -> BTreeMap<usize, manifest::SortChoice> {
+    admitted
+        .outcomes
+        .iter()
+        .filter_map(|o| match &o.verdict {
+            passes::admission::Verdict::Admitted(abi) => {
+                passes::admission::sort_choice(&admitted.doc, abi)
+                    .map(|c| (o.registration.index, c))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// What a build did.
@@ -447,7 +466,11 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
             link_options: Vec::new(),
         });
     }
-    let chunks = compiled.chunks;
+    let mut chunks = compiled.chunks;
+    let sorts = sort_choices(&admitted);
+    for c in &mut chunks {
+        c.sorts = sorts.clone();
+    }
     let linked = link_chunks(&chunks, &device.inputs, config, report)?;
     let (manifest, fingerprint) =
         make_manifest(&admitted, input, &chunks, &linked, &device.inputs, config)?;
@@ -786,6 +809,10 @@ fn make_manifest(
             origin: origin(doc, outcomes, t.registration),
             site: call_site(doc, outcomes, t.registration, input.crate_name())?,
             env: t.env.clone(),
+            sort: chunks
+                .iter()
+                .find_map(|c| c.sorts.get(&t.registration))
+                .cloned(),
         });
     }
     ambiguous_sites(outcomes, &callbacks)?;
@@ -1097,6 +1124,19 @@ fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelReques
                 },
             ));
         }
+        // A proved order's radix sort: plain kernels, shared by every
+        // variant of the registration.
+        if let Some(keys) = chunk
+            .sorts
+            .get(&th.registration)
+            .and_then(|s| s.radix_keys())
+        {
+            requests.push(KernelRequest::Radix {
+                registration: RegistrationId(th.registration as u32),
+                element: th.signature.element().clone(),
+                keys: keys.to_vec(),
+            });
+        }
     }
     if i == 0 {
         let baseline = config
@@ -1314,6 +1354,7 @@ fn compile_chunk(
         llvm,
         nvvm,
         timings: t,
+        sorts: BTreeMap::new(),
     })
 }
 

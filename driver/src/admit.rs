@@ -42,7 +42,7 @@ pub fn admit(
         match &o.verdict {
             Verdict::Admitted(abi) => {
                 if format == ErrorFormat::Human {
-                    print!("{}", admission::abi_summary(&o.registration, abi));
+                    print!("{}", admission::abi_summary(&doc, &o.registration, abi));
                 }
             }
             Verdict::Rejected(diags) => {

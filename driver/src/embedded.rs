@@ -82,6 +82,9 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
                 if env.is_empty() { "" } else { ": " },
                 env.join(", ")
             );
+            if let Some(sort) = &c.sort {
+                let _ = writeln!(out, "      sort: {sort}");
+            }
         }
     }
     Ok(Some(out))

@@ -13,6 +13,7 @@ pub mod core_model;
 pub mod layout;
 mod mono;
 mod niche;
+pub mod order;
 pub mod panics;
 pub mod parse;
 pub mod pmir;

@@ -25,7 +25,8 @@ pub use inputs::{
     fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, GENERATOR_SOURCE, INPUT_BOUND,
 };
 pub use vocab::{
-    Element, Field, Layout, Provider, Scalar, Shape, Signature, UnknownName, ELEMENT_SCALARS,
+    Element, Field, KeyOrder, Layout, Provider, RadixKey, Scalar, Shape, Signature, SortChoice,
+    UnknownName, ELEMENT_SCALARS,
 };
 
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,11 @@ pub struct Callback {
     /// kernel. Absent for calls the host API cannot make (`native::reduce`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<CallSite>,
+    /// For a sorting registration, the sort it runs: a radix sort on the
+    /// keys its comparator was proved to order (the cubin then has the
+    /// radix kernels too), or the merge sort and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<vocab::SortChoice>,
 }
 
 impl CallSite {
@@ -225,6 +231,12 @@ pub enum Stage {
     /// Prepares the tile states of a by-key's pass (and the scan's keys
     /// before each tile).
     Init,
+    /// The radix sort's histogram of every pass's digits.
+    RadixHistogram,
+    /// The exclusive sum of each radix pass's bins.
+    RadixScan,
+    /// One onesweep pass of the radix sort (8 bits).
+    RadixPass,
 }
 
 impl Stage {
@@ -240,7 +252,18 @@ impl Stage {
             Stage::Partition => "partition",
             Stage::Merge => "merge",
             Stage::Init => "init",
+            Stage::RadixHistogram => "radix_histogram",
+            Stage::RadixScan => "radix_scan",
+            Stage::RadixPass => "radix_pass",
         }
+    }
+
+    /// The radix sort's kernels, which a sorting registration has besides
+    /// the merge sort's where its order is proved (`vocab::SortChoice`).
+    pub const RADIX: [Stage; 3] = [Stage::RadixHistogram, Stage::RadixScan, Stage::RadixPass];
+
+    pub fn is_radix(self) -> bool {
+        Stage::RADIX.contains(&self)
     }
 
     /// `""` for the main kernel, else `_block_sort`, `_partition`, `_merge`.
@@ -251,6 +274,9 @@ impl Stage {
             Stage::Partition => "_partition",
             Stage::Merge => "_merge",
             Stage::Init => "_init",
+            Stage::RadixHistogram => "_radix_histogram",
+            Stage::RadixScan => "_radix_scan",
+            Stage::RadixPass => "_radix_pass",
         }
     }
 }
@@ -345,6 +371,24 @@ pub enum ParamKind {
     Target,
     /// Merge sort: `int`, elements per tile of the block sort.
     ItemsPerTile,
+    /// Radix sort: `unsigned int *`, every pass's digit counts (a
+    /// portion's passes after another's), scanned into offsets.
+    RadixBins,
+    /// Radix sort: `unsigned int *`, the next portion's bins of this pass
+    /// (null for the last portion).
+    RadixBinsOut,
+    /// Radix sort: `int *`, the onesweep look-back (a tile's 256 digits),
+    /// zero before each pass.
+    RadixLookback,
+    /// Radix sort: `int *`, the pass's tile counter, zero before the sort.
+    RadixCounter,
+    /// Radix sort: `int`, the pass's first key bit.
+    CurrentBit,
+    /// Radix sort: `int`, the pass's bits (8, fewer for the last).
+    NumBits,
+    /// Radix sort: `int`, the keys' bits (the histogram counts every
+    /// pass's digits below it).
+    EndBit,
     /// The callback environment, by value (`__grid_constant__`).
     Env,
 }
@@ -676,10 +720,12 @@ impl Manifest {
 
     /// The first kernel built for `registration` (the only one, in a build
     /// of one route without the benchmark's baselines).
+    /// The first kernel built with `registration`'s callback (a radix
+    /// sort's plain kernels, shared by every variant, are not one).
     pub fn kernel_for(&self, registration: RegistrationId) -> Option<&Kernel> {
         self.kernels
             .iter()
-            .find(|k| k.registration == Some(registration))
+            .find(|k| k.registration == Some(registration) && k.variant != Variant::Plain)
     }
 
     /// Every kernel built for `registration`: each stage, each variant.
@@ -771,6 +817,10 @@ impl Manifest {
                 }
                 KernelKind::Provider(p) => p,
             };
+            if kernel.stage.is_radix() {
+                check_radix_kernel(self, kernel, provider).map_err(fail)?;
+                continue;
+            }
             if !stages(provider).contains(&kernel.stage) {
                 return Err(fail(format!(
                     "provider {} has no stage `{}`",
@@ -822,6 +872,47 @@ impl Manifest {
         }
         Ok(())
     }
+}
+
+/// A radix sort kernel: a plain kernel (no callback: it ranks key bits)
+/// of a sorting registration whose order was proved.
+fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Result<(), String> {
+    if provider != Provider::SortBy {
+        return Err(format!("provider {} has no radix sort", provider.name()));
+    }
+    if kernel.variant != Variant::Plain || kernel.thunk.is_some() {
+        return Err("a radix sort kernel is plain: it calls no thunk".into());
+    }
+    let registration = kernel
+        .registration
+        .ok_or("a radix sort kernel needs a registration")?;
+    let callback = m
+        .callback(registration)
+        .ok_or_else(|| format!("registration {registration} has no callback entry"))?;
+    if callback.provider != provider {
+        return Err(format!(
+            "registration {registration} was compiled for `{}`",
+            callback.provider.name()
+        ));
+    }
+    if callback
+        .sort
+        .as_ref()
+        .and_then(|s| s.radix_keys())
+        .is_none()
+    {
+        return Err(format!(
+            "registration {registration}'s order was not proved to be a radix order"
+        ));
+    }
+    let expected = provider::radix_launch(kernel.stage, callback.signature.element());
+    if kernel.launch != expected {
+        return Err(format!(
+            "launch facts {:?} differ from the radix sort's {:?}",
+            kernel.launch, expected
+        ));
+    }
+    check_params(&kernel.params, &provider::radix_params(kernel.stage))
 }
 
 /// A kernel's parameter list against the one its ABI says.

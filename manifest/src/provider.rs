@@ -46,6 +46,8 @@ pub const HISTOGRAM_CUH: &str = include_str!("../../providers/histogram.cuh");
 /// `providers/chain.cuh`: `par_iter` chains, fused with a fold, a pick or
 /// a compaction.
 pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
+/// `providers/radix.cuh`: CUB's onesweep radix sort on proved key fields.
+pub const RADIX_CUH: &str = include_str!("../../providers/radix.cuh");
 
 /// The longest segment a segmented reduce folds with a warp: a launch whose
 /// longest segment is longer gives every segment a block (the kernel's
@@ -54,7 +56,7 @@ pub const CHAIN_CUH: &str = include_str!("../../providers/chain.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 13] = [
+const HEADERS: [(&str, &str); 14] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -68,6 +70,7 @@ const HEADERS: [(&str, &str); 13] = [
     ("by_key.cuh", BY_KEY_CUH),
     ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
+    ("radix.cuh", RADIX_CUH),
 ];
 
 /// The headers a provider's kernels need, besides `common.cuh`.
@@ -933,6 +936,14 @@ pub enum KernelRequest {
     },
     /// The device-to-device copy kernel ([`crate::copy_kernel`]).
     Copy,
+    /// A sorting registration's radix sort kernels ([`Stage::RADIX`]) on
+    /// the keys its comparator was proved to order (`vocab::SortChoice`).
+    /// They call no callback: they rank the keys' bits.
+    Radix {
+        registration: RegistrationId,
+        element: Element,
+        keys: Vec<vocab::RadixKey>,
+    },
 }
 
 impl KernelRequest {
@@ -1147,6 +1158,7 @@ pub fn emit_translation_unit_with(
         match r {
             KernelRequest::Callback { provider, .. } => wanted.extend(headers_of(*provider)),
             KernelRequest::Copy => wanted.push(copy_kernel::HEADER),
+            KernelRequest::Radix { .. } => wanted.push("radix.cuh"),
         }
     }
     let mut source = String::new();
@@ -1196,7 +1208,7 @@ pub fn emit_translation_unit_with(
                         | Provider::ReduceByKey
                         | Provider::ScanByKey,
                     ..
-                }
+                } | KernelRequest::Radix { .. }
             )
         }),
     })
@@ -1209,6 +1221,11 @@ fn emit_request(
 ) -> Result<Vec<Kernel>, EmitError> {
     let (provider, registration, signature, op, env) = match request {
         KernelRequest::Copy => return copy_kernel::emit(out).map(|k| vec![k]),
+        KernelRequest::Radix {
+            registration,
+            element,
+            keys,
+        } => return emit_radix(out, *registration, element, keys),
         KernelRequest::Callback {
             provider,
             registration,
@@ -2131,4 +2148,217 @@ fn emit_env_struct(
         );
     }
     Ok(Some(ty))
+}
+
+/// The radix sort's launch facts for elements `element` (CUB's sm_90
+/// policy for a keys-only sort with 32-bit offsets, which
+/// providers/radix.cuh instantiates and the kernels assert): the histogram
+/// as many blocks as are resident, the scan a block a pass, the onesweep
+/// pass a block a tile.
+pub fn radix_launch(stage: Stage, element: &Element) -> LaunchFacts {
+    let (block, items, grid) = match stage {
+        Stage::RadixHistogram => (128, 16, GridPolicy::ResidentTiles),
+        Stage::RadixScan => (256, 1, GridPolicy::OneBlockPerTile),
+        _ => {
+            let (block, items) = radix_onesweep_policy(element.size() as u32);
+            (block, items, GridPolicy::OneBlockPerTile)
+        }
+    };
+    LaunchFacts {
+        block_size: block,
+        items_per_thread: items,
+        dynamic_shared_bytes: 0,
+        grid,
+        min_blocks_per_sm: 0,
+        extra_warps: 0,
+    }
+}
+
+/// CUB's onesweep policy on sm_90 for keys-only sorts of `size`-byte keys
+/// with 32-bit offsets: (threads, items a thread), its nominal figures
+/// scaled by the key's size (`RegBoundScaling`).
+fn radix_onesweep_policy(size: u32) -> (u32, u32) {
+    let (threads, nominal) = match size {
+        1 | 2 => (512, 19),
+        3 => (384, 23),
+        4 => (384, 20),
+        _ => (384, 30),
+    };
+    let items = (nominal * 4 / size.max(4)).max(1);
+    // At most 48 KB of shared memory a block (`max_smem_per_block`).
+    let fit = (49_152 / (size * items)).div_ceil(32) * 32;
+    (threads.min(fit), items)
+}
+
+/// The radix sort kernels' parameters.
+pub fn radix_params(stage: Stage) -> Vec<Param> {
+    use ParamKind as K;
+    let ptr = |kind| Param {
+        kind,
+        size: 8,
+        align: 8,
+    };
+    let int = |kind| Param {
+        kind,
+        size: 4,
+        align: 4,
+    };
+    match stage {
+        Stage::RadixHistogram => vec![
+            ptr(K::RadixBins),
+            ptr(K::Input),
+            int(K::Len),
+            int(K::EndBit),
+        ],
+        Stage::RadixScan => vec![ptr(K::RadixBins)],
+        _ => vec![
+            ptr(K::RadixLookback),
+            ptr(K::RadixCounter),
+            ptr(K::RadixBinsOut),
+            ptr(K::RadixBins),
+            ptr(K::Output),
+            ptr(K::Input),
+            int(K::Len),
+            int(K::CurrentBit),
+            int(K::NumBits),
+        ],
+    }
+}
+
+/// The C++ type of a radix key: `rcb::RadixKey<Bits, Order, Descending>`.
+fn radix_key_type(key: &vocab::RadixKey) -> String {
+    let bits = match key.scalar.size() {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        _ => "unsigned long long",
+    };
+    let order = match key.order {
+        vocab::KeyOrder::Unsigned => "rcb::RADIX_UNSIGNED",
+        vocab::KeyOrder::Signed => "rcb::RADIX_SIGNED",
+        vocab::KeyOrder::Total => "rcb::RADIX_TOTAL",
+    };
+    format!("rcb::RadixKey<{bits}, {order}, {}>", key.descending)
+}
+
+/// A registration's three radix sort kernels: for a scalar element sorted
+/// on itself, CUB's key is one `RadixKey` over the element's bits; for a
+/// composite, the element with a decomposer naming its key fields.
+fn emit_radix(
+    out: &mut String,
+    registration: RegistrationId,
+    element: &Element,
+    keys: &[vocab::RadixKey],
+) -> Result<Vec<Kernel>, EmitError> {
+    let provider = Provider::SortBy;
+    let name = |stage| kernel_name(provider, element, Some(registration), Variant::Plain, stage);
+    let base = name(Stage::RadixPass);
+    if keys.is_empty()
+        || keys
+            .iter()
+            .any(|k| k.scalar.size() > 8 || k.offset + k.scalar.size() > element.size())
+    {
+        return Err(EmitError::Launch(format!(
+            "{base}: radix keys {keys:?} do not fit the element `{}`",
+            element.name()
+        )));
+    }
+    let _ = writeln!(
+        out,
+        "\n// ---- {base}: sort_by's radix sort `{}`, registration {registration}, on {}",
+        element.name(),
+        keys.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", then ")
+    );
+    let (key_type, decomposer) = match (element, keys) {
+        (Element::Scalar(s), [k]) if k.offset == 0 && k.scalar.size() == s.size() => (
+            radix_key_type(k),
+            "cub::detail::identity_decomposer_t{}".to_string(),
+        ),
+        _ => {
+            let Element::Composite(l) = element else {
+                return Err(EmitError::Launch(format!(
+                    "{base}: a scalar element sorts on itself alone"
+                )));
+            };
+            out.push_str(&composite_struct(l));
+            let c = composite_c_name(l);
+            let types: Vec<String> = keys.iter().map(radix_key_type).collect();
+            let refs: Vec<String> = types.iter().map(|t| format!("{t} &")).collect();
+            let fields: Vec<String> = keys
+                .iter()
+                .zip(&types)
+                .map(|(k, t)| format!("rcb::radix_field<{t}>(e, {})", k.offset))
+                .collect();
+            let _ = writeln!(
+                out,
+                "struct {base}_keys {{\n\
+                 \x20   __host__ __device__ cuda::std::tuple<{}> operator()({c} &e) const {{\n\
+                 \x20       return {{{}}};\n\
+                 \x20   }}\n}};",
+                refs.join(", "),
+                fields.join(", ")
+            );
+            (c, format!("{base}_keys{{}}"))
+        }
+    };
+    let t = c_type(element);
+    let mut kernels = Vec::new();
+    for stage in Stage::RADIX {
+        let launch = radix_launch(stage, element);
+        let kname = name(stage);
+        let (params, body) = match stage {
+            Stage::RadixHistogram => (
+                format!("unsigned int *bins, const {t} *input, unsigned int len, int end_bit"),
+                format!(
+                    "static_assert(rcb::RadixFacts<{key_type}>::HISTOGRAM_BLOCK == {}, \"the manifest's launch facts\");\n\
+                     \x20   rcb::radix_histogram<{key_type}>(bins, reinterpret_cast<const {key_type} *>(input), len, end_bit, {decomposer});",
+                    launch.block_size
+                ),
+            ),
+            Stage::RadixScan => (
+                "unsigned int *bins".to_string(),
+                format!(
+                    "static_assert(rcb::RadixFacts<{key_type}>::SCAN_BLOCK == {}, \"the manifest's launch facts\");\n\
+                     \x20   rcb::radix_exclusive_sum<{key_type}>(bins);",
+                    launch.block_size
+                ),
+            ),
+            _ => (
+                format!(
+                    "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
+                     \x20   {t} *output, const {t} *input, int len, int current_bit, int num_bits"
+                ),
+                format!(
+                    "static_assert(rcb::RadixFacts<{key_type}>::ONESWEEP_BLOCK == {} && rcb::RadixFacts<{key_type}>::ONESWEEP_ITEMS == {},\n\
+                     \x20                 \"the manifest's launch facts\");\n\
+                     \x20   rcb::radix_onesweep<{key_type}>(lookback, counter, bins_out, bins, reinterpret_cast<{key_type} *>(output),\n\
+                     \x20       reinterpret_cast<const {key_type} *>(input), len, current_bit, num_bits, {decomposer});",
+                    launch.block_size, launch.items_per_thread
+                ),
+            ),
+        };
+        let _ = write!(
+            out,
+            "extern \"C\" __global__ void __launch_bounds__({}) {kname}(\n\
+             \x20   {params}) {{\n\
+             \x20   {body}\n\
+             }}\n",
+            launch.threads()
+        );
+        kernels.push(Kernel {
+            name: kname,
+            kind: KernelKind::Provider(provider),
+            stage,
+            variant: Variant::Plain,
+            registration: Some(registration),
+            thunk: None,
+            params: radix_params(stage),
+            launch,
+            cubin: None,
+        });
+    }
+    Ok(kernels)
 }

@@ -36,6 +36,7 @@ fn manifest() -> Manifest {
             signature: Signature::fold(Scalar::I32),
             origin: None,
             site: None,
+            sort: None,
             env,
         }],
         kernels: tu.kernels,

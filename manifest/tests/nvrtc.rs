@@ -439,6 +439,7 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .map(|r| match r {
             KernelRequest::Callback { provider, .. } => manifest::stages(*provider).len(),
             KernelRequest::Copy => 1,
+            KernelRequest::Radix { .. } => manifest::Stage::RADIX.len(),
         })
         .sum();
     assert_eq!(tu.kernels.len(), stages);
@@ -451,5 +452,75 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .kernels
         .iter()
         .any(|k| k.name.starts_with("rcb_reduce_geo_Body_r")));
+    compiles_to_ltoir_and_ptx(&tu.source);
+}
+
+/// The radix sort's kernels compile for every element type sorted on
+/// itself, in each order and direction its type allows, and for composites
+/// sorted on key fields at their offsets (a decomposer of `RadixKey`s):
+/// the launch facts the manifest says are the ones CUB's policy gives (the
+/// kernels assert them).
+#[test]
+fn radix_sorts_compile_for_every_key_type_and_composite_keys() {
+    use manifest::{Element, KeyOrder, RadixKey, Stage};
+    let key = |field: &str, offset, scalar: Scalar, order, descending| RadixKey {
+        field: field.into(),
+        offset,
+        scalar,
+        order,
+        descending,
+    };
+    let mut requests = Vec::new();
+    let mut registration = 0u32;
+    let mut push = |element: Element, keys: Vec<RadixKey>| {
+        requests.push(KernelRequest::Radix {
+            registration: RegistrationId(registration),
+            element,
+            keys,
+        });
+        registration += 1;
+    };
+    for (i, &s) in ELEMENT_SCALARS.iter().enumerate() {
+        let order = if s.is_float() {
+            KeyOrder::Total
+        } else if s.is_signed() {
+            KeyOrder::Signed
+        } else {
+            KeyOrder::Unsigned
+        };
+        push(Element::Scalar(s), vec![key("", 0, s, order, i % 2 == 1)]);
+    }
+    let [pair, triple, body] = <[Element; 3]>::try_from(composites()).unwrap();
+    push(
+        pair,
+        vec![key(".1", 0, Scalar::U32, KeyOrder::Unsigned, true)],
+    );
+    push(
+        triple,
+        vec![
+            key(".2", 8, Scalar::I32, KeyOrder::Signed, false),
+            key(".0", 0, Scalar::F32, KeyOrder::Total, true),
+        ],
+    );
+    push(
+        body,
+        vec![
+            key(".0.0", 16, Scalar::U16, KeyOrder::Unsigned, false),
+            key(".0.1", 0, Scalar::F64, KeyOrder::Unsigned, false),
+            key(".1", 8, Scalar::I8, KeyOrder::Signed, true),
+        ],
+    );
+    let tu = emit_translation_unit(&requests).unwrap();
+    assert!(tu.needs_cccl);
+    assert_eq!(tu.kernels.len(), requests.len() * Stage::RADIX.len());
+    for k in &tu.kernels {
+        assert_eq!(
+            k.params,
+            manifest::provider::radix_params(k.stage),
+            "{}",
+            k.name
+        );
+    }
+    assert!(tu.source.contains("cuda::std::tuple<rcb::RadixKey<unsigned short, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned long long, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned char, rcb::RADIX_SIGNED, true> &>"));
     compiles_to_ltoir_and_ptx(&tu.source);
 }

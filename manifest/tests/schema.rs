@@ -55,6 +55,7 @@ fn sample() -> Manifest {
                 signature: Signature::fold(Scalar::I32),
                 origin: Some("user.rs:3:20".into()),
                 site: None,
+                sort: None,
                 env,
             },
             Callback {
@@ -63,6 +64,7 @@ fn sample() -> Manifest {
                 signature: Signature::fold(Scalar::I32),
                 origin: None,
                 site: None,
+                sort: None,
                 env: EnvLayout::empty(),
             },
         ],

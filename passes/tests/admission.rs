@@ -61,7 +61,7 @@ fn eighteen_outcomes() {
         } else {
             assert!(rejected >= 1, "{stem} must be rejected");
         }
-        insta::assert_snapshot!(stem, admission::report(&doc.source, &outcomes));
+        insta::assert_snapshot!(stem, admission::report(&doc, &outcomes));
     }
 }
 

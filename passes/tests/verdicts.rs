@@ -74,7 +74,7 @@ fn verdict_cases() {
             let module = ir::import(&context, &doc).unwrap();
             let outcomes = pipeline::admit_module(&module).unwrap_or_else(|e| panic!("{e}"));
             assert!(!outcomes.is_empty(), "{stem} -O{level}: no registrations");
-            let report = admission::report(&doc.source, &outcomes);
+            let report = admission::report(&doc, &outcomes);
             for o in &outcomes {
                 match (&expect, &o.verdict) {
                     (Expect::Admitted, Verdict::Admitted(_)) => {}

@@ -36,6 +36,10 @@ pub struct Scratch<'g> {
     pub count: DeviceBuffer<'g>,
     sort_buffer: Option<DeviceBuffer<'g>>,
     partitions: Option<DeviceBuffer<'g>>,
+    /// The radix sort's bins, look-back and pass counters.
+    radix_bins: Option<DeviceBuffer<'g>>,
+    radix_lookback: Option<DeviceBuffer<'g>>,
+    radix_counters: Option<DeviceBuffer<'g>>,
     /// The by-keys' CUB tile states, which their init kernels prepare.
     tile_states: Option<DeviceBuffer<'g>>,
     /// scan_by_key's key before each tile.
@@ -76,6 +80,62 @@ pub struct Job {
     pub env: Vec<u8>,
     /// Replaces the grid policy of a grid-stride kernel (benchmark sweeps).
     pub grid: Option<manifest::GridPolicy>,
+    /// A sort whose order was proved a radix order: its keys' bits (0:
+    /// none, the merge sort).
+    pub sort_bits: u32,
+    /// Which sort a sorting call runs (the benchmarks and the validation
+    /// force one; by default the faster for its size).
+    pub sort: SortPick,
+}
+
+/// Which of a sorting registration's sorts a call runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortPick {
+    /// The radix sort where the order is proved and [`radix_pays`] for
+    /// the call's size, else the merge sort.
+    #[default]
+    Auto,
+    /// The merge sort.
+    Merge,
+    /// The radix sort where the order is proved (else the merge sort).
+    Radix,
+}
+
+impl SortPick {
+    /// `RMIR_SORT`: `radix`, `merge` or `auto` (the default), read once:
+    /// how the validation and the benchmarks run each sort at every size.
+    pub fn from_env() -> Result<SortPick, RuntimeError> {
+        static PICK: std::sync::OnceLock<Result<SortPick, String>> = std::sync::OnceLock::new();
+        PICK.get_or_init(|| match std::env::var("RMIR_SORT").as_deref() {
+            Err(_) | Ok("auto") => Ok(SortPick::Auto),
+            Ok("radix") => Ok(SortPick::Radix),
+            Ok("merge") => Ok(SortPick::Merge),
+            Ok(other) => Err(format!(
+                "RMIR_SORT is `{other}`: it may be `auto`, `radix` or `merge`"
+            )),
+        })
+        .clone()
+        .map_err(RuntimeError::Usage)
+    }
+}
+
+/// Whether the radix sort beats the merge sort on `n` elements with
+/// `bits` key bits (a pass a byte) on sm_90. Measured on the H100 with both
+/// sorts of the same data (docs/perf.md, "Radix sort chosen by proof"):
+/// 32-bit keys tie at 2^19 and radix is 1.15x faster at 2^20; 64-bit keys
+/// still lose at 2^21 (256 against 233 us) and win at 2^22 (402 against
+/// 482). Narrower keys take fewer passes and pay earlier; keys of more than
+/// 8 bytes later, in proportion to their passes.
+pub fn radix_pays(n: u64, bits: u32) -> bool {
+    let from: u64 = match bits.div_ceil(8) {
+        0 => return false,
+        1 => 1 << 17,
+        2 => 1 << 18,
+        3 | 4 => 1 << 19,
+        5..=8 => 1 << 22,
+        passes => (1 << 22) * u64::from(passes) / 8,
+    };
+    n >= from
 }
 
 /// One call's launches, in order: `(kernel, grid, threads a block)`.
@@ -163,6 +223,9 @@ impl<'g> Scratch<'g> {
             count,
             sort_buffer: None,
             partitions: None,
+            radix_bins: None,
+            radix_lookback: None,
+            radix_counters: None,
             tile_states: None,
             prev_keys: None,
         })
@@ -520,6 +583,14 @@ pub unsafe fn run<'k>(
             unsafe { launch_grid(gpu, stream, k, grid, &args)? };
             launched.push(k, grid);
         }
+        Provider::SortBy
+            if job.sort_bits > 0
+                && job.sort != SortPick::Merge
+                && (job.sort == SortPick::Radix || radix_pays(job.len, job.sort_bits)) =>
+        {
+            // SAFETY: the caller's contract.
+            unsafe { radix_sort(scratch, kernels, element, job, &mut args, &mut launched)? };
+        }
         Provider::SortBy => {
             let block_sort = stage(kernels, Stage::BlockSort)?;
             let partition = stage(kernels, Stage::Partition)?;
@@ -588,6 +659,132 @@ pub unsafe fn run<'k>(
         }
     }
     Ok(launched)
+}
+
+/// CUB's onesweep radix sort (its `DispatchRadixSort::InvokeOnesweep`,
+/// keys only, 32-bit offsets) of `job.len` elements on their proved keys'
+/// `job.sort_bits` bits: a histogram of every pass's digits, their
+/// exclusive sums, then a pass of 8 bits at a time over portions of at
+/// most 2^28 elements, ping-ponging between the output and a buffer so
+/// that the last pass writes the output.
+///
+/// # Safety
+///
+/// As [`run`]'s, and the output is not the input.
+unsafe fn radix_sort<'k>(
+    scratch: &mut Scratch<'_>,
+    kernels: &[&'k ResolvedKernel<'_>],
+    element: &Element,
+    job: &Job,
+    args: &mut Args,
+    launched: &mut Launched<'k>,
+) -> Result<(), RuntimeError> {
+    const DIGITS: u64 = 256;
+    let (gpu, stream) = (scratch.gpu, scratch.stream);
+    let histogram = stage(kernels, Stage::RadixHistogram)?;
+    let scan = stage(kernels, Stage::RadixScan)?;
+    let pass = stage(kernels, Stage::RadixPass)?;
+    if job.len == 0 {
+        return Ok(());
+    }
+    let n = u32::try_from(job.len).map_err(|_| {
+        fail(
+            &pass.kernel,
+            format!(
+                "{} elements: the radix sort takes at most 2^32 - 1 (32-bit offsets, as CUB's)",
+                job.len
+            ),
+        )
+    })?;
+    let bits = job.sort_bits;
+    let passes = u64::from(bits.div_ceil(8));
+    let tile = pass.kernel.launch.tile();
+    let portion = ((1u64 << 28) - 1) / tile * tile;
+    let portions = job.len.div_ceil(portion);
+    let max_blocks = job.len.min(portion).div_ceil(tile);
+    let size = element.size();
+    let bins = grow(
+        gpu,
+        stream,
+        &mut scratch.radix_bins,
+        (portions * passes * DIGITS * 4) as usize,
+        false,
+    )?;
+    let lookback = grow(
+        gpu,
+        stream,
+        &mut scratch.radix_lookback,
+        (max_blocks * DIGITS * 4) as usize,
+        false,
+    )?;
+    let counters = grow(
+        gpu,
+        stream,
+        &mut scratch.radix_counters,
+        (portions * passes * 4) as usize,
+        false,
+    )?;
+    let buffer = if passes > 1 {
+        grow(
+            gpu,
+            stream,
+            &mut scratch.sort_buffer,
+            (job.len * size) as usize,
+            false,
+        )?
+    } else {
+        0
+    };
+    // SAFETY: the scratch buffers are live and this large.
+    unsafe {
+        zero_on(stream, counters, (portions * passes * 4) as usize)?;
+        zero_on(stream, bins, (passes * DIGITS * 4) as usize)?;
+    }
+    args.u64(ParamKind::RadixBins, bins)
+        .u32(ParamKind::Len, n)
+        .set(ParamKind::EndBit, (bits as i32).to_le_bytes());
+    let grid = grid_for(gpu, histogram, job.len, None);
+    // SAFETY: `job`'s input holds `len` elements; the bins are live.
+    unsafe { launch_grid(gpu, stream, histogram, grid, args)? };
+    launched.push(histogram, grid);
+    // SAFETY: as above.
+    unsafe { launch_grid(gpu, stream, scan, passes as u32, args)? };
+    launched.push(scan, passes as u32);
+    let mut source = job.input;
+    for p in 0..passes {
+        let destination = if (passes - 1 - p) % 2 == 0 {
+            job.output
+        } else {
+            buffer
+        };
+        let current_bit = (p * 8) as i32;
+        let num_bits = (u64::from(bits) - p * 8).min(8) as i32;
+        for q in 0..portions {
+            let items = (job.len - q * portion).min(portion);
+            let blocks = items.div_ceil(tile);
+            let at = |portion: u64| bins + (portion * passes + p) * DIGITS * 4;
+            // SAFETY: the look-back holds `max_blocks` tiles' digits.
+            unsafe { zero_on(stream, lookback, (blocks * DIGITS * 4) as usize)? };
+            args.u64(ParamKind::RadixLookback, lookback)
+                .u64(ParamKind::RadixCounter, counters + (q * passes + p) * 4)
+                .u64(
+                    ParamKind::RadixBinsOut,
+                    if q + 1 < portions { at(q + 1) } else { 0 },
+                )
+                .u64(ParamKind::RadixBins, at(q))
+                .u64(ParamKind::Output, destination)
+                .u64(ParamKind::Input, source + q * portion * size)
+                .set(ParamKind::Len, (items as i32).to_le_bytes())
+                .set(ParamKind::CurrentBit, current_bit.to_le_bytes())
+                .set(ParamKind::NumBits, num_bits.to_le_bytes());
+            // SAFETY: the source and destination hold `len` elements, and
+            // the scratch buffers are live and sized for this job.
+            unsafe { launch_grid(gpu, stream, pass, blocks as u32, args)? };
+            launched.push(pass, blocks as u32);
+        }
+        source = destination;
+    }
+    Ok(())
 }
 
 /// Bytes of the output a call writes for `n` elements (segments for

@@ -1546,7 +1546,10 @@ impl Device {
             .manifest
             .kernels
             .iter()
-            .filter(|k| k.registration == kernel.registration && k.variant == kernel.variant)
+            .filter(|k| {
+                k.registration == kernel.registration
+                    && (k.variant == kernel.variant || k.variant == manifest::Variant::Plain)
+            })
             .map(|k| {
                 resolved.get(&k.name).ok_or_else(|| {
                     error(
@@ -1621,6 +1624,8 @@ impl Device {
             bins,
             init,
             env,
+            sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
+            sort: dispatch::SortPick::from_env().map_err(device_error)?,
             ..Job::default()
         };
         if provider == Provider::SegmentedReduce {
@@ -1857,6 +1862,7 @@ mod tests {
                 size: 0,
                 align: 1,
             },
+            sort: None,
             site: Some(CallSite {
                 file: "app/src/main.rs".into(),
                 line: 3,

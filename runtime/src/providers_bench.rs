@@ -12,7 +12,7 @@
 //! exactly; float sums and CUB's fused `3x + 1` within a relative bound).
 
 use crate::build::{Build, Loaded, ResolvedKernel};
-use crate::dispatch::{self, Job, Scratch};
+use crate::dispatch::{self, Job, Scratch, SortPick};
 use crate::gpu::{DeviceBuffer, Gpu, Stream};
 use crate::RuntimeError;
 use manifest::provider::result_record;
@@ -189,6 +189,9 @@ struct Cub {
 }
 
 /// The algorithm order of benches/cub/providers.cu (its symbols' suffixes).
+/// The CUB algorithm of each provider, by its index in
+/// benches/cub/providers.cu; a radix sort (index [`CUB_RADIX_SORT`]) is
+/// the anchor of a proved sort run with `RMIR_SORT=radix`.
 const CUB_ALGOS: [Provider; 15] = [
     Provider::Reduce,
     Provider::InclusiveScan,
@@ -210,11 +213,21 @@ const CUB_ALGOS: [Provider; 15] = [
 /// Bins of the histogram rows (CUB's HistogramEven with 257 levels).
 const HISTOGRAM_BINS: u64 = 256;
 
-fn cub_for(lib: &libloading::Library, provider: Provider) -> Result<Cub, RuntimeError> {
-    let index = CUB_ALGOS
-        .iter()
-        .position(|p| *p == provider)
-        .ok_or_else(|| RuntimeError::Usage(format!("CUB has no {}", provider.name())))?;
+/// `cub::DeviceRadixSort::SortKeys`'s index in benches/cub/providers.cu.
+const CUB_RADIX_SORT: usize = 15;
+
+fn cub_for(
+    lib: &libloading::Library,
+    provider: Provider,
+    radix: bool,
+) -> Result<Cub, RuntimeError> {
+    let index = match radix {
+        true => CUB_RADIX_SORT,
+        false => CUB_ALGOS
+            .iter()
+            .position(|p| *p == provider)
+            .ok_or_else(|| RuntimeError::Usage(format!("CUB has no {}", provider.name())))?,
+    };
     let get = |name: String| -> Result<*const (), RuntimeError> {
         // SAFETY: looks a symbol up; its type is the library's C ABI above.
         unsafe {
@@ -343,6 +356,7 @@ fn time_pass(
 }
 
 pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
+    let sort_pick = SortPick::from_env()?;
     let build = Build::load(&dir.join("manifest.json"))?;
     let gpu = Gpu::open(options.device)?;
     let loaded = Loaded::load(&gpu, &build)?;
@@ -428,7 +442,19 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 Some((label.as_str(), ks))
             })
             .collect();
-        let cub = cub_for(&lib, provider)?;
+        // With RMIR_SORT=radix a sort runs its proved radix sort against
+        // CUB's (a sort whose order is not proved has none: skipped).
+        let radix = provider == Provider::SortBy && sort_pick == SortPick::Radix;
+        if radix
+            && callback
+                .sort
+                .as_ref()
+                .and_then(|s| s.radix_keys())
+                .is_none()
+        {
+            continue;
+        }
+        let cub = cub_for(&lib, provider, radix)?;
         let size = element.size();
         let max_for = |n: u64| {
             if provider == Provider::SortBy {
@@ -470,7 +496,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 continue;
             }
             let segments = n.div_ceil(1024);
-            let name = CString::new(provider.name()).expect("no NUL");
+            let name =
+                CString::new(if radix { "radix_sort" } else { provider.name() }).expect("no NUL");
             let ty = CString::new(element.name()).expect("no NUL");
             let mut temp_bytes = 0usize;
             // SAFETY: the library's C ABI; out-pointer to a local.
@@ -529,6 +556,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 output2: ours_out.address((top * size) as usize),
                 env: Vec::new(),
                 grid,
+                sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
+                sort: sort_pick,
             };
             let mut launches = 0;
             let mut run_ours = |ks: &[&ResolvedKernel<'_>],

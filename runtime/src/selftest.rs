@@ -169,6 +169,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
             origin: Some(format!("runtime/src/selftest.rs (op_r{})", reg.id.0)),
             site: None,
             env,
+            sort: None,
         });
     }
     requests.push(KernelRequest::Copy);

@@ -15,11 +15,13 @@
 mod call;
 mod element;
 mod name;
+mod order;
 mod provider;
 mod scalar;
 
 pub use call::CallKind;
 pub use element::{Element, Field, Layout, LayoutError};
 pub use name::UnknownName;
+pub use order::{KeyOrder, RadixKey, SortChoice};
 pub use provider::{Provider, Shape, Signature, ELEMENT_SCALARS};
 pub use scalar::Scalar;

@@ -242,8 +242,34 @@ fn composite_layouts(signature: &vocab::Signature) -> String {
         .collect()
 }
 
-/// The readable ABI summary of an admitted callback (for people and snapshots).
-pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
+/// The sort an admitted sorting callback runs (`frontend::order`): a radix
+/// sort where its comparator or key is proved to be a lexicographic order
+/// on the element's fields, else the merge sort; `None` for a callback of
+/// another provider.
+pub fn sort_choice(doc: &frontend::PreparedMir, abi: &CallbackAbi) -> Option<vocab::SortChoice> {
+    use frontend::order::SortCallback;
+    if abi.provider != manifest::Provider::SortBy {
+        return None;
+    }
+    let callback = match abi.adapter {
+        Adapter::Key(_) | Adapter::TupleKey(_) => SortCallback::Key,
+        _ => SortCallback::Compare,
+    };
+    Some(frontend::order::sort_choice(
+        doc,
+        &abi.body,
+        callback,
+        abi.signature.element(),
+    ))
+}
+
+/// The readable ABI summary of an admitted callback (for people and
+/// snapshots), with the sort a sorting callback runs.
+pub fn abi_summary(
+    doc: &frontend::PreparedMir,
+    reg: &RegistrationFact,
+    abi: &CallbackAbi,
+) -> String {
     let named = |c: &'static str| match c {
         "int" => "int32_t",
         "unsigned int" => "uint32_t",
@@ -385,18 +411,22 @@ pub fn abi_summary(reg: &RegistrationFact, abi: &CallbackAbi) -> String {
         ));
     }
     s.push_str(&composite_layouts(&abi.signature));
+    if let Some(choice) = sort_choice(doc, abi) {
+        s.push_str(&format!("  sort: {choice}\n"));
+    }
     s
 }
 
 /// Everything admission says about a document, as `driver admit` prints it
 /// (diagnostics plain, then the summary line): the text the snapshots hold.
-pub fn report(source: &frontend::pmir::SourceFacts, outcomes: &[Outcome]) -> String {
+pub fn report(doc: &frontend::PreparedMir, outcomes: &[Outcome]) -> String {
+    let source = &doc.source;
     let emitter = crate::diagnostic::Emitter::new(source, false);
     let mut out = String::new();
     let mut rejected = 0;
     for o in outcomes {
         match &o.verdict {
-            Verdict::Admitted(abi) => out.push_str(&abi_summary(&o.registration, abi)),
+            Verdict::Admitted(abi) => out.push_str(&abi_summary(doc, &o.registration, abi)),
             Verdict::Rejected(diags) => {
                 rejected += 1;
                 for d in diags {
