@@ -197,6 +197,8 @@ enum Val {
     },
     /// `discriminant(v)` of an `Ordering` value.
     Discr(Box<Val>),
+    /// `-x` of a float (an integer's may overflow or wrap: not modelled).
+    Neg(Box<Val>),
     Cast {
         kind: String,
         ty: Ty,
@@ -381,6 +383,10 @@ impl Eval<'_> {
                 of: Box::new(self.operand(operand, env)?),
             },
             Rvalue::Discriminant(place) => Val::Discr(Box::new(self.place(place, env)?)),
+            Rvalue::UnaryOp {
+                op: crate::pmir::UnOp::Neg,
+                operand,
+            } => Val::Neg(Box::new(self.operand(operand, env)?)),
             Rvalue::BinaryOp { op, lhs, rhs } => {
                 let l = self.operand(lhs, env)?;
                 let r = self.operand(rhs, env)?;
@@ -422,18 +428,22 @@ impl Eval<'_> {
             return Err("the callback compares two `Ordering`s".into());
         }
         let (ka, kb) = (key(&l)?, key(&r)?);
-        if ka.atom.path != kb.atom.path || ka.atom.order != kb.atom.order {
+        if ka.atom.path != kb.atom.path
+            || ka.atom.order != kb.atom.order
+            || ka.decreasing != kb.decreasing
+        {
             return Err(format!(
                 "the callback compares two different fields ({} and {})",
                 show_path(&ka.atom.path),
                 show_path(&kb.atom.path)
             ));
         }
-        let reversed = match (ka.side, kb.side) {
-            (0, 1) => false,
-            (1, 0) => true,
-            _ => return Err("the callback compares an element with itself".into()),
-        };
+        let reversed = ka.decreasing
+            ^ match (ka.side, kb.side) {
+                (0, 1) => false,
+                (1, 0) => true,
+                _ => return Err("the callback compares an element with itself".into()),
+            };
         let atom = self.atom(ka.atom)?;
         Ok(match set {
             None => Val::Outcome { atom, reversed },
@@ -493,6 +503,9 @@ fn known_bits(v: &Val) -> Option<u128> {
 struct KeyTerm {
     side: u32,
     atom: Atom,
+    /// The map decreases (`total_cmp` of a negated float): the atom's
+    /// outcome reversed.
+    decreasing: bool,
 }
 
 /// The key term `v` is, or why it is none.
@@ -501,6 +514,7 @@ fn key(v: &Val) -> Result<KeyTerm, String> {
         Val::Elem { side, path, ty } => match ty.scalar() {
             Some(s) if s.is_int() || matches!(s, Scalar::Bool | Scalar::Char) => Ok(KeyTerm {
                 side: *side,
+                decreasing: false,
                 atom: Atom {
                     path: path.clone(),
                     scalar: s,
@@ -544,6 +558,7 @@ fn key(v: &Val) -> Result<KeyTerm, String> {
                 }
                 Ok(KeyTerm {
                     side: *side,
+                    decreasing: false,
                     atom: Atom {
                         path: path.clone(),
                         scalar: from.scalar().unwrap_or(to),
@@ -568,7 +583,7 @@ fn total_cmp_key(v: &Val) -> Option<KeyTerm> {
     else {
         return None;
     };
-    let (side, path, float) = float_bits_signed(l)?;
+    let (side, path, float, negated) = float_bits_signed(l)?;
     let bits = float.size() as i128 * 8;
     // ((s >> (N-1)) as uN >> 1) as iN
     let Val::Cast { kind, of, .. } = &**r else {
@@ -600,6 +615,7 @@ fn total_cmp_key(v: &Val) -> Option<KeyTerm> {
     (kind == "IntToInt" && k2 == "IntToInt" && **s2 == **l && int(top, bits - 1) && int(one, 1))
         .then_some(KeyTerm {
             side,
+            decreasing: negated,
             atom: Atom {
                 path,
                 scalar: float,
@@ -608,8 +624,10 @@ fn total_cmp_key(v: &Val) -> Option<KeyTerm> {
         })
 }
 
-/// `(x as uN (Transmute)) as iN (IntToInt)` of a float field `x`.
-fn float_bits_signed(v: &Val) -> Option<(u32, Vec<u32>, Scalar)> {
+/// `(x as uN (Transmute)) as iN (IntToInt)` of a float field `x`, or of
+/// `-x` (whose `total_cmp` order is `x`'s reversed, NaNs and zeros too:
+/// negation flips the sign bit alone): element side, field, type, negated.
+fn float_bits_signed(v: &Val) -> Option<(u32, Vec<u32>, Scalar, bool)> {
     let Val::Cast { kind, ty, of } = v else {
         return None;
     };
@@ -619,26 +637,32 @@ fn float_bits_signed(v: &Val) -> Option<(u32, Vec<u32>, Scalar)> {
     else {
         return None;
     };
+    let (f, negated) = match &**f {
+        Val::Neg(inner) => (&**inner, true),
+        f => (f, false),
+    };
     let Val::Elem {
         side,
         path,
         ty: fty,
-    } = &**f
+    } = f
     else {
         return None;
     };
+    let side = *side;
     let float = fty.scalar().filter(|s| s.is_float())?;
     let signed = ty
         .scalar()
         .filter(|s| s.is_signed() && s.size() == float.size())?;
     (kind == "IntToInt" && k2 == "Transmute" && signed.size() == float.size())
-        .then(|| (*side, path.clone(), float))
+        .then(|| (side, path.clone(), float, negated))
 }
 
 fn describe(v: &Val) -> String {
     match v {
         Val::Bin { op, .. } => format!("the callback compares the result of `{op:?}`, not a field"),
         Val::Cast { kind, .. } => format!("the callback compares a `{kind}` cast"),
+        Val::Neg(_) => "the callback compares a negated value".into(),
         Val::Opaque(what) => format!("the callback compares {what}"),
         Val::Int { .. } | Val::Bool(_) => "the callback compares a constant".into(),
         _ => "the callback compares something other than fields".into(),

@@ -2,7 +2,8 @@
 // Which sort each comparator or key asks for (`frontend::order`): a radix
 // sort where the callback is proved to be a lexicographic order of the
 // element's fields (each ascending or descending, integers as themselves,
-// floats by `total_cmp` or by their bits), the merge sort otherwise, with
+// floats by `total_cmp`, of themselves or negated, or by their bits), the
+// merge sort otherwise (an integer's negation wraps at MIN), with
 // the reason. Every callback here is admitted; only the sort differs.
 use std::cmp::Ordering;
 
@@ -33,6 +34,10 @@ pub fn widened(d: &[Event]) -> Vec<Event> {
 
 pub fn float_bits(d: &[f32]) -> Vec<f32> {
     native::sort_by_key(d, |v: &f32| v.to_bits())
+}
+
+pub fn negated(d: &[f32]) -> Vec<f32> {
+    native::sort_by(d, |a: &f32, b: &f32| (-a).total_cmp(&-b))
 }
 
 pub fn natural(d: &[u32]) -> Vec<u32> {
@@ -79,6 +84,10 @@ pub fn key_tuple(d: &[(u32, i16)]) -> Vec<(u32, i16)> {
     native::sort_by_key(d, |v: &(u32, i16)| (v.1 as i64, v.0))
 }
 
+pub fn negated_field(d: &[Event]) -> Vec<Event> {
+    native::sort_by(d, |a: &Event, b: &Event| (-a.weight).total_cmp(&-b.weight).then(a.id.cmp(&b.id)))
+}
+
 pub fn repeated(d: &[(u32, i16)]) -> Vec<(u32, i16)> {
     native::sort_by(d, |a: &(u32, i16), b: &(u32, i16)| a.0.cmp(&b.0).then(a.0.cmp(&b.0)))
 }
@@ -108,6 +117,10 @@ pub fn masked(d: &[u64], mask: u64) -> Vec<u64> {
 
 pub fn shifted(d: &[i32]) -> Vec<i32> {
     native::sort_by_key(d, |x: &i32| x >> 4)
+}
+
+pub fn negated_int(d: &[i32]) -> Vec<i32> {
+    native::sort_by(d, |a: &i32, b: &i32| a.wrapping_neg().cmp(&b.wrapping_neg()))
 }
 
 pub fn two_fields_compared(d: &[(u32, u32)]) -> Vec<(u32, u32)> {
