@@ -302,14 +302,15 @@ struct Chunk {
     llvm: String,
     nvvm: String,
     timings: Timings,
-    /// The sort each sorting registration runs (by registration index):
-    /// its radix kernels are built where the order is proved.
-    sorts: BTreeMap<usize, manifest::SortChoice>,
 }
+
+/// The sort each sorting registration runs, by registration index: its
+/// radix kernels are built where the order is proved.
+type Sorts = BTreeMap<usize, manifest::SortChoice>;
 
 /// The sort of every admitted sorting registration, by index
 /// (`passes::admission::sort_choice`).
-fn sort_choices(admitted: &crate::admit::Admitted<'_>) -> BTreeMap<usize, manifest::SortChoice> {
+fn sort_choices(admitted: &crate::admit::Admitted<'_>) -> Sorts {
     admitted
         .outcomes
         .iter()
@@ -466,14 +467,18 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
             link_options: Vec::new(),
         });
     }
-    let mut chunks = compiled.chunks;
+    let chunks = compiled.chunks;
     let sorts = sort_choices(&admitted);
-    for c in &mut chunks {
-        c.sorts = sorts.clone();
-    }
-    let linked = link_chunks(&chunks, &device.inputs, config, report)?;
-    let (manifest, fingerprint) =
-        make_manifest(&admitted, input, &chunks, &linked, &device.inputs, config)?;
+    let linked = link_chunks(&chunks, &sorts, &device.inputs, config, report)?;
+    let (manifest, fingerprint) = make_manifest(
+        &admitted,
+        input,
+        &chunks,
+        &sorts,
+        &linked,
+        &device.inputs,
+        config,
+    )?;
     let mut extra = emitted_files(&admitted, &chunks, &linked, config);
     let thunks: Vec<&Thunk> = chunks.iter().flat_map(|c| &c.thunks).collect();
     if let (Some(_), Input::File { path, .. }) = (&config.bundle, input) {
@@ -743,6 +748,7 @@ fn report_lint(
 /// instantiated for them, into one cubin per chunk.
 fn link_chunks(
     chunks: &[Chunk],
+    sorts: &Sorts,
     device_inputs: &[LinkInput],
     config: &Config,
     report: &mut Report,
@@ -751,7 +757,7 @@ fn link_chunks(
     let linked: Vec<LinkedChunk> = chunks
         .par_iter()
         .enumerate()
-        .map(|(i, c)| link_chunk(i, c, chunks.len(), config, device_inputs))
+        .map(|(i, c)| link_chunk(i, c, chunks.len(), sorts, config, device_inputs))
         .collect::<Result<_, String>>()?;
     report
         .timings
@@ -768,6 +774,7 @@ fn make_manifest(
     admitted: &crate::admit::Admitted<'_>,
     input: &Input<'_>,
     chunks: &[Chunk],
+    sorts: &Sorts,
     linked: &[LinkedChunk],
     device_inputs: &[LinkInput],
     config: &Config,
@@ -809,10 +816,7 @@ fn make_manifest(
             origin: origin(doc, outcomes, t.registration),
             site: call_site(doc, outcomes, t.registration, input.crate_name())?,
             env: t.env.clone(),
-            sort: chunks
-                .iter()
-                .find_map(|c| c.sorts.get(&t.registration))
-                .cloned(),
+            sort: sorts.get(&t.registration).cloned(),
         });
     }
     ambiguous_sites(outcomes, &callbacks)?;
@@ -932,12 +936,13 @@ fn link_chunk(
     i: usize,
     chunk: &Chunk,
     count: usize,
+    sorts: &Sorts,
     config: &Config,
     device_inputs: &[LinkInput],
 ) -> Result<LinkedChunk, String> {
     let mut t = Timings::default();
     let mut warnings = Vec::new();
-    let requests = kernel_requests(i, chunk, config);
+    let requests = kernel_requests(i, chunk, sorts, config);
     let tu = emit_translation_unit_with(&requests, &config.tuning).map_err(|e| e.to_string())?;
     let (stem, cubin_name) = if count == 1 {
         ("provider".to_string(), "callbacks.cubin".to_string())
@@ -1094,7 +1099,7 @@ impl ChunkLink<'_> {
 /// The kernels chunk `i` instantiates: each thunk's on its route (and its
 /// PTX twin with `--bench`); chunk 0 also holds the benchmark's C++
 /// functor and copy kernel.
-fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelRequest> {
+fn kernel_requests(i: usize, chunk: &Chunk, sorts: &Sorts, config: &Config) -> Vec<KernelRequest> {
     let mut requests = Vec::new();
     let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
         provider: th.provider,
@@ -1126,11 +1131,7 @@ fn kernel_requests(i: usize, chunk: &Chunk, config: &Config) -> Vec<KernelReques
         }
         // A proved order's radix sort: plain kernels, shared by every
         // variant of the registration.
-        if let Some(keys) = chunk
-            .sorts
-            .get(&th.registration)
-            .and_then(|s| s.radix_keys())
-        {
+        if let Some(keys) = sorts.get(&th.registration).and_then(|s| s.radix_keys()) {
             requests.push(KernelRequest::Radix {
                 registration: RegistrationId(th.registration as u32),
                 element: th.signature.element().clone(),
@@ -1354,7 +1355,6 @@ fn compile_chunk(
         llvm,
         nvvm,
         timings: t,
-        sorts: BTreeMap::new(),
     })
 }
 
