@@ -267,3 +267,21 @@ pub fn scan_by_key_f32(k: &[f32], v: &[f32]) -> Vec<f32> {
 pub fn scan_by_key_f64(k: &[f64], v: &[f64]) -> Vec<f64> {
     native::scan_by_key(k, v, |a, b| a == b, |x, y| x + y)
 }
+
+// Each segment of 1024 sorted, against CUB's
+// `DeviceSegmentedSort::StableSortKeys` (a radix sort, ascending).
+pub fn segmented_sort_by_i32(d: &[i32], offsets: &[usize]) -> Vec<i32> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn segmented_sort_by_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn segmented_sort_by_f32(d: &[f32], offsets: &[usize]) -> Vec<f32> {
+    native::segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))
+}
+
+pub fn segmented_sort_by_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
+    native::segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))
+}

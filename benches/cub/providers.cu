@@ -29,7 +29,9 @@
 // long long; floats: [-1000, 1000)), merge_by = DeviceMerge::MergeKeys
 // with a < b (`in` and `in2` sorted, n each, 2n out), radix_sort =
 // DeviceRadixSort::SortKeys (input to output), the anchor of a sort_by
-// whose order the compiler proved (run with RMIR_SORT=radix).
+// whose order the compiler proved (run with RMIR_SORT=radix),
+// segmented_sort_by = DeviceSegmentedSort::StableSortKeys (CUB's only
+// segmented sort: a radix sort, ascending; input to output).
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
@@ -38,6 +40,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/limits>
@@ -179,6 +182,11 @@ int run(int algo, const void *in_, const void *in2_, void *out_, unsigned long l
     case 15:
       return status(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, count));
 #endif
+#if !defined(RCB_ALGO) || RCB_ALGO == 16
+    case 16:
+      return status(cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, in, out, count, int(segments), offsets,
+                                                             offsets + 1));
+#endif
     default:
       return 1;
   }
@@ -188,8 +196,8 @@ int algo_index(const char *algo) {
   const char *names[] = {"reduce",  "inclusive_scan", "exclusive_scan", "transform",
                          "transform2", "select", "segmented_reduce", "sort_by",
                          "dedup_by", "partition", "partition_point", "histogram", "merge_by",
-                         "reduce_by_key", "scan_by_key", "radix_sort"};
-  for (int i = 0; i < 16; ++i)
+                         "reduce_by_key", "scan_by_key", "radix_sort", "segmented_sort_by"};
+  for (int i = 0; i < 17; ++i)
     if (std::strcmp(algo, names[i]) == 0) return i;
   return -1;
 }

@@ -125,6 +125,15 @@ pub fn laws(provider: Provider) -> Option<Contract> {
                    for equal keys",
             what: "comparator",
         }),
+        Provider::SegmentedSortBy => Some(Contract {
+            how: "orders each segment's elements by a merge sort",
+            consequence: "the order the GPU's merge sort gives each segment then depends on the \
+                          algorithm and the segment sizes, and need not be the host's",
+            help: "compare with `cmp` on a key (`a.cmp(b)`, `key(a).cmp(&key(b))`, \
+                   `a.total_cmp(b)` for floats): `Less` only where `a` goes first, never \
+                   for equal keys",
+            what: "comparator",
+        }),
         Provider::MergeBy => Some(Contract {
             how: "merges two sorted inputs along merge paths",
             consequence: "the GPU's merge splits the inputs where the comparator says, and the \
@@ -602,7 +611,9 @@ fn run_composite_laws(
         }
         (Calling::KeySame, _) => laws::check_same(&less, d),
         (Calling::ValueFold, _) => laws::check_fold(&fold, d, false),
-        (Calling::Direct, Provider::SortBy | Provider::MergeBy) => laws::check_order(&less, d),
+        (Calling::Direct, Provider::SortBy | Provider::SegmentedSortBy | Provider::MergeBy) => {
+            laws::check_order(&less, d)
+        }
         (Calling::Direct, Provider::DedupBy) => laws::check_same(&less, d),
         (Calling::Direct, p) => laws::check_fold(
             &fold,
@@ -650,7 +661,7 @@ fn run_laws(
         }
     }
     match provider {
-        Provider::SortBy | Provider::MergeBy => {
+        Provider::SortBy | Provider::SegmentedSortBy | Provider::MergeBy => {
             laws::check_order(&|a, b| call(a, b).map(|r| r[0] != 0), &s)
         }
         Provider::DedupBy => laws::check_same(&|a, b| call(a, b).map(|r| r[0] != 0), &s),

@@ -119,7 +119,7 @@ fn the_validation_program_is_generated() {
 fn the_validation_program_builds_with_every_case_callable() {
     let (target, text) = build_and_inspect("examples/gpu-providers", "validate");
     let program = target.join("debug/validate");
-    // 26 cases a type, ten types, one more for each float (a float sum
+    // 28 cases a type, ten types, one more for each float (a float sum
     // per segment) and two more for each integer (`sort` and
     // `sort_unstable`): a GPU call and a CPU reference each.
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
@@ -127,7 +127,7 @@ fn the_validation_program_builds_with_every_case_callable() {
         .lines()
         .filter(|l| l.contains("(CPU registration"))
         .count();
-    assert_eq!((callable, reference), (278, 278), "{text}");
+    assert_eq!((callable, reference), (298, 298), "{text}");
     for provider in [
         "reduce",
         "inclusive_scan",
@@ -137,6 +137,7 @@ fn the_validation_program_builds_with_every_case_callable() {
         "segmented_reduce",
         "select",
         "sort_by",
+        "segmented_sort_by",
         "dedup_by",
         "partition",
         "partition_point",
@@ -174,7 +175,7 @@ fn the_validation_program_builds_with_every_case_callable() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
     // The pipeline program of the same workspace (device-resident results,
-    // the `_into` forms, further streams, 38 `par_iter` chains, 43 calls on
+    // the `_into` forms, further streams, 38 `par_iter` chains, 44 calls on
     // tuples and structs, three `total_cmp` sorts of special floats)
     // carries a kernel for each of its GPU calls, and without a GPU says
     // why.
@@ -186,12 +187,12 @@ fn the_validation_program_builds_with_every_case_callable() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{text}");
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
-    assert_eq!(callable, 110, "{text}");
+    assert_eq!(callable, 111, "{text}");
     let composites = text
         .lines()
         .filter(|l| l.contains("composites.rs") && l.contains("kernel rcb_"))
         .count();
-    assert_eq!(composites, 43, "{text}");
+    assert_eq!(composites, 44, "{text}");
     let chains = text
         .lines()
         .filter(|l| l.contains("a `par_iter` chain"))

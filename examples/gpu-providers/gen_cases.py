@@ -27,7 +27,7 @@ def cases(t):
     # kind: fold (data, init, k) -> T; scan (data, init, k) -> Vec<T>;
     # map (data, k) -> Vec<U>; zip (a, b, k) -> Vec<V>; seg (data, offsets,
     # init, k) -> Vec<T>; select (data, k) -> Vec<T> (select, dedup_by); sort
-    # (data) -> Vec<T>.
+    # (data) -> Vec<T>; segsort (data, offsets) -> Vec<T>.
     out.append(("reduce_add", "reduce", "fold", not f, f"move |a, b| {add}", t))
     out.append(("reduce_max", "reduce", "fold", True, "|a, b| a.max(b)", t))
     out.append(("inclusive_scan_add", "inclusive_scan", "scan", not f, f"move |a, b| {add}", t))
@@ -54,6 +54,10 @@ def cases(t):
         out.append(("partition_above", "partition", "partition", True, "move |x| *x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.total_cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| (x / 16.0) as i32", t))
+        # Each segment by the total order, and descending by a coarser key
+        # (equal keys keep their order: the sort is stable).
+        out.append(("segmented_sort_by", "segmented_sort_by", "segsort", True, "|a, b| a.total_cmp(b)", t))
+        out.append(("segmented_sort_by_coarse", "segmented_sort_by", "segsort", True, "|a, b| ((*b / 16.0) as i32).cmp(&((*a / 16.0) as i32))", t))
         # Runs of one bucket of 256 (about one neighbour in eight).
         out.append(("dedup_by_bucket", "dedup_by", "select", True, "|a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32", t))
         # Where each query goes in the ascending data: before the equal
@@ -81,6 +85,10 @@ def cases(t):
         out.append(("partition_above", "partition", "partition", True, "move |x| *x > k", t))
         out.append(("sort_by", "sort_by", "sort", True, "|a, b| a.cmp(b)", t))
         out.append(("sort_by_key", "sort_by_key", "sort", True, "|x| x >> 4", t))
+        # Each segment by value, and descending by a coarser key (equal
+        # keys keep their order: the sort is stable).
+        out.append(("segmented_sort_by", "segmented_sort_by", "segsort", True, "|a, b| a.cmp(b)", t))
+        out.append(("segmented_sort_by_coarse", "segmented_sort_by", "segsort", True, "|a, b| (b >> 4).cmp(&(a >> 4))", t))
         # The element type's own order: no callback argument.
         out.append(("sort", "sort", "sort", True, None, t))
         out.append(("sort_unstable", "sort_unstable", "sort", True, None, t))
@@ -132,6 +140,8 @@ def signatures(kind, t, out_t, exclusive):
         return (f"a: &dyn Input<{t}>, b: &dyn Input<u8>", f"a: &[{t}], b: &[u8]", "a, b", "a, b", "Vec<f32>")
     if kind == "seg":
         return (f"d: &dyn Input<{t}>, offsets: &[usize], init: {t}", f"d: &[{t}], offsets: &[usize], init: {t}", "d, offsets, init", "d, offsets, init", f"Vec<{t}>")
+    if kind == "segsort":
+        return (f"d: &dyn Input<{t}>, offsets: &[usize]", f"d: &[{t}], offsets: &[usize]", "d, offsets", "d, offsets", f"Vec<{t}>")
     if kind == "sort":
         return (f"d: &dyn Input<{t}>", f"d: &[{t}]", "d", "d", f"Vec<{t}>")
     if kind == "search":
@@ -213,6 +223,7 @@ def entry(name, provider, kind, exact, t):
         "zip_mixed": "ZipMixed",
         "seg": "Seg",
         "sort": "Sort",
+        "segsort": "SegSort",
         "search": "Search",
         "merge": "Merge",
         "histogram": "Histogram",

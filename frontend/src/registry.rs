@@ -223,6 +223,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: None,
     },
     RegistrationFn {
+        function: "segmented_sort_by",
+        provider: Provider::SegmentedSortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
         function: "sort",
         provider: Provider::SortBy,
         shape: Shape::Compare,
@@ -346,6 +353,13 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         provider: Provider::SortBy,
         shape: Shape::Key,
         callback: CallbackSource::Arg(2),
+        receiver: Some("Gpu"),
+    },
+    RegistrationFn {
+        function: "segmented_sort_by",
+        provider: Provider::SegmentedSortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(3),
         receiver: Some("Gpu"),
     },
     RegistrationFn {

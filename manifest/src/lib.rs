@@ -209,6 +209,14 @@ pub struct CallSite {
 pub fn stages(provider: Provider) -> &'static [Stage] {
     match provider {
         Provider::SortBy => &[Stage::BlockSort, Stage::Partition, Stage::Merge],
+        Provider::SegmentedSortBy => &[
+            Stage::Tag,
+            Stage::BlockSort,
+            Stage::Partition,
+            Stage::Merge,
+            Stage::Untag,
+            Stage::PackSort,
+        ],
         Provider::MergeBy => &[Stage::Partition, Stage::Merge],
         Provider::ReduceByKey | Provider::ScanByKey => &[Stage::Init, Stage::Main],
         _ => &[Stage::Main],
@@ -231,6 +239,13 @@ pub enum Stage {
     /// Prepares the tile states of a by-key's pass (and the scan's keys
     /// before each tile).
     Init,
+    /// The segmented sort's tagging of each element with its segment.
+    Tag,
+    /// The segmented sort's copy of the sorted elements without their tags.
+    Untag,
+    /// The segmented sort of segments that each fit a tile: a block sorts
+    /// each pack of them.
+    PackSort,
     /// The radix sort's histogram of every pass's digits.
     RadixHistogram,
     /// The exclusive sum of each radix pass's bins.
@@ -252,6 +267,9 @@ impl Stage {
             Stage::Partition => "partition",
             Stage::Merge => "merge",
             Stage::Init => "init",
+            Stage::Tag => "tag",
+            Stage::Untag => "untag",
+            Stage::PackSort => "pack_sort",
             Stage::RadixHistogram => "radix_histogram",
             Stage::RadixScan => "radix_scan",
             Stage::RadixPass => "radix_pass",
@@ -274,6 +292,9 @@ impl Stage {
             Stage::Partition => "_partition",
             Stage::Merge => "_merge",
             Stage::Init => "_init",
+            Stage::Tag => "_tag",
+            Stage::Untag => "_untag",
+            Stage::PackSort => "_pack_sort",
             Stage::RadixHistogram => "_radix_histogram",
             Stage::RadixScan => "_radix_scan",
             Stage::RadixPass => "_radix_pass",
@@ -361,8 +382,15 @@ pub enum ParamKind {
     Count,
     /// Merge sort: `bool`, which of output and buffer a stage reads.
     Ping,
-    /// Merge sort: `T *`, the buffer of n elements.
+    /// Merge sort: `T *`, the buffer of n elements (the segmented sort's:
+    /// of n tagged elements).
     Buffer,
+    /// Segmented sort: `rcb::Segmented<T> *`, the n elements tagged with
+    /// their segments, which the merge sort sorts in place.
+    Tagged,
+    /// Segmented sort: `const unsigned int *`, the packs of segments that
+    /// fit a tile (pack `p` is segments `packs[p]..packs[p+1]`).
+    Packs,
     /// Merge sort: `unsigned int *`, merge-path splits (tiles + 1).
     Partitions,
     /// Merge sort: `unsigned int`, the number of splits.

@@ -36,6 +36,7 @@ pub const TRANSFORM_CUH: &str = include_str!("../../providers/transform.cuh");
 pub const SEGMENTED_REDUCE_CUH: &str = include_str!("../../providers/segmented_reduce.cuh");
 /// `providers/sort.cuh`: CUB's merge sort agents.
 pub const SORT_CUH: &str = include_str!("../../providers/sort.cuh");
+pub const SEGMENTED_SORT_CUH: &str = include_str!("../../providers/segmented_sort.cuh");
 /// `providers/search.cuh`: partition_point's binary searches.
 pub const SEARCH_CUH: &str = include_str!("../../providers/search.cuh");
 /// `providers/merge.cuh`: CUB's merge kernels.
@@ -56,7 +57,7 @@ pub const RADIX_CUH: &str = include_str!("../../providers/radix.cuh");
 pub const WARP_SEGMENT_LIMIT: u64 = 8192;
 
 /// The provider headers, in the order a translation unit embeds them.
-const HEADERS: [(&str, &str); 14] = [
+const HEADERS: [(&str, &str); 15] = [
     ("common.cuh", COMMON_CUH),
     ("reduce.cuh", REDUCE_CUH),
     ("lookback.cuh", LOOKBACK_CUH),
@@ -70,6 +71,7 @@ const HEADERS: [(&str, &str); 14] = [
     ("by_key.cuh", BY_KEY_CUH),
     ("chain.cuh", CHAIN_CUH),
     ("sort.cuh", SORT_CUH),
+    ("segmented_sort.cuh", SEGMENTED_SORT_CUH),
     ("radix.cuh", RADIX_CUH),
 ];
 
@@ -84,6 +86,7 @@ fn headers_of(provider: Provider) -> &'static [&'static str] {
         Provider::Transform | Provider::Transform2 => &["transform.cuh"],
         Provider::SegmentedReduce => &["reduce.cuh", "segmented_reduce.cuh"],
         Provider::SortBy => &["sort.cuh"],
+        Provider::SegmentedSortBy => &["sort.cuh", "segmented_sort.cuh"],
         Provider::PartitionPoint => &["search.cuh"],
         Provider::Histogram => &["histogram.cuh"],
         Provider::MergeBy => &["merge.cuh"],
@@ -331,14 +334,18 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         }
         // A thread a merge-path split, for the merge sort's passes and the
         // merge.
-        Provider::SortBy | Provider::MergeBy if stage == Stage::Partition => LaunchFacts {
-            block_size: 256,
-            items_per_thread: 1,
-            dynamic_shared_bytes: 0,
-            grid: GridPolicy::ThreadPerPartition,
-            min_blocks_per_sm: 0,
-            extra_warps: 0,
-        },
+        Provider::SortBy | Provider::SegmentedSortBy | Provider::MergeBy
+            if stage == Stage::Partition =>
+        {
+            LaunchFacts {
+                block_size: 256,
+                items_per_thread: 1,
+                dynamic_shared_bytes: 0,
+                grid: GridPolicy::ThreadPerPartition,
+                min_blocks_per_sm: 0,
+                extra_warps: 0,
+            }
+        }
         // CUB's sm_90 merge tuning (Nominal4BItemsToItems of T's size, 15).
         Provider::MergeBy => tiled(512, (15 * 4 / t).clamp(1, 15)),
         // The by-keys' init kernels: a thread a tile (CUB's 128-thread
@@ -357,7 +364,22 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
         Provider::ScanByKey => tiled(256, scan_by_key_items(signature)),
         // CUB's sm_90 merge sort tuning (Nominal4BItemsToItems<T>(17)).
         Provider::SortBy => tiled(256, (17 * 4 / t).clamp(1, 17)),
+        // The segmented sort's tagging and untagging: a thread an element.
+        Provider::SegmentedSortBy if matches!(stage, Stage::Tag | Stage::Untag) => tiled(256, 1),
+        // The merge sort's, of the tagged elements.
+        Provider::SegmentedSortBy => {
+            let tagged = tagged_size(signature.element()) as u32;
+            tiled(256, (17 * 4 / tagged).clamp(1, 17))
+        }
     }
+}
+
+/// The bytes of `rcb::Segmented<T>` (providers/segmented_sort.cuh): a
+/// 32-bit segment tag, then the element at its alignment, rounded up to
+/// the larger alignment of the two.
+pub fn tagged_size(e: &Element) -> u64 {
+    let align = e.align().max(4);
+    (4u64.next_multiple_of(e.align()) + e.size()).next_multiple_of(align)
 }
 
 /// The bytes of a by-key's key and value, and the larger of them.
@@ -559,9 +581,11 @@ impl Tuning {
             Provider::PartitionPoint => "partition_point",
             Provider::ChainReduce | Provider::ChainPick => "chain",
             Provider::ChainCollect => "chain_collect",
-            Provider::SortBy | Provider::MergeBy | Provider::ReduceByKey | Provider::ScanByKey => {
-                return facts
-            }
+            Provider::SortBy
+            | Provider::SegmentedSortBy
+            | Provider::MergeBy
+            | Provider::ReduceByKey
+            | Provider::ScanByKey => return facts,
         };
         let size = signature.element().size();
         for (f, s, key, value) in &self.entries {
@@ -780,31 +804,66 @@ pub fn kernel_params(
             p(K::StateBytes, 8),
             ptr(K::Buffer),
         ],
-        (Provider::SortBy, Stage::Partition) => vec![
-            p(K::Ping, 1),
-            ptr(K::Output),
-            ptr(K::Buffer),
-            p(K::Len, 4),
-            p(K::NumPartitions, 4),
-            ptr(K::Partitions),
-            p(K::Target, 4),
-            p(K::ItemsPerTile, 4),
-        ],
-        (Provider::SortBy, Stage::Merge) => vec![
-            p(K::Ping, 1),
-            ptr(K::Output),
-            p(K::Len, 4),
-            ptr(K::Buffer),
-            ptr(K::Partitions),
-            p(K::Target, 4),
-        ],
-        (Provider::SortBy, _) => vec![
-            p(K::Ping, 1),
+        (Provider::SegmentedSortBy, Stage::Tag) => vec![
             ptr(K::Input),
-            ptr(K::Output),
             p(K::Len, 4),
-            ptr(K::Buffer),
+            ptr(K::Offsets),
+            p(K::Segments, 8),
+            ptr(K::Tagged),
         ],
+        (Provider::SegmentedSortBy, Stage::Untag) => {
+            vec![ptr(K::Tagged), p(K::Len, 4), ptr(K::Output)]
+        }
+        (Provider::SegmentedSortBy, Stage::PackSort) => {
+            vec![
+                ptr(K::Input),
+                ptr(K::Output),
+                ptr(K::Offsets),
+                p(K::Segments, 8),
+                ptr(K::Packs),
+            ]
+        }
+        // The merge sort's stages: sort_by's on the output, the segmented
+        // sort's on its tagged elements (and its segment count, for the
+        // tags' comparator).
+        (Provider::SortBy | Provider::SegmentedSortBy, _) => {
+            let (data, mut extra) = match provider {
+                Provider::SortBy => (K::Output, Vec::new()),
+                _ => (K::Tagged, vec![p(K::Segments, 8)]),
+            };
+            let mut stage_params = match stage {
+                Stage::Partition => vec![
+                    p(K::Ping, 1),
+                    ptr(data),
+                    ptr(K::Buffer),
+                    p(K::Len, 4),
+                    p(K::NumPartitions, 4),
+                    ptr(K::Partitions),
+                    p(K::Target, 4),
+                    p(K::ItemsPerTile, 4),
+                ],
+                Stage::Merge => vec![
+                    p(K::Ping, 1),
+                    ptr(data),
+                    p(K::Len, 4),
+                    ptr(K::Buffer),
+                    ptr(K::Partitions),
+                    p(K::Target, 4),
+                ],
+                // sort_by's block sort reads the input; the segmented
+                // sort's sorts its tagged elements in place.
+                _ if provider == Provider::SortBy => vec![
+                    p(K::Ping, 1),
+                    ptr(K::Input),
+                    ptr(K::Output),
+                    p(K::Len, 4),
+                    ptr(K::Buffer),
+                ],
+                _ => vec![p(K::Ping, 1), ptr(K::Tagged), p(K::Len, 4), ptr(K::Buffer)],
+            };
+            stage_params.append(&mut extra);
+            stage_params
+        }
     };
     if let Some(env) = env.filter(|e| !e.is_empty()) {
         params.push(Param {
@@ -870,6 +929,7 @@ pub fn result_record(provider: Provider, signature: &Signature) -> Option<Result
         | Provider::SegmentedReduce
         | Provider::Select
         | Provider::SortBy
+        | Provider::SegmentedSortBy
         | Provider::DedupBy
         | Provider::Partition
         | Provider::PartitionPoint
@@ -1204,6 +1264,7 @@ pub fn emit_translation_unit_with(
                 r,
                 KernelRequest::Callback {
                     provider: Provider::SortBy
+                        | Provider::SegmentedSortBy
                         | Provider::MergeBy
                         | Provider::ReduceByKey
                         | Provider::ScanByKey,
@@ -1973,6 +2034,64 @@ fn emit_kernel(
                 "static_assert(rcb::ScanByKeyPolicy<{t}, {v}>::ITEMS == {items} && rcb::ScanByKeyPolicy<{t}, {v}>::BLOCK == {block},\n\
                  \x20                 \"the manifest's launch facts\");\n\
                  \x20   rcb::scan_by_key(keys, values, len, output, state, state_bytes, prev, {functor});"
+            ),
+        ),
+        (Provider::SegmentedSortBy, Stage::Tag) => (
+            format!(
+                "const {t} *__restrict__ input, unsigned int len, const unsigned long long *__restrict__ offsets,\n\
+                 \x20   unsigned long long segments, rcb::Segmented<{t}> *__restrict__ tagged"
+            ),
+            format!(
+                "static_assert(sizeof(rcb::Segmented<{t}>) == {}, \"the manifest's tagged element\");\n\
+                 \x20   rcb::segmented_tag(input, len, offsets, segments, tagged);",
+                tagged_size(signature.element())
+            ),
+        ),
+        (Provider::SegmentedSortBy, Stage::Untag) => (
+            format!(
+                "const rcb::Segmented<{t}> *__restrict__ tagged, unsigned int len, {t} *__restrict__ output"
+            ),
+            "rcb::segmented_untag(tagged, len, output);".to_string(),
+        ),
+        (Provider::SegmentedSortBy, Stage::PackSort) => (
+            format!(
+                "const {t} *__restrict__ input, {t} *__restrict__ output, const unsigned long long *__restrict__ offsets,\n\
+                 \x20   unsigned long long segments, const unsigned int *__restrict__ packs"
+            ),
+            format!(
+                "static_assert(rcb::SortPolicy<rcb::Segmented<{t}>>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::pack_sort<{block}, {items}>(input, output, offsets, packs, rcb::segmented_less<{t}>({functor}, segments));"
+            ),
+        ),
+        (Provider::SegmentedSortBy, Stage::Partition) => (
+            format!(
+                "bool ping, rcb::Segmented<{t}> *tagged, rcb::Segmented<{t}> *buffer, unsigned int len,\n\
+                 \x20   unsigned int num_partitions, unsigned int *partitions, unsigned int target, int items_per_tile,\n\
+                 \x20   unsigned long long segments"
+            ),
+            format!(
+                "rcb::sort_partition(ping, tagged, buffer, len, num_partitions, partitions, target, items_per_tile,\n\
+                 \x20                        rcb::segmented_less<{t}>({functor}, segments));"
+            ),
+        ),
+        (Provider::SegmentedSortBy, Stage::Merge) => (
+            format!(
+                "bool ping, rcb::Segmented<{t}> *tagged, unsigned int len, rcb::Segmented<{t}> *buffer,\n\
+                 \x20   unsigned int *partitions, unsigned int target, unsigned long long segments"
+            ),
+            format!(
+                "static_assert(rcb::SortPolicy<rcb::Segmented<{t}>>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::sort_merge(ping, tagged, len, buffer, partitions, target, rcb::segmented_less<{t}>({functor}, segments));"
+            ),
+        ),
+        (Provider::SegmentedSortBy, _) => (
+            format!(
+                "bool ping, rcb::Segmented<{t}> *tagged, unsigned int len, rcb::Segmented<{t}> *buffer,\n\
+                 \x20   unsigned long long segments"
+            ),
+            format!(
+                "static_assert(rcb::SortPolicy<rcb::Segmented<{t}>>::ITEMS == {items}, \"the manifest's items per thread\");\n\
+                 \x20   rcb::sort_block(ping, tagged, tagged, len, buffer, rcb::segmented_less<{t}>({functor}, segments));"
             ),
         ),
         (Provider::SortBy, Stage::Partition) => (

@@ -215,9 +215,9 @@ fn every_provider() -> Vec<KernelRequest> {
 fn every_provider_and_element_type_compiles() {
     let tu = emit_translation_unit(&every_provider()).unwrap();
     assert!(tu.needs_cccl);
-    // One kernel a provider, three for the merge sort, two for the merge
-    // and the by-keys.
-    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3 + 2 + 2 * 2));
+    // One kernel a provider, three for the merge sort, six for the
+    // segmented sort, two for the merge and the by-keys.
+    assert_eq!(tu.kernels.len(), 2 * 10 * (14 + 3 + 6 + 2 + 2 * 2));
     compiles_to_ltoir_and_ptx(&tu.source);
 }
 

@@ -104,6 +104,7 @@ fn every_provider_instantiation_text() {
         (Provider::ChainReduce, sig(&[I8], Bool), k.clone()),
         (Provider::ChainPick, sig(&[F64], U16), EnvLayout::empty()),
         (Provider::ChainCollect, sig(&[U16], F64), k.clone()),
+        (Provider::SegmentedSortBy, sig(&[U16, U16], Bool), k.clone()),
     ];
     let requests: Vec<KernelRequest> = shapes
         .into_iter()

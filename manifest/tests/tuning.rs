@@ -24,9 +24,9 @@ fn every_provider_and_type_has_launch_facts_that_check() {
             }
         }
     }
-    // 14 providers of one kernel, the sort's three, the merge's two, the
-    // by-keys' two each.
-    assert_eq!(checked, 14 * 10 + 3 * 10 + 2 * 10 + 2 * 2 * 10);
+    // 14 providers of one kernel, the sort's three, the segmented sort's
+    // six, the merge's two, the by-keys' two each.
+    assert_eq!(checked, 14 * 10 + 3 * 10 + 6 * 10 + 2 * 10 + 2 * 2 * 10);
 }
 
 #[test]

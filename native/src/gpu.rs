@@ -1515,6 +1515,41 @@ impl Gpu {
         self.fresh(&call, &[data.source().erase()], None, None, &compare)
     }
 
+    /// Each segment of the elements stably sorted by `compare`, a total
+    /// order ([`crate::segmented_sort_by`]): segment `i` is
+    /// `data[offsets[i]..offsets[i+1]]`, and the elements outside every
+    /// segment stay where they are. At most 2^32 - 1 elements and 2^32 - 3
+    /// segments; offsets that decrease or pass the end of the data are an
+    /// error. The kernel calls the compiled comparator as "less than", as
+    /// [`Gpu::sort_by`]'s.
+    #[track_caller]
+    #[inline(never)]
+    pub fn segmented_sort_by<T, D, C>(
+        &self,
+        data: &D,
+        offsets: &[usize],
+        compare: C,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        C: Fn(&T, &T) -> core::cmp::Ordering,
+    {
+        let site = core::panic::Location::caller();
+        let call = self.call::<C>(
+            site,
+            id!(provider SegmentedSortBy),
+            &[T::ELEMENT, T::ELEMENT, BOOL],
+        );
+        self.fresh(
+            &call,
+            &[data.source().erase()],
+            Some(offsets),
+            None,
+            &compare,
+        )
+    }
+
     /// The elements stably sorted by `key`, as [`slice::sort_by_key`]
     /// ([`crate::sort_by_key`]): an integer, `bool` or `char` of each, or a
     /// tuple of up to four; at most 2^32 - 1 of them. The kernel calls the compiled key function

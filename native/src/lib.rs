@@ -328,6 +328,26 @@ pub fn sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(data: &[T], compar
     out
 }
 
+/// Each segment of the elements sorted by `compare`, stably, as
+/// [`slice::sort_by`] sorts it: segment `i` is
+/// `data[offsets[i]..offsets[i+1]]` (as [`segmented_reduce`]'s), and the
+/// elements outside every segment (before the first offset, from the last
+/// one on) stay where they are. `compare` is a total order, as
+/// [`sort_by`]'s. Offsets that decrease or pass the end of the data panic
+/// here (and are an error on the GPU).
+#[inline(never)]
+pub fn segmented_sort_by<T: Copy, C: Fn(&T, &T) -> core::cmp::Ordering>(
+    data: &[T],
+    offsets: &[usize],
+    compare: C,
+) -> Vec<T> {
+    let mut out = data.to_vec();
+    for w in offsets.windows(2) {
+        out[w[0]..w[1]].sort_by(&compare);
+    }
+    out
+}
+
 /// The elements sorted by `key`, stably (equal keys keep their elements'
 /// order), as [`slice::sort_by_key`]: `|x| x >> 4`, `|x| x.abs()`,
 /// `|x| *x % 10 == 0`, `|x| (x >> 4, x & 15)`. The key is an integer, `bool`
@@ -363,6 +383,45 @@ pub fn sort_unstable<T: Copy + Ord>(data: &[T]) -> Vec<T> {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    #[test]
+    fn segmented_sort_by_sorts_each_segment_alone_and_stably() {
+        // (key, position): segments 1..4 and 4..4 (empty) and 4..7; the
+        // elements at 0 and 7 are in none.
+        let data = [
+            (9, 0),
+            (5, 1),
+            (2, 2),
+            (5, 3),
+            (1, 4),
+            (0, 5),
+            (1, 6),
+            (3, 7),
+        ];
+        let sorted = segmented_sort_by(&data, &[1, 4, 4, 7], |x, y| x.0.cmp(&y.0));
+        assert_eq!(
+            sorted,
+            vec![
+                (9, 0),
+                (2, 2),
+                (5, 1),
+                (5, 3),
+                (0, 5),
+                (1, 4),
+                (1, 6),
+                (3, 7)
+            ]
+        );
+        // No segment: the data as it is.
+        assert_eq!(
+            segmented_sort_by(&data, &[3], |x, y| x.0.cmp(&y.0)),
+            data.to_vec()
+        );
+        assert_eq!(
+            segmented_sort_by(&data, &[], |x, y| x.0.cmp(&y.0)),
+            data.to_vec()
+        );
+    }
 
     #[test]
     fn merge_by_keeps_the_first_inputs_equal_elements_first() {

@@ -44,6 +44,10 @@ pub struct Scratch<'g> {
     tile_states: Option<DeviceBuffer<'g>>,
     /// scan_by_key's key before each tile.
     prev_keys: Option<DeviceBuffer<'g>>,
+    /// The segmented sort's elements tagged with their segments.
+    tagged: Option<DeviceBuffer<'g>>,
+    /// The segmented sort's packs of segments.
+    packs: Option<DeviceBuffer<'g>>,
 }
 
 /// What one provider call reads and writes: device addresses and values.
@@ -64,6 +68,9 @@ pub struct Job {
     pub offsets: u64,
     pub segments: u64,
     pub longest_segment: u64,
+    /// The segmented sort: the offsets on the host too (empty: none), from
+    /// which it packs segments that fit a tile.
+    pub host_offsets: Vec<u64>,
     /// The initial value's bytes (providers that take one); for a chain's
     /// fold, empty when it has none (it starts from the first value kept).
     pub init: Vec<u8>,
@@ -228,6 +235,8 @@ impl<'g> Scratch<'g> {
             radix_counters: None,
             tile_states: None,
             prev_keys: None,
+            tagged: None,
+            packs: None,
         })
     }
 
@@ -592,73 +601,244 @@ pub unsafe fn run<'k>(
             unsafe { radix_sort(scratch, kernels, element, job, &mut args, &mut launched)? };
         }
         Provider::SortBy => {
-            let block_sort = stage(kernels, Stage::BlockSort)?;
-            let partition = stage(kernels, Stage::Partition)?;
-            let merge = stage(kernels, Stage::Merge)?;
             if job.len == 0 {
                 return Ok(launched);
             }
-            let n = u32::try_from(job.len).map_err(|_| {
-                fail(
-                    &block_sort.kernel,
-                    format!(
-                        "{} elements: the merge sort takes at most 2^32 - 1 (32-bit offsets, as CUB's)",
-                        job.len
-                    ),
-                )
-            })?;
-            // CUB's DispatchMergeSort: a block sort, then ceil(log2(tiles))
-            // merge passes, ping-ponging so that the last one writes the
-            // output.
-            let tile = block_sort.kernel.launch.tile();
-            let tiles = job.len.div_ceil(tile);
-            let passes = tiles.next_power_of_two().trailing_zeros();
-            let mut ping = passes % 2 == 0;
-            let buffer = grow(
-                gpu,
-                stream,
-                &mut scratch.sort_buffer,
-                (job.len * element.size()) as usize,
-                false,
-            )?;
-            let partitions = grow(
-                gpu,
-                stream,
-                &mut scratch.partitions,
-                ((tiles + 1) * 4) as usize,
-                false,
-            )?;
-            let grid = u32::try_from(tiles)
-                .map_err(|_| fail(&block_sort.kernel, format!("{tiles} tiles")))?;
-            args.u32(ParamKind::Len, n)
-                .u64(ParamKind::Buffer, buffer)
-                .u64(ParamKind::Partitions, partitions)
-                .u32(ParamKind::NumPartitions, grid + 1)
-                .set(ParamKind::ItemsPerTile, (tile as i32).to_le_bytes())
-                .set(ParamKind::Ping, [u8::from(ping)]);
-            // SAFETY: `job`'s addresses are the caller's contract; the
-            // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, block_sort, grid, &args)? };
-            launched.push(block_sort, grid);
-            let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
-            let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
-            for pass in 0..passes {
-                args.set(ParamKind::Ping, [u8::from(ping)])
-                    .u32(ParamKind::Target, 2u32 << pass);
-                // CUB's agents wait for the grid before them
-                // (griddepcontrol.wait) before they read: each launch may
-                // start while the one before it drains, as CUB launches them.
-                // SAFETY: as for `launch_grid` above.
-                unsafe { launch_with(gpu, stream, partition, partition_grid, &args, true)? };
-                // SAFETY: as for `launch_grid` above.
-                unsafe { launch_with(gpu, stream, merge, grid, &args, true)? };
-                launched.push(partition, partition_grid);
-                launched.push(merge, grid);
-                ping = !ping;
+            // SAFETY: the caller's contract.
+            unsafe {
+                merge_sort(
+                    scratch,
+                    kernels,
+                    element.size(),
+                    job.len,
+                    &mut args,
+                    &mut launched,
+                )?
+            };
+        }
+        Provider::SegmentedSortBy => {
+            let tag = stage(kernels, Stage::Tag)?;
+            let untag = stage(kernels, Stage::Untag)?;
+            if job.len == 0 {
+                return Ok(launched);
             }
+            if job.segments == 0 {
+                // No segment (fewer than two offsets): every element stays
+                // where it is.
+                // SAFETY: `job`'s input and output hold `len` elements
+                // (the caller's contract).
+                unsafe {
+                    gpu.copy_device_at(
+                        stream,
+                        job.output,
+                        job.input,
+                        (job.len * element.size()) as usize,
+                    )?
+                };
+                return Ok(launched);
+            }
+            // Tags 0 and segments + 1 are the elements outside every
+            // segment: both fit 32 bits.
+            if job.segments >= u64::from(u32::MAX) - 1 {
+                return Err(fail(
+                    &tag.kernel,
+                    format!(
+                        "{} segments: the segmented sort takes at most 2^32 - 3 (32-bit tags)",
+                        job.segments
+                    ),
+                ));
+            }
+            args.u64(ParamKind::Offsets, job.offsets)
+                .u64(ParamKind::Segments, job.segments);
+            let pack_sort = stage(kernels, Stage::PackSort)?;
+            let tile = pack_sort.kernel.launch.tile();
+            if job.longest_segment <= tile && job.host_offsets.len() == job.segments as usize + 1 {
+                // SAFETY: the caller's contract.
+                unsafe { sort_packs(scratch, pack_sort, element, job, &mut args, &mut launched)? };
+                return Ok(launched);
+            }
+            // The merge sort sorts the tagged elements in place.
+            let size = manifest::provider::tagged_size(element);
+            let tagged = grow(
+                gpu,
+                stream,
+                &mut scratch.tagged,
+                (job.len * size) as usize,
+                false,
+            )?;
+            args.u64(ParamKind::Tagged, tagged);
+            args.u32(ParamKind::Len, merge_sort_len(&tag.kernel, job.len)?);
+            let grid = grid_for(gpu, tag, job.len, None);
+            // SAFETY: `job`'s addresses are the caller's contract; the
+            // tagged elements' buffer is live and sized for this job.
+            unsafe { launch_grid(gpu, stream, tag, grid, &args)? };
+            launched.push(tag, grid);
+            // SAFETY: as above.
+            unsafe { merge_sort(scratch, kernels, size, job.len, &mut args, &mut launched)? };
+            let grid = grid_for(gpu, untag, job.len, None);
+            // SAFETY: as above.
+            unsafe { launch_grid(gpu, stream, untag, grid, &args)? };
+            launched.push(untag, grid);
         }
     }
     Ok(launched)
+}
+
+/// Consecutive segments packed into packs of at most `tile` elements (each
+/// segment of at most `tile`): the index of each pack's first segment, and
+/// `segments` last.
+pub fn pack_segments(offsets: &[u64], tile: u64) -> Vec<u32> {
+    let mut packs = vec![0u32];
+    let mut start = offsets.first().copied().unwrap_or(0);
+    for (s, w) in offsets.windows(2).enumerate() {
+        if w[1] - start > tile {
+            packs.push(s as u32);
+            start = w[0];
+        }
+    }
+    packs.push(offsets.len().saturating_sub(1) as u32);
+    packs
+}
+
+/// The segmented sort of segments that each fit `pack_sort`'s tile: the
+/// elements outside every segment copied, then a block a pack of segments.
+///
+/// # Safety
+///
+/// As [`run`]'s; `job.host_offsets` are the device offsets' values.
+unsafe fn sort_packs<'k>(
+    scratch: &mut Scratch<'_>,
+    pack_sort: &'k ResolvedKernel<'_>,
+    element: &Element,
+    job: &Job,
+    args: &mut Args,
+    launched: &mut Launched<'k>,
+) -> Result<(), RuntimeError> {
+    let (gpu, stream) = (scratch.gpu, scratch.stream);
+    let size = element.size();
+    let (first, last) = match (job.host_offsets.first(), job.host_offsets.last()) {
+        (Some(&f), Some(&l)) => (f, l),
+        _ => return Err(fail(&pack_sort.kernel, "no offsets".into())),
+    };
+    for (from, to) in [(0, first), (last, job.len)] {
+        if to > from {
+            // SAFETY: both ranges lie inside the input and the output
+            // (the caller's contract: offsets checked against `len`).
+            unsafe {
+                gpu.copy_device_at(
+                    stream,
+                    job.output + from * size,
+                    job.input + from * size,
+                    ((to - from) * size) as usize,
+                )?
+            };
+        }
+    }
+    // Packs of at most a tile, and smaller where a tile each would leave
+    // multiprocessors idle (two blocks each at least), but never smaller
+    // than the longest segment.
+    let tile = pack_sort.kernel.launch.tile();
+    let spread = (last - first).div_ceil(2 * u64::from(gpu.multiprocessors).max(1));
+    let packs = pack_segments(
+        &job.host_offsets,
+        spread.clamp(job.longest_segment.max(1), tile),
+    );
+    let grid = u32::try_from(packs.len() - 1)
+        .map_err(|_| fail(&pack_sort.kernel, format!("{} packs", packs.len() - 1)))?;
+    grow(gpu, stream, &mut scratch.packs, packs.len() * 4, false)?;
+    let buffer = scratch.packs.as_ref().expect("grown above");
+    // SAFETY: pageable memory, copied before this returns.
+    unsafe { buffer.upload_on(stream, 0, &packs)? };
+    args.u64(ParamKind::Packs, buffer.address(0));
+    // SAFETY: the caller's contract; the packs are live.
+    unsafe { launch_grid(gpu, stream, pack_sort, grid, args)? };
+    launched.push(pack_sort, grid);
+    Ok(())
+}
+
+/// `len` as the merge sort's 32-bit count (CUB's offsets for an `int`
+/// count), or `kernel`'s error.
+fn merge_sort_len(kernel: &Kernel, len: u64) -> Result<u32, RuntimeError> {
+    u32::try_from(len).map_err(|_| {
+        fail(
+            kernel,
+            format!(
+                "{len} elements: the merge sort takes at most 2^32 - 1 (32-bit offsets, as CUB's)"
+            ),
+        )
+    })
+}
+
+/// CUB's merge sort (its `DispatchMergeSort`) of `len` elements of `size`
+/// bytes with `kernels`' block sort, partition and merge stages: a block
+/// sort, then ceil(log2(tiles)) merge passes, ping-ponging between the
+/// output and a buffer of `len` elements so that the last one writes the
+/// output. `args` holds the input and output (sort_by's `Input` and
+/// `Output`, the segmented sort's `Tagged` as both).
+///
+/// # Safety
+///
+/// As [`run`]'s: `args`' addresses hold `len` elements of `size` bytes.
+unsafe fn merge_sort<'k>(
+    scratch: &mut Scratch<'_>,
+    kernels: &[&'k ResolvedKernel<'_>],
+    size: u64,
+    len: u64,
+    args: &mut Args,
+    launched: &mut Launched<'k>,
+) -> Result<(), RuntimeError> {
+    let (gpu, stream) = (scratch.gpu, scratch.stream);
+    let block_sort = stage(kernels, Stage::BlockSort)?;
+    let partition = stage(kernels, Stage::Partition)?;
+    let merge = stage(kernels, Stage::Merge)?;
+    let n = merge_sort_len(&block_sort.kernel, len)?;
+    let tile = block_sort.kernel.launch.tile();
+    let tiles = len.div_ceil(tile);
+    let passes = tiles.next_power_of_two().trailing_zeros();
+    let mut ping = passes % 2 == 0;
+    let buffer = grow(
+        gpu,
+        stream,
+        &mut scratch.sort_buffer,
+        (len * size) as usize,
+        false,
+    )?;
+    let partitions = grow(
+        gpu,
+        stream,
+        &mut scratch.partitions,
+        ((tiles + 1) * 4) as usize,
+        false,
+    )?;
+    let grid =
+        u32::try_from(tiles).map_err(|_| fail(&block_sort.kernel, format!("{tiles} tiles")))?;
+    args.u32(ParamKind::Len, n)
+        .u64(ParamKind::Buffer, buffer)
+        .u64(ParamKind::Partitions, partitions)
+        .u32(ParamKind::NumPartitions, grid + 1)
+        .set(ParamKind::ItemsPerTile, (tile as i32).to_le_bytes())
+        .set(ParamKind::Ping, [u8::from(ping)]);
+    // SAFETY: the caller's contract; the scratch buffers are live and sized
+    // for this job.
+    unsafe { launch_grid(gpu, stream, block_sort, grid, args)? };
+    launched.push(block_sort, grid);
+    let partition_block = u64::from(partition.kernel.launch.block_size.max(1));
+    let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
+    for pass in 0..passes {
+        args.set(ParamKind::Ping, [u8::from(ping)])
+            .u32(ParamKind::Target, 2u32 << pass);
+        // CUB's agents wait for the grid before them (griddepcontrol.wait)
+        // before they read: each launch may start while the one before it
+        // drains, as CUB launches them.
+        // SAFETY: as for `launch_grid` above.
+        unsafe { launch_with(gpu, stream, partition, partition_grid, args, true)? };
+        // SAFETY: as for `launch_grid` above.
+        unsafe { launch_with(gpu, stream, merge, grid, args, true)? };
+        launched.push(partition, partition_grid);
+        launched.push(merge, grid);
+        ping = !ping;
+    }
+    Ok(())
 }
 
 /// CUB's onesweep radix sort (its `DispatchRadixSort::InvokeOnesweep`,
@@ -873,6 +1053,19 @@ mod tests {
         assert_eq!(output_bytes(Provider::ChainCollect, &u64_u8, 10), 10);
         let pred = Shape::Predicate.signature(Scalar::I16, Scalar::Bool);
         assert_eq!(output_bytes(Provider::Select, &pred, 10), 20);
+    }
+
+    #[test]
+    fn segments_pack_into_tiles_whole() {
+        // Segments of 3, 4, 0, 5, 2 elements from 10, tiles of 8: [3, 4, 0]
+        // (7), then [5, 2] (7).
+        assert_eq!(pack_segments(&[10, 13, 17, 17, 22, 24], 8), vec![0, 3, 5]);
+        // A segment of exactly a tile is a pack of its own.
+        assert_eq!(pack_segments(&[0, 8, 9, 17], 8), vec![0, 1, 2, 3]);
+        // Empty segments join the pack they are in; none at all is one
+        // empty pack.
+        assert_eq!(pack_segments(&[4, 4, 4], 8), vec![0, 2]);
+        assert_eq!(pack_segments(&[4], 8), vec![0, 0]);
     }
 
     #[test]

@@ -1432,7 +1432,11 @@ impl Device {
         // Segment boundaries: in order and inside the data.
         let mut offsets64: Vec<u64> = Vec::new();
         let mut longest = 0u64;
-        if provider == Provider::SegmentedReduce {
+        let segmented = matches!(
+            provider,
+            Provider::SegmentedReduce | Provider::SegmentedSortBy
+        );
+        if segmented {
             let offsets = request
                 .offsets
                 .ok_or_else(|| mismatch("no segment offsets".into()))?;
@@ -1628,7 +1632,7 @@ impl Device {
             sort: dispatch::SortPick::from_env().map_err(device_error)?,
             ..Job::default()
         };
-        if provider == Provider::SegmentedReduce {
+        if segmented {
             let bytes: Vec<u8> = offsets64.iter().flat_map(|o| o.to_le_bytes()).collect();
             let alloc = state.alloc(self, lane, bytes.len())?;
             let host = HostBytes {
@@ -1640,8 +1644,11 @@ impl Device {
             unsafe { stage(state, lane, &alloc, 0, host)? };
             job.offsets = alloc.address();
             staged.push(alloc);
-            job.segments = count;
+            job.segments = offsets64.len().saturating_sub(1) as u64;
             job.longest_segment = longest;
+            if provider == Provider::SegmentedSortBy {
+                job.host_offsets = offsets64;
+            }
         }
         let mut fresh = None;
         job.output = match &output {

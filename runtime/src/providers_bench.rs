@@ -216,6 +216,10 @@ const HISTOGRAM_BINS: u64 = 256;
 /// `cub::DeviceRadixSort::SortKeys`'s index in benches/cub/providers.cu.
 const CUB_RADIX_SORT: usize = 15;
 
+/// `cub::DeviceSegmentedSort::StableSortKeys`'s index in
+/// benches/cub/providers.cu, the segmented sort's anchor.
+const CUB_SEGMENTED_SORT: usize = 16;
+
 fn cub_for(
     lib: &libloading::Library,
     provider: Provider,
@@ -223,6 +227,7 @@ fn cub_for(
 ) -> Result<Cub, RuntimeError> {
     let index = match radix {
         true => CUB_RADIX_SORT,
+        false if provider == Provider::SegmentedSortBy => CUB_SEGMENTED_SORT,
         false => CUB_ALGOS
             .iter()
             .position(|p| *p == provider)
@@ -401,7 +406,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
             continue;
         }
         // A provider CUB has no algorithm for here (the chains) has no row.
-        if !CUB_ALGOS.contains(&provider) {
+        if !CUB_ALGOS.contains(&provider) && provider != Provider::SegmentedSortBy {
             eprintln!(
                 "registration {} ({}): no CUB algorithm to compare with, skipped",
                 callback.registration,
@@ -457,7 +462,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
         let cub = cub_for(&lib, provider, radix)?;
         let size = element.size();
         let max_for = |n: u64| {
-            if provider == Provider::SortBy {
+            if matches!(provider, Provider::SortBy | Provider::SegmentedSortBy) {
                 n.min(1 << 26)
             } else {
                 n
@@ -546,6 +551,13 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 offsets: offsets.address(0),
                 segments,
                 longest_segment: 1024,
+                // (As the host API gives them: the segmented sort packs
+                // them each call.)
+                host_offsets: if provider == Provider::SegmentedSortBy {
+                    offsets_host[..=segments as usize].to_vec()
+                } else {
+                    Vec::new()
+                },
                 init: if matches!(provider, Provider::Reduce) {
                     lowest(element)
                 } else {
@@ -746,7 +758,7 @@ fn ideal_bytes(provider: Provider, size: u64, n: u64, segments: u64, kept: u64) 
         Provider::Histogram => n * size + 8 * HISTOGRAM_BINS,
         Provider::SegmentedReduce => n * size + segments * (size + 8),
         // Its output is of R's size, not known here (no CUB row has a chain).
-        Provider::SortBy | Provider::ChainCollect => return None,
+        Provider::SortBy | Provider::SegmentedSortBy | Provider::ChainCollect => return None,
     })
 }
 

@@ -58,7 +58,7 @@ if [ "${BENCH:-1}" = 1 ]; then
   # CUB, built here by nvcc: one object per algorithm, in parallel.
   cub=$out/cub && mkdir -p "$cub"
   build_cub() {
-    for a in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+    for a in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
       nvcc -O3 -arch=sm_90 -Xcompiler -fPIC -DRCB_ALGO=$a -c benches/cub/providers.cu -o "$cub/a$a.o" &
     done
     wait

@@ -26,6 +26,10 @@ pub enum Provider {
     Select,
     /// `sort.cuh`: a stable sort by a comparator (CUB's merge sort).
     SortBy,
+    /// `segmented_sort.cuh`: a stable sort of each segment of the input by
+    /// a comparator, the elements outside every segment left in place
+    /// (CUB's merge sort of the elements tagged with their segment).
+    SegmentedSortBy,
     /// `select.cuh`: the elements that start a run of equal ones (the
     /// first, and each that `same` does not find equal to the one before
     /// it), in order, as `Vec::dedup_by` keeps them.
@@ -68,7 +72,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, each a registration function of `native`.
-    pub const ALL: [Provider; 18] = [
+    pub const ALL: [Provider; 19] = [
         Provider::Reduce,
         Provider::InclusiveScan,
         Provider::ExclusiveScan,
@@ -77,6 +81,7 @@ impl Provider {
         Provider::SegmentedReduce,
         Provider::Select,
         Provider::SortBy,
+        Provider::SegmentedSortBy,
         Provider::DedupBy,
         Provider::Partition,
         Provider::PartitionPoint,
@@ -99,6 +104,7 @@ impl Provider {
             Provider::SegmentedReduce => "segmented_reduce",
             Provider::Select => "select",
             Provider::SortBy => "sort_by",
+            Provider::SegmentedSortBy => "segmented_sort_by",
             Provider::DedupBy => "dedup_by",
             Provider::Partition => "partition",
             Provider::PartitionPoint => "partition_point",
@@ -127,7 +133,7 @@ impl Provider {
             Provider::Transform => Shape::Map,
             Provider::Transform2 => Shape::Zip,
             Provider::Select => Shape::Predicate,
-            Provider::SortBy => Shape::Compare,
+            Provider::SortBy | Provider::SegmentedSortBy => Shape::Compare,
             Provider::DedupBy => Shape::Same,
             Provider::Partition => Shape::RefPredicate,
             Provider::PartitionPoint => Shape::Probe,
@@ -157,6 +163,7 @@ impl Provider {
                 | Provider::Transform2
                 | Provider::SegmentedReduce
                 | Provider::SortBy
+                | Provider::SegmentedSortBy
                 | Provider::Select
                 | Provider::InclusiveScan
                 | Provider::ExclusiveScan
@@ -465,7 +472,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider `copy`; valid: `reduce`, `inclusive_scan`, `exclusive_scan`, \
-             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `dedup_by`, `partition`, \
+             `transform`, `transform2`, `segmented_reduce`, `select`, `sort_by`, `segmented_sort_by`, `dedup_by`, `partition`, \
              `partition_point`, `merge_by`, `reduce_by_key`, `scan_by_key`, `histogram`, `chain_reduce`, `chain_pick`, `chain_collect`"
         );
         assert!(Provider::parse("reduce_mut").is_err());

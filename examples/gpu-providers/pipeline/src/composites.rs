@@ -7,7 +7,8 @@
 //! `slice::sort_by` and `sort_by_key`), the elements a predicate keeps,
 //! the first of each run (`dedup_by`), both halves of a `partition`,
 //! where queries go in sorted records (`partition_point`), counts by a
-//! field (`histogram`), two sorted runs merged (`merge_by`), each run's
+//! field (`histogram`), two sorted runs merged (`merge_by`), segments of
+//! records sorted with elements outside them (`segmented_sort_by`), each run's
 //! fold and running fold by key (`reduce_by_key`, `scan_by_key`),
 //! running folds and `par_iter` chains (pairs, structs, nested tuples), at
 //! sizes from 0 to 2^22, whole and
@@ -242,6 +243,31 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             want.extend(rest);
             want.sort_by(by_x);
             c.check(&at("merge_by struct"), merged.iter().map(bits).eq(want.iter().map(bits)));
+            // Each segment sorted, stably, by weight class descending then
+            // by x: the extents' segments but the first and the last (the
+            // points of those are in no segment and stay), short enough
+            // for a block each (the pack sort); and two long ones (from a
+            // few thousand points: the tagged merge sort of the whole
+            // input), points before and after them.
+            let inner = &offsets[1..offsets.len().saturating_sub(1).max(1)];
+            let len = n - lo;
+            let long = [len / 7, len / 2, len - len / 9];
+            let by_class = |a: &Point, b: &Point| (b.w >> 28).cmp(&(a.w >> 28)).then(a.x.total_cmp(&b.x));
+            for (segments, length) in [(inner, "short"), (&long[..], "long")] {
+                let by_segment = gpu
+                    .segmented_sort_by(&dq.slice(lo..), segments, |a: &Point, b: &Point| {
+                        (b.w >> 28).cmp(&(a.w >> 28)).then(a.x.total_cmp(&b.x))
+                    })?
+                    .to_vec()?;
+                let mut want_by_segment = hq[lo..].to_vec();
+                for w in segments.windows(2) {
+                    want_by_segment[w[0]..w[1]].sort_by(by_class);
+                }
+                c.check(
+                    &at(&format!("segmented_sort_by struct, {length} segments")),
+                    by_segment.iter().map(bits).eq(want_by_segment.iter().map(bits)),
+                );
+            }
             // Keys in runs and their values: the pairs sorted by value
             // (runs of one value) as keys of the points, each run's
             // extent (tuple keys, struct values); the points' weight

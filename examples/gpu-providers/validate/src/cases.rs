@@ -140,6 +140,22 @@ pub fn cpu_sort_by_key_i8(d: &[i8]) -> Vec<i8> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_i8(gpu: &Gpu, d: &dyn Input<i8>, offsets: &[usize]) -> Result<Vec<i8>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_i8(d: &[i8], offsets: &[usize]) -> Vec<i8> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_i8(gpu: &Gpu, d: &dyn Input<i8>, offsets: &[usize]) -> Result<Vec<i8>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_i8(d: &[i8], offsets: &[usize]) -> Vec<i8> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_i8(gpu: &Gpu, d: &dyn Input<i8>) -> Result<Vec<i8>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -271,6 +287,8 @@ pub fn cases_i8() -> Vec<Case<i8>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i8, cpu_partition_above_i8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i8, cpu_sort_by_i8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i8, cpu_sort_by_key_i8), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_i8, cpu_segmented_sort_by_i8), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_i8, cpu_segmented_sort_by_coarse_i8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i8, cpu_sort_i8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i8, cpu_sort_unstable_i8), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i8, cpu_dedup_by_class_i8), order: None },
@@ -423,6 +441,22 @@ pub fn cpu_sort_by_key_i16(d: &[i16]) -> Vec<i16> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_i16(gpu: &Gpu, d: &dyn Input<i16>, offsets: &[usize]) -> Result<Vec<i16>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_i16(d: &[i16], offsets: &[usize]) -> Vec<i16> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_i16(gpu: &Gpu, d: &dyn Input<i16>, offsets: &[usize]) -> Result<Vec<i16>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_i16(d: &[i16], offsets: &[usize]) -> Vec<i16> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_i16(gpu: &Gpu, d: &dyn Input<i16>) -> Result<Vec<i16>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -554,6 +588,8 @@ pub fn cases_i16() -> Vec<Case<i16>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i16, cpu_partition_above_i16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i16, cpu_sort_by_i16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i16, cpu_sort_by_key_i16), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_i16, cpu_segmented_sort_by_i16), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_i16, cpu_segmented_sort_by_coarse_i16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i16, cpu_sort_i16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i16, cpu_sort_unstable_i16), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i16, cpu_dedup_by_class_i16), order: None },
@@ -706,6 +742,22 @@ pub fn cpu_sort_by_key_i32(d: &[i32]) -> Vec<i32> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_i32(gpu: &Gpu, d: &dyn Input<i32>, offsets: &[usize]) -> Result<Vec<i32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_i32(d: &[i32], offsets: &[usize]) -> Vec<i32> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_i32(gpu: &Gpu, d: &dyn Input<i32>, offsets: &[usize]) -> Result<Vec<i32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_i32(d: &[i32], offsets: &[usize]) -> Vec<i32> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_i32(gpu: &Gpu, d: &dyn Input<i32>) -> Result<Vec<i32>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -837,6 +889,8 @@ pub fn cases_i32() -> Vec<Case<i32>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i32, cpu_partition_above_i32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i32, cpu_sort_by_i32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i32, cpu_sort_by_key_i32), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_i32, cpu_segmented_sort_by_i32), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_i32, cpu_segmented_sort_by_coarse_i32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i32, cpu_sort_i32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i32, cpu_sort_unstable_i32), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i32, cpu_dedup_by_class_i32), order: None },
@@ -989,6 +1043,22 @@ pub fn cpu_sort_by_key_i64(d: &[i64]) -> Vec<i64> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_i64(gpu: &Gpu, d: &dyn Input<i64>, offsets: &[usize]) -> Result<Vec<i64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_i64(gpu: &Gpu, d: &dyn Input<i64>, offsets: &[usize]) -> Result<Vec<i64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_i64(d: &[i64], offsets: &[usize]) -> Vec<i64> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_i64(gpu: &Gpu, d: &dyn Input<i64>) -> Result<Vec<i64>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -1120,6 +1190,8 @@ pub fn cases_i64() -> Vec<Case<i64>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_i64, cpu_partition_above_i64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_i64, cpu_sort_by_i64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_i64, cpu_sort_by_key_i64), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_i64, cpu_segmented_sort_by_i64), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_i64, cpu_segmented_sort_by_coarse_i64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_i64, cpu_sort_i64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_i64, cpu_sort_unstable_i64), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_i64, cpu_dedup_by_class_i64), order: None },
@@ -1272,6 +1344,22 @@ pub fn cpu_sort_by_key_u8(d: &[u8]) -> Vec<u8> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_u8(gpu: &Gpu, d: &dyn Input<u8>, offsets: &[usize]) -> Result<Vec<u8>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_u8(d: &[u8], offsets: &[usize]) -> Vec<u8> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_u8(gpu: &Gpu, d: &dyn Input<u8>, offsets: &[usize]) -> Result<Vec<u8>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_u8(d: &[u8], offsets: &[usize]) -> Vec<u8> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_u8(gpu: &Gpu, d: &dyn Input<u8>) -> Result<Vec<u8>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -1403,6 +1491,8 @@ pub fn cases_u8() -> Vec<Case<u8>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u8, cpu_partition_above_u8), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u8, cpu_sort_by_u8), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u8, cpu_sort_by_key_u8), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_u8, cpu_segmented_sort_by_u8), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_u8, cpu_segmented_sort_by_coarse_u8), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u8, cpu_sort_u8), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u8, cpu_sort_unstable_u8), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u8, cpu_dedup_by_class_u8), order: None },
@@ -1555,6 +1645,22 @@ pub fn cpu_sort_by_key_u16(d: &[u16]) -> Vec<u16> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_u16(gpu: &Gpu, d: &dyn Input<u16>, offsets: &[usize]) -> Result<Vec<u16>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_u16(d: &[u16], offsets: &[usize]) -> Vec<u16> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_u16(gpu: &Gpu, d: &dyn Input<u16>, offsets: &[usize]) -> Result<Vec<u16>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_u16(d: &[u16], offsets: &[usize]) -> Vec<u16> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_u16(gpu: &Gpu, d: &dyn Input<u16>) -> Result<Vec<u16>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -1686,6 +1792,8 @@ pub fn cases_u16() -> Vec<Case<u16>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u16, cpu_partition_above_u16), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u16, cpu_sort_by_u16), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u16, cpu_sort_by_key_u16), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_u16, cpu_segmented_sort_by_u16), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_u16, cpu_segmented_sort_by_coarse_u16), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u16, cpu_sort_u16), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u16, cpu_sort_unstable_u16), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u16, cpu_dedup_by_class_u16), order: None },
@@ -1838,6 +1946,22 @@ pub fn cpu_sort_by_key_u32(d: &[u32]) -> Vec<u32> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_u32(gpu: &Gpu, d: &dyn Input<u32>, offsets: &[usize]) -> Result<Vec<u32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_u32(d: &[u32], offsets: &[usize]) -> Vec<u32> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_u32(gpu: &Gpu, d: &dyn Input<u32>, offsets: &[usize]) -> Result<Vec<u32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_u32(d: &[u32], offsets: &[usize]) -> Vec<u32> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_u32(gpu: &Gpu, d: &dyn Input<u32>) -> Result<Vec<u32>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -1969,6 +2093,8 @@ pub fn cases_u32() -> Vec<Case<u32>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u32, cpu_partition_above_u32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u32, cpu_sort_by_u32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u32, cpu_sort_by_key_u32), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_u32, cpu_segmented_sort_by_u32), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_u32, cpu_segmented_sort_by_coarse_u32), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u32, cpu_sort_u32), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u32, cpu_sort_unstable_u32), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u32, cpu_dedup_by_class_u32), order: None },
@@ -2121,6 +2247,22 @@ pub fn cpu_sort_by_key_u64(d: &[u64]) -> Vec<u64> {
     native::sort_by_key(d, |x| x >> 4)
 }
 
+pub fn gpu_segmented_sort_by_u64(gpu: &Gpu, d: &dyn Input<u64>, offsets: &[usize]) -> Result<Vec<u64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_u64(d: &[u64], offsets: &[usize]) -> Vec<u64> {
+    native::segmented_sort_by(d, offsets, |a, b| a.cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_u64(gpu: &Gpu, d: &dyn Input<u64>, offsets: &[usize]) -> Result<Vec<u64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_u64(d: &[u64], offsets: &[usize]) -> Vec<u64> {
+    native::segmented_sort_by(d, offsets, |a, b| (b >> 4).cmp(&(a >> 4)))
+}
+
 pub fn gpu_sort_u64(gpu: &Gpu, d: &dyn Input<u64>) -> Result<Vec<u64>, Error> {
     gpu.sort(d)?.to_vec()
 }
@@ -2252,6 +2394,8 @@ pub fn cases_u64() -> Vec<Case<u64>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_u64, cpu_partition_above_u64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_u64, cpu_sort_by_u64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_u64, cpu_sort_by_key_u64), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_u64, cpu_segmented_sort_by_u64), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_u64, cpu_segmented_sort_by_coarse_u64), order: None },
         Case { name: "sort", provider: "sort", exact: true, op: Op::Sort(gpu_sort_u64, cpu_sort_u64), order: None },
         Case { name: "sort_unstable", provider: "sort_unstable", exact: true, op: Op::Sort(gpu_sort_unstable_u64, cpu_sort_unstable_u64), order: None },
         Case { name: "dedup_by_class", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_class_u64, cpu_dedup_by_class_u64), order: None },
@@ -2430,6 +2574,22 @@ pub fn cpu_sort_by_key_f32(d: &[f32]) -> Vec<f32> {
     native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
+pub fn gpu_segmented_sort_by_f32(gpu: &Gpu, d: &dyn Input<f32>, offsets: &[usize]) -> Result<Vec<f32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_f32(d: &[f32], offsets: &[usize]) -> Vec<f32> {
+    native::segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_f32(gpu: &Gpu, d: &dyn Input<f32>, offsets: &[usize]) -> Result<Vec<f32>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| ((*b / 16.0) as i32).cmp(&((*a / 16.0) as i32)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_f32(d: &[f32], offsets: &[usize]) -> Vec<f32> {
+    native::segmented_sort_by(d, offsets, |a, b| ((*b / 16.0) as i32).cmp(&((*a / 16.0) as i32)))
+}
+
 pub fn gpu_dedup_by_bucket_f32(gpu: &Gpu, d: &dyn Input<f32>, _k: f32) -> Result<Vec<f32>, Error> {
     gpu.dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)?.to_vec()
 }
@@ -2546,6 +2706,8 @@ pub fn cases_f32() -> Vec<Case<f32>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_f32, cpu_partition_above_f32), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f32, cpu_sort_by_f32), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f32, cpu_sort_by_key_f32), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_f32, cpu_segmented_sort_by_f32), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_f32, cpu_segmented_sort_by_coarse_f32), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f32, cpu_dedup_by_bucket_f32), order: None },
         Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f32, cpu_partition_point_lower_f32), order: None },
         Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f32, cpu_partition_point_scaled_f32), order: None },
@@ -2722,6 +2884,22 @@ pub fn cpu_sort_by_key_f64(d: &[f64]) -> Vec<f64> {
     native::sort_by_key(d, |x| (x / 16.0) as i32)
 }
 
+pub fn gpu_segmented_sort_by_f64(gpu: &Gpu, d: &dyn Input<f64>, offsets: &[usize]) -> Result<Vec<f64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
+    native::segmented_sort_by(d, offsets, |a, b| a.total_cmp(b))
+}
+
+pub fn gpu_segmented_sort_by_coarse_f64(gpu: &Gpu, d: &dyn Input<f64>, offsets: &[usize]) -> Result<Vec<f64>, Error> {
+    gpu.segmented_sort_by(d, offsets, |a, b| ((*b / 16.0) as i32).cmp(&((*a / 16.0) as i32)))?.to_vec()
+}
+
+pub fn cpu_segmented_sort_by_coarse_f64(d: &[f64], offsets: &[usize]) -> Vec<f64> {
+    native::segmented_sort_by(d, offsets, |a, b| ((*b / 16.0) as i32).cmp(&((*a / 16.0) as i32)))
+}
+
 pub fn gpu_dedup_by_bucket_f64(gpu: &Gpu, d: &dyn Input<f64>, _k: f64) -> Result<Vec<f64>, Error> {
     gpu.dedup_by(d, |a, b| (*a / 256.0) as i32 == (*b / 256.0) as i32)?.to_vec()
 }
@@ -2838,6 +3016,8 @@ pub fn cases_f64() -> Vec<Case<f64>> {
         Case { name: "partition_above", provider: "partition", exact: true, op: Op::Map(gpu_partition_above_f64, cpu_partition_above_f64), order: None },
         Case { name: "sort_by", provider: "sort_by", exact: true, op: Op::Sort(gpu_sort_by_f64, cpu_sort_by_f64), order: None },
         Case { name: "sort_by_key", provider: "sort_by_key", exact: true, op: Op::Sort(gpu_sort_by_key_f64, cpu_sort_by_key_f64), order: None },
+        Case { name: "segmented_sort_by", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_f64, cpu_segmented_sort_by_f64), order: None },
+        Case { name: "segmented_sort_by_coarse", provider: "segmented_sort_by", exact: true, op: Op::SegSort(gpu_segmented_sort_by_coarse_f64, cpu_segmented_sort_by_coarse_f64), order: None },
         Case { name: "dedup_by_bucket", provider: "dedup_by", exact: true, op: Op::Map(gpu_dedup_by_bucket_f64, cpu_dedup_by_bucket_f64), order: None },
         Case { name: "partition_point_lower", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_lower_f64, cpu_partition_point_lower_f64), order: None },
         Case { name: "partition_point_scaled", provider: "partition_point", exact: true, op: Op::Search(gpu_partition_point_scaled_f64, cpu_partition_point_scaled_f64), order: None },

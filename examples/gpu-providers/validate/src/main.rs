@@ -75,6 +75,11 @@ pub enum Op<T: 'static> {
         fn(&Gpu, In<'_, T>) -> Result<Vec<T>, Error>,
         fn(&[T]) -> Vec<T>,
     ),
+    /// segmented_sort_by: (data, offsets).
+    SegSort(
+        fn(&Gpu, In<'_, T>, &[usize]) -> Result<Vec<T>, Error>,
+        fn(&[T], &[usize]) -> Vec<T>,
+    ),
     /// partition_point: (the data sorted, the queries, k).
     Search(
         fn(&Gpu, In<'_, T>, In<'_, T>, T) -> Result<Vec<usize>, Error>,
@@ -326,7 +331,10 @@ fn offsets(n: usize, pattern: usize, rng: &mut Rng) -> Vec<usize> {
                 }
             }
         }
-        _ => v.extend([n / 3, n / 3, n]),
+        2 => v.extend([n / 3, n / 3, n]),
+        // Elements before the first segment and after the last (which a
+        // segmented sort leaves in place), and an empty segment.
+        _ => v = vec![n / 5, n / 2, n / 2, n - n / 7],
     }
     v
 }
@@ -386,9 +394,20 @@ struct Job<'a, T: 'static> {
     pattern: usize,
 }
 
+/// How many segment patterns a provider's cases run with: the three that
+/// cover every element for segmented reduce and the by-keys' keys, and the
+/// fourth besides (elements outside every segment) for the segmented sort.
+fn patterns_of(provider: &str) -> usize {
+    match provider {
+        "segmented_reduce" | "reduce_by_key" | "scan_by_key" => 3,
+        "segmented_sort_by" => 4,
+        _ => 1,
+    }
+}
+
 /// Whether a provider's cases run once per segment pattern.
 fn per_pattern(provider: &str) -> bool {
-    matches!(provider, "segmented_reduce" | "reduce_by_key" | "scan_by_key")
+    patterns_of(provider) > 1
 }
 
 /// `extra` keys, then a key per element: segment `s` of `offsets` (over
@@ -449,11 +468,12 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
             let sorted = all_sorted.get(extra..).unwrap_or_default();
             let sorted_b = all_sorted_b.get(extra..).unwrap_or_default();
             let queries = &host_queries[..];
-            let patterns: Vec<Vec<usize>> = (0..3).map(|p| offsets(n, p, &mut rng)).collect();
-            // The by-keys' keys: a run a segment of each pattern.
+            let patterns: Vec<Vec<usize>> = (0..4).map(|p| offsets(n, p, &mut rng)).collect();
+            // The by-keys' keys: a run a segment of each pattern that
+            // covers every element.
             let keyed = cases.iter().any(|c| matches!(c.op, Op::ByKey(..)));
             let all_keys: Vec<Vec<T>> = match keyed {
-                true => patterns.iter().map(|p| keys_of(extra, p)).collect(),
+                true => patterns[..patterns_of("reduce_by_key")].iter().map(|p| keys_of(extra, p)).collect(),
                 false => Vec::new(),
             };
             let host_keys: Vec<&[T]> = all_keys.iter().map(|k| &k[extra..]).collect();
@@ -461,7 +481,7 @@ fn run_type<T: Elem>(gpu: &Gpu, max_size: usize, only: Option<&str>, tally: &mut
                 .iter()
                 .filter(|c| !c.provider.starts_with("sort") || n <= SORT_MAX)
                 .flat_map(|c| {
-                    let count = if per_pattern(c.provider) { 3 } else { 1 };
+                    let count = patterns_of(c.provider);
                     (0..count).map(move |pattern| Job { case: c, pattern })
                 })
                 .collect();
@@ -644,6 +664,7 @@ fn gpu_run<T: Elem>(
         Op::ZipMixed(g, _) => Output::F32(g(gpu, a, u)?),
         Op::Seg(g, _) => Output::Same(g(gpu, a, &patterns[job.pattern], init)?),
         Op::Sort(g, _) => Output::Same(g(gpu, a)?),
+        Op::SegSort(g, _) => Output::Same(g(gpu, a, &patterns[job.pattern])?),
         Op::Search(g, _) => Output::Index(g(gpu, sorted, queries, k)?),
         Op::Merge(g, _) => Output::Same(g(gpu, sorted, sorted_b)?),
         Op::Histogram(g, _) => Output::Counts(g(gpu, a, k)?),
@@ -670,6 +691,7 @@ fn reference<T: Elem>(
         Op::ZipMixed(_, h) => Output::F32(h(a, u)),
         Op::Seg(_, h) => Output::Same(h(a, &patterns[job.pattern], init)),
         Op::Sort(_, h) => Output::Same(h(a)),
+        Op::SegSort(_, h) => Output::Same(h(a, &patterns[job.pattern])),
         Op::Search(_, h) => Output::Index(h(sorted, queries, k)),
         Op::Merge(_, h) => Output::Same(h(sorted, sorted_b)),
         Op::Histogram(_, h) => Output::Counts(h(a, k)),
