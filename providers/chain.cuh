@@ -8,11 +8,14 @@
 //
 // Contract with callbacks
 // -----------------------
-// `stage(x, &v)`, `bool operator()(T x, R *out) const`, runs the chain's
-// stages on one element: it returns whether the element is kept, and then v
-// holds its value. A value not kept is never read, combined, picked or
-// stored. The stages are pure (common.cuh's contract): chain_collect may
-// run them twice on an element it keeps, and takes the second value.
+// `stage(x, i, &v)`, `bool operator()(T x, u64 i, R *out) const`, runs the
+// chain's stages on one element, i its index in the input: it returns
+// whether the element is kept, and then v holds its value. A value not kept
+// is never read, combined, picked or stored. The stages are pure
+// (common.cuh's contract): chain_collect may run them twice on an element
+// it keeps, and takes the second value. `Stage::INDEXED` says whether the
+// stages read i (an `enumerate`); where they do not, the index passed may
+// be anything.
 //
 // chain_reduce's `combine`, `R operator()(R a, R b) const`, is folded in
 // reduce.cuh's shape (pairwise trees per 16-byte vector, strided per thread,
@@ -54,8 +57,10 @@
 // the kept values of a tile would not fit in its slot, so the kept elements
 // are compacted and the stages run again on each as it is stored: a slot
 // sized for R instead would take up to 8x the shared memory (190 KB a block
-// for f32 -> f64 at select's 31 items), one block a multiprocessor. The tile
-// holding the last element writes the total count.
+// for f32 -> f64 at select's 31 items), one block a multiprocessor. Stages
+// that read the index (INDEXED) then need each kept element's position in
+// its tile too: two bytes an item more (KEEP_POSITIONS). The tile holding
+// the last element writes the total count.
 
 #ifndef RCB_PROVIDERS_CHAIN_CUH
 #define RCB_PROVIDERS_CHAIN_CUH
@@ -111,13 +116,15 @@ __device__ __forceinline__ void pick_into(R &va, u64 &ia, bool &ha, R vb, u64 ib
 
 // The kept values of one 16-byte vector, folded as a pairwise tree
 // (fold_vector's shape); returns whether any was kept, and its fold in out.
+// `at` is the index of the vector's first element.
 template <class T, class R, class Stage, class Combine>
-__device__ __forceinline__ bool fold_kept(const Vec16<T> &v, R &out, const Stage &stage, const Combine &combine) {
+__device__ __forceinline__ bool fold_kept(const Vec16<T> &v, u64 at, R &out, const Stage &stage,
+                                          const Combine &combine) {
     constexpr int N = VecWidth<T>::N;
     R t[N];
     bool k[N];
 #pragma unroll
-    for (int i = 0; i < N; ++i) k[i] = stage(v.v[i], &t[i]);
+    for (int i = 0; i < N; ++i) k[i] = stage(v.v[i], at + (u64)i, &t[i]);
 #pragma unroll
     for (int width = 1; width < N; width *= 2) {
 #pragma unroll
@@ -134,16 +141,18 @@ __device__ __forceinline__ bool fold_kept(const Vec16<T> &v, R &out, const Stage
 
 // The winner among the kept values of one 16-byte vector, by a pairwise
 // tree whose left operand is always the earlier; returns whether any was
-// kept, the winner in out and its position in the vector in slot.
+// kept, the winner in out and its position in the vector in slot. `at` is
+// the index of the vector's first element.
 template <class T, class R, class Stage, class Pick>
-__device__ __forceinline__ bool pick_kept(const Vec16<T> &v, R &out, int &slot, const Stage &stage, const Pick &pick) {
+__device__ __forceinline__ bool pick_kept(const Vec16<T> &v, u64 at, R &out, int &slot, const Stage &stage,
+                                          const Pick &pick) {
     constexpr int N = VecWidth<T>::N;
     R t[N];
     bool k[N];
     int s[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        k[i] = stage(v.v[i], &t[i]);
+        k[i] = stage(v.v[i], at + (u64)i, &t[i]);
         s[i] = i;
     }
 #pragma unroll
@@ -244,9 +253,9 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
     if constexpr (!Vectorized<T>::value) {
         // A composite element: a strided subset of the elements,
         // VEC_UNROLL loads in flight, in index order.
-        for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &e, u64) {
+        for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &e, u64 j) {
             R x;
-            if (stage(e, &x)) fold_into(acc, has, x, combine);
+            if (stage(e, j, &x)) fold_into(acc, has, x, combine);
         });
     } else {
         constexpr int N = VecWidth<T>::N;
@@ -256,7 +265,7 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
         if (i < nvec) {
             // The first vector seeds the accumulator: when the stages keep every
             // element, `has` is true from here on and the loop carries no flag.
-            has = fold_kept(load16(vinput + i * N), acc, stage, combine);
+            has = fold_kept(load16(vinput + i * N), head + i * N, acc, stage, combine);
             i += stride;
             for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
                 Vec16<T> v[VEC_UNROLL];
@@ -265,18 +274,19 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
 #pragma unroll
                 for (int u = 0; u < VEC_UNROLL; ++u) {
                     R x;
-                    if (fold_kept(v[u], x, stage, combine)) fold_into(acc, has, x, combine);
+                    if (fold_kept(v[u], head + (i + (u64)u * stride) * N, x, stage, combine))
+                        fold_into(acc, has, x, combine);
                 }
             }
             for (; i < nvec; i += stride) {
                 R x;
-                if (fold_kept(load16(vinput + i * N), x, stage, combine)) fold_into(acc, has, x, combine);
+                if (fold_kept(load16(vinput + i * N), head + i * N, x, stage, combine)) fold_into(acc, has, x, combine);
             }
         }
         if (tid < nscalar) {
             const u64 j = tid < head ? tid : tail_start + (tid - head);
             R x;
-            if (stage(input[j], &x)) fold_into(acc, has, x, combine);
+            if (stage(input[j], j, &x)) fold_into(acc, has, x, combine);
         }
     }
 
@@ -347,7 +357,7 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
         // VEC_UNROLL loads in flight, in index order.
         for_each_strided<VEC_UNROLL>(input, n, tid, stride, [&](const T &e, u64 j) {
             R x;
-            if (stage(e, &x) && (!has || pick(acc, x))) {
+            if (stage(e, j, &x) && (!has || pick(acc, x))) {
                 acc = x;
                 at = j;
                 has = true;
@@ -360,7 +370,7 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
         u64 i = tid;
         if (i < nvec) {
             int slot;
-            has = pick_kept(load16(vinput + i * N), acc, slot, stage, pick);
+            has = pick_kept(load16(vinput + i * N), head + i * N, acc, slot, stage, pick);
             at = head + i * N + (u64)slot;
             i += stride;
             for (; i + (u64)(VEC_UNROLL - 1) * stride < nvec; i += (u64)VEC_UNROLL * stride) {
@@ -371,7 +381,8 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
                 for (int u = 0; u < VEC_UNROLL; ++u) {
                     R x;
                     int s;
-                    if (pick_kept(v[u], x, s, stage, pick) && (!has || pick(acc, x))) {
+                    if (pick_kept(v[u], head + (i + (u64)u * stride) * N, x, s, stage, pick) &&
+                        (!has || pick(acc, x))) {
                         acc = x;
                         at = head + (i + (u64)u * stride) * N + (u64)s;
                         has = true;
@@ -381,7 +392,7 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
             for (; i < nvec; i += stride) {
                 R x;
                 int s;
-                if (pick_kept(load16(vinput + i * N), x, s, stage, pick) && (!has || pick(acc, x))) {
+                if (pick_kept(load16(vinput + i * N), head + i * N, x, s, stage, pick) && (!has || pick(acc, x))) {
                     acc = x;
                     at = head + i * N + (u64)s;
                     has = true;
@@ -392,7 +403,7 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
             // A head element precedes the thread's vectors, a tail one follows.
             const u64 j = tid < head ? tid : tail_start + (tid - head);
             R x;
-            if (stage(input[j], &x)) pick_into(acc, at, has, x, j, pick);
+            if (stage(input[j], j, &x)) pick_into(acc, at, has, x, j, pick);
         }
     }
 
@@ -440,17 +451,22 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
 // start, the values it keeps (VALUES_IN_SLOT: an R takes no more room than a
 // T) or else the elements it keeps; kept is that tile's count; prefix and
 // drawn pass the look-back warp's results of iteration k (k % 2) to the
-// iteration after. Its size depends on T alone.
-template <int BLOCK, int ITEMS, class T, class R>
+// iteration after; where the stages read the index (INDEXED) and the kept
+// elements are staged again, pos[k % 3] holds their positions in t_k. Its
+// size depends on T alone, but for pos (`manifest::provider::tile_stream_bytes`).
+template <int BLOCK, int ITEMS, class T, class R, bool INDEXED>
 struct CollectStorage {
     static constexpr int TILE = BLOCK * ITEMS;
     static constexpr int WARPS = BLOCK / 32;
     static constexpr bool VALUES_IN_SLOT = sizeof(R) <= sizeof(T);
+    static constexpr bool KEEP_POSITIONS = INDEXED && !VALUES_IN_SLOT;
+    static_assert(TILE <= 65536, "a position in a tile is 16 bits");
     union Slot {
         TileBuffer<TILE, T> tile;
         R values[VALUES_IN_SLOT ? TILE : 1];
     };
     Slot buf[3];
+    u16 pos[KEEP_POSITIONS ? 3 : 1][KEEP_POSITIONS ? TILE : 1];
     u32 kept[3];
     u32 warp_count[WARPS];
     u64 prefix[2];
@@ -466,10 +482,11 @@ __device__ __forceinline__ void chain_collect(const T *__restrict__ input, u64 n
                                               u64 *count, void *state, u32 epoch, const Stage &stage) {
     static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     static_assert(ITEMS <= 32, "one flag bit per item");
-    typedef CollectStorage<BLOCK, ITEMS, T, R> Storage;
+    typedef CollectStorage<BLOCK, ITEMS, T, R, Stage::INDEXED> Storage;
     constexpr int TILE = Storage::TILE;
     constexpr int WARPS = Storage::WARPS;
     constexpr bool IN_SLOT = Storage::VALUES_IN_SLOT;
+    constexpr bool POSITIONS = Storage::KEEP_POSITIONS;
     if (blockDim.x != (unsigned)(BLOCK + 32)) __trap();
     Storage &smem = dynamic_storage<Storage>();
     const u64 num_tiles = (n + TILE - 1) / TILE;
@@ -499,7 +516,7 @@ __device__ __forceinline__ void chain_collect(const T *__restrict__ input, u64 n
             if (j < mine) {
                 x[j] = smem.buf[s].tile.items[first + j];
                 R value;
-                if (stage(x[j], &value)) {
+                if (stage(x[j], t * TILE + first + j, &value)) {
                     v[j] = value;
                     flags |= 1u << j;
                 }
@@ -535,6 +552,7 @@ __device__ __forceinline__ void chain_collect(const T *__restrict__ input, u64 n
                     smem.buf[s].values[at] = v[j];
                 } else {
                     smem.buf[s].tile.items[at] = x[j];
+                    if (POSITIONS) smem.pos[s][at] = (u16)(first + j);
                 }
                 ++at;
             }
@@ -558,9 +576,11 @@ __device__ __forceinline__ void chain_collect(const T *__restrict__ input, u64 n
             if (IN_SLOT) {
                 output[out_base + k] = smem.buf[s].values[k];
             } else {
-                // A kept element: the stages keep it again, with its value.
+                // A kept element: the stages keep it again, with its value
+                // (at its index, where they read it).
+                const u64 i = POSITIONS ? t * TILE + smem.pos[s][k] : 0;
                 R value;
-                (void)stage(smem.buf[s].tile.items[k], &value);
+                (void)stage(smem.buf[s].tile.items[k], i, &value);
                 output[out_base + k] = value;
             }
         }

@@ -18,6 +18,7 @@ namespace rcb {
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
+typedef unsigned short u16;
 
 // Handed to thunks of callbacks with no captures: a valid, non-null pointer
 // to one byte that the thunk never reads.

@@ -282,6 +282,22 @@ int main(int argc, char **argv) {
     });
     std::printf("cub chain_map_filter_collect %d %.1f\n", log, us);
     CHECK(cudaFreeAsync(temp4, s));
+    // `enumerate().min_by(total_cmp)`: the first least value and its
+    // index, CUB's DeviceReduce::ArgMin (64-bit index), both copied back.
+    float *least = (float *)dalloc(4, s);
+    long long *where = (long long *)dalloc(8, s);
+    size_t b5 = 0;
+    CHECK(cub::DeviceReduce::ArgMin(nullptr, b5, x, least, where, (long long)n, s));
+    void *temp5 = dalloc(b5, s);
+    long long at = 0;
+    us = best(reps, [&] {
+      CHECK(cub::DeviceReduce::ArgMin(temp5, b5, x, least, where, (long long)n, s));
+      CHECK(cudaMemcpyAsync(&value, least, 4, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaMemcpyAsync(&at, where, 8, cudaMemcpyDeviceToHost, s));
+      CHECK(cudaStreamSynchronize(s));
+    });
+    std::printf("cub chain_enumerate_arg_min %d %.1f\n", log, us);
+    for (void *p : {(void *)least, (void *)where, temp5}) CHECK(cudaFreeAsync(p, s));
     for (void *p : {(void *)x, (void *)r, (void *)count, temp}) CHECK(cudaFreeAsync(p, s));
   }
   // Tuples and structs: an arg-min reduce of (value, index) pairs, a

@@ -175,10 +175,10 @@ fn the_validation_program_builds_with_every_case_callable() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
     // The pipeline program of the same workspace (device-resident results,
-    // the `_into` forms, further streams, 38 `par_iter` chains, 44 calls on
-    // tuples and structs, three `total_cmp` sorts of special floats)
-    // carries a kernel for each of its GPU calls, and without a GPU says
-    // why.
+    // the `_into` forms, further streams, 53 `par_iter` chains, 15 of them
+    // with `enumerate`, 46 calls on tuples and structs, three `total_cmp`
+    // sorts of special floats) carries a kernel for each of its GPU calls,
+    // and without a GPU says why.
     let pipeline = target.join("debug/pipeline");
     let o = Command::new(env!("CARGO_BIN_EXE_driver"))
         .args(["inspect", pipeline.to_str().unwrap()])
@@ -187,17 +187,17 @@ fn the_validation_program_builds_with_every_case_callable() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{text}");
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
-    assert_eq!(callable, 111, "{text}");
+    assert_eq!(callable, 126, "{text}");
     let composites = text
         .lines()
         .filter(|l| l.contains("composites.rs") && l.contains("kernel rcb_"))
         .count();
-    assert_eq!(composites, 44, "{text}");
+    assert_eq!(composites, 46, "{text}");
     let chains = text
         .lines()
         .filter(|l| l.contains("a `par_iter` chain"))
         .count();
-    assert_eq!(chains, 38, "{text}");
+    assert_eq!(chains, 53, "{text}");
     // Each chain's kernel is the one of its own call: of the two `sum`s of
     // u64 chains in one loop (rustc puts their blocks the other way round),
     // the one whose stage captures the mask has its 8 bytes.

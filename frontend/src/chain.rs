@@ -51,12 +51,17 @@ enum Stage {
     Map { closure: Ty, out: Ty },
     /// `filter(p)`: the closure, which takes `&Item`.
     Filter { closure: Ty },
+    /// `enumerate()`: each item with its element's index, `(usize, Item)`.
+    /// No closure (and no field of the environment).
+    Enumerate,
 }
 
 impl Stage {
-    fn closure(&self) -> &Ty {
+    /// The stage's closure: a field of the environment, in chain order.
+    fn closure(&self) -> Option<&Ty> {
         match self {
-            Stage::Map { closure, .. } | Stage::Filter { closure } => closure,
+            Stage::Map { closure, .. } | Stage::Filter { closure } => Some(closure),
+            Stage::Enumerate => None,
         }
     }
 }
@@ -149,6 +154,14 @@ fn stages_of(ty: &Ty, out: &mut Vec<Stage>) -> Option<()> {
                 closure: closure.clone(),
                 out: item.clone(),
             });
+            Some(())
+        }
+        Ty::Adt { path, args } if is_api_type(path, "Enumerate") => {
+            let [prev] = args.as_slice() else {
+                return None;
+            };
+            stages_of(prev, out)?;
+            out.push(Stage::Enumerate);
             Some(())
         }
         Ty::Adt { path, args } if is_api_type(path, "Filter") => {
@@ -487,6 +500,15 @@ impl Writer {
 /// A closure body's parameters (after the environment) and result.
 type Signature = (String, Vec<Ty>, Ty);
 
+/// The locals a chain body's parameters are (`mode` is `_2`).
+struct Params {
+    x: &'static str,
+    index: Option<&'static str>,
+    a: &'static str,
+    b: &'static str,
+    out: &'static str,
+}
+
 impl ChainText {
     /// The closure type of this chain's callback.
     fn closure_type(&self) -> String {
@@ -504,23 +526,52 @@ impl ChainText {
     }
 
     fn item_type(&self) -> Ty {
-        self.stages
-            .iter()
-            .rev()
-            .find_map(|s| match s {
-                Stage::Map { out, .. } => Some(out.clone()),
-                Stage::Filter { .. } => None,
-            })
-            .unwrap_or_else(|| self.element.clone())
+        let mut item = self.element.clone();
+        for s in &self.stages {
+            match s {
+                Stage::Map { out, .. } => item = out.clone(),
+                Stage::Filter { .. } => {}
+                Stage::Enumerate => item = Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), item]),
+            }
+        }
+        item
+    }
+
+    /// Whether the stages read each element's index (an `enumerate`): the
+    /// body then takes it after `x`.
+    fn indexed(&self) -> bool {
+        self.stages.contains(&Stage::Enumerate)
+    }
+
+    /// The body's parameters after `mode`: the element, its index (an
+    /// indexed chain's), the terminal's two values and where the value goes.
+    fn params(&self) -> Params {
+        match self.indexed() {
+            true => Params {
+                x: "_3",
+                index: Some("_4"),
+                a: "_5",
+                b: "_6",
+                out: "_7",
+            },
+            false => Params {
+                x: "_3",
+                index: None,
+                a: "_4",
+                b: "_5",
+                out: "_6",
+            },
+        }
     }
 
     fn body_text(&self, closures: &BTreeMap<String, Signature>) -> Option<String> {
         let sig = |ty: &Ty| closures.get(&ty.to_string());
-        for s in &self.stages {
-            sig(s.closure())?;
+        for c in self.stages.iter().filter_map(Stage::closure) {
+            sig(c)?;
         }
         let r = self.value_type();
-        let mut w = Writer::new(6);
+        let p = self.params();
+        let mut w = Writer::new(if p.index.is_some() { 7 } else { 6 });
         let entry = w.block();
         let stages = w.block();
         let combine = w.block();
@@ -531,15 +582,28 @@ impl ChainText {
             format!("switchInt(copy _2) -> [0: bb{stages}, otherwise: bb{combine}];"),
         );
 
-        // The stages: `x` through each in order.
-        let mut cur = "_3".to_string();
+        // The stages: `x` through each in order. Each closure is the next
+        // field of the environment.
+        let mut cur = p.x.to_string();
         let mut cur_ty = self.element.clone();
         let mut b = stages;
         let dropped = w.block();
         w.stmt(dropped, "_0 = const false;");
         w.end(dropped, format!("goto -> bb{ret};"));
-        for (field, stage) in self.stages.iter().enumerate() {
+        let mut field = 0;
+        for stage in &self.stages {
+            let this = field;
+            field += usize::from(stage.closure().is_some());
+            let field = this;
             match stage {
+                Stage::Enumerate => {
+                    let index = p.index?;
+                    let pair_ty = Ty::Tuple(vec![Ty::Scalar(Scalar::Usize), cur_ty.clone()]);
+                    let pair = w.local(&pair_ty);
+                    w.stmt(b, format!("{pair} = (copy {index}, copy {cur});"));
+                    cur = pair;
+                    cur_ty = pair_ty;
+                }
                 Stage::Map { closure, out } => {
                     let args = [(format!("copy {cur}"), cur_ty.to_string())];
                     let (v, next) = w.call(b, field, closure, &args, out);
@@ -561,7 +625,7 @@ impl ChainText {
                 }
             }
         }
-        let term_field = self.stages.len();
+        let term_field = field;
         let term = self.terminal_closure.as_ref();
         let value = match self.terminal {
             Terminal::Count => "const 1_u64".to_string(),
@@ -574,26 +638,27 @@ impl ChainText {
             }
             _ => format!("copy {cur}"),
         };
-        w.stmt(b, format!("(*_6) = {value};"));
+        w.stmt(b, format!("(*{}) = {value};", p.out));
         w.stmt(b, "_0 = const true;");
         w.end(b, format!("goto -> bb{ret};"));
 
-        // The terminal on two values, `_4` (earlier) and `_5` (later).
+        // The terminal on two values, `a` (earlier) and `b` (later).
         let b = combine;
         let wins = |w: &mut Writer, at: usize, cond: &str| {
             w.stmt(at, format!("_0 = {cond};"));
             w.end(at, format!("goto -> bb{ret};"));
         };
+        let (pa, pb) = (p.a, p.b);
         let store = |w: &mut Writer, at: usize, value: &str| {
-            w.stmt(at, format!("(*_6) = {value};"));
+            w.stmt(at, format!("(*{}) = {value};", p.out));
             w.stmt(at, "_0 = const true;");
             w.end(at, format!("goto -> bb{ret};"));
         };
         let refs = |w: &mut Writer, at: usize| {
             let a = w.local(format!("&{r}"));
             let bb = w.local(format!("&{r}"));
-            w.stmt(at, format!("{a} = &_4;"));
-            w.stmt(at, format!("{bb} = &_5;"));
+            w.stmt(at, format!("{a} = &{pa};"));
+            w.stmt(at, format!("{bb} = &{pb};"));
             (a, bb)
         };
         match self.terminal {
@@ -605,35 +670,38 @@ impl ChainText {
                 let checked = self.overflow_checks && r.scalar().is_some_and(|s| s.is_int());
                 if checked {
                     let pair = w.local(format!("({r}, bool)"));
-                    w.stmt(b, format!("{pair} = {op}WithOverflow(copy _4, copy _5);"));
+                    w.stmt(
+                        b,
+                        format!("{pair} = {op}WithOverflow(copy {pa}, copy {pb});"),
+                    );
                     let ok = w.block();
                     w.end(
                         b,
                         format!(
-                            "assert(!move ({pair}.1: bool), \"attempt to compute `{{}} {sign} {{}}`, which would overflow\", copy _4, copy _5) -> [success: bb{ok}, unwind continue];"
+                            "assert(!move ({pair}.1: bool), \"attempt to compute `{{}} {sign} {{}}`, which would overflow\", copy {pa}, copy {pb}) -> [success: bb{ok}, unwind continue];"
                         ),
                     );
                     store(&mut w, ok, &format!("move ({pair}.0: {r})"));
                 } else {
-                    store(&mut w, b, &format!("{op}(copy _4, copy _5)"));
+                    store(&mut w, b, &format!("{op}(copy {pa}, copy {pb})"));
                 }
             }
             // A compaction combines nothing.
             Terminal::Collect => wins(&mut w, b, "const true"),
-            Terminal::Count => store(&mut w, b, "Add(copy _4, copy _5)"),
-            Terminal::Any => store(&mut w, b, "BitOr(copy _4, copy _5)"),
-            Terminal::All => store(&mut w, b, "BitAnd(copy _4, copy _5)"),
+            Terminal::Count => store(&mut w, b, &format!("Add(copy {pa}, copy {pb})")),
+            Terminal::Any => store(&mut w, b, &format!("BitOr(copy {pa}, copy {pb})")),
+            Terminal::All => store(&mut w, b, &format!("BitAnd(copy {pa}, copy {pb})")),
             Terminal::Reduce => {
                 let closure = term?;
                 let args = [
-                    ("copy _4".to_string(), r.to_string()),
-                    ("copy _5".to_string(), r.to_string()),
+                    (format!("copy {pa}"), r.to_string()),
+                    (format!("copy {pb}"), r.to_string()),
                 ];
                 let (v, next) = w.call(b, term_field, closure, &args, &r);
                 store(&mut w, next, &format!("move {v}"));
             }
-            Terminal::Min => wins(&mut w, b, "Gt(copy _4, copy _5)"),
-            Terminal::Max => wins(&mut w, b, "Le(copy _4, copy _5)"),
+            Terminal::Min => wins(&mut w, b, &format!("Gt(copy {pa}, copy {pb})")),
+            Terminal::Max => wins(&mut w, b, &format!("Le(copy {pa}, copy {pb})")),
             Terminal::MinBy | Terminal::MaxBy => {
                 let closure = term?;
                 let (ra, rb) = refs(&mut w, b);
@@ -728,23 +796,25 @@ impl ChainText {
     fn render(&self, w: &Writer, r: &Ty) -> String {
         let ty = self.closure_type();
         let mut s = String::new();
+        let p = self.params();
+        let index = match p.index {
+            Some(i) => format!(" {i}: usize,"),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "fn {SYNTHETIC_FILE}_{k}::{{closure#0}}(_1: &{ty}, _2: bool, _3: {t}, _4: {r}, _5: {r}, _6: &mut {r}) -> bool {{",
+            "fn {SYNTHETIC_FILE}_{k}::{{closure#0}}(_1: &{ty}, _2: bool, {x}: {t},{index} {a}: {r}, {b}: {r}, {out}: &mut {r}) -> bool {{",
             k = self.k,
             t = self.element,
+            x = p.x,
+            a = p.a,
+            b = p.b,
+            out = p.out,
         );
-        let closures = self
-            .stages
-            .iter()
-            .map(Stage::closure)
-            .chain(self.terminal_closure.as_ref());
-        for (i, c) in closures.enumerate() {
-            let _ = writeln!(
-                s,
-                "    debug {} => ((*_1).{i}: {c});",
-                capture_name(i, self.stages.len())
-            );
+        let stages = self.stages.iter().filter_map(Stage::closure);
+        let n = stages.clone().count();
+        for (i, c) in stages.chain(self.terminal_closure.as_ref()).enumerate() {
+            let _ = writeln!(s, "    debug {} => ((*_1).{i}: {c});", capture_name(i, n));
         }
         let _ = writeln!(s, "    let mut _0: bool;");
         w.render_into(&mut s);
@@ -831,11 +901,13 @@ pub fn closures(
 }
 
 /// The element types of a synthesized body: a chain's (`(mode, x: T, a:
-/// R, b: R, out: &mut R)`) items' `T` and values' `R`, a by-key's (`(mode,
-/// ka: &K, kb: &K, a: V, b: V, out: &mut V)`) keys' `&K` and values' `V`.
+/// R, b: R, out: &mut R)`, or an indexed one's `(mode, x: T, i: usize, a:
+/// R, …)`) items' `T` and values' `R`, a by-key's (`(mode, ka: &K, kb: &K,
+/// a: V, b: V, out: &mut V)`) keys' `&K` and values' `V`.
 pub fn element_types(c: &Closure) -> Vec<Ty> {
     match c.params.as_slice() {
-        [_, k, _, v, _, _] => vec![k.clone(), v.clone()],
+        [_, k @ Ty::Ref { .. }, _, v, _, _] => vec![k.clone(), v.clone()],
+        [_, x, _, r, _, _] => vec![x.clone(), r.clone()],
         params => params.iter().skip(1).take(2).cloned().collect(),
     }
 }
@@ -1093,6 +1165,69 @@ mod tests {
     }
 
     #[test]
+    fn an_enumerate_pairs_each_item_with_the_index_the_body_takes() {
+        let sig = |params: &[&str], ret: &str| -> Signature {
+            (
+                "body".to_string(),
+                params.iter().map(|p| Ty::parse(p)).collect(),
+                Ty::parse(ret),
+            )
+        };
+        let (map, key) = (closure_ty(7), closure_ty(8));
+        let mut closures = BTreeMap::new();
+        closures.insert(map.to_string(), sig(&["f32"], "f64"));
+        closures.insert(key.to_string(), sig(&["&(usize, f64)"], "usize"));
+        let chain = ChainText {
+            k: 3,
+            element: Ty::Scalar(Scalar::F32),
+            stages: vec![
+                Stage::Map {
+                    closure: map.clone(),
+                    out: Ty::Scalar(Scalar::F64),
+                },
+                Stage::Enumerate,
+            ],
+            terminal: Terminal::MinByKey,
+            terminal_closure: Some(key.clone()),
+            overflow_checks: true,
+        };
+        assert_eq!(chain.value_type(), Ty::parse("(usize, f64)"));
+        let text = chain.body_text(&closures).expect("a body");
+        let body = parse_one(text.clone()).expect("one body");
+        // `(env, mode, x, i, a, b, out)`: the index after the element.
+        assert_eq!(body.arg_count, 7, "{text}");
+        assert!(
+            text.contains("_2: bool, _3: f32, _4: usize, _5: (usize, f64), _6: (usize, f64), _7: &mut (usize, f64)) -> bool"),
+            "{text}"
+        );
+        // The map is field 0 and the key field 1: the enumerate has none.
+        assert!(
+            text.contains("debug stage0 => ((*_1).0: {closure@user.rs:7:5: 7:9});"),
+            "{text}"
+        );
+        assert!(
+            text.contains("debug terminal => ((*_1).1: {closure@user.rs:8:5: 8:9});"),
+            "{text}"
+        );
+        assert!(text.contains("= (copy _4, copy _"), "{text}");
+        // Without an enumerate the body takes no index.
+        let plain = ChainText {
+            stages: vec![Stage::Map {
+                closure: map,
+                out: Ty::Scalar(Scalar::F64),
+            }],
+            terminal: Terminal::Sum,
+            terminal_closure: None,
+            ..chain
+        };
+        let text = plain.body_text(&closures).expect("a body");
+        assert!(
+            text.contains("_3: f32, _4: f64, _5: f64, _6: &mut f64) -> bool"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn closures_that_capture_nothing_take_no_bytes() {
         let abs = closure(1, &[], None);
         let cmp = closure(2, &[], None);
@@ -1131,6 +1266,13 @@ mod tests {
         );
         // No stages: the default `()` is not printed (nor lifetimes, which
         // the MIR reader drops).
+        // `enumerate` holds no closure: it is a stage of its own.
+        let t = Ty::parse(
+            "native::gpu::ParIter<'_, f32, native::gpu::Filter<native::gpu::Enumerate<native::gpu::Map<(), {closure@a.rs:1:1: 1:2}, f64>>, {closure@a.rs:2:1: 2:2}>>",
+        );
+        let (_, stages) = chain_of(&t).expect("a chain");
+        assert_eq!(stages.len(), 3);
+        assert_eq!(stages[1], Stage::Enumerate);
         let plain = chain_of(&Ty::parse("ParIter<i64>")).expect("a chain");
         assert_eq!(plain, (Ty::Scalar(Scalar::I64), Vec::new()));
         assert!(chain_of(&Ty::parse("std::vec::Vec<i64>")).is_none());

@@ -316,7 +316,7 @@ pub fn launch_facts(provider: Provider, stage: Stage, signature: &Signature) -> 
                 (Provider::InclusiveScan | Provider::ExclusiveScan, 9..) => (120 / t).clamp(1, 15),
                 _ => scan_items(t),
             };
-            let shared = stream_shared_bytes(provider, 256, items, t);
+            let shared = tile_stream_bytes(provider, signature, 256, items);
             LaunchFacts {
                 block_size: 256,
                 items_per_thread: items,
@@ -467,8 +467,7 @@ pub fn check_launch(
         _ => {}
     }
     if stream {
-        let size = signature.element().size() as u32;
-        let wanted = stream_shared_bytes(provider, launch.block_size, items, size);
+        let wanted = tile_stream_bytes(provider, signature, launch.block_size, items);
         if launch.dynamic_shared_bytes < wanted {
             return Err(format!(
                 "dynamic_shared_bytes {}: the tile stream of {} needs {wanted} (three tiles)",
@@ -606,11 +605,11 @@ impl Tuning {
         }
         if is_tile_stream(provider) {
             // The tile buffers follow the tile.
-            facts.dynamic_shared_bytes = stream_shared_bytes(
+            facts.dynamic_shared_bytes = tile_stream_bytes(
                 provider,
+                signature,
                 facts.block_size,
                 facts.items_per_thread,
-                size as u32,
             );
         }
         facts
@@ -642,6 +641,29 @@ pub fn stream_shared_bytes(provider: Provider, block: u32, items: u32, size: u32
         // 64 bytes up to 8-byte elements.
         _ => tiles + 3 * block * size + (block / 32) * (size + 4) + (2 * size + 40).max(64),
     }
+}
+
+/// The dynamic shared memory of `provider`'s tile stream over
+/// `signature`: [`stream_shared_bytes`] by its element's size, and for an
+/// indexed chain's collect whose values take more room than its elements
+/// (which it compacts, and stages again as it stores them) each kept
+/// element's position in its tile besides, two bytes an item in each of
+/// the three tiles ([`collect_keeps_positions`]).
+pub fn tile_stream_bytes(provider: Provider, signature: &Signature, block: u32, items: u32) -> u32 {
+    let size = signature.element().size() as u32;
+    let positions = match provider == Provider::ChainCollect && collect_keeps_positions(signature) {
+        true => 3 * (block * items * 2).div_ceil(16) * 16,
+        false => 0,
+    };
+    stream_shared_bytes(provider, block, items, size) + positions
+}
+
+/// Whether a chain's collect keeps its kept elements' positions in their
+/// tiles (chain.cuh's `CollectStorage::KEEP_POSITIONS`): an indexed chain
+/// whose value is larger than its element stages each kept element again
+/// as it stores it, and needs its index then.
+pub fn collect_keeps_positions(signature: &Signature) -> bool {
+    signature.is_indexed_chain() && signature.ret.size() > signature.element().size()
 }
 
 /// Items per thread of a scan tile (and of select's but for 8-byte
@@ -1420,6 +1442,8 @@ pub fn thunk_symbols(provider: Provider, symbol: &str) -> Vec<String> {
 ///
 /// ```c
 /// // The stages on one element: nonzero if it is kept, its value in *out.
+/// // An indexed chain's (`enumerate`) takes its index, `A x, unsigned long
+/// // long i, R *out`.
 /// extern "C" __device__ unsigned int SYMBOL_stage(const void *env, A x, R *out);
 /// // chain_reduce: *out = combine(a, b), the result meaningless.
 /// // chain_pick: nonzero iff b (the later value) wins over a; *out scratch.
@@ -1440,8 +1464,13 @@ fn thunk_declarations(provider: Provider, signature: &Signature, symbol: &str) -
             param(r, "b"),
             c_type(r),
         );
+        // An indexed chain's stage takes the element's index too.
+        let i = match signature.is_indexed_chain() {
+            true => ", unsigned long long i",
+            false => "",
+        };
         return vec![
-            format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {x}, {rc} *out);"),
+            format!("extern \"C\" __device__ unsigned int {symbol}_stage(const void *env, {x}{i}, {rc} *out);"),
             format!("extern \"C\" __device__ unsigned int {symbol}_combine(const void *env, {a}, {b}, {rc} *out);"),
         ];
     }
@@ -1507,8 +1536,13 @@ fn emit_chain_functors(
     let pick = provider == Provider::ChainPick;
     let collect = provider == Provider::ChainCollect;
     let combine_ret = if pick { "bool" } else { r.as_str() };
-    let stage_head =
-        format!("    __device__ __forceinline__ bool operator()({t} x, {r} *out) const");
+    // Every stage functor takes the element's index; an indexed chain's
+    // thunk reads it, and the provider stores it with a kept element it
+    // stages again (chain.cuh's `INDEXED`).
+    let indexed = signature.is_indexed_chain();
+    let stage_head = format!(
+        "    static constexpr bool INDEXED = {indexed};\n    __device__ __forceinline__ bool operator()({t} x, unsigned long long i, {r} *out) const"
+    );
     let combine_head =
         format!("    __device__ __forceinline__ {combine_ret} operator()({r} a, {r} b) const");
     let what = if pick {
@@ -1533,9 +1567,11 @@ fn emit_chain_functors(
                 .unwrap_or_default();
             let x = widened(signature.element(), "x");
             let (a, b) = (widened(&signature.ret, "a"), widened(&signature.ret, "b"));
+            let i = if indexed { ", i" } else { "" };
+            let unused = if indexed { "" } else { "(void)i; " };
             let _ = writeln!(
                 out,
-                "struct {stage} {{\n{env_member}{stage_head} {{ return {symbol}_stage({env_arg}, {x}, out) != 0u; }}\n}};"
+                "struct {stage} {{\n{env_member}{stage_head} {{ {unused}return {symbol}_stage({env_arg}, {x}{i}, out) != 0u; }}\n}};"
             );
             if collect {
                 return construct(&stage, true);
@@ -1554,8 +1590,9 @@ fn emit_chain_functors(
             format!("{}, {}", construct(&stage, true), construct(&combine, true))
         }
         Operation::Cpp { expr } if collect => {
-            let head =
-                format!("    __device__ __forceinline__ bool operator()({t} a, {r} *out) const");
+            let head = format!(
+                "    static constexpr bool INDEXED = false;\n    __device__ __forceinline__ bool operator()({t} a, unsigned long long, {r} *out) const"
+            );
             let body = format!(
                 "\x20       if (!(bool)({expr})) return false;\n\
                  \x20       *out = ({r})a;\n\
@@ -1589,7 +1626,7 @@ fn emit_chain_functors(
         Operation::Cpp { expr } => {
             let _ = writeln!(
                 out,
-                "struct {stage} {{\n    // Every element is kept, as its value.\n{stage_head} {{ *out = ({r})x; return true; }}\n}};"
+                "struct {stage} {{\n    // Every element is kept, as its value.\n{stage_head} {{ (void)i; *out = ({r})x; return true; }}\n}};"
             );
             match env_type {
                 Some(env) => {
@@ -1960,7 +1997,11 @@ fn emit_kernel(
                 ),
                 format!(
                     "{}rcb::chain_collect<{block}, {items}>(input, len, output, count, state, epoch, {functor});",
-                    storage_fits("CollectStorage", launch, &format!("{t}, {r}"))
+                    storage_fits(
+                        "CollectStorage",
+                        launch,
+                        &format!("{t}, {r}, {}", signature.is_indexed_chain())
+                    )
                 ),
             )
         }

@@ -304,6 +304,88 @@ fn chains_compile_over_bool_narrow_and_wide_types() {
     }
 }
 
+/// Indexed chains (an `enumerate`: the stage thunk takes each element's
+/// index) in every chain provider: values that are the index alone (wider
+/// than 1-, 2- and 4-byte elements, a collect then keeps its kept
+/// elements' positions; as wide as 8-byte ones, compacted in place), and
+/// `(usize, T)` pairs of scalar and composite elements, with captures and
+/// without.
+#[test]
+fn indexed_chains_compile() {
+    use manifest::{Element, Field, Layout};
+    let pair = |t: Element| {
+        let (size, align) = (t.size(), t.align());
+        Element::Composite(Layout {
+            name: format!("(usize, {})", t.name()),
+            size: (8 + size).next_multiple_of(align.max(8)),
+            align: align.max(8),
+            fields: vec![
+                Field {
+                    name: "0".into(),
+                    offset: 0,
+                    element: Element::Scalar(Scalar::Usize),
+                },
+                Field {
+                    name: "1".into(),
+                    offset: 8,
+                    element: t,
+                },
+            ],
+        })
+    };
+    let usize_ = Element::Scalar(Scalar::Usize);
+    let mut inputs: Vec<Element> = [
+        Scalar::U8,
+        Scalar::I16,
+        Scalar::F32,
+        Scalar::U64,
+        Scalar::F64,
+    ]
+    .map(Element::Scalar)
+    .to_vec();
+    inputs.push(composites()[1].clone());
+    let captures = EnvLayout::from_captures(&[("k", Scalar::F64), ("m", Scalar::Bool)]).unwrap();
+    let mut requests = Vec::new();
+    let mut registration = 0;
+    let chains = [
+        Provider::ChainReduce,
+        Provider::ChainPick,
+        Provider::ChainCollect,
+    ];
+    for provider in chains {
+        for t in &inputs {
+            for r in [usize_.clone(), pair(t.clone())] {
+                let signature = Signature::indexed_chain(t.clone(), r);
+                assert!(signature.fits(provider), "{signature}");
+                let env = if registration % 2 == 0 {
+                    captures.clone()
+                } else {
+                    EnvLayout::empty()
+                };
+                requests.push(thunk(provider, registration, signature, env));
+                registration += 1;
+            }
+        }
+    }
+    let tu = emit_translation_unit(&requests).unwrap();
+    assert_eq!(tu.kernels.len(), requests.len());
+    // The stage takes the index; a collect keeps positions where its
+    // values are wider than its elements.
+    assert!(tu
+        .source
+        .contains("__device__ unsigned int rcb_thunk_r0_stage(const void *env, unsigned int x, unsigned long long i, unsigned long long *out);"));
+    assert!(tu
+        .source
+        .contains("rcb::CollectStorage<256, 23, unsigned char, unsigned long long, true>"));
+    for options in [
+        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
+        &["-arch=sm_90", "-rdc=true"][..],
+    ] {
+        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
+        assert!(size > 0);
+    }
+}
+
 #[test]
 fn nvrtc_compiles_instantiations_to_ltoir_and_ptx() {
     let tu = emit_translation_unit(&requests()).unwrap();

@@ -105,6 +105,12 @@ fn every_provider_instantiation_text() {
         (Provider::ChainPick, sig(&[F64], U16), EnvLayout::empty()),
         (Provider::ChainCollect, sig(&[U16], F64), k.clone()),
         (Provider::SegmentedSortBy, sig(&[U16, U16], Bool), k.clone()),
+        // An indexed chain (`enumerate`): f32 elements to their indices.
+        (
+            Provider::ChainCollect,
+            sig(&[F32, Usize], Usize),
+            EnvLayout::empty(),
+        ),
     ];
     let requests: Vec<KernelRequest> = shapes
         .into_iter()
@@ -508,8 +514,9 @@ fn a_collect_runs_its_stage_alone_and_a_cpp_operation_is_its_test() {
         )), "{text}");
     }
     // Its storage, of the three f32 tiles alone.
-    assert!(text
-        .contains("static_assert(sizeof(rcb::CollectStorage<256, 31, float, double>) <= 95328,"));
+    assert!(text.contains(
+        "static_assert(sizeof(rcb::CollectStorage<256, 31, float, double, false>) <= 95328,"
+    ));
     assert!(text.contains(
         "const float *__restrict__ input, unsigned long long len, double *__restrict__ output,"
     ));

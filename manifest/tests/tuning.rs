@@ -3,7 +3,9 @@
 //! memory follows its tile, and overrides that would break a kernel are
 //! refused.
 
-use manifest::provider::{check_launch, launch_facts, stream_shared_bytes, Tuning};
+use manifest::provider::{
+    check_launch, launch_facts, stream_shared_bytes, tile_stream_bytes, Tuning,
+};
 use manifest::{GridPolicy, Provider, Scalar, Shape, Signature, Stage, ELEMENT_SCALARS};
 
 fn signature(provider: Provider, t: Scalar) -> Signature {
@@ -226,6 +228,47 @@ fn a_chain_collect_runs_selects_tile_stream_by_its_input() {
         )
         .items_per_thread,
         17
+    );
+    // An indexed chain (`enumerate`) whose values are wider than its
+    // elements keeps each kept element's position, two bytes an item of
+    // each tile: f32 -> usize indices; one as wide (u64 -> usize), or the
+    // same chain unindexed, does not.
+    let indices = Signature::indexed_chain(F32, Usize);
+    let positions = launch_facts(Provider::ChainCollect, Stage::Main, &indices);
+    assert_eq!(positions.items_per_thread, 31);
+    assert_eq!(
+        positions.dynamic_shared_bytes,
+        3 * 31_744 + 3 * 15_872 + 8 * 4 + 64
+    );
+    assert_eq!(
+        positions.dynamic_shared_bytes,
+        tile_stream_bytes(Provider::ChainCollect, &indices, 256, 31)
+    );
+    check_launch(Provider::ChainCollect, &indices, &positions).unwrap();
+    let mut short = positions;
+    short.dynamic_shared_bytes = stream_shared_bytes(Provider::ChainCollect, 256, 31, 4);
+    assert!(check_launch(Provider::ChainCollect, &indices, &short)
+        .unwrap_err()
+        .contains("the tile stream of chain_collect needs"));
+    for same in [
+        Signature::indexed_chain(U64, Usize),
+        Shape::Chain.signature(F32, U64),
+    ] {
+        assert_eq!(
+            tile_stream_bytes(Provider::ChainCollect, &same, 256, 17),
+            stream_shared_bytes(
+                Provider::ChainCollect,
+                256,
+                17,
+                same.element().size() as u32
+            ),
+            "{same}"
+        );
+    }
+    // The positions are the collect's alone: a pick keeps none.
+    assert_eq!(
+        tile_stream_bytes(Provider::ChainPick, &indices, 256, 31),
+        stream_shared_bytes(Provider::ChainPick, 256, 31, 4)
     );
 
     // Its own tuning family, by the input's size; select's leaves it alone.

@@ -1714,16 +1714,19 @@ impl Gpu {
 }
 
 /// A parallel iterator over a device input, in rayon's shape:
-/// [`Gpu::par_iter`], then `map` and `filter` stages, then one terminal
+/// [`Gpu::par_iter`], then `map`, `filter` and `enumerate` stages (an
+/// `enumerate` before any `filter`, as rayon's), then one terminal
 /// (`sum`, `product`, `reduce`, `min`, `max`, `min_by`, `max_by`,
 /// `min_by_key`, `max_by_key`, `count`, `any`, `all`, or `collect` into a
 /// [`DeviceVec`]).
 ///
 /// The whole chain runs as **one fused kernel**: the compiler sees every
 /// closure of the chain where the terminal is called, and compiles them as
-/// one callback whose environment is the chain's own bytes ([`Map`] and
-/// [`Filter`] are `#[repr(C)]`, the closures inside in rustc's layout);
-/// the input is read once and nothing between the stages is stored.
+/// one callback whose environment is the chain's own bytes ([`Map`],
+/// [`Filter`] and [`Enumerate`] are `#[repr(C)]`, the closures inside in
+/// rustc's layout); the input is read once and nothing between the stages
+/// is stored. An `enumerate`'s index is each element's position, which the
+/// kernel hands the stages.
 ///
 /// ```ignore
 /// let n: usize = gpu.par_iter(&x).filter(move |v: &f32| *v > t).count()?;
@@ -1759,6 +1762,14 @@ pub struct Filter<S, P> {
     p: P,
 }
 
+/// An `enumerate` stage: what `prev` yields, each with its element's
+/// index in the input, `(usize, item)`. It holds no closure: its bytes are
+/// `prev`'s.
+#[repr(C)]
+pub struct Enumerate<S> {
+    prev: S,
+}
+
 /// What a chain hands its kernel: its stages and its terminal's closure
 /// (`()` when the terminal takes none), in this `#[repr(C)]` layout, which
 /// the compiler computes from the closures' own.
@@ -1779,23 +1790,44 @@ pub struct ByKey<E, F> {
     op: F,
 }
 
-/// The item type a chain's stages yield from elements `T`.
+/// The item type a chain's stages yield from elements `T`, and whether
+/// they read an element's index (an `enumerate`: its kernel passes each
+/// element's index to the stages).
 #[doc(hidden)]
 pub trait Stages<T> {
     type Item;
+    const INDEXED: bool;
 }
 
 impl<T> Stages<T> for () {
     type Item = T;
+    const INDEXED: bool = false;
 }
 
 impl<T, S: Stages<T>, F: Fn(S::Item) -> U, U> Stages<T> for Map<S, F, U> {
     type Item = U;
+    const INDEXED: bool = S::INDEXED;
 }
 
 impl<T, S: Stages<T>, P: Fn(&S::Item) -> bool> Stages<T> for Filter<S, P> {
     type Item = S::Item;
+    const INDEXED: bool = S::INDEXED;
 }
+
+impl<T, S: Stages<T>> Stages<T> for Enumerate<S> {
+    type Item = (usize, S::Item);
+    const INDEXED: bool = true;
+}
+
+/// Stages that yield one item for every element, in order (no `filter`):
+/// the ones an `enumerate` may follow, as rayon's `enumerate` needs an
+/// indexed iterator. Its index is then the element's position in the input.
+#[doc(hidden)]
+pub trait Indexed {}
+
+impl Indexed for () {}
+impl<S: Indexed, F, U> Indexed for Map<S, F, U> {}
+impl<S: Indexed> Indexed for Enumerate<S> {}
 
 impl Gpu {
     /// A parallel iterator over `data`: see [`ParIter`].
@@ -1845,6 +1877,49 @@ where
                 prev: self.stages,
                 p,
             },
+        }
+    }
+
+    /// Each item with its index, `(i, item)`, as [`Iterator::enumerate`]:
+    /// `i` is the position in the input of the element it came from. As
+    /// rayon's, only before any `filter` (whose items have no position):
+    /// `enumerate().filter(…)` is fine, `filter(…).enumerate()` does not
+    /// compile.
+    ///
+    /// ```no_run
+    /// # use native::gpu::{DeviceVec, Error, Gpu};
+    /// # fn f(gpu: &Gpu, x: &DeviceVec<f32>, t: f32) -> Result<(), Error> {
+    /// // The index of the least value (the first of equal ones).
+    /// let at: Option<(usize, f32)> =
+    ///     gpu.par_iter(x).enumerate().min_by(|a: &(usize, f32), b: &(usize, f32)| a.1.total_cmp(&b.1))?;
+    /// // Where the values pass a threshold, in order.
+    /// let hits: DeviceVec<usize> = gpu
+    ///     .par_iter(x)
+    ///     .enumerate()
+    ///     .filter(move |p: &(usize, f32)| p.1 > t)
+    ///     .map(|p: (usize, f32)| p.0)
+    ///     .collect()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// After a `filter` an item has no position to give:
+    ///
+    /// ```compile_fail,E0599
+    /// # use native::gpu::{DeviceVec, Error, Gpu};
+    /// # fn f(gpu: &Gpu, x: &DeviceVec<f32>, t: f32) -> Result<(), Error> {
+    /// let n = gpu.par_iter(x).filter(move |v: &f32| *v > t).enumerate().count()?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn enumerate(self) -> ParIter<'g, T, Enumerate<S>>
+    where
+        S: Indexed,
+    {
+        ParIter {
+            gpu: self.gpu,
+            source: self.source,
+            stages: Enumerate { prev: self.stages },
         }
     }
 }
@@ -2026,10 +2101,10 @@ where
             stages: self.stages,
             terminal: (),
         };
-        let types = [T::ELEMENT, S::Item::ELEMENT];
-        let call = self
-            .gpu
-            .call::<Chain<S, ()>>(site, id!(provider ChainCollect), &types);
+        let types = chain_types::<T, S>(S::Item::ELEMENT);
+        let call =
+            self.gpu
+                .call::<Chain<S, ()>>(site, id!(provider ChainCollect), types.as_slice());
         self.gpu
             .fresh(&call, &[self.source.erase()], None, None, &chain)
     }
@@ -2050,8 +2125,10 @@ where
             stages: self.stages,
             terminal,
         };
-        let types = [T::ELEMENT, value];
-        let call = self.gpu.call::<Chain<S, C>>(site, provider, &types);
+        let types = chain_types::<T, S>(value);
+        let call = self
+            .gpu
+            .call::<Chain<S, C>>(site, provider, types.as_slice());
         let mut out = core::mem::MaybeUninit::<R>::uninit();
         // SAFETY: `init` is one live R, `chain` a live Chain<S, C>, `out`
         // has room for one R; the backend checks the types against the
@@ -2081,6 +2158,25 @@ where
                 message: "the chain's kernel returned no value".into(),
             }),
         }
+    }
+}
+
+/// The element types a chain's call states, as its compiled signature has
+/// them: the input's, the index's where the stages read it (`(T, usize) ->
+/// R`), and the value's.
+fn chain_types<T: DeviceElement, S: Stages<T>>(value: ElementId) -> ChainTypes {
+    match S::INDEXED {
+        true => ChainTypes([T::ELEMENT, USIZE, value], 3),
+        false => ChainTypes([T::ELEMENT, value, value], 2),
+    }
+}
+
+/// Up to three element types, the first `.1` of them stated.
+struct ChainTypes([ElementId; 3], usize);
+
+impl ChainTypes {
+    fn as_slice(&self) -> &[ElementId] {
+        &self.0[..self.1]
     }
 }
 

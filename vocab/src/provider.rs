@@ -247,6 +247,21 @@ impl Element {
             }
         }
     }
+
+    /// Whether a `par_iter` chain may yield values of this type: a
+    /// provider element, or one with `usize` scalars too (an `enumerate`
+    /// stage's index, `(usize, T)`, or the index alone). A chain's values
+    /// are only combined, picked or stored by its own callback, never
+    /// handed to another provider's arithmetic.
+    pub fn is_chain_value(&self) -> bool {
+        let value = |s: &Scalar| ELEMENT_SCALARS.contains(s) || *s == Scalar::Usize;
+        match self {
+            Element::Scalar(s) => value(s),
+            Element::Composite(l) => {
+                l.check().is_ok() && self.scalars().iter().all(|(_, s)| value(s))
+            }
+        }
+    }
 }
 
 /// The type of a provider's callback, with `T`, `U`, `V` element types.
@@ -286,7 +301,10 @@ pub enum Shape {
     /// environment is the chain's closures (`frontend::chain`): its stages
     /// map an element `T` to a kept value `R` or drop it, and its terminal
     /// combines two values. Two thunks: `stage(env, x, &mut r) -> kept` and
-    /// `combine(env, a, b, &mut r)` (for a pick, `-> later wins`).
+    /// `combine(env, a, b, &mut r)` (for a pick, `-> later wins`). A chain
+    /// with an `enumerate` stage is *indexed*, `(T, usize) -> R`: its stage
+    /// thunk takes the element's index in the input too, `stage(env, x, i,
+    /// &mut r)` ([`Signature::is_indexed_chain`]).
     Chain,
     /// `reduce_by_key`'s and `scan_by_key`'s two callbacks over keys `K`
     /// and values `V`: `same: (&K, &K) -> bool`, whether two consecutive
@@ -381,7 +399,9 @@ impl Shape {
             (Shape::Probe, [a, b]) if ret == boolean => Some(vec![a.clone(), b.clone()]),
             // The bin's type (`usize`) is the caller's to check.
             (Shape::Bin, [a]) => Some(vec![a.clone()]),
-            (Shape::Chain, [a]) => Some(vec![a.clone(), ret.clone()]),
+            // An indexed chain's second parameter is its index (`usize`:
+            // the caller's to check, as a bin's).
+            (Shape::Chain, [a] | [a, _]) => Some(vec![a.clone(), ret.clone()]),
             (Shape::ByKey, [k, v]) if v == ret => Some(vec![k.clone(), v.clone()]),
             _ => None,
         }
@@ -424,6 +444,22 @@ impl Signature {
             .any(|e| matches!(e, Element::Composite(_)))
     }
 
+    /// A `par_iter` chain's signature with an `enumerate` stage: `(T,
+    /// usize) -> R`, its stage thunk taking each element's index in the
+    /// input ([`Shape::Chain`]).
+    pub fn indexed_chain(t: impl Into<Element>, r: impl Into<Element>) -> Signature {
+        Signature {
+            params: vec![t.into(), Element::Scalar(Scalar::Usize)],
+            ret: r.into(),
+        }
+    }
+
+    /// Whether this chain signature is an indexed one (`(T, usize) ->
+    /// R`): meaningful for [`Shape::Chain`]'s providers only.
+    pub fn is_indexed_chain(&self) -> bool {
+        self.params.len() == 2
+    }
+
     /// The element type the data has (the first parameter's).
     pub fn element(&self) -> &Element {
         self.params.first().unwrap_or(&self.ret)
@@ -434,19 +470,23 @@ impl Signature {
     pub fn fits(&self, provider: Provider) -> bool {
         let boolean = Element::Scalar(Scalar::Bool);
         let chain = provider.shape() == Shape::Chain;
-        // A bin is a `usize`, which no element is.
+        // A bin is a `usize`, which no element is, and so is a chain's index.
         if provider.shape() == Shape::Bin && self.ret != Element::Scalar(Scalar::Usize) {
+            return false;
+        }
+        if chain && self.params.len() == 2 && self.params[1] != Element::Scalar(Scalar::Usize) {
             return false;
         }
         provider
             .shape()
             .elements(&self.params, &self.ret, &boolean)
             .is_some_and(|e| {
-                // A chain's value may be a `bool` (`any`, `all`).
+                // A chain's value may be a `bool` (`any`, `all`), or hold
+                // an index (`enumerate`).
                 e.iter().enumerate().all(|(i, e)| {
                     let composite = matches!(e, Element::Composite(_));
                     (e.is_provider_element() && (!composite || provider.takes_composites()))
-                        || (chain && i == 1 && *e == boolean)
+                        || (chain && i == 1 && (*e == boolean || e.is_chain_value()))
                 })
             })
     }
@@ -503,5 +543,53 @@ mod tests {
         assert!(bin.fits(Provider::Histogram));
         let not_a_bin = Signature::scalars(&[Scalar::I32], Scalar::U64);
         assert!(!not_a_bin.fits(Provider::Histogram), "a bin is a usize");
+    }
+
+    #[test]
+    fn an_indexed_chain_takes_the_index_and_may_yield_it() {
+        let usize_ = Element::Scalar(Scalar::Usize);
+        let pair = Element::Composite(crate::Layout {
+            name: "(usize, f32)".into(),
+            size: 16,
+            align: 8,
+            fields: vec![
+                crate::Field {
+                    name: "0".into(),
+                    offset: 0,
+                    element: usize_.clone(),
+                },
+                crate::Field {
+                    name: "1".into(),
+                    offset: 8,
+                    element: Element::Scalar(Scalar::F32),
+                },
+            ],
+        });
+        for provider in [
+            Provider::ChainReduce,
+            Provider::ChainPick,
+            Provider::ChainCollect,
+        ] {
+            let arg_min = Signature::indexed_chain(Scalar::F32, pair.clone());
+            assert!(arg_min.is_indexed_chain());
+            assert_eq!(arg_min.to_string(), "(f32, usize) -> (usize, f32)");
+            assert!(arg_min.fits(provider), "{provider}");
+            assert!(Signature::indexed_chain(Scalar::U8, usize_.clone()).fits(provider));
+            // The second parameter is the index, nothing else.
+            let wrong = Shape::Probe.signature(Scalar::F32, Scalar::U64);
+            let wrong = Signature {
+                ret: Element::Scalar(Scalar::U64),
+                ..wrong
+            };
+            assert!(!wrong.fits(provider), "{wrong}");
+            // An element is never a usize; a chain's value may be.
+            assert!(!Signature::indexed_chain(usize_.clone(), Scalar::U64).fits(provider));
+            assert!(!Shape::Chain
+                .signature(Scalar::F32, Scalar::F32)
+                .is_indexed_chain());
+        }
+        assert!(!usize_.is_provider_element() && usize_.is_chain_value());
+        assert!(pair.is_chain_value() && !pair.is_provider_element());
+        assert!(!Element::Scalar(Scalar::I128).is_chain_value());
     }
 }

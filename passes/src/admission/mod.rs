@@ -332,6 +332,11 @@ pub fn abi_summary(
     // `sort`'s callback is the compiler's: the element type's own order.
     let body = if frontend::registry::is_natural_order(&reg.function) {
         format!("`{t}`'s own order, `a.cmp(b)`,")
+    } else if abi.adapter == Adapter::Chain && abi.signature.is_indexed_chain() {
+        format!(
+            "the `par_iter` chain `{}` (its stages read each element's index), its values",
+            abi.body
+        )
     } else if abi.adapter == Adapter::Chain {
         format!("the `par_iter` chain `{}`, its values", abi.body)
     } else if abi.adapter == Adapter::ByKey {
@@ -348,9 +353,14 @@ pub fn abi_summary(
         // `frontend::chain`'s body: its stages, and its terminal on two values.
         // A composite item or value by pointer (`thunks::build_chain`).
         Adapter::Chain => format!(
-            "thunks: uint32_t {th}_stage(const void *env, {x}, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {a}, {b}, {r0} *out) ({combine})",
+            "thunks: uint32_t {th}_stage(const void *env, {x}{i}, {r0} *out) (nonzero: kept, its value in *out)\n          uint32_t {th}_combine(const void *env, {a}, {b}, {r0} *out) ({combine})",
             th = abi.thunk,
             x = operand(abi.signature.element(), "x"),
+            // An indexed chain's: the element's index in the input.
+            i = match abi.signature.is_indexed_chain() {
+                true => ", uint64_t i",
+                false => "",
+            },
             a = operand(&abi.signature.ret, "a"),
             b = operand(&abi.signature.ret, "b"),
             r0 = match &abi.signature.ret {

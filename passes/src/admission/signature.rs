@@ -39,10 +39,28 @@ fn element(facts: &ModuleFacts, provider: Provider, t: &Ty) -> Option<Element> {
     e.is_provider_element().then_some(e)
 }
 
+/// A `par_iter` chain's value type, which may hold `usize` indices
+/// besides what an element holds (`enumerate`'s `(usize, T)`):
+/// [`Element::is_chain_value`].
+fn chain_value(facts: &ModuleFacts, t: &Ty) -> Option<Element> {
+    let e = match t.scalar() {
+        Some(s) => Element::Scalar(s),
+        None => composite(facts, t)?,
+    };
+    e.is_chain_value().then_some(e)
+}
+
 /// A tuple's or struct's measured layout as an element: its scalars
 /// flattened in field order, each named by its path (`1.0`).
 fn composite(facts: &ModuleFacts, t: &Ty) -> Option<Element> {
-    let (_, l) = facts.elements.iter().find(|(ty, _)| ty == t)?;
+    // The measured type may be spelled the other way (`geo::Point` in a
+    // chain's `ParIter<'_, geo::Point>`, `Point` in a closure's header).
+    let (_, l) = facts.elements.iter().find(|(ty, _)| ty == t).or_else(|| {
+        facts
+            .elements
+            .iter()
+            .find(|(ty, _)| canonical(facts, ty) == *t)
+    })?;
     let fields = l
         .leaves
         .iter()
@@ -100,13 +118,20 @@ fn thunk_view(shape: Shape, params: &[Ty], ret: &Ty) -> Option<(Vec<Ty>, Ty, Ada
             _ => None,
         },
         // `(mode: bool, x: T, a: R, b: R, out: &mut R) -> bool`, written
-        // by `frontend::chain`: the chain maps `T` to `R`.
+        // by `frontend::chain`: the chain maps `T` to `R`. An indexed
+        // chain's (`enumerate`) takes each element's index after `x`.
         Shape::Chain => match params {
             [Ty::Scalar(Scalar::Bool), t, a, b, Ty::Ref {
                 mutable: true,
                 inner,
             }] if a == b && **inner == *a && *ret == less => {
                 Some((vec![t.clone()], a.clone(), Adapter::Chain))
+            }
+            [Ty::Scalar(Scalar::Bool), t, i @ Ty::Scalar(Scalar::Usize), a, b, Ty::Ref {
+                mutable: true,
+                inner,
+            }] if a == b && **inner == *a && *ret == less => {
+                Some((vec![t.clone(), i.clone()], a.clone(), Adapter::Chain))
             }
             _ => None,
         },
@@ -169,16 +194,23 @@ fn signature(ctx: &Ctx<'_>, params: &[Ty], ret: &Ty) -> Option<Signature> {
     let scalar = |t: &Ty| {
         if *t == bool_ty {
             Some(Element::Scalar(Scalar::Bool))
-        } else if shape(ctx.reg) == Shape::Bin && *t == Ty::Scalar(Scalar::Usize) {
-            // A histogram's bin, which no element is.
+        } else if matches!(shape(ctx.reg), Shape::Bin | Shape::Chain)
+            && *t == Ty::Scalar(Scalar::Usize)
+        {
+            // A histogram's bin, or a chain's index, which no element is.
             Some(Element::Scalar(Scalar::Usize))
         } else {
             element(ctx.facts, ctx.reg.provider, t)
         }
     };
+    // A chain's value may hold indices (`enumerate`).
+    let value = match shape(ctx.reg) {
+        Shape::Chain => chain_value(ctx.facts, ret).or_else(|| scalar(ret)),
+        _ => scalar(ret),
+    };
     Some(Signature {
         params: params.iter().map(scalar).collect::<Option<_>>()?,
-        ret: scalar(ret)?,
+        ret: value?,
     })
 }
 
@@ -309,7 +341,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) -> Option<(Signature, Ada
     // A chain's values may be `bool`s (`any`, `all`).
     let taken = |i: usize, t: &Ty| {
         element(ctx.facts, ctx.reg.provider, t).is_some()
-            || (shape == Shape::Chain && i == 1 && *t == bool_ty)
+            || (shape == Shape::Chain
+                && i == 1
+                && (*t == bool_ty || chain_value(ctx.facts, t).is_some()))
     };
     let Some(at) = elements.iter().enumerate().position(|(i, t)| !taken(i, t)) else {
         let (params, ret, adapter) = view?;

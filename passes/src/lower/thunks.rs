@@ -196,7 +196,8 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
             params.extend([rw.ptr_type(); 2]);
             FunctionType::new(rw.ctx, &params, &[]).into()
         }
-        // `(mode, x, a, b, out) -> bool` (`frontend::chain`).
+        // `(mode, x, a, b, out) -> bool` (`frontend::chain`), an indexed
+        // chain's `(mode, x, i, a, b, out)`.
         // A composite item or value in memory (as any composite operand).
         Adapter::Chain => {
             let in_body = |e: &Element| match e {
@@ -207,7 +208,11 @@ fn check_signature(rw: &Patch<'_, '_>, body: Op, thunk: &Thunk) -> Result<(), Lo
                 in_body(thunk.signature.element())?,
                 in_body(&thunk.signature.ret)?,
             );
-            params.extend([rw.int_type(1), t, r, r, rw.ptr_type()]);
+            params.extend([rw.int_type(1), t]);
+            if thunk.signature.is_indexed_chain() {
+                params.push(rw.int_type(64));
+            }
+            params.extend([r, r, rw.ptr_type()]);
             FunctionType::new(rw.ctx, &params, &[rw.int_type(1)]).into()
         }
         // `(mode, ka: &K, kb: &K, a: V, b: V, out: &mut V) -> bool`
@@ -867,6 +872,11 @@ fn function<'c>(
 /// extern "C" unsigned SYMBOL_combine(const void *env, R a, R b, R *out);     // mode true
 /// ```
 ///
+/// An indexed chain's stage (`enumerate`) takes the element's index in the
+/// input after it, `SYMBOL_stage(const void *env, T x, uint64_t i, R
+/// *out)`; its combine passes the body index 0, which the terminal never
+/// reads.
+///
 /// A composite `T` or `R` (a tuple or a struct) is passed by pointer
 /// instead (`const T *x`, `const R *a`), in rustc's layout, as in every
 /// thunk. The operands the mode does not read are zeros (unwritten slots
@@ -892,9 +902,12 @@ fn build_chain<'c>(
         Pass::Value(c) => c.abi,
         Pass::Memory(_) => ptr,
     };
-    let inputs: Vec<Type<'c>> = match combine {
-        false => vec![ptr, abi(&t), ptr],
-        true => vec![ptr, abi(&r), abi(&r), ptr],
+    let indexed = thunk.signature.is_indexed_chain();
+    let i64t = rw.int_type(64);
+    let inputs: Vec<Type<'c>> = match (combine, indexed) {
+        (false, false) => vec![ptr, abi(&t), ptr],
+        (false, true) => vec![ptr, abi(&t), i64t, ptr],
+        (true, _) => vec![ptr, abi(&r), abi(&r), ptr],
     };
     let region = Region::new();
     let e = Emit::entry(rw, body, callee, &region, &inputs);
@@ -909,7 +922,7 @@ fn build_chain<'c>(
             e.operand(&t, e.argument(1)?)?,
             e.unused(&r)?,
             e.unused(&r)?,
-            e.argument(2)?,
+            e.argument(if indexed { 3 } else { 2 })?,
         ),
         true => (
             e.unused(&t)?,
@@ -925,8 +938,20 @@ fn build_chain<'c>(
         Pass::Value(_) => provider_out,
         Pass::Memory(m) => e.slot(m.body)?,
     };
+    let mut args = vec![e.argument(0)?, mode, x];
+    if indexed {
+        args.push(match combine {
+            false => e.argument(2)?,
+            true => e.append(arith::constant(
+                rw.ctx,
+                IntegerAttribute::new(i64t, 0).into(),
+                loc,
+            ))?,
+        });
+    }
+    args.extend([a, b, out]);
     let answer = e
-        .call(&[e.argument(0)?, mode, x, a, b, out], &[rw.int_type(1)])?
+        .call(&args, &[rw.int_type(1)])?
         .ok_or_else(|| rw.error(body, "the chain body's call has no result"))?;
     if let Pass::Memory(m) = &r {
         e.copy_fields(m, provider_out, out, false)?;

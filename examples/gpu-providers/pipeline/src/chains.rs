@@ -1,5 +1,6 @@
 //! `par_iter` chains on the GPU against `std`'s iterators on the host:
-//! every terminal, stages that change the item type, ties of `min_by_key`
+//! every terminal, `enumerate` (arg-min and arg-max, indices collected),
+//! stages that change the item type, ties of `min_by_key`
 //! and `max_by_key` (the first and the last, as `Iterator`'s), empty
 //! inputs, slices that start off a vector's alignment; and their timings
 //! beside the same work unfused (`transform`, then `reduce` or `select`).
@@ -81,6 +82,54 @@ pub fn check_chains(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             let r = gpu.par_iter(&x).map(move |v: f32| v * g).reduce(f32::MIN, |a: f32, b: f32| a.max(b))?;
             let want = h.iter().map(|v| v * g).fold(f32::MIN, |a, b| a.max(b));
             c.check(&at("reduce max"), r.to_bits() == want.to_bits());
+            // `enumerate`: each element's index in the input (this slice).
+            // Arg-min and arg-max, ties of a coarse key (the first least,
+            // the last greatest), a tuple key with the index in it.
+            let bits = |p: Option<(usize, f32)>| p.map(|p| (p.0, p.1.to_bits()));
+            let lo = gpu.par_iter(&x).enumerate().min_by(|a: &(usize, f32), b: &(usize, f32)| a.1.total_cmp(&b.1))?;
+            let want = h.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1));
+            c.check(&at("enumerate arg-min"), bits(lo) == bits(want));
+            let hi = gpu.par_iter(&x).enumerate().max_by(|a: &(usize, f32), b: &(usize, f32)| a.1.total_cmp(&b.1))?;
+            let want = h.iter().copied().enumerate().max_by(|a, b| a.1.total_cmp(&b.1));
+            c.check(&at("enumerate arg-max"), bits(hi) == bits(want));
+            let q = gpu.par_iter(&x).enumerate().min_by_key(|p: &(usize, f32)| (p.1.to_bits() >> 28) as u8)?;
+            let want = h.iter().copied().enumerate().min_by_key(|p| (p.1.to_bits() >> 28) as u8);
+            c.check(&at("enumerate min_by_key ties"), bits(q) == bits(want));
+            let q = gpu.par_iter(&x).enumerate().max_by_key(|p: &(usize, f32)| (p.1.to_bits() >> 28) as u8)?;
+            let want = h.iter().copied().enumerate().max_by_key(|p| (p.1.to_bits() >> 28) as u8);
+            c.check(&at("enumerate max_by_key ties"), bits(q) == bits(want));
+            let q = gpu
+                .par_iter(&x)
+                .enumerate()
+                .max_by_key(|p: &(usize, f32)| ((p.1.to_bits() >> 28) as u8, usize::MAX - p.0))?;
+            let want = h.iter().copied().enumerate().max_by_key(|p| ((p.1.to_bits() >> 28) as u8, usize::MAX - p.0));
+            c.check(&at("enumerate tuple key"), bits(q) == bits(want));
+            // Where the values pass a threshold (indices, wider than the
+            // elements), and the pairs themselves; a map before the index.
+            let hits: DeviceVec<usize> = gpu
+                .par_iter(&x)
+                .enumerate()
+                .filter(move |p: &(usize, f32)| p.1 > t)
+                .map(|p: (usize, f32)| p.0)
+                .collect()?;
+            let want: Vec<usize> = h.iter().enumerate().filter(|p| *p.1 > t).map(|p| p.0).collect();
+            c.check(&at("enumerate filter indices collect"), hits.to_vec()? == want);
+            let pairs: DeviceVec<(usize, f32)> =
+                gpu.par_iter(&x).enumerate().filter(move |p: &(usize, f32)| p.1 < t).collect()?;
+            let want: Vec<(usize, u32)> =
+                h.iter().copied().enumerate().filter(|p| p.1 < t).map(|p| (p.0, p.1.to_bits())).collect();
+            let got: Vec<(usize, u32)> = pairs.to_vec()?.iter().map(|p| (p.0, p.1.to_bits())).collect();
+            c.check(&at("enumerate filter pairs collect"), got == want);
+            let every = gpu
+                .par_iter(&x)
+                .map(move |v: f32| v * g)
+                .enumerate()
+                .filter(move |p: &(usize, f32)| p.0 % 3 == 0 && p.1 > t)
+                .count()?;
+            let want = h.iter().map(|v| v * g).enumerate().filter(|p| p.0 % 3 == 0 && p.1 > t).count();
+            c.check(&at("map enumerate filter count"), every == want);
+            let spots: usize = gpu.par_iter(&x).enumerate().map(|p: (usize, f32)| p.0).sum()?;
+            c.check(&at("enumerate index sum"), spots == (0..h.len()).sum::<usize>());
         }
 
         let keys = ints(n, 90 + n as u64);
@@ -122,6 +171,26 @@ pub fn check_chains(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             .map(|v| v as i64 - bias)
             .fold(i64::MIN, |a, b| a.max(b));
         c.check(&at("four stages"), got == want);
+        // `enumerate` over 8-byte elements (an index takes no more room
+        // than one: the values are compacted), and over bytes (pairs of 16).
+        let weighted = gpu
+            .par_iter(&k)
+            .enumerate()
+            .map(|p: (usize, u64)| (p.0 as u64).wrapping_mul(p.1))
+            .reduce(0, |a: u64, b: u64| a.wrapping_add(b))?;
+        let want = keys.iter().enumerate().fold(0u64, |a, p| a.wrapping_add((p.0 as u64).wrapping_mul(*p.1)));
+        c.check(&at("enumerate weighted sum"), weighted == want);
+        let masked: DeviceVec<usize> = gpu
+            .par_iter(&k)
+            .enumerate()
+            .filter(move |p: &(usize, u64)| p.1 & mask == 0)
+            .map(|p: (usize, u64)| p.0)
+            .collect()?;
+        let want: Vec<usize> = keys.iter().enumerate().filter(|p| p.1 & mask == 0).map(|p| p.0).collect();
+        c.check(&at("enumerate indices collect u64"), masked.to_vec()? == want);
+        let odd_at: DeviceVec<(usize, u8)> = gpu.par_iter(&b).enumerate().filter(|p: &(usize, u8)| p.1 % 2 == 1).collect()?;
+        let want: Vec<(usize, u8)> = bytes.iter().copied().enumerate().filter(|p| p.1 % 2 == 1).collect();
+        c.check(&at("enumerate filter collect u8"), odd_at.to_vec()? == want);
         let odd: DeviceVec<u8> = gpu.par_iter(&b).filter(|v: &u8| v % 2 == 1).collect()?;
         let want: Vec<u8> = bytes.iter().copied().filter(|v| v % 2 == 1).collect();
         c.check(&at("filter collect u8"), odd.to_vec()? == want);
@@ -198,6 +267,13 @@ pub fn bench_chains(gpu: &Gpu, reps: usize) -> Result<(), Error> {
                 .map(drop)
         })?;
         println!("rust chain_map_max_by {log} {us:.1}");
+        let us = best(reps, || {
+            gpu.par_iter(&x)
+                .enumerate()
+                .min_by(|a: &(usize, f32), b: &(usize, f32)| a.1.total_cmp(&b.1))
+                .map(drop)
+        })?;
+        println!("rust chain_enumerate_arg_min {log} {us:.1}");
     }
     Ok(())
 }

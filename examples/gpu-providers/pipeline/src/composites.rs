@@ -414,6 +414,23 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
                 .reduce((0, 0), |a: (u32, u32), b: (u32, u32)| (a.0.wrapping_add(b.0), a.1.max(b.1)))?;
             let want = hq[lo..].iter().fold((0u32, 0u32), |a, p| (a.0.wrapping_add(1), a.1.max(p.w)));
             c.check(&at("chain fold of pairs"), counted == want);
+            // `enumerate` over a struct: where the heaviest point is (the
+            // last of equal weights), and the indices of the near ones.
+            let heaviest = gpu.par_iter(&dq.slice(lo..)).enumerate().max_by_key(|p: &(usize, Point)| p.1.w >> 28)?;
+            let want = hq[lo..].iter().copied().enumerate().max_by_key(|p| p.1.w >> 28);
+            c.check(
+                &at("chain enumerate max_by_key struct"),
+                heaviest.map(|p| (p.0, bits(&p.1))) == want.map(|p| (p.0, bits(&p.1))),
+            );
+            let near: Vec<usize> = gpu
+                .par_iter(&dq.slice(lo..))
+                .enumerate()
+                .filter(move |p: &(usize, Point)| p.1.x * p.1.x < t)
+                .map(|p: (usize, Point)| p.0)
+                .collect()?
+                .to_vec()?;
+            let want: Vec<usize> = hq[lo..].iter().enumerate().filter(|p| p.1.x * p.1.x < t).map(|p| p.0).collect();
+            c.check(&at("chain enumerate filter indices struct"), near == want);
         }
     }
     Ok(())

@@ -58,3 +58,22 @@ pub fn mix_cpu(data: &[i32], k: i64) -> i32 {
         a.wrapping_add(b).wrapping_add((k >> 32) as i32)
     })
 }
+
+/// A reading of a sensor: a struct of a module file, whose paths MIR
+/// prints two ways (`keyed::wide::Reading` in a chain's type, `Reading`
+/// in a closure's header).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reading {
+    pub sensor: u32,
+    pub level: f32,
+}
+
+native::gpu::device_element!(Reading { sensor: u32, level: f32 });
+
+/// Where the loudest reading is (the last of equal ones) and the reading:
+/// an `enumerate` chain over structs.
+pub fn loudest(gpu: &Gpu, readings: &[Reading]) -> Result<Option<(usize, Reading)>, Error> {
+    gpu.par_iter(readings)
+        .enumerate()
+        .max_by(|a: &(usize, Reading), b: &(usize, Reading)| a.1.level.total_cmp(&b.1.level))
+}
