@@ -11,6 +11,7 @@
 // device; a host result goes to a new std::vector, as a Rust call's
 // `to_vec` makes a new Vec.
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -387,6 +388,33 @@ int main(int argc, char **argv) {
       });
       std::printf("cub composite_sort_by %d %.1f\n", log, us);
       for (void *v : {(void *)sorted, temp3}) CHECK(cudaFreeAsync(v, s));
+    }
+    // The points sorted by `w` as a CUB user sorts records by a key: the
+    // keys and the other 8 bytes of each point in two arrays,
+    // DeviceRadixSort::SortPairs into two new ones (the same bytes moved
+    // as the Rust call's 12-byte points).
+    {
+      std::vector<unsigned> hk(n);
+      std::vector<unsigned long long> hv(n);
+      for (size_t i = 0; i < n; i++) {
+        hk[i] = points[i].w;
+        std::memcpy(&hv[i], &points[i], 8);
+      }
+      unsigned *keys = (unsigned *)dalloc(n * 4, s), *keys_out = (unsigned *)dalloc(n * 4, s);
+      unsigned long long *vals = (unsigned long long *)dalloc(n * 8, s);
+      unsigned long long *vals_out = (unsigned long long *)dalloc(n * 8, s);
+      CHECK(cudaMemcpyAsync(keys, hk.data(), n * 4, cudaMemcpyHostToDevice, s));
+      CHECK(cudaMemcpyAsync(vals, hv.data(), n * 8, cudaMemcpyHostToDevice, s));
+      size_t b6 = 0;
+      CHECK(cub::DeviceRadixSort::SortPairs(nullptr, b6, keys, keys_out, vals, vals_out, (int)n, 0, 32, s));
+      void *temp6 = dalloc(b6, s);
+      CHECK(cudaStreamSynchronize(s));
+      us = best(reps, [&] {
+        CHECK(cub::DeviceRadixSort::SortPairs(temp6, b6, keys, keys_out, vals, vals_out, (int)n, 0, 32, s));
+        CHECK(cudaStreamSynchronize(s));
+      });
+      std::printf("cub composite_sort_by_key %d %.1f\n", log, us);
+      for (void *v : {(void *)keys, (void *)keys_out, (void *)vals, (void *)vals_out, temp6}) CHECK(cudaFreeAsync(v, s));
     }
     for (void *v : {(void *)p, (void *)pr, (void *)q, (void *)qr, (void *)norms, temp}) CHECK(cudaFreeAsync(v, s));
   }

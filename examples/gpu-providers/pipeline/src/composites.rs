@@ -498,6 +498,14 @@ pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             })?;
             println!("rust composite_sort_by {log} {us:.1}");
         }
+        // sort_by_key on a field: the radix sort moves each 12-byte point
+        // whole, ranked by its `w` (CUB: SortPairs of the keys and the
+        // other 8 bytes, in two arrays).
+        let us = best(reps, || {
+            gpu.sort_by_key(&dq, |p: &Point| p.w)?;
+            gpu.synchronize()
+        })?;
+        println!("rust composite_sort_by_key {log} {us:.1}");
     }
     Ok(())
 }
