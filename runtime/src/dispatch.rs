@@ -208,6 +208,23 @@ pub fn uses_workspace(kind: KernelKind) -> bool {
 }
 
 impl<'g> Scratch<'g> {
+    /// Room in the workspace for a partial per block of its largest grid
+    /// and the result record, of `bytes` each (a chain's `rcb::Partial` or
+    /// `rcb::PickPartial` of its value, the record's size): where it has
+    /// less, the stream finishes what may still use the old buffers, which
+    /// are then replaced.
+    fn fit_records(&mut self, bytes: usize) -> Result<(), RuntimeError> {
+        let ws = &mut self.workspace;
+        let partials = ws.max_grid as usize * bytes;
+        if ws.partials.bytes() >= partials && ws.output.bytes() >= bytes {
+            return Ok(());
+        }
+        self.stream.synchronize()?;
+        ws.partials = self.gpu.alloc(partials)?;
+        ws.output = self.gpu.alloc(bytes)?;
+        Ok(())
+    }
+
     /// A workspace for the reduces and chains of the largest grid any of
     /// `kernels` gets.
     pub fn new<'k>(
@@ -387,6 +404,14 @@ pub unsafe fn run<'k>(
                 args.u32(ParamKind::HasInit, u32::from(has_init));
             }
             let grid = grid_for(gpu, k, job.len, job.grid);
+            // A chain's fold or pick of a composite value wider than the
+            // workspace was sized for (a chain kernel's parameters do not
+            // say its value's size): its partials and record grow.
+            if matches!(provider, Provider::ChainReduce | Provider::ChainPick) {
+                if let Some(record) = result_record(provider, signature) {
+                    scratch.fit_records(record.size as usize)?;
+                }
+            }
             let ws = &scratch.workspace;
             if grid > ws.max_grid {
                 return Err(fail(
