@@ -592,9 +592,6 @@ impl ChainText {
         w.end(dropped, format!("goto -> bb{ret};"));
         let mut field = 0;
         for stage in &self.stages {
-            let this = field;
-            field += usize::from(stage.closure().is_some());
-            let field = this;
             match stage {
                 Stage::Enumerate => {
                     let index = p.index?;
@@ -624,6 +621,7 @@ impl ChainText {
                     b = kept;
                 }
             }
+            field += usize::from(stage.closure().is_some());
         }
         let term_field = field;
         let term = self.terminal_closure.as_ref();

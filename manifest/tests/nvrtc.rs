@@ -295,13 +295,7 @@ fn chains_compile_over_bool_narrow_and_wide_types() {
     let tu = emit_translation_unit(&requests).unwrap();
     assert!(!tu.needs_cccl);
     assert_eq!(tu.kernels.len(), 2 * chains.len() * pairs.len());
-    for options in [
-        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
-        &["-arch=sm_90", "-rdc=true"][..],
-    ] {
-        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
-        assert!(size > 0);
-    }
+    compiles_to_ltoir_and_ptx(&tu.source);
 }
 
 /// Indexed chains (an `enumerate`: the stage thunk takes each element's
@@ -377,13 +371,7 @@ fn indexed_chains_compile() {
     assert!(tu
         .source
         .contains("rcb::CollectStorage<256, 23, unsigned char, unsigned long long, true>"));
-    for options in [
-        &["-arch=sm_90", "-rdc=true", "-dlto"][..],
-        &["-arch=sm_90", "-rdc=true"][..],
-    ] {
-        let size = compile(&tu.source, options).unwrap_or_else(|log| panic!("{options:?}: {log}"));
-        assert!(size > 0);
-    }
+    compiles_to_ltoir_and_ptx(&tu.source);
 }
 
 #[test]
