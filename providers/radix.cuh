@@ -1,7 +1,9 @@
 // Native provider: a stable radix sort of elements T on key fields the
 // compiler proved the comparator orders lexicographically
-// (`frontend::order`), for sm_90. Needs common.cuh and CUB's headers (as
-// sort.cuh).
+// (`frontend::order`), or of `sort_by_key`'s computed keys each carrying
+// its element as CUB's value (`vocab::SortChoice::ComputedKey`: a kernel
+// of the manifest's computes the keys with the key thunk first), for
+// sm_90. Needs common.cuh and CUB's headers (as sort.cuh).
 //
 // These are CUB's own onesweep agents (cub::DeviceRadixSort's kernels,
 // CCCL 13.0) with CUB's sm_90 policy for a keys-only sort with 32-bit
@@ -88,13 +90,14 @@ __host__ __device__ __forceinline__ Key &radix_field(T &element, unsigned offset
     return *reinterpret_cast<Key *>(reinterpret_cast<unsigned char *>(&element) + offset);
 }
 
-// CUB's sm_90 policy for keys-only sorts of `Key` with 32-bit offsets.
-template <class Key>
-using RadixPolicy = typename cub::detail::radix::policy_hub<Key, cub::NullType, u32>::Policy900;
+// CUB's sm_90 policy for sorts of `Key` (with values `Value`, or none:
+// cub::NullType) with 32-bit offsets.
+template <class Key, class Value = cub::NullType>
+using RadixPolicy = typename cub::detail::radix::policy_hub<Key, Value, u32>::Policy900;
 
-template <class Key>
+template <class Key, class Value = cub::NullType>
 struct RadixFacts {
-    using Policy = RadixPolicy<Key>;
+    using Policy = RadixPolicy<Key, Value>;
     static constexpr int RADIX_BITS = Policy::ONESWEEP_RADIX_BITS;
     static constexpr int DIGITS = 1 << RADIX_BITS;
     static constexpr int HISTOGRAM_BLOCK = Policy::HistogramPolicy::BLOCK_THREADS;
@@ -140,16 +143,19 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins) {
     }
 }
 
-// One pass of 8 bits from `current_bit` over a portion of `len` keys.
-template <class Key, class Decomposer>
+// One pass of 8 bits from `current_bit` over a portion of `len` keys,
+// each moving its value with it (none: `Value` is cub::NullType and the
+// value pointers are null).
+template <class Key, class Value, class Decomposer>
 __device__ __forceinline__ void radix_onesweep(int *lookback, int *counter, u32 *bins_out, const u32 *bins_in,
-                                               Key *keys_out, const Key *keys_in, int len, int current_bit,
-                                               int num_bits, Decomposer decomposer) {
-    using Agent = cub::detail::radix_sort::AgentRadixSortOnesweep<typename RadixPolicy<Key>::OnesweepPolicy, false,
-                                                                  Key, cub::NullType, u32, int, Decomposer>;
+                                               Key *keys_out, const Key *keys_in, Value *values_out,
+                                               const Value *values_in, int len, int current_bit, int num_bits,
+                                               Decomposer decomposer) {
+    using Agent = cub::detail::radix_sort::AgentRadixSortOnesweep<typename RadixPolicy<Key, Value>::OnesweepPolicy,
+                                                                  false, Key, Value, u32, int, Decomposer>;
     __shared__ typename Agent::TempStorage storage;
-    Agent agent(storage, lookback, counter, bins_out, bins_in, keys_out, keys_in, (cub::NullType *)nullptr,
-                (const cub::NullType *)nullptr, len, current_bit, num_bits, decomposer);
+    Agent agent(storage, lookback, counter, bins_out, bins_in, keys_out, keys_in, values_out, values_in, len,
+                current_bit, num_bits, decomposer);
     agent.Process();
 }
 

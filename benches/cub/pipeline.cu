@@ -85,6 +85,9 @@ struct ByX {
 struct Norm {
   __device__ __forceinline__ float operator()(Point p) const { return p.x * p.x + p.y * p.y; }
 };
+struct Bucket {
+  __device__ __forceinline__ unsigned operator()(const Point &p) const { return p.w >> 8; }
+};
 struct NearOrigin {
   __device__ __forceinline__ bool operator()(const Point &p) const { return p.x * p.x + p.y * p.y < 0.25f; }
 };
@@ -415,6 +418,25 @@ int main(int argc, char **argv) {
       });
       std::printf("cub composite_sort_by_key %d %.1f\n", log, us);
       for (void *v : {(void *)keys, (void *)keys_out, (void *)vals, (void *)vals_out, temp6}) CHECK(cudaFreeAsync(v, s));
+    }
+    // The points sorted by a computed key, `w >> 8`, as a CUB user does
+    // it: the keys computed by DeviceTransform, then SortPairs of the
+    // keys and the whole points, into a new buffer (the Rust call's
+    // result).
+    {
+      unsigned *keys = (unsigned *)dalloc(n * 4, s), *keys_out = (unsigned *)dalloc(n * 4, s);
+      size_t b7 = 0;
+      CHECK(cub::DeviceRadixSort::SortPairs(nullptr, b7, keys, keys_out, q, (Point *)nullptr, (int)n, 0, 32, s));
+      void *temp7 = dalloc(b7, s);
+      us = best(reps, [&] {
+        Point *out = (Point *)dalloc(n * sizeof(Point), s);
+        CHECK(cub::DeviceTransform::Transform(q, keys, n, Bucket{}, s));
+        CHECK(cub::DeviceRadixSort::SortPairs(temp7, b7, keys, keys_out, q, out, (int)n, 0, 32, s));
+        CHECK(cudaStreamSynchronize(s));
+        CHECK(cudaFreeAsync(out, s));
+      });
+      std::printf("cub computed_sort_by_key %d %.1f\n", log, us);
+      for (void *v : {(void *)keys, (void *)keys_out, temp7}) CHECK(cudaFreeAsync(v, s));
     }
     for (void *v : {(void *)p, (void *)pr, (void *)q, (void *)qr, (void *)norms, temp}) CHECK(cudaFreeAsync(v, s));
   }

@@ -23,7 +23,7 @@ use manifest::bundle::{
     BUNDLE_FORMAT,
 };
 use manifest::provider::{
-    emit_translation_unit_with, KernelRequest, Operation, TranslationUnit, Tuning,
+    emit_translation_unit_with, ComputedKey, KernelRequest, Operation, TranslationUnit, Tuning,
 };
 use manifest::{
     Callback, Fingerprint, InputSpec, Manifest, RegistrationId, Variant, GENERATOR, MANIFEST_FORMAT,
@@ -1131,11 +1131,19 @@ fn kernel_requests(i: usize, chunk: &Chunk, sorts: &Sorts, config: &Config) -> V
         }
         // A proved order's radix sort: plain kernels, shared by every
         // variant of the registration.
-        if let Some(keys) = sorts.get(&th.registration).and_then(|s| s.radix_keys()) {
+        // A computed key's kernel calls the key thunk of the route's
+        // variant (`SYMBOL_key`, `passes::lower::thunks::build_key`).
+        let sort = sorts.get(&th.registration);
+        if let Some(keys) = sort.and_then(|s| s.radix_keys()) {
             requests.push(KernelRequest::Radix {
                 registration: RegistrationId(th.registration as u32),
                 element: th.signature.element().clone(),
                 keys: keys.to_vec(),
+                computed: sort.and_then(|s| s.computed_key()).map(|key| ComputedKey {
+                    key: key.clone(),
+                    thunk: format!("{}_key", th.symbol),
+                    env: th.env.clone(),
+                }),
             });
         }
     }

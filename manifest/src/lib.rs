@@ -25,8 +25,8 @@ pub use inputs::{
     fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, GENERATOR_SOURCE, INPUT_BOUND,
 };
 pub use vocab::{
-    Element, Field, KeyOrder, Layout, Provider, RadixKey, Scalar, Shape, Signature, SortChoice,
-    UnknownName, ELEMENT_SCALARS,
+    computed_key, Element, Field, KeyOrder, Layout, Provider, RadixKey, Scalar, Shape, Signature,
+    SortChoice, UnknownName, ELEMENT_SCALARS,
 };
 
 use serde::{Deserialize, Serialize};
@@ -252,6 +252,10 @@ pub enum Stage {
     RadixScan,
     /// One onesweep pass of the radix sort (8 bits).
     RadixPass,
+    /// A `sort_by_key`'s key of each element, for the radix sort of
+    /// computed keys (`vocab::SortChoice::ComputedKey`): the one radix
+    /// kernel that calls a thunk, the key thunk `SYMBOL_key`.
+    RadixKeys,
 }
 
 impl Stage {
@@ -273,6 +277,7 @@ impl Stage {
             Stage::RadixHistogram => "radix_histogram",
             Stage::RadixScan => "radix_scan",
             Stage::RadixPass => "radix_pass",
+            Stage::RadixKeys => "radix_keys",
         }
     }
 
@@ -281,7 +286,7 @@ impl Stage {
     pub const RADIX: [Stage; 3] = [Stage::RadixHistogram, Stage::RadixScan, Stage::RadixPass];
 
     pub fn is_radix(self) -> bool {
-        Stage::RADIX.contains(&self)
+        Stage::RADIX.contains(&self) || self == Stage::RadixKeys
     }
 
     /// `""` for the main kernel, else `_block_sort`, `_partition`, `_merge`.
@@ -298,6 +303,7 @@ impl Stage {
             Stage::RadixHistogram => "_radix_histogram",
             Stage::RadixScan => "_radix_scan",
             Stage::RadixPass => "_radix_pass",
+            Stage::RadixKeys => "_radix_keys",
         }
     }
 }
@@ -417,6 +423,12 @@ pub enum ParamKind {
     /// Radix sort: `int`, the keys' bits (the histogram counts every
     /// pass's digits below it).
     EndBit,
+    /// Radix sort of computed keys: `K *`, the keys a pass reads (the key
+    /// kernel's output for the first).
+    RadixKeys,
+    /// Radix sort of computed keys: `K *`, the keys a pass (or the key
+    /// kernel) writes.
+    RadixKeysOut,
     /// The callback environment, by value (`__grid_constant__`).
     Env,
 }
@@ -902,14 +914,24 @@ impl Manifest {
     }
 }
 
-/// A radix sort kernel: a plain kernel (no callback: it ranks key bits)
-/// of a sorting registration whose order was proved.
+/// A radix sort kernel: a plain kernel (shared by the registration's
+/// variants; no callback: it ranks key bits, but for the key kernel of
+/// computed keys, which calls the key thunk) of a sorting registration
+/// whose order was proved.
 fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Result<(), String> {
     if provider != Provider::SortBy {
         return Err(format!("provider {} has no radix sort", provider.name()));
     }
-    if kernel.variant != Variant::Plain || kernel.thunk.is_some() {
-        return Err("a radix sort kernel is plain: it calls no thunk".into());
+    if kernel.variant != Variant::Plain {
+        return Err("a radix sort kernel is plain, shared by every variant".into());
+    }
+    match (&kernel.thunk, kernel.stage) {
+        (Some(thunk), Stage::RadixKeys) if is_c_identifier(thunk) => {}
+        (_, Stage::RadixKeys) => {
+            return Err("the radix key kernel names the key thunk it calls".into())
+        }
+        (Some(_), _) => return Err("a radix sort kernel calls no thunk".into()),
+        (None, _) => {}
     }
     let registration = kernel
         .registration
@@ -923,24 +945,29 @@ fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Resu
             callback.provider.name()
         ));
     }
-    if callback
-        .sort
-        .as_ref()
-        .and_then(|s| s.radix_keys())
-        .is_none()
-    {
+    let Some(sort) = callback.sort.as_ref().filter(|s| s.radix_keys().is_some()) else {
         return Err(format!(
             "registration {registration}'s order was not proved to be a radix order"
         ));
+    };
+    let key = sort.computed_key();
+    if kernel.stage == Stage::RadixKeys && key.is_none() {
+        return Err(format!(
+            "registration {registration} sorts on the element's fields: it computes no key"
+        ));
     }
-    let expected = provider::radix_launch(kernel.stage, callback.signature.element());
+    let expected = provider::radix_launch(kernel.stage, callback.signature.element(), key);
     if kernel.launch != expected {
         return Err(format!(
             "launch facts {:?} differ from the radix sort's {:?}",
             kernel.launch, expected
         ));
     }
-    check_params(&kernel.params, &provider::radix_params(kernel.stage))
+    let env = Some(&callback.env).filter(|_| kernel.stage == Stage::RadixKeys);
+    check_params(
+        &kernel.params,
+        &provider::radix_params(kernel.stage, key.is_some(), env),
+    )
 }
 
 /// A kernel's parameter list against the one its ABI says.

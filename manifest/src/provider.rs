@@ -1020,12 +1020,27 @@ pub enum KernelRequest {
     Copy,
     /// A sorting registration's radix sort kernels ([`Stage::RADIX`]) on
     /// the keys its comparator was proved to order (`vocab::SortChoice`).
-    /// They call no callback: they rank the keys' bits.
+    /// They call no callback: they rank the keys' bits. With `computed`,
+    /// the keys are the key function's, computed by a kernel of their own
+    /// ([`Stage::RadixKeys`]), and sorted with the elements as values.
     Radix {
         registration: RegistrationId,
         element: Element,
         keys: Vec<vocab::RadixKey>,
+        computed: Option<ComputedKey>,
     },
+}
+
+/// The key a `sort_by_key`'s radix sort computes: its type (as
+/// `vocab::computed_key` lays it out), and the key thunk and environment
+/// that compute it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComputedKey {
+    pub key: Element,
+    /// `SYMBOL_key(const void *env, A x, K *out)`, the registration's
+    /// thunk `SYMBOL` with `_key`.
+    pub thunk: String,
+    pub env: EnvLayout,
 }
 
 impl KernelRequest {
@@ -1308,7 +1323,8 @@ fn emit_request(
             registration,
             element,
             keys,
-        } => return emit_radix(out, *registration, element, keys),
+            computed,
+        } => return emit_radix(out, *registration, element, keys, computed.as_ref()),
         KernelRequest::Callback {
             provider,
             registration,
@@ -2315,12 +2331,19 @@ fn emit_env_struct(
 /// providers/radix.cuh instantiates and the kernels assert): the histogram
 /// as many blocks as are resident, the scan a block a pass, the onesweep
 /// pass a block a tile.
-pub fn radix_launch(stage: Stage, element: &Element) -> LaunchFacts {
+///
+/// With a computed `key`, CUB's policy for pairs (`key`, `element`), and
+/// the key kernel a thread an element at a time over the resident blocks.
+pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> LaunchFacts {
     let (block, items, grid) = match stage {
         Stage::RadixHistogram => (128, 16, GridPolicy::ResidentTiles),
         Stage::RadixScan => (256, 1, GridPolicy::OneBlockPerTile),
+        Stage::RadixKeys => (256, 1, GridPolicy::ResidentTiles),
         _ => {
-            let (block, items) = radix_onesweep_policy(element.size() as u32);
+            let (block, items) = match key {
+                None => radix_onesweep_policy(element.size() as u32, None),
+                Some(k) => radix_onesweep_policy(k.size() as u32, Some(element.size() as u32)),
+            };
             (block, items, GridPolicy::OneBlockPerTile)
         }
     };
@@ -2334,24 +2357,39 @@ pub fn radix_launch(stage: Stage, element: &Element) -> LaunchFacts {
     }
 }
 
-/// CUB's onesweep policy on sm_90 for keys-only sorts of `size`-byte keys
-/// with 32-bit offsets: (threads, items a thread), its nominal figures
-/// scaled by the key's size (`RegBoundScaling`).
-fn radix_onesweep_policy(size: u32) -> (u32, u32) {
-    let (threads, nominal) = match size {
-        1 | 2 => (512, 19),
-        3 => (384, 23),
-        4 => (384, 20),
-        _ => (384, 30),
+/// CUB's onesweep policy on sm_90 for sorts of `key`-byte keys, alone or
+/// with `value`-byte values, with 32-bit offsets: (threads, items a
+/// thread), its nominal figures (`sm90_small_key_tuning` below 4-byte
+/// keys) scaled by the larger of key and value (`RegBoundScaling`).
+fn radix_onesweep_policy(key: u32, value: Option<u32>) -> (u32, u32) {
+    let (threads, nominal) = match (key, value) {
+        (1 | 2, None) => (512, 19),
+        (1, Some(1)) => (512, 15),
+        (1, Some(2 | 4)) => (512, 17),
+        (1, Some(8)) => (384, 23),
+        (1, Some(16)) => (512, 22),
+        (2, Some(1)) => (384, 14),
+        (2, Some(2)) => (384, 15),
+        (2, Some(4)) => (512, 17),
+        (2, Some(8)) => (384, 23),
+        (2, Some(16)) => (512, 21),
+        (1..=3, _) => (384, 23),
+        (4, None) => (384, 20),
+        (4, Some(v)) => (384, if v < 8 { 23 } else { 30 }),
+        (_, None) => (384, 30),
+        (_, Some(v)) => (384, if v < 8 { 30 } else { 24 }),
     };
-    let items = (nominal * 4 / size.max(4)).max(1);
+    let dominant = key.max(value.unwrap_or(0));
+    let items = (nominal * 4 / dominant.max(4)).max(1);
     // At most 48 KB of shared memory a block (`max_smem_per_block`).
-    let fit = (49_152 / (size * items)).div_ceil(32) * 32;
+    let fit = (49_152 / (dominant * items)).div_ceil(32) * 32;
     (threads.min(fit), items)
 }
 
-/// The radix sort kernels' parameters.
-pub fn radix_params(stage: Stage) -> Vec<Param> {
+/// The radix sort kernels' parameters; `computed`: the sort of computed
+/// keys, whose histogram reads the keys and whose passes move keys and
+/// elements, and whose key kernel takes the environment `env`.
+pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Vec<Param> {
     use ParamKind as K;
     let ptr = |kind| Param {
         kind,
@@ -2363,26 +2401,39 @@ pub fn radix_params(stage: Stage) -> Vec<Param> {
         size: 4,
         align: 4,
     };
-    match stage {
-        Stage::RadixHistogram => vec![
-            ptr(K::RadixBins),
-            ptr(K::Input),
-            int(K::Len),
-            int(K::EndBit),
-        ],
+    let keys = if computed { K::RadixKeys } else { K::Input };
+    let mut params = match stage {
+        Stage::RadixKeys => vec![ptr(K::Input), ptr(K::RadixKeysOut), int(K::Len)],
+        Stage::RadixHistogram => vec![ptr(K::RadixBins), ptr(keys), int(K::Len), int(K::EndBit)],
         Stage::RadixScan => vec![ptr(K::RadixBins)],
-        _ => vec![
-            ptr(K::RadixLookback),
-            ptr(K::RadixCounter),
-            ptr(K::RadixBinsOut),
-            ptr(K::RadixBins),
-            ptr(K::Output),
-            ptr(K::Input),
-            int(K::Len),
-            int(K::CurrentBit),
-            int(K::NumBits),
-        ],
+        _ => {
+            let mut p = vec![
+                ptr(K::RadixLookback),
+                ptr(K::RadixCounter),
+                ptr(K::RadixBinsOut),
+                ptr(K::RadixBins),
+            ];
+            if computed {
+                p.extend([ptr(K::RadixKeysOut), ptr(K::RadixKeys)]);
+            }
+            p.extend([
+                ptr(K::Output),
+                ptr(K::Input),
+                int(K::Len),
+                int(K::CurrentBit),
+                int(K::NumBits),
+            ]);
+            p
+        }
+    };
+    if let Some(env) = env.filter(|e| stage == Stage::RadixKeys && !e.is_empty()) {
+        params.push(Param {
+            kind: K::Env,
+            size: env.size,
+            align: env.align,
+        });
     }
+    params
 }
 
 /// The C++ type of a radix key: `rcb::RadixKey<Bits, Order, Descending>`.
@@ -2401,46 +2452,55 @@ fn radix_key_type(key: &vocab::RadixKey) -> String {
     format!("rcb::RadixKey<{bits}, {order}, {}>", key.descending)
 }
 
-/// A registration's three radix sort kernels: for a scalar element sorted
-/// on itself, CUB's key is one `RadixKey` over the element's bits; for a
-/// composite, the element with a decomposer naming its key fields.
+/// A registration's radix sort kernels: for a scalar element sorted on
+/// itself, CUB's key is one `RadixKey` over the element's bits; for a
+/// composite, the element with a decomposer naming its key fields. With a
+/// `computed` key, those are the key's, which a fourth kernel computes
+/// with the key thunk, and the passes move each element with its key.
 fn emit_radix(
     out: &mut String,
     registration: RegistrationId,
     element: &Element,
     keys: &[vocab::RadixKey],
+    computed: Option<&ComputedKey>,
 ) -> Result<Vec<Kernel>, EmitError> {
     let provider = Provider::SortBy;
     let name = |stage| kernel_name(provider, element, Some(registration), Variant::Plain, stage);
     let base = name(Stage::RadixPass);
+    // What CUB ranks: the element, or the computed key.
+    let sorted = computed.map_or(element, |c| &c.key);
     if keys.is_empty()
         || keys
             .iter()
-            .any(|k| k.scalar.size() > 8 || k.offset + k.scalar.size() > element.size())
+            .any(|k| k.scalar.size() > 8 || k.offset + k.scalar.size() > sorted.size())
     {
         return Err(EmitError::Launch(format!(
-            "{base}: radix keys {keys:?} do not fit the element `{}`",
-            element.name()
+            "{base}: radix keys {keys:?} do not fit the key `{}`",
+            sorted.name()
         )));
     }
     let _ = writeln!(
         out,
-        "\n// ---- {base}: sort_by's radix sort `{}`, registration {registration}, on {}",
+        "\n// ---- {base}: sort_by's radix sort `{}`, registration {registration}, on {}{}",
         element.name(),
+        match computed {
+            Some(c) => format!("the computed key `{}`: ", c.key.name()),
+            None => String::new(),
+        },
         keys.iter()
-            .map(ToString::to_string)
+            .map(|k| k.describe(if computed.is_some() { "key" } else { "element" }))
             .collect::<Vec<_>>()
             .join(", then ")
     );
-    let (key_type, decomposer) = match (element, keys) {
+    let (key_type, decomposer) = match (sorted, keys) {
         (Element::Scalar(s), [k]) if k.offset == 0 && k.scalar.size() == s.size() => (
             radix_key_type(k),
             "cub::detail::identity_decomposer_t{}".to_string(),
         ),
         _ => {
-            let Element::Composite(l) = element else {
+            let Element::Composite(l) = sorted else {
                 return Err(EmitError::Launch(format!(
-                    "{base}: a scalar element sorts on itself alone"
+                    "{base}: a scalar key sorts on itself alone"
                 )));
             };
             out.push_str(&composite_struct(l));
@@ -2465,15 +2525,64 @@ fn emit_radix(
         }
     };
     let t = c_type(element);
+    // The computed key's C type, its key thunk's declaration and the
+    // environment; CUB's values are the elements.
+    let (k, value, env_type) = match computed {
+        Some(c) => {
+            if let Element::Composite(l) = element {
+                out.push_str(&composite_struct(l));
+            }
+            let env_type = emit_env_struct(out, &base, registration, &c.env)?;
+            let x = match element {
+                Element::Composite(_) => format!("const {t} *x"),
+                e => format!("{} x", abi_c_type(e)),
+            };
+            let k = c_type(&c.key);
+            let _ = writeln!(
+                out,
+                "extern \"C\" __device__ void {}(const void *env, {x}, {k} *out);",
+                c.thunk
+            );
+            (k, t.clone(), env_type)
+        }
+        None => (t.clone(), "cub::NullType".to_string(), None),
+    };
+    let facts = format!("rcb::RadixFacts<{key_type}, {value}>");
+    let stages: Vec<Stage> = computed
+        .map(|_| Stage::RadixKeys)
+        .into_iter()
+        .chain(Stage::RADIX)
+        .collect();
     let mut kernels = Vec::new();
-    for stage in Stage::RADIX {
-        let launch = radix_launch(stage, element);
+    for stage in stages {
+        let launch = radix_launch(stage, element, computed.map(|c| &c.key));
         let kname = name(stage);
         let (params, body) = match stage {
+            Stage::RadixKeys => {
+                let (env_param, env_arg) = match &env_type {
+                    Some(ty) => (format!(", const __grid_constant__ {ty} env"), "&env"),
+                    None => (String::new(), "rcb::empty_env"),
+                };
+                (
+                    format!("const {t} *input, {k} *keys_out, unsigned int len{env_param}"),
+                    // The key built in a zeroed local: a tuple key's
+                    // padding is written too, as zeros.
+                    format!(
+                        "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;\n\
+                         \x20        i += (unsigned long long)gridDim.x * blockDim.x) {{\n\
+                         \x20       {k} key{{}};\n\
+                         \x20       {}({env_arg}, {}, &key);\n\
+                         \x20       keys_out[i] = key;\n\
+                         \x20   }}",
+                        computed.map_or("", |c| &c.thunk),
+                        widened(element, "input[i]")
+                    ),
+                )
+            }
             Stage::RadixHistogram => (
-                format!("unsigned int *bins, const {t} *input, unsigned int len, int end_bit"),
+                format!("unsigned int *bins, const {k} *input, unsigned int len, int end_bit"),
                 format!(
-                    "static_assert(rcb::RadixFacts<{key_type}>::HISTOGRAM_BLOCK == {}, \"the manifest's launch facts\");\n\
+                    "static_assert({facts}::HISTOGRAM_BLOCK == {}, \"the manifest's launch facts\");\n\
                      \x20   rcb::radix_histogram<{key_type}>(bins, reinterpret_cast<const {key_type} *>(input), len, end_bit, {decomposer});",
                     launch.block_size
                 ),
@@ -2481,24 +2590,41 @@ fn emit_radix(
             Stage::RadixScan => (
                 "unsigned int *bins".to_string(),
                 format!(
-                    "static_assert(rcb::RadixFacts<{key_type}>::SCAN_BLOCK == {}, \"the manifest's launch facts\");\n\
+                    "static_assert({facts}::SCAN_BLOCK == {}, \"the manifest's launch facts\");\n\
                      \x20   rcb::radix_exclusive_sum<{key_type}>(bins);",
                     launch.block_size
                 ),
             ),
-            _ => (
-                format!(
-                    "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
-                     \x20   {t} *output, const {t} *input, int len, int current_bit, int num_bits"
-                ),
-                format!(
-                    "static_assert(rcb::RadixFacts<{key_type}>::ONESWEEP_BLOCK == {} && rcb::RadixFacts<{key_type}>::ONESWEEP_ITEMS == {},\n\
-                     \x20                 \"the manifest's launch facts\");\n\
-                     \x20   rcb::radix_onesweep<{key_type}>(lookback, counter, bins_out, bins, reinterpret_cast<{key_type} *>(output),\n\
-                     \x20       reinterpret_cast<const {key_type} *>(input), len, current_bit, num_bits, {decomposer});",
-                    launch.block_size, launch.items_per_thread
-                ),
-            ),
+            _ => {
+                let (key_params, key_args) = match computed {
+                    Some(_) => (
+                        format!("{k} *keys_out, const {k} *keys, "),
+                        format!(
+                            "reinterpret_cast<{key_type} *>(keys_out), reinterpret_cast<const {key_type} *>(keys),\n\
+                             \x20       output, input"
+                        ),
+                    ),
+                    None => (
+                        String::new(),
+                        format!(
+                            "reinterpret_cast<{key_type} *>(output), reinterpret_cast<const {key_type} *>(input),\n\
+                             \x20       (cub::NullType *)nullptr, (const cub::NullType *)nullptr"
+                        ),
+                    ),
+                };
+                (
+                    format!(
+                        "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
+                         \x20   {key_params}{t} *output, const {t} *input, int len, int current_bit, int num_bits"
+                    ),
+                    format!(
+                        "static_assert({facts}::ONESWEEP_BLOCK == {} && {facts}::ONESWEEP_ITEMS == {},\n\
+                         \x20                 \"the manifest's launch facts\");\n\
+                         \x20   rcb::radix_onesweep<{key_type}, {value}>(lookback, counter, bins_out, bins, {key_args}, len, current_bit, num_bits, {decomposer});",
+                        launch.block_size, launch.items_per_thread
+                    ),
+                )
+            }
         };
         let _ = write!(
             out,
@@ -2514,8 +2640,11 @@ fn emit_radix(
             stage,
             variant: Variant::Plain,
             registration: Some(registration),
-            thunk: None,
-            params: radix_params(stage),
+            thunk: match stage {
+                Stage::RadixKeys => computed.map(|c| c.thunk.clone()),
+                _ => None,
+            },
+            params: radix_params(stage, computed.is_some(), computed.map(|c| &c.env)),
             launch,
             cubin: None,
         });

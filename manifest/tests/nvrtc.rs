@@ -509,7 +509,9 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .map(|r| match r {
             KernelRequest::Callback { provider, .. } => manifest::stages(*provider).len(),
             KernelRequest::Copy => 1,
-            KernelRequest::Radix { .. } => manifest::Stage::RADIX.len(),
+            KernelRequest::Radix { computed, .. } => {
+                manifest::Stage::RADIX.len() + usize::from(computed.is_some())
+            }
         })
         .sum();
     assert_eq!(tu.kernels.len(), stages);
@@ -547,6 +549,7 @@ fn radix_sorts_compile_for_every_key_type_and_composite_keys() {
             registration: RegistrationId(registration),
             element,
             keys,
+            computed: None,
         });
         registration += 1;
     };
@@ -586,11 +589,100 @@ fn radix_sorts_compile_for_every_key_type_and_composite_keys() {
     for k in &tu.kernels {
         assert_eq!(
             k.params,
-            manifest::provider::radix_params(k.stage),
+            manifest::provider::radix_params(k.stage, false, None),
             "{}",
             k.name
         );
     }
     assert!(tu.source.contains("cuda::std::tuple<rcb::RadixKey<unsigned short, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned long long, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned char, rcb::RADIX_SIGNED, true> &>"));
+    compiles_to_ltoir_and_ptx(&tu.source);
+}
+
+/// The radix sort of computed keys (`sort_by_key(|x| x >> 4)`) compiles
+/// for keys of every size CUB's pairs policy tells apart (1 and 2 bytes
+/// by the value's size, 3, 4 and 8 bytes by whether the value is under 8
+/// bytes, a 16-byte tuple) with values of 1 to 24 bytes, scalars and
+/// composites: the launch facts the manifest says are CUB's (the kernels
+/// assert them), the key kernel calls the key thunk with the environment
+/// when there is one, and the passes move keys and elements.
+#[test]
+fn computed_key_radix_sorts_compile_for_every_key_and_value_size() {
+    use manifest::provider::ComputedKey;
+    use manifest::{EnvLayout, Stage};
+    let [pair, triple, body] = <[manifest::Element; 3]>::try_from(composites()).unwrap();
+    let scalar = manifest::Element::Scalar;
+    let keys: [&[Scalar]; 8] = [
+        &[Scalar::U8],
+        &[Scalar::I16],
+        &[Scalar::Bool, Scalar::U8, Scalar::I8],
+        &[Scalar::Char],
+        &[Scalar::U8, Scalar::U16],
+        &[Scalar::I64],
+        &[Scalar::U32, Scalar::Bool, Scalar::I8],
+        &[Scalar::I64, Scalar::U32],
+    ];
+    let values = [
+        scalar(Scalar::U8),
+        scalar(Scalar::I16),
+        scalar(Scalar::F32),
+        scalar(Scalar::U64),
+        pair,
+        triple,
+        body,
+    ];
+    let env = EnvLayout::from_fields(&[("mask".to_string(), Scalar::U64, 0)], 8, 8).unwrap();
+    let mut requests = Vec::new();
+    for (k, fields) in keys.iter().enumerate() {
+        let (key, radix) = manifest::computed_key(fields).unwrap();
+        for (v, value) in values.iter().enumerate() {
+            // Every key with a scalar and a composite value; the 1- and
+            // 2-byte keys (whose policy depends on the value's size) with
+            // every value.
+            if key.size() > 2 && v % 3 != k % 3 {
+                continue;
+            }
+            let registration = requests.len() as u32;
+            requests.push(KernelRequest::Radix {
+                registration: RegistrationId(registration),
+                element: value.clone(),
+                keys: radix.clone(),
+                computed: Some(ComputedKey {
+                    key: key.clone(),
+                    thunk: format!("rmir_key{registration}_key"),
+                    env: if registration.is_multiple_of(2) {
+                        env.clone()
+                    } else {
+                        EnvLayout::empty()
+                    },
+                }),
+            });
+        }
+    }
+    let tu = emit_translation_unit(&requests).unwrap();
+    assert!(tu.needs_cccl);
+    assert_eq!(tu.kernels.len(), requests.len() * (Stage::RADIX.len() + 1));
+    for k in &tu.kernels {
+        let r = k.registration.unwrap().0;
+        let env = if r.is_multiple_of(2) {
+            Some(&env)
+        } else {
+            None
+        };
+        assert_eq!(
+            k.params,
+            manifest::provider::radix_params(k.stage, true, env),
+            "{}",
+            k.name
+        );
+        assert_eq!(
+            k.thunk.is_some(),
+            k.stage == Stage::RadixKeys,
+            "{}: only the key kernel calls a thunk",
+            k.name
+        );
+    }
+    assert!(tu
+        .source
+        .contains("extern \"C\" __device__ void rmir_key0_key(const void *env, unsigned int x, unsigned char *out);"));
     compiles_to_ltoir_and_ptx(&tu.source);
 }

@@ -1552,8 +1552,14 @@ impl Gpu {
 
     /// The elements stably sorted by `key`, as [`slice::sort_by_key`]
     /// ([`crate::sort_by_key`]): an integer, `bool` or `char` of each, or a
-    /// tuple of up to four; at most 2^32 - 1 of them. The kernel calls the compiled key function
-    /// twice for each comparison, as "less than": `key(&a) < key(&b)`.
+    /// tuple of up to four; at most 2^32 - 1 of them. From the size where
+    /// it pays, a radix sort: of the elements on their key fields where
+    /// the key is proved to be the element's own fields (`|p| p.id`), else
+    /// of the keys, each computed once by the compiled key function and
+    /// carrying its element (`|x| x >> 4`). Below it, or for a key a radix
+    /// sort cannot rank (`u128`), the merge sort, which calls the key
+    /// function twice for each comparison, as "less than": `key(&a) <
+    /// key(&b)`.
     #[track_caller]
     #[inline(never)]
     pub fn sort_by_key<T, K, D, F>(&self, data: &D, key: F) -> Result<DeviceVec<T>, Error>

@@ -35,6 +35,8 @@ pub struct Scratch<'g> {
     /// Select's count of kept elements (chain_collect's of kept values).
     pub count: DeviceBuffer<'g>,
     sort_buffer: Option<DeviceBuffer<'g>>,
+    /// A radix sort's computed keys, and the keys of every other pass.
+    sort_keys: Option<DeviceBuffer<'g>>,
     partitions: Option<DeviceBuffer<'g>>,
     /// The radix sort's bins, look-back and pass counters.
     radix_bins: Option<DeviceBuffer<'g>>,
@@ -90,6 +92,10 @@ pub struct Job {
     /// A sort whose order was proved a radix order: its keys' bits (0:
     /// none, the merge sort).
     pub sort_bits: u32,
+    /// A sort of computed keys (`sort_by_key`'s radix sort of the keys its
+    /// key function computes): a key's bytes; 0 for a sort that ranks the
+    /// elements themselves.
+    pub sort_key_size: u64,
     /// Which sort a sorting call runs (the benchmarks and the validation
     /// force one; by default the faster for its size).
     pub sort: SortPick,
@@ -246,6 +252,7 @@ impl<'g> Scratch<'g> {
             epoch: 0,
             count,
             sort_buffer: None,
+            sort_keys: None,
             partitions: None,
             radix_bins: None,
             radix_lookback: None,
@@ -873,6 +880,12 @@ unsafe fn merge_sort<'k>(
 /// most 2^28 elements, ping-ponging between the output and a buffer so
 /// that the last pass writes the output.
 ///
+/// A sort of computed keys (`job.sort_key_size` > 0) first computes each
+/// element's key ([`Stage::RadixKeys`]) into a buffer holding two keys an
+/// element; the histogram counts the keys' digits, and each pass moves
+/// the keys between the buffer's halves and the elements, CUB's values,
+/// as above.
+///
 /// # Safety
 ///
 /// As [`run`]'s, and the output is not the input.
@@ -889,6 +902,10 @@ unsafe fn radix_sort<'k>(
     let histogram = stage(kernels, Stage::RadixHistogram)?;
     let scan = stage(kernels, Stage::RadixScan)?;
     let pass = stage(kernels, Stage::RadixPass)?;
+    let computing = match job.sort_key_size {
+        0 => None,
+        _ => Some(stage(kernels, Stage::RadixKeys)?),
+    };
     if job.len == 0 {
         return Ok(());
     }
@@ -940,6 +957,18 @@ unsafe fn radix_sort<'k>(
     } else {
         0
     };
+    // The computed keys, and room for a pass's keys after them.
+    let key_bytes = job.len * job.sort_key_size;
+    let keys = match computing {
+        Some(_) => grow(
+            gpu,
+            stream,
+            &mut scratch.sort_keys,
+            (2 * key_bytes) as usize,
+            false,
+        )?,
+        None => 0,
+    };
     // SAFETY: the scratch buffers are live and this large.
     unsafe {
         zero_on(stream, counters, (portions * passes * 4) as usize)?;
@@ -948,6 +977,15 @@ unsafe fn radix_sort<'k>(
     args.u64(ParamKind::RadixBins, bins)
         .u32(ParamKind::Len, n)
         .set(ParamKind::EndBit, (bits as i32).to_le_bytes());
+    if let Some(compute) = computing {
+        args.u64(ParamKind::RadixKeysOut, keys)
+            .u64(ParamKind::RadixKeys, keys);
+        let grid = grid_for(gpu, compute, job.len, None);
+        // SAFETY: `job`'s input holds `len` elements, the keys buffer room
+        // for as many keys.
+        unsafe { launch_grid(gpu, stream, compute, grid, args)? };
+        launched.push(compute, grid);
+    }
     let grid = grid_for(gpu, histogram, job.len, None);
     // SAFETY: `job`'s input holds `len` elements; the bins are live.
     unsafe { launch_grid(gpu, stream, histogram, grid, args)? };
@@ -956,11 +994,18 @@ unsafe fn radix_sort<'k>(
     unsafe { launch_grid(gpu, stream, scan, passes as u32, args)? };
     launched.push(scan, passes as u32);
     let mut source = job.input;
+    let key_size = job.sort_key_size;
     for p in 0..passes {
         let destination = if (passes - 1 - p) % 2 == 0 {
             job.output
         } else {
             buffer
+        };
+        // A computed key's pass reads one half of the keys buffer and
+        // writes the other.
+        let (keys_in, keys_out) = match p % 2 {
+            0 => (keys, keys + key_bytes),
+            _ => (keys + key_bytes, keys),
         };
         let current_bit = (p * 8) as i32;
         let num_bits = (u64::from(bits) - p * 8).min(8) as i32;
@@ -979,6 +1024,8 @@ unsafe fn radix_sort<'k>(
                 .u64(ParamKind::RadixBins, at(q))
                 .u64(ParamKind::Output, destination)
                 .u64(ParamKind::Input, source + q * portion * size)
+                .u64(ParamKind::RadixKeysOut, keys_out)
+                .u64(ParamKind::RadixKeys, keys_in + q * portion * key_size)
                 .set(ParamKind::Len, (items as i32).to_le_bytes())
                 .set(ParamKind::CurrentBit, current_bit.to_le_bytes())
                 .set(ParamKind::NumBits, num_bits.to_le_bytes());

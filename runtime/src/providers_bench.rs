@@ -569,6 +569,11 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 env: Vec::new(),
                 grid,
                 sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
+                sort_key_size: callback
+                    .sort
+                    .as_ref()
+                    .and_then(|s| s.computed_key())
+                    .map_or(0, |k| k.size()),
                 sort: sort_pick,
             };
             let mut launches = 0;

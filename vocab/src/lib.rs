@@ -22,6 +22,6 @@ mod scalar;
 pub use call::CallKind;
 pub use element::{Element, Field, Layout, LayoutError};
 pub use name::UnknownName;
-pub use order::{KeyOrder, RadixKey, SortChoice};
+pub use order::{computed_key, ord_key_order, KeyOrder, RadixKey, SortChoice};
 pub use provider::{Provider, Shape, Signature, ELEMENT_SCALARS};
 pub use scalar::Scalar;

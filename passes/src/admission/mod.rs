@@ -251,16 +251,22 @@ pub fn sort_choice(doc: &frontend::PreparedMir, abi: &CallbackAbi) -> Option<voc
     if abi.provider != manifest::Provider::SortBy {
         return None;
     }
-    let callback = match abi.adapter {
-        Adapter::Key(_) | Adapter::TupleKey(_) => SortCallback::Key,
-        _ => SortCallback::Compare,
+    let (callback, key) = match &abi.adapter {
+        Adapter::Key(k) => (SortCallback::Key, Some(vec![*k])),
+        Adapter::TupleKey(fields) => (SortCallback::Key, Some(fields.clone())),
+        _ => (SortCallback::Compare, None),
     };
-    Some(frontend::order::sort_choice(
-        doc,
-        &abi.body,
-        callback,
-        abi.signature.element(),
-    ))
+    let choice = frontend::order::sort_choice(doc, &abi.body, callback, abi.signature.element());
+    // A key that is not the element's own fields is computed, once an
+    // element, and sorted with its element (`lower::thunks`' `SYMBOL_key`).
+    Some(
+        match (choice, key.as_deref().and_then(vocab::computed_key)) {
+            (vocab::SortChoice::Merge { reason }, Some((key, keys))) => {
+                vocab::SortChoice::ComputedKey { key, keys, reason }
+            }
+            (choice, _) => choice,
+        },
+    )
 }
 
 /// The readable ABI summary of an admitted callback (for people and

@@ -185,13 +185,29 @@ impl Thunk {
     }
 }
 
-/// The symbols a thunk named `symbol` exports, as [`Thunk::exported`].
+/// The symbols a thunk named `symbol` exports, as [`Thunk::exported`]: a
+/// `sort_by_key`'s with a radix-ordered key exports its key thunk,
+/// `SYMBOL_key`, too (`thunks::build_key`).
 pub fn exported_as(symbol: &str, adapter: &Adapter) -> Vec<String> {
     match adapter {
         Adapter::Chain => vec![format!("{symbol}_stage"), format!("{symbol}_combine")],
         Adapter::ByKey => vec![format!("{symbol}_same"), format!("{symbol}_op")],
+        _ if computed_key_fields(adapter).is_some() => {
+            vec![symbol.to_string(), format!("{symbol}_key")]
+        }
         _ => vec![symbol.to_string()],
     }
+}
+
+/// A key function's key fields when a radix sort can rank them
+/// (`vocab::computed_key`): then its registration has a key thunk.
+pub fn computed_key_fields(adapter: &Adapter) -> Option<Vec<manifest::Scalar>> {
+    let fields = match adapter {
+        Adapter::Key(k) => vec![*k],
+        Adapter::TupleKey(fields) => fields.clone(),
+        _ => return None,
+    };
+    vocab::computed_key(&fields).map(|_| fields)
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -89,8 +89,109 @@ pub fn run(rw: &Patch<'_, '_>, plan: &Plan) -> Result<(), LowerError> {
             build(rw, body, thunk, &callee)?
         };
         module.body().append_operation(op);
+        if let Some(fields) = super::plan::computed_key_fields(&thunk.adapter) {
+            let op = build_key(rw, plan, body, thunk, &callee, &fields)?;
+            module.body().append_operation(op);
+        }
     }
     Ok(())
+}
+
+/// A `sort_by_key`'s key thunk, for the radix sort of computed keys
+/// (`vocab::SortChoice::ComputedKey`):
+///
+/// ```c
+/// extern "C" void SYMBOL_key(const void *env, A x, K *out);        // x: T as the thunk ABI passes it
+/// ```
+///
+/// It calls the key function on `x` (by reference) and writes the key to
+/// `out` as `vocab::computed_key` lays it out: a scalar as itself (`bool`
+/// as one byte, 0 or 1), a tuple field by field at that C layout's
+/// offsets, whatever the body's own layout of the tuple.
+fn build_key<'c>(
+    rw: &Patch<'c, '_>,
+    plan: &Plan,
+    body: Op,
+    thunk: &Thunk,
+    callee: &str,
+    fields: &[Scalar],
+) -> Result<melior::ir::Operation<'c>, LowerError> {
+    let Some((_, keys)) = vocab::computed_key(fields) else {
+        return Err(rw.error(body, "a key with no radix order has no key thunk"));
+    };
+    let element = Pass::of(rw, plan, body, thunk.signature.element())?;
+    let inputs: Vec<Type<'c>> = vec![
+        rw.ptr_type(),
+        match &element {
+            Pass::Value(c) => c.abi,
+            Pass::Memory(_) => rw.ptr_type(),
+        },
+        rw.ptr_type(),
+    ];
+    let region = Region::new();
+    let e = Emit::entry(rw, body, callee, &region, &inputs);
+    let mut args = Vec::new();
+    if thunk.takes_env {
+        args.push(e.argument(0)?);
+    }
+    let x = e.operand(&element, e.argument(1)?)?;
+    args.push(match &element {
+        Pass::Value(c) => e.by_ref(x, c.body)?,
+        Pass::Memory(_) => x,
+    });
+    let out = e.argument(2)?;
+    let types = fields
+        .iter()
+        .map(|k| key_type(rw, body, *k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let values = match thunk.adapter {
+        Adapter::Key(_) => vec![e
+            .call(&args, &types)?
+            .ok_or_else(|| rw.error(body, "a key call with no result"))?],
+        _ => {
+            let tuple = llvm::r#type::r#struct(rw.ctx, &types, false);
+            let slot = e.slot(tuple)?;
+            args.push(slot);
+            e.call(&args, &[])?;
+            let mut values = Vec::new();
+            for (i, t) in types.iter().enumerate() {
+                let at = e.append(llvm::get_element_ptr(
+                    rw.ctx,
+                    slot,
+                    melior::ir::attribute::DenseI32ArrayAttribute::new(rw.ctx, &[0, i as i32]),
+                    tuple,
+                    rw.ptr_type(),
+                    e.loc,
+                ))?;
+                values.push(e.load(at, *t)?);
+            }
+            values
+        }
+    };
+    for ((v, k), scalar) in values.into_iter().zip(&keys).zip(fields) {
+        // A `bool` (`i1` in the body) is stored as the byte 0 or 1.
+        let v = match scalar {
+            Scalar::Bool => e.unary("arith.extui", v, rw.int_type(8))?,
+            _ => v,
+        };
+        let at = e.byte_offset(out, k.offset)?;
+        e.block.append_operation(llvm::store(
+            rw.ctx,
+            v,
+            at,
+            e.loc,
+            LoadStoreOptions::default(),
+        ));
+    }
+    e.ret(&[])?;
+    function(
+        rw,
+        body,
+        &format!("{}_key", thunk.symbol),
+        &inputs,
+        None,
+        region,
+    )
 }
 
 /// How an operand or the result of a callback crosses the thunk: its type

@@ -158,6 +158,15 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             let mut want = hq[lo..].to_vec();
             want.sort_by_key(|p| p.w >> 24);
             c.check(&at("sort_by_key struct"), sorted.iter().map(bits).eq(want.iter().map(bits)));
+            // A computed tuple key with a capture, a signed field below
+            // zero and a bool: the radix sort of the keys the key function
+            // computes from 2^19 elements (each carrying its point).
+            let off = 20i8;
+            let key = move |p: &Point| (((p.w >> 26) as i8) - off, p.x < 0.0);
+            let sorted = gpu.sort_by_key(&dq.slice(lo..), key)?.to_vec()?;
+            let mut want = hq[lo..].to_vec();
+            want.sort_by_key(key);
+            c.check(&at("sort_by_key computed tuple key"), sorted.iter().map(bits).eq(want.iter().map(bits)));
             let sorted = gpu.sort_by(&dp.slice(lo..), |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0))?.to_vec()?;
             let mut want = hp[lo..].to_vec();
             want.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -436,6 +445,28 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
     Ok(())
 }
 
+/// `sort_by_key` on computed keys from 2^16 to 2^26 elements, for the size
+/// where its radix sort pays (run once with `RMIR_SORT=radix`, once with
+/// `merge`): u32 values by `v >> 4`, 12-byte points by `p.w >> 8`.
+pub fn bench_sort_sizes(gpu: &Gpu, reps: usize) -> Result<(), Error> {
+    for log in [16u32, 18, 19, 20, 21, 22, 24, 26] {
+        let points = points(&data(1 << log, 37));
+        let du = gpu.upload(&points.iter().map(|p| p.w).collect::<Vec<u32>>())?;
+        let dq = gpu.upload(&points)?;
+        let us = best(reps, || {
+            gpu.sort_by_key(&du, |v: &u32| v >> 4)?;
+            gpu.synchronize()
+        })?;
+        println!("rust computed_sort_u32 {log} {us:.1}");
+        let us = best(reps, || {
+            gpu.sort_by_key(&dq, |p: &Point| p.w >> 8)?;
+            gpu.synchronize()
+        })?;
+        println!("rust computed_sort_point {log} {us:.1}");
+    }
+    Ok(())
+}
+
 pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
     for log in [24u32, 28] {
         let values = data(1 << log, 31);
@@ -506,6 +537,14 @@ pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust composite_sort_by_key {log} {us:.1}");
+        // sort_by_key on a computed key: the key of each point computed
+        // once, then the radix sort of (key, point) pairs (CUB: a
+        // DeviceTransform of the keys, then SortPairs of keys and points).
+        let us = best(reps, || {
+            gpu.sort_by_key(&dq, |p: &Point| p.w >> 8)?;
+            gpu.synchronize()
+        })?;
+        println!("rust computed_sort_by_key {log} {us:.1}");
     }
     Ok(())
 }

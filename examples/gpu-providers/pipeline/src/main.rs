@@ -21,6 +21,11 @@
 //!                             are right and the three stages overlap
 //!     pipeline bench [REPS]   host wall times, one line each:
 //!                             `rust NAME SIZE MICROSECONDS`
+//!     pipeline sort-sizes [REPS]
+//!                             sort_by_key on computed keys from 2^16 to
+//!                             2^26 elements, as `bench` prints (with
+//!                             RMIR_SORT=radix, then merge: where the
+//!                             radix sort pays)
 //!
 //! Built with `driver cargo build --release --manifest-path
 //! examples/gpu-providers/Cargo.toml`; run on the GPU machine by
@@ -631,8 +636,14 @@ fn main() -> ExitCode {
             let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
             bench(&gpu, reps).map(|()| true)
         }
+        Some("sort-sizes") => {
+            let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
+            composites::bench_sort_sizes(&gpu, reps).map(|()| true)
+        }
         _ => {
-            eprintln!("usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS]");
+            eprintln!(
+                "usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS] | sort-sizes [REPS]"
+            );
             return ExitCode::from(2);
         }
     };
