@@ -1629,11 +1629,7 @@ impl Device {
             init,
             env,
             sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
-            sort_key_size: callback
-                .sort
-                .as_ref()
-                .and_then(|s| s.computed_key())
-                .map_or(0, |k| k.size()),
+            sort_key_size: callback.sort.as_ref().map_or(0, |s| s.computed_key_bytes()),
             sort: dispatch::SortPick::from_env().map_err(device_error)?,
             ..Job::default()
         };

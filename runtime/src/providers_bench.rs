@@ -569,11 +569,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 env: Vec::new(),
                 grid,
                 sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
-                sort_key_size: callback
-                    .sort
-                    .as_ref()
-                    .and_then(|s| s.computed_key())
-                    .map_or(0, |k| k.size()),
+                sort_key_size: callback.sort.as_ref().map_or(0, |s| s.computed_key_bytes()),
                 sort: sort_pick,
             };
             let mut launches = 0;

@@ -210,6 +210,12 @@ impl SortChoice {
         }
     }
 
+    /// The bytes of a computed key ([`SortChoice::computed_key`]); 0 for a
+    /// sort that ranks the elements themselves.
+    pub fn computed_key_bytes(&self) -> u64 {
+        self.computed_key().map_or(0, Element::size)
+    }
+
     /// The key bits a radix sort ranks (the sum of its keys' sizes).
     pub fn key_bits(&self) -> u32 {
         self.radix_keys()
@@ -286,6 +292,7 @@ mod tests {
         };
         assert_eq!(choice.key_bits(), 8 + 32 + 8 + 16);
         assert!(choice.computed_key().is_some());
+        assert_eq!(choice.computed_key_bytes(), 12);
     }
 
     #[test]

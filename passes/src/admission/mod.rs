@@ -251,10 +251,10 @@ pub fn sort_choice(doc: &frontend::PreparedMir, abi: &CallbackAbi) -> Option<voc
     if abi.provider != manifest::Provider::SortBy {
         return None;
     }
-    let (callback, key) = match &abi.adapter {
-        Adapter::Key(k) => (SortCallback::Key, Some(vec![*k])),
-        Adapter::TupleKey(fields) => (SortCallback::Key, Some(fields.clone())),
-        _ => (SortCallback::Compare, None),
+    let key = abi.adapter.key_fields();
+    let callback = match key {
+        Some(_) => SortCallback::Key,
+        None => SortCallback::Compare,
     };
     let choice = frontend::order::sort_choice(doc, &abi.body, callback, abi.signature.element());
     // A key that is not the element's own fields is computed, once an

@@ -202,12 +202,19 @@ pub fn exported_as(symbol: &str, adapter: &Adapter) -> Vec<String> {
 /// A key function's key fields when a radix sort can rank them
 /// (`vocab::computed_key`): then its registration has a key thunk.
 pub fn computed_key_fields(adapter: &Adapter) -> Option<Vec<manifest::Scalar>> {
-    let fields = match adapter {
-        Adapter::Key(k) => vec![*k],
-        Adapter::TupleKey(fields) => fields.clone(),
-        _ => return None,
-    };
+    let fields = adapter.key_fields()?;
     vocab::computed_key(&fields).map(|_| fields)
+}
+
+impl Adapter {
+    /// A key function's key: its scalar, or its tuple's fields in order.
+    pub fn key_fields(&self) -> Option<Vec<manifest::Scalar>> {
+        match self {
+            Adapter::Key(k) => Some(vec![*k]),
+            Adapter::TupleKey(fields) => Some(fields.clone()),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -153,19 +153,11 @@ fn build_key<'c>(
             let slot = e.slot(tuple)?;
             args.push(slot);
             e.call(&args, &[])?;
-            let mut values = Vec::new();
-            for (i, t) in types.iter().enumerate() {
-                let at = e.append(llvm::get_element_ptr(
-                    rw.ctx,
-                    slot,
-                    melior::ir::attribute::DenseI32ArrayAttribute::new(rw.ctx, &[0, i as i32]),
-                    tuple,
-                    rw.ptr_type(),
-                    e.loc,
-                ))?;
-                values.push(e.load(at, *t)?);
-            }
-            values
+            types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| e.load_field(slot, tuple, i, *t))
+                .collect::<Result<Vec<_>, _>>()?
         }
     };
     for ((v, k), scalar) in values.into_iter().zip(&keys).zip(fields) {
@@ -621,6 +613,25 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
         }
     }
 
+    /// Field `i`, of the body's type `t`, of the struct `tuple` at `at`.
+    fn load_field(
+        &self,
+        at: Value<'c, 'a>,
+        tuple: Type<'c>,
+        i: usize,
+        t: Type<'c>,
+    ) -> Result<Value<'c, 'a>, LowerError> {
+        let gep = self.append(llvm::get_element_ptr(
+            self.rw.ctx,
+            at,
+            melior::ir::attribute::DenseI32ArrayAttribute::new(self.rw.ctx, &[0, i as i32]),
+            tuple,
+            self.rw.ptr_type(),
+            self.loc,
+        ))?;
+        self.load(gep, t)
+    }
+
     fn load(&self, at: Value<'c, 'a>, t: Type<'c>) -> Result<Value<'c, 'a>, LowerError> {
         self.append(llvm::load(
             self.rw.ctx,
@@ -721,17 +732,7 @@ impl<'c, 'a> Emit<'c, 'a, '_, '_> {
             self.call(&operands, &[])?;
             slots.push(at);
         }
-        let field = |at: Value<'c, 'a>, i: usize| -> Result<Value<'c, 'a>, LowerError> {
-            let gep = self.append(llvm::get_element_ptr(
-                self.rw.ctx,
-                at,
-                melior::ir::attribute::DenseI32ArrayAttribute::new(self.rw.ctx, &[0, i as i32]),
-                tuple,
-                self.rw.ptr_type(),
-                self.loc,
-            ))?;
-            self.load(gep, types[i])
-        };
+        let field = |at: Value<'c, 'a>, i: usize| self.load_field(at, tuple, i, types[i]);
         // Lexicographic, from the last field: less_i | (equal_i & rest).
         let mut answer: Option<Value<'c, 'a>> = None;
         for (i, k) in fields.iter().enumerate().rev() {
