@@ -56,6 +56,9 @@
 //   inclusive       out_j = op(FP, l_j)
 //   exclusive       out_0 = FP, out_j = op(FP, l_j-1), with the seed `init`
 //                   as the prefix of tile 0
+//   seeded          an inclusive scan given a seed (`seeded`: a shard's
+//                   carry from the shards before it) takes it as tile 0's
+//                   prefix too; an exclusive scan is always seeded
 
 #ifndef RCB_PROVIDERS_SCAN_CUH
 #define RCB_PROVIDERS_SCAN_CUH
@@ -241,7 +244,7 @@ struct ScanStorage {
 // `state` holds the host's lookback_bytes(tiles); the kernel has dynamic
 // shared memory for a ScanStorage.
 template <int BLOCK, int ITEMS, bool EXCLUSIVE, class T, class Op>
-__device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init, T *__restrict__ output,
+__device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init, bool seeded, T *__restrict__ output,
                                            void *state, u32 epoch, const Op &op) {
     static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 992, "block size");
     constexpr int TILE = BLOCK * ITEMS;
@@ -328,7 +331,7 @@ __device__ __forceinline__ void scan(const T *__restrict__ input, u64 n, T init,
     auto look = [&](u64 t, int p) {
         T prefix;
         bool has_prefix;
-        lookback(st, t, EXCLUSIVE, init, prefix, has_prefix, op);
+        lookback(st, t, seeded, init, prefix, has_prefix, op);
         if (lane == 0) {
             smem.prefix[p] = prefix;
             smem.has_prefix[p] = has_prefix ? 1 : 0;

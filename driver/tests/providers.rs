@@ -178,8 +178,9 @@ fn the_validation_program_builds_with_every_case_callable() {
     // the `_into` forms, further streams, 53 `par_iter` chains, 15 of them
     // with `enumerate`, 51 calls of composites.rs: on tuples and structs,
     // and five `sort_by_key`s on computed keys; three `total_cmp` sorts of
-    // special floats) carries a kernel for each of its GPU calls,
-    // and without a GPU says why.
+    // special floats; 19 calls of sharded.rs, 18 of them `GpuSet`'s)
+    // carries a kernel for each of its GPU calls, and without a GPU says
+    // why.
     let pipeline = target.join("debug/pipeline");
     let o = Command::new(env!("CARGO_BIN_EXE_driver"))
         .args(["inspect", pipeline.to_str().unwrap()])
@@ -188,7 +189,7 @@ fn the_validation_program_builds_with_every_case_callable() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{text}");
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
-    assert_eq!(callable, 131, "{text}");
+    assert_eq!(callable, 150, "{text}");
     let composites = text
         .lines()
         .filter(|l| l.contains("composites.rs") && l.contains("kernel rcb_"))
@@ -199,6 +200,11 @@ fn the_validation_program_builds_with_every_case_callable() {
         .filter(|l| l.contains("a `par_iter` chain"))
         .count();
     assert_eq!(chains, 53, "{text}");
+    let sharded = text
+        .lines()
+        .filter(|l| l.contains("sharded.rs") && l.contains("kernel rcb_"))
+        .count();
+    assert_eq!(sharded, 19, "{text}");
     // Each chain's kernel is the one of its own call: of the two `sum`s of
     // u64 chains in one loop (rustc puts their blocks the other way round),
     // the one whose stage captures the mask has its 8 bytes.

@@ -19,17 +19,29 @@ use crate::toolchain::RustcConfig;
 
 /// The provider API crate, as compiled into user code.
 pub const NATIVE_SOURCE: &str = include_str!("../../native/src/lib.rs");
-/// Its `gpu` module (the host API), which must sit beside it as `gpu.rs`.
-pub const NATIVE_GPU_SOURCE: &str = include_str!("../../native/src/gpu.rs");
+/// Its modules, each at its path beside the root: `gpu` (the host API),
+/// its `set` (several GPUs), and `shard` (the host's part of calls over
+/// shards).
+pub const NATIVE_MODULES: &[(&str, &str)] = &[
+    ("gpu.rs", include_str!("../../native/src/gpu.rs")),
+    ("gpu/set.rs", include_str!("../../native/src/gpu/set.rs")),
+    ("shard.rs", include_str!("../../native/src/shard.rs")),
+];
 
-/// Writes the `native` crate's sources into `dir` as `ROOT` and `gpu.rs`.
+/// Writes the `native` crate's sources into `dir`: the root as `ROOT`,
+/// its modules at their paths beside it.
 pub fn write_native(dir: &Path, root: &str) -> Result<PathBuf, String> {
     let path = dir.join(root);
-    for (p, text) in [
-        (path.clone(), NATIVE_SOURCE),
-        (dir.join("gpu.rs"), NATIVE_GPU_SOURCE),
-    ] {
-        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    let write = |p: &Path, text: &str| {
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    };
+    write(&path, NATIVE_SOURCE)?;
+    for (module, text) in NATIVE_MODULES {
+        write(&dir.join(module), text)?;
     }
     Ok(path)
 }
@@ -61,7 +73,9 @@ impl Bridge {
                     b"--crate-type rlib --crate-name native -C opt-level=3",
                 ),
                 ("lib.rs", NATIVE_SOURCE.as_bytes()),
-                ("gpu.rs", NATIVE_GPU_SOURCE.as_bytes()),
+                ("gpu.rs", NATIVE_MODULES[0].1.as_bytes()),
+                ("gpu/set.rs", NATIVE_MODULES[1].1.as_bytes()),
+                ("shard.rs", NATIVE_MODULES[2].1.as_bytes()),
             ],
         );
         if let Some(bytes) = crate::cached::get("native-rlib", &key) {

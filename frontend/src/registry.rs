@@ -21,7 +21,8 @@ pub struct RegistrationFn {
     /// element type's own order.
     pub callback: CallbackSource,
     /// For a method of the host API, its type (`Gpu` for `gpu.reduce(…)`,
-    /// `native::gpu::Gpu`); `None` for a free function of `native`.
+    /// `native::gpu::Gpu`; `GpuSet` for `gpus.reduce(…)` over sharded
+    /// data); `None` for a free function of `native`.
     pub receiver: Option<&'static str>,
 }
 
@@ -414,6 +415,246 @@ pub const REGISTRATIONS: &[RegistrationFn] = &[
         receiver: Some("Gpu"),
     },
     // A `par_iter` chain's terminals: the chain is the callback.
+    // The same methods of `native::gpu::GpuSet`, over sharded data: the
+    // callback compiled once for every shard's GPU.
+    RegistrationFn {
+        function: "transform",
+        provider: Provider::Transform,
+        shape: Shape::Map,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "transform2",
+        provider: Provider::Transform2,
+        shape: Shape::Zip,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "select",
+        provider: Provider::Select,
+        shape: Shape::Predicate,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "reduce",
+        provider: Provider::Reduce,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "reduce_mut",
+        provider: Provider::Reduce,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "inclusive_scan",
+        provider: Provider::InclusiveScan,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "exclusive_scan",
+        provider: Provider::ExclusiveScan,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "transform",
+        provider: Provider::Transform,
+        shape: Shape::Map,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "transform2",
+        provider: Provider::Transform2,
+        shape: Shape::Zip,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "segmented_reduce",
+        provider: Provider::SegmentedReduce,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(3),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "select",
+        provider: Provider::Select,
+        shape: Shape::Predicate,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "dedup_by",
+        provider: Provider::DedupBy,
+        shape: Shape::Same,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "partition",
+        provider: Provider::Partition,
+        shape: Shape::RefPredicate,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "partition_point",
+        provider: Provider::PartitionPoint,
+        shape: Shape::Probe,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "histogram",
+        provider: Provider::Histogram,
+        shape: Shape::Bin,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "merge_by",
+        provider: Provider::MergeBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "reduce_by_key",
+        provider: Provider::ReduceByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 2, op: 3 },
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "scan_by_key",
+        provider: Provider::ScanByKey,
+        shape: Shape::ByKey,
+        callback: CallbackSource::ByKey { same: 2, op: 3 },
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_by",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_by_key",
+        provider: Provider::SortBy,
+        shape: Shape::Key,
+        callback: CallbackSource::Arg(1),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "segmented_sort_by",
+        provider: Provider::SegmentedSortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(2),
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "sort_unstable",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: None,
+    },
+    RegistrationFn {
+        function: "reduce",
+        provider: Provider::Reduce,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "inclusive_scan",
+        provider: Provider::InclusiveScan,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "exclusive_scan",
+        provider: Provider::ExclusiveScan,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "segmented_reduce",
+        provider: Provider::SegmentedReduce,
+        shape: Shape::Fold,
+        callback: CallbackSource::Arg(4),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "sort_by",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "sort_by_key",
+        provider: Provider::SortBy,
+        shape: Shape::Key,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "dedup_by",
+        provider: Provider::DedupBy,
+        shape: Shape::Same,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "partition",
+        provider: Provider::Partition,
+        shape: Shape::RefPredicate,
+        callback: CallbackSource::Arg(2),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "histogram",
+        provider: Provider::Histogram,
+        shape: Shape::Bin,
+        callback: CallbackSource::Arg(3),
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "sort",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: Some("GpuSet"),
+    },
+    RegistrationFn {
+        function: "sort_unstable",
+        provider: Provider::SortBy,
+        shape: Shape::Compare,
+        callback: CallbackSource::NaturalOrder,
+        receiver: Some("GpuSet"),
+    },
     RegistrationFn {
         function: "sum",
         provider: Provider::ChainReduce,
@@ -1251,6 +1492,24 @@ mod tests {
             );
         }
         assert!(registration("other::Gpu::reduce").is_none());
+        // GpuSet's methods run the same providers with the same callback
+        // argument as Gpu's.
+        for name in [
+            "reduce",
+            "inclusive_scan",
+            "sort_by",
+            "sort_by_key",
+            "segmented_reduce",
+        ] {
+            let set = registration(&format!("native::gpu::GpuSet::{name}")).unwrap();
+            let one = registration(&format!("native::gpu::Gpu::{name}")).unwrap();
+            assert_eq!(
+                (set.provider, set.shape, set.callback),
+                (one.provider, one.shape, one.callback)
+            );
+            assert_eq!(set.display_name(), format!("GpuSet::{name}"));
+            assert!(is_host_method(&set.display_name()));
+        }
         assert!(is_host_method("Gpu::reduce"));
         assert!(!is_host_method("reduce") && !is_host_method("reduce_mut"));
         assert!(registration("Gpu::reduce_mut").is_none());

@@ -724,9 +724,13 @@ pub fn kernel_params(
             ptr(K::Counter),
             ptr(K::Output),
         ],
+        // A seed (`has_init`): the scan of one shard after others, from
+        // their carry (`native::gpu::GpuSet`).
         (Provider::InclusiveScan, _) => vec![
             ptr(K::Input),
             p(K::Len, 8),
+            init(signature.element()),
+            p(K::HasInit, 4),
             ptr(K::Output),
             ptr(K::State),
             p(K::Epoch, 4),
@@ -1924,11 +1928,11 @@ fn emit_kernel(
         }
         (Provider::InclusiveScan, _) => (
             format!(
-                "const {t} *__restrict__ input, unsigned long long len, {t} *__restrict__ output, void *state,\n\
-                 \x20   unsigned int epoch"
+                "const {t} *__restrict__ input, unsigned long long len, {t} init, unsigned int has_init,\n\
+                 \x20   {t} *__restrict__ output, void *state, unsigned int epoch"
             ),
             format!(
-                "{}{}rcb::scan<{block}, {items}, false>(input, len, rcb::value_init<{t}>(), output, state, epoch, {functor});",
+                "{}{}rcb::scan<{block}, {items}, false>(input, len, init, has_init != 0, output, state, epoch, {functor});",
                 storage_fits("ScanStorage", launch, &t),
                 descriptor_fits(&t, signature.element().size())
             ),
@@ -1939,7 +1943,7 @@ fn emit_kernel(
                  \x20   void *state, unsigned int epoch"
             ),
             format!(
-                "{}{}rcb::scan<{block}, {items}, true>(input, len, init, output, state, epoch, {functor});",
+                "{}{}rcb::scan<{block}, {items}, true>(input, len, init, true, output, state, epoch, {functor});",
                 storage_fits("ScanStorage", launch, &t),
                 descriptor_fits(&t, signature.element().size())
             ),

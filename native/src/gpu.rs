@@ -325,6 +325,24 @@ impl<T: DeviceElement> DeviceVec<T> {
         }
     }
 
+    /// Element `i` (in range), copied to the host once the calls that
+    /// write it are done.
+    fn get(&self, i: usize) -> Result<T, Error> {
+        let mut value = core::mem::MaybeUninit::<T>::uninit();
+        // SAFETY: room for one T; the bytes copied are a T written by an
+        // upload or a kernel of this element type, and every bit pattern
+        // of a `DeviceElement`'s scalars is a value.
+        unsafe {
+            backend::download(
+                &self.alloc,
+                i * size_of::<T>(),
+                value.as_mut_ptr() as *mut u8,
+                size_of::<T>(),
+            )?;
+            Ok(value.assume_init())
+        }
+    }
+
     /// Copies the elements to a new `Vec` on the host, once the calls
     /// that write them are done (an error of one surfaces here).
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
@@ -1007,7 +1025,22 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
-        let site = core::panic::Location::caller();
+        self.reduce_at(core::panic::Location::caller(), data, init, &op)
+    }
+
+    /// [`Gpu::reduce`] of the call at `site`.
+    fn reduce_at<T, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        init: T,
+        op: &F,
+    ) -> Result<T, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
         let mut value = core::mem::MaybeUninit::<T>::uninit();
         let call = self.call::<F>(site, id!(provider Reduce), &[T::ELEMENT; 3]);
         // SAFETY: `value` has room for one T; the backend checks the
@@ -1021,7 +1054,7 @@ impl Gpu {
                 None,
                 None,
                 Some(value_of(&init)),
-                &op as *const F as *const u8,
+                op as *const F as *const u8,
                 backend::Out::Value(value.as_mut_ptr() as *mut u8, size_of::<T>()),
             )?
         };
@@ -1325,9 +1358,23 @@ impl Gpu {
         D: Input<T> + ?Sized,
         P: Fn(&T) -> bool,
     {
-        let site = core::panic::Location::caller();
+        self.partition_at(core::panic::Location::caller(), data, &pred)
+    }
+
+    /// [`Gpu::partition`] of the call at `site`.
+    fn partition_at<T, D, P>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        pred: &P,
+    ) -> Result<(DeviceVec<T>, DeviceVec<T>), Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        P: Fn(&T) -> bool,
+    {
         let call = self.call::<P>(site, id!(provider Partition), &[T::ELEMENT, BOOL]);
-        match self.run_new(&call, &[data.source().erase()], (None, None), None, &pred)? {
+        match self.run_new(&call, &[data.source().erase()], (None, None), None, pred)? {
             backend::Done::Split((kept, k), (rejected, r)) => Ok((
                 DeviceVec {
                     len: k,
@@ -1491,10 +1538,25 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T) -> usize,
     {
-        let site = core::panic::Location::caller();
+        self.histogram_at(core::panic::Location::caller(), data, bins, &bin)
+    }
+
+    /// [`Gpu::histogram`] of the call at `site`.
+    fn histogram_at<T, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        bins: usize,
+        bin: &F,
+    ) -> Result<DeviceVec<u64>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T) -> usize,
+    {
         let call = self.call::<F>(site, id!(provider Histogram), &[T::ELEMENT, USIZE]);
         let sizes = (None, Some(bins));
-        device_vec(self.run_new(&call, &[data.source().erase()], sizes, None, &bin)?)
+        device_vec(self.run_new(&call, &[data.source().erase()], sizes, None, bin)?)
     }
 
     /// The elements stably sorted by `compare`, a total order, as
@@ -2379,6 +2441,44 @@ mod backend {
         d.copy(lane, src, dst, bytes).map_err(convert)
     }
 
+    pub type Comms = host::Comms;
+
+    /// One move of a sort's exchange: `(allocation, byte offset, lane)`
+    /// of each side, and the bytes.
+    pub type Move<'a> = ((&'a Alloc, usize, usize), (&'a Alloc, usize, usize), usize);
+
+    pub fn device_count() -> Result<usize, Error> {
+        host::device_count().map_err(convert)
+    }
+
+    pub fn ordinal(d: &Device) -> usize {
+        d.ordinal
+    }
+
+    pub fn alloc_ordinal(a: &Alloc) -> usize {
+        a.device().ordinal
+    }
+
+    pub fn comms(devices: &[Device]) -> Result<Comms, Error> {
+        host::Comms::open(devices).map_err(convert)
+    }
+
+    pub fn exchange_all_through_nccl() -> Result<bool, Error> {
+        host::exchange_all_through_nccl().map_err(convert)
+    }
+
+    pub fn exchange(
+        c: &mut Comms,
+        moves: &[Move<'_>],
+        all_through_nccl: bool,
+    ) -> Result<(), Error> {
+        let moves: super::Vec<host::Move<'_>> = moves
+            .iter()
+            .map(|&(from, to, bytes)| host::Move { from, to, bytes })
+            .collect();
+        c.exchange(&moves, all_through_nccl).map_err(convert)
+    }
+
     /// # Safety
     ///
     /// `len` writable bytes at `out`, used by nothing else until this
@@ -2569,6 +2669,34 @@ mod backend {
         Err(unavailable())
     }
 
+    pub struct Comms;
+
+    pub type Move<'a> = ((&'a Alloc, usize, usize), (&'a Alloc, usize, usize), usize);
+
+    pub fn device_count() -> Result<usize, Error> {
+        Err(unavailable())
+    }
+
+    pub fn ordinal(_: &Device) -> usize {
+        0
+    }
+
+    pub fn alloc_ordinal(_: &Alloc) -> usize {
+        0
+    }
+
+    pub fn comms(_: &[Device]) -> Result<Comms, Error> {
+        Err(unavailable())
+    }
+
+    pub fn exchange_all_through_nccl() -> Result<bool, Error> {
+        Err(unavailable())
+    }
+
+    pub fn exchange(_: &mut Comms, _: &[Move<'_>], _: bool) -> Result<(), Error> {
+        Err(unavailable())
+    }
+
     /// # Safety
     ///
     /// Nothing is written.
@@ -2594,3 +2722,6 @@ mod backend {
         Err(unavailable())
     }
 }
+
+mod set;
+pub use set::{GpuSet, Sharded};

@@ -22,6 +22,7 @@
 extern crate alloc;
 
 pub mod gpu;
+pub mod shard;
 
 use alloc::vec;
 use alloc::vec::Vec;

@@ -461,6 +461,15 @@ pub unsafe fn run<'k>(
         | Provider::Partition
         | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
+            if provider == Provider::InclusiveScan {
+                // Seeded where a shard's carry is given; the parameter
+                // still takes an element's bytes.
+                let has_init = !job.init.is_empty();
+                if !has_init {
+                    args.set(ParamKind::Init, vec![0u8; element.size() as usize]);
+                }
+                args.u32(ParamKind::HasInit, u32::from(has_init));
+            }
             if job.len == 0 {
                 if provider.compacts() {
                     scratch.count.fill_on(stream, 0)?;

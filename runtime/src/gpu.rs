@@ -81,6 +81,22 @@ pub struct Gpu {
 }
 
 impl Gpu {
+    /// How many devices the driver reports.
+    pub fn count() -> Result<usize, RuntimeError> {
+        if !driver_present() {
+            return Err(RuntimeError::NoDriver {
+                searched: driver_candidates(),
+            });
+        }
+        if let Err(e) = result::init() {
+            if e.0 == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE {
+                return Ok(0);
+            }
+            return Err(driver_error("cuInit", e));
+        }
+        Ok(check("cuDeviceGetCount", result::device::get_count())?.max(0) as usize)
+    }
+
     pub fn open(ordinal: usize) -> Result<Gpu, RuntimeError> {
         if !driver_present() {
             return Err(RuntimeError::NoDriver {
@@ -699,6 +715,13 @@ pub struct Stream {
     raw: sys::CUstream,
     /// Created by us (destroyed on drop); the null stream is not.
     owned: bool,
+}
+
+impl Stream {
+    /// The driver's handle, for a library that enqueues on it (NCCL).
+    pub(crate) fn raw(&self) -> sys::CUstream {
+        self.raw
+    }
 }
 
 // SAFETY: a stream handle may be used from any thread of its context; the

@@ -18,6 +18,7 @@
 use crate::build::{Build, Loaded, ResolvedKernel};
 use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Event, Gpu, PinnedBuffer, Stream};
+use crate::nccl::{self, Nccl};
 use crate::RuntimeError;
 use manifest::{Callback, Element, Kernel, RegistrationId};
 pub use manifest::{Provider, Scalar};
@@ -1414,6 +1415,11 @@ impl Device {
             // `call.types` states, which find() checked has the compiled
             // type's scalars.
             (true, Some(v)) if v.len == init_size => unsafe { value_scalars(init_element, v) },
+            // An inclusive scan's optional seed (a shard's carry).
+            // SAFETY: as above.
+            (false, Some(v)) if provider == Provider::InclusiveScan && v.len == init_size => unsafe {
+                value_scalars(init_element, v)
+            },
             (false, None) => Vec::new(),
             (true, None) if provider == Provider::ChainReduce => Vec::new(),
             (_, v) => {
@@ -1788,6 +1794,195 @@ fn after_pending(state: &mut State, lane: usize, e: RuntimeError) -> HostError {
             wait_error(state, lane, e)
         }
         _ => device_error(e),
+    }
+}
+
+/// How many devices the driver reports.
+pub fn device_count() -> Result<usize, HostError> {
+    Gpu::count().map_err(device_error)
+}
+
+/// `RMIR_EXCHANGE`, read once: `nccl` moves data between shards of one
+/// device through NCCL too, which checks NCCL's path on a machine of one
+/// GPU; `auto` (the default) copies it.
+pub fn exchange_all_through_nccl() -> Result<bool, HostError> {
+    static PICK: OnceLock<Result<bool, String>> = OnceLock::new();
+    PICK.get_or_init(|| match std::env::var("RMIR_EXCHANGE").as_deref() {
+        Err(_) | Ok("auto") => Ok(false),
+        Ok("nccl") => Ok(true),
+        Ok(other) => Err(format!(
+            "RMIR_EXCHANGE is `{other}`: it may be `auto` or `nccl`"
+        )),
+    })
+    .clone()
+    .map_err(|m| error(HostErrorKind::Mismatch, m))
+}
+
+/// One move of a sort's exchange between shards: `bytes` from `from`
+/// (at its offset, in its lane's order) to `to` (likewise).
+pub struct Move<'a> {
+    pub from: (&'a DeviceAlloc, usize, usize),
+    pub to: (&'a DeviceAlloc, usize, usize),
+    pub bytes: usize,
+}
+
+/// NCCL communicators over distinct devices of this process, one rank a
+/// device (`ncclCommInitAll`): what moves data between the GPUs of a
+/// `native::gpu::GpuSet`. NCCL is loaded when the first one is made
+/// (`crate::nccl`: `libnccl.so.2` on the loader's path, the
+/// `nvidia-nccl-cu13` package's `lib` directory, or `RMIR_NCCL`).
+pub struct Comms {
+    nccl: &'static Nccl,
+    ordinals: Vec<usize>,
+    comms: Vec<nccl::Comm>,
+}
+
+// SAFETY: a communicator is used by one call at a time (`exchange` takes
+// `&mut self`), from any thread, with its device's context current.
+unsafe impl Send for Comms {}
+unsafe impl Sync for Comms {}
+
+fn nccl_error(message: String) -> HostError {
+    error(HostErrorKind::Device, message)
+}
+
+impl Comms {
+    /// Communicators over `devices` (distinct). NVLink multicast is left
+    /// off (`NCCL_NVLS_ENABLE=0` unless the environment says otherwise):
+    /// the exchange does not use it, and on shared hosts it must not be.
+    pub fn open(devices: &[&'static Device]) -> Result<Comms, HostError> {
+        let ordinals: Vec<usize> = devices.iter().map(|d| d.ordinal).collect();
+        if ordinals
+            .iter()
+            .enumerate()
+            .any(|(i, o)| ordinals[..i].contains(o))
+        {
+            return Err(error(
+                HostErrorKind::Mismatch,
+                format!("NCCL communicators over devices {ordinals:?}: a device twice"),
+            ));
+        }
+        let nccl = Nccl::get().map_err(|m| error(HostErrorKind::NoDevice, m))?;
+        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+            // SAFETY: set before NCCL reads its environment (at its first
+            // communicator, below).
+            unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+        }
+        let list: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();
+        let mut comms = vec![std::ptr::null_mut(); list.len()];
+        // SAFETY: room for one communicator a device; `list` holds the
+        // ordinals of open devices.
+        let code =
+            unsafe { (nccl.comm_init_all)(comms.as_mut_ptr(), list.len() as i32, list.as_ptr()) };
+        nccl.check("ncclCommInitAll", code).map_err(nccl_error)?;
+        Ok(Comms {
+            nccl,
+            ordinals,
+            comms,
+        })
+    }
+
+    fn rank(&self, device: &Device) -> Result<usize, HostError> {
+        self.ordinals
+            .iter()
+            .position(|&o| o == device.ordinal)
+            .ok_or_else(|| {
+                error(
+                    HostErrorKind::Mismatch,
+                    format!(
+                        "device {} is not one of the communicators' {:?}",
+                        device.ordinal, self.ordinals
+                    ),
+                )
+            })
+    }
+
+    /// Makes every move: one between allocations of one device is a copy
+    /// in the receiver's lane (unless `all_through_nccl`, which checks
+    /// NCCL's path on one GPU); the others are NCCL sends and receives,
+    /// all in one group, each device's in one lane of its (the first its
+    /// moves name). Returns once they are enqueued; each allocation's
+    /// later uses are ordered after them.
+    pub fn exchange(
+        &mut self,
+        moves: &[Move<'_>],
+        all_through_nccl: bool,
+    ) -> Result<(), HostError> {
+        let copied =
+            |m: &Move<'_>| !all_through_nccl && std::ptr::eq(m.from.0.device, m.to.0.device);
+        for m in moves.iter().filter(|m| copied(m)) {
+            let ((from, from_at, _), (to, to_at, to_lane)) = (m.from, m.to);
+            to.device
+                .copy(to_lane, (from, from_at), (to, to_at), m.bytes)?;
+        }
+        // Each device's lane for NCCL: the first its moves name.
+        let mut lanes: Vec<(usize, usize)> = Vec::new();
+        let mut lane_of =
+            |a: &DeviceAlloc, lane: usize| match lanes.iter().find(|(o, _)| *o == a.device.ordinal)
+            {
+                Some(&(_, l)) => l,
+                None => {
+                    lanes.push((a.device.ordinal, lane));
+                    lane
+                }
+            };
+        // The device address and stream of each side, ordered after the
+        // allocation's earlier uses (one device's lock at a time).
+        let side = |a: &DeviceAlloc, at: usize, lane: usize, bytes: usize| {
+            a.check_range("an exchange", "of", at, bytes)?;
+            let state = a.device.lock()?;
+            state.order(a, lane)?;
+            Ok::<_, HostError>((a.address() + at as u64, state.lanes[lane].stream.raw()))
+        };
+        let mut ops = Vec::new();
+        for m in moves.iter().filter(|m| !copied(m) && m.bytes > 0) {
+            let ((from, from_at, from_lane), (to, to_at, to_lane)) = (m.from, m.to);
+            let (from_lane, to_lane) = (lane_of(from, from_lane), lane_of(to, to_lane));
+            let (src, src_stream) = side(from, from_at, from_lane, m.bytes)?;
+            let (dst, dst_stream) = side(to, to_at, to_lane, m.bytes)?;
+            let (sender, receiver) = (self.rank(from.device)?, self.rank(to.device)?);
+            ops.push((src, src_stream, sender, dst, dst_stream, receiver, m.bytes));
+        }
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let nccl = self.nccl;
+        // SAFETY: a plain call; the group is closed below whatever happens.
+        nccl.check("ncclGroupStart", unsafe { (nccl.group_start)() })
+            .map_err(nccl_error)?;
+        let mut failed = None;
+        for &(src, src_stream, sender, dst, dst_stream, receiver, bytes) in &ops {
+            // SAFETY: both ranges were checked inside live allocations,
+            // ordered in these streams of their devices; the communicators
+            // are this process's, one a device.
+            let moved = unsafe {
+                nccl.send(src, bytes, receiver, self.comms[sender], src_stream.cast())
+                    .and_then(|()| {
+                        nccl.recv(dst, bytes, sender, self.comms[receiver], dst_stream.cast())
+                    })
+            };
+            if let Err(m) = moved {
+                failed = Some(nccl_error(m));
+                break;
+            }
+        }
+        // SAFETY: closes the group opened above.
+        let ended = nccl
+            .check("ncclGroupEnd", unsafe { (nccl.group_end)() })
+            .map_err(nccl_error);
+        match failed {
+            Some(e) => Err(e),
+            None => ended,
+        }
+    }
+}
+
+impl Drop for Comms {
+    fn drop(&mut self) {
+        for &c in &self.comms {
+            // SAFETY: made by ncclCommInitAll and destroyed once.
+            let _ = unsafe { (self.nccl.comm_destroy)(c) };
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod error;
 pub mod gpu;
 pub mod host;
 pub mod launch;
+mod nccl;
 
 pub use build::{Build, Loaded};
 pub use error::RuntimeError;

@@ -560,6 +560,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 },
                 init: if matches!(provider, Provider::Reduce) {
                     lowest(element)
+                } else if provider == Provider::InclusiveScan {
+                    // Unseeded, as CUB's.
+                    Vec::new()
                 } else {
                     vec![0u8; size as usize]
                 },

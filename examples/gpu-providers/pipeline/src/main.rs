@@ -4,8 +4,10 @@
 //! host copies reuse their buffers or use page-locked ones.
 //!
 //!     pipeline check [--sanitizer]
-//!                             every form, and `par_iter` chains
-//!                             (chains.rs), against the CPU (exit 1 on a
+//!                             every form, `par_iter` chains
+//!                             (chains.rs), composites (composites.rs)
+//!                             and `GpuSet`s over sharded data
+//!                             (sharded.rs), against the CPU (exit 1 on a
 //!                             failure); --sanitizer leaves out the
 //!                             allocation past the device's memory, a
 //!                             failed driver call compute-sanitizer counts
@@ -34,6 +36,7 @@
 
 mod chains;
 mod composites;
+mod sharded;
 
 use native::gpu::{DeviceVec, Error, ErrorKind, Gpu, HostBuffer, Mark};
 use std::process::ExitCode;
@@ -256,6 +259,7 @@ fn check(gpu: &Gpu, sanitizer: bool) -> Result<Checks, Error> {
     // An allocation that cannot fit names the bytes.
     chains::check_chains(gpu, &mut c)?;
     composites::check_composites(gpu, &mut c)?;
+    sharded::check_sharded(gpu, &mut c)?;
     if sanitizer {
         gpu.synchronize()?;
         return Ok(c);
