@@ -1081,9 +1081,31 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
-        let site = core::panic::Location::caller();
+        self.inclusive_scan_at(core::panic::Location::caller(), data, None, &op)
+    }
+
+    /// [`Gpu::inclusive_scan`] of the call at `site`, from `seed` where one
+    /// is given (a shard's carry, [`GpuSet::inclusive_scan`]).
+    fn inclusive_scan_at<T, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        seed: Option<&T>,
+        op: &F,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
         let call = self.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
-        self.fresh(&call, &[data.source().erase()], None, None, &op)
+        self.fresh(
+            &call,
+            &[data.source().erase()],
+            None,
+            seed.map(value_of),
+            op,
+        )
     }
 
     /// [`Gpu::inclusive_scan`] into `out`, which has `data`'s length.
@@ -1117,14 +1139,29 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
-        let site = core::panic::Location::caller();
+        self.exclusive_scan_at(core::panic::Location::caller(), data, init, &op)
+    }
+
+    /// [`Gpu::exclusive_scan`] of the call at `site`.
+    fn exclusive_scan_at<T, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        init: T,
+        op: &F,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
         let call = self.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
         self.fresh(
             &call,
             &[data.source().erase()],
             None,
             Some(value_of(&init)),
-            &op,
+            op,
         )
     }
 
@@ -1166,9 +1203,24 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T) -> U,
     {
-        let site = core::panic::Location::caller();
+        self.transform_at(core::panic::Location::caller(), data, &op)
+    }
+
+    /// [`Gpu::transform`] of the call at `site`.
+    fn transform_at<T, U, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        op: &F,
+    ) -> Result<DeviceVec<U>, Error>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T) -> U,
+    {
         let call = self.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
-        self.fresh(&call, &[data.source().erase()], None, None, &op)
+        self.fresh(&call, &[data.source().erase()], None, None, op)
     }
 
     /// [`Gpu::transform`] into `out`, which has `data`'s length.
@@ -1212,14 +1264,32 @@ impl Gpu {
         DB: Input<U> + ?Sized,
         F: Fn(T, U) -> V,
     {
-        let site = core::panic::Location::caller();
+        self.transform2_at(core::panic::Location::caller(), a, b, &op)
+    }
+
+    /// [`Gpu::transform2`] of the call at `site`.
+    fn transform2_at<T, U, V, DA, DB, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        a: &DA,
+        b: &DB,
+        op: &F,
+    ) -> Result<DeviceVec<V>, Error>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        V: DeviceElement,
+        DA: Input<T> + ?Sized,
+        DB: Input<U> + ?Sized,
+        F: Fn(T, U) -> V,
+    {
         let (sa, sb) = pair(a.source(), b.source())?;
         let call = self.call::<F>(
             site,
             id!(provider Transform2),
             &[T::ELEMENT, U::ELEMENT, V::ELEMENT],
         );
-        self.fresh(&call, &[sa, sb], None, None, &op)
+        self.fresh(&call, &[sa, sb], None, None, op)
     }
 
     /// [`Gpu::transform2`] into `out`, which has the inputs' length.
@@ -1268,14 +1338,30 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(T, T) -> T,
     {
-        let site = core::panic::Location::caller();
+        self.segmented_reduce_at(core::panic::Location::caller(), data, offsets, init, &op)
+    }
+
+    /// [`Gpu::segmented_reduce`] of the call at `site`.
+    fn segmented_reduce_at<T, D, F>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        offsets: &[usize],
+        init: T,
+        op: &F,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        F: Fn(T, T) -> T,
+    {
         let call = self.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
         self.fresh(
             &call,
             &[data.source().erase()],
             Some(offsets),
             Some(value_of(&init)),
-            &op,
+            op,
         )
     }
 
@@ -1319,9 +1405,23 @@ impl Gpu {
         D: Input<T> + ?Sized,
         P: Fn(T) -> bool,
     {
-        let site = core::panic::Location::caller();
+        self.select_at(core::panic::Location::caller(), data, &pred)
+    }
+
+    /// [`Gpu::select`] of the call at `site`.
+    fn select_at<T, D, P>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        pred: &P,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        P: Fn(T) -> bool,
+    {
         let call = self.call::<P>(site, id!(provider Select), &[T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source().erase()], None, None, &pred)
+        self.fresh(&call, &[data.source().erase()], None, None, pred)
     }
 
     /// The elements with each run of consecutive ones that `same` finds the
@@ -1337,9 +1437,23 @@ impl Gpu {
         D: Input<T> + ?Sized,
         E: Fn(&T, &T) -> bool,
     {
-        let site = core::panic::Location::caller();
+        self.dedup_by_at(core::panic::Location::caller(), data, &same)
+    }
+
+    /// [`Gpu::dedup_by`] of the call at `site`.
+    fn dedup_by_at<T, D, E>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        same: &E,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+        E: Fn(&T, &T) -> bool,
+    {
         let call = self.call::<E>(site, id!(provider DedupBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source().erase()], None, None, &same)
+        self.fresh(&call, &[data.source().erase()], None, None, same)
     }
 
     /// The elements for which `pred` holds and those for which it does
@@ -1572,9 +1686,7 @@ impl Gpu {
         D: Input<T> + ?Sized,
         C: Fn(&T, &T) -> core::cmp::Ordering,
     {
-        let site = core::panic::Location::caller();
-        let call = self.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source().erase()], None, None, &compare)
+        self.sort_at(core::panic::Location::caller(), data, &compare)
     }
 
     /// Each segment of the elements stably sorted by `compare`, a total
@@ -1631,9 +1743,7 @@ impl Gpu {
         D: Input<T> + ?Sized,
         F: Fn(&T) -> K,
     {
-        let site = core::panic::Location::caller();
-        let call = self.call::<F>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source().erase()], None, None, &key)
+        self.sort_at(core::panic::Location::caller(), data, &key)
     }
 
     /// The elements in ascending order, stably, as [`slice::sort`]
@@ -1674,8 +1784,24 @@ impl Gpu {
         T: DeviceElement + Ord,
         D: Input<T> + ?Sized,
     {
-        let call = self.call::<()>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-        self.fresh(&call, &[data.source().erase()], None, None, &())
+        self.sort_at(site, data, &())
+    }
+
+    /// The sort of the call at `site` whose callback is `C`: `sort_by`'s
+    /// comparator, `sort_by_key`'s key function, or `()` for the element
+    /// type's own order (the kernel's "less than" is the compiler's).
+    fn sort_at<T, D, C>(
+        &self,
+        site: &'static core::panic::Location<'static>,
+        data: &D,
+        callback: &C,
+    ) -> Result<DeviceVec<T>, Error>
+    where
+        T: DeviceElement,
+        D: Input<T> + ?Sized,
+    {
+        let call = self.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
+        self.fresh(&call, &[data.source().erase()], None, None, callback)
     }
 
     /// Runs a by-key call at `site` on `inputs` (its keys and values) into
@@ -2459,24 +2585,16 @@ mod backend {
         a.device().ordinal
     }
 
-    pub fn comms(devices: &[Device]) -> Result<Comms, Error> {
-        host::Comms::open(devices).map_err(convert)
-    }
-
-    pub fn exchange_all_through_nccl() -> Result<bool, Error> {
-        host::exchange_all_through_nccl().map_err(convert)
-    }
-
     pub fn exchange(
-        c: &mut Comms,
+        comms: &mut Option<Comms>,
+        devices: &[Device],
         moves: &[Move<'_>],
-        all_through_nccl: bool,
     ) -> Result<(), Error> {
         let moves: super::Vec<host::Move<'_>> = moves
             .iter()
             .map(|&(from, to, bytes)| host::Move { from, to, bytes })
             .collect();
-        c.exchange(&moves, all_through_nccl).map_err(convert)
+        host::exchange(comms, devices, &moves).map_err(convert)
     }
 
     /// # Safety
@@ -2685,15 +2803,7 @@ mod backend {
         0
     }
 
-    pub fn comms(_: &[Device]) -> Result<Comms, Error> {
-        Err(unavailable())
-    }
-
-    pub fn exchange_all_through_nccl() -> Result<bool, Error> {
-        Err(unavailable())
-    }
-
-    pub fn exchange(_: &mut Comms, _: &[Move<'_>], _: bool) -> Result<(), Error> {
+    pub fn exchange(_: &mut Option<Comms>, _: &[Device], _: &[Move<'_>]) -> Result<(), Error> {
         Err(unavailable())
     }
 

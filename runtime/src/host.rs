@@ -1805,7 +1805,7 @@ pub fn device_count() -> Result<usize, HostError> {
 /// `RMIR_EXCHANGE`, read once: `nccl` moves data between shards of one
 /// device through NCCL too, which checks NCCL's path on a machine of one
 /// GPU; `auto` (the default) copies it.
-pub fn exchange_all_through_nccl() -> Result<bool, HostError> {
+fn exchange_all_through_nccl() -> Result<bool, HostError> {
     static PICK: OnceLock<Result<bool, String>> = OnceLock::new();
     PICK.get_or_init(|| match std::env::var("RMIR_EXCHANGE").as_deref() {
         Err(_) | Ok("auto") => Ok(false),
@@ -1824,6 +1824,46 @@ pub struct Move<'a> {
     pub from: (&'a DeviceAlloc, usize, usize),
     pub to: (&'a DeviceAlloc, usize, usize),
     pub bytes: usize,
+}
+
+/// Makes a `native::gpu::GpuSet` sort's moves between shards: a move
+/// within a device is a copy in the receiver's lane (unless
+/// `RMIR_EXCHANGE=nccl`, which checks NCCL's path on one GPU); the others
+/// go through NCCL, whose communicators over `devices` (the set's,
+/// repeats counted once) `comms` keeps, made at the first such move.
+/// Returns once every move is enqueued; each allocation's later uses are
+/// ordered after them.
+pub fn exchange(
+    comms: &mut Option<Comms>,
+    devices: &[&'static Device],
+    moves: &[Move<'_>],
+) -> Result<(), HostError> {
+    let all_through_nccl = exchange_all_through_nccl()?;
+    let (copied, sent): (Vec<&Move<'_>>, Vec<&Move<'_>>) = moves
+        .iter()
+        .partition(|m| !all_through_nccl && std::ptr::eq(m.from.0.device, m.to.0.device));
+    for m in copied {
+        let ((from, from_at, _), (to, to_at, to_lane)) = (m.from, m.to);
+        to.device
+            .copy(to_lane, (from, from_at), (to, to_at), m.bytes)?;
+    }
+    let sent: Vec<&Move<'_>> = sent.into_iter().filter(|m| m.bytes > 0).collect();
+    if sent.is_empty() {
+        return Ok(());
+    }
+    let comms = match comms {
+        Some(c) => c,
+        None => {
+            let mut distinct: Vec<&'static Device> = Vec::new();
+            for &d in devices {
+                if !distinct.iter().any(|e| e.ordinal == d.ordinal) {
+                    distinct.push(d);
+                }
+            }
+            comms.insert(Comms::open(&distinct)?)
+        }
+    };
+    comms.send_receive(&sent)
 }
 
 /// NCCL communicators over distinct devices of this process, one rank a
@@ -1850,7 +1890,7 @@ impl Comms {
     /// Communicators over `devices` (distinct). NVLink multicast is left
     /// off (`NCCL_NVLS_ENABLE=0` unless the environment says otherwise):
     /// the exchange does not use it, and on shared hosts it must not be.
-    pub fn open(devices: &[&'static Device]) -> Result<Comms, HostError> {
+    fn open(devices: &[&'static Device]) -> Result<Comms, HostError> {
         let ordinals: Vec<usize> = devices.iter().map(|d| d.ordinal).collect();
         if ordinals
             .iter()
@@ -1897,24 +1937,10 @@ impl Comms {
             })
     }
 
-    /// Makes every move: one between allocations of one device is a copy
-    /// in the receiver's lane (unless `all_through_nccl`, which checks
-    /// NCCL's path on one GPU); the others are NCCL sends and receives,
-    /// all in one group, each device's in one lane of its (the first its
-    /// moves name). Returns once they are enqueued; each allocation's
-    /// later uses are ordered after them.
-    pub fn exchange(
-        &mut self,
-        moves: &[Move<'_>],
-        all_through_nccl: bool,
-    ) -> Result<(), HostError> {
-        let copied =
-            |m: &Move<'_>| !all_through_nccl && std::ptr::eq(m.from.0.device, m.to.0.device);
-        for m in moves.iter().filter(|m| copied(m)) {
-            let ((from, from_at, _), (to, to_at, to_lane)) = (m.from, m.to);
-            to.device
-                .copy(to_lane, (from, from_at), (to, to_at), m.bytes)?;
-        }
+    /// NCCL's sends and receives of `moves`, all in one group, each
+    /// device's in one lane of its (the first its moves name), each
+    /// allocation ordered in that lane first.
+    fn send_receive(&mut self, moves: &[&Move<'_>]) -> Result<(), HostError> {
         // Each device's lane for NCCL: the first its moves name.
         let mut lanes: Vec<(usize, usize)> = Vec::new();
         let mut lane_of =
@@ -1935,16 +1961,13 @@ impl Comms {
             Ok::<_, HostError>((a.address() + at as u64, state.lanes[lane].stream.raw()))
         };
         let mut ops = Vec::new();
-        for m in moves.iter().filter(|m| !copied(m) && m.bytes > 0) {
+        for m in moves {
             let ((from, from_at, from_lane), (to, to_at, to_lane)) = (m.from, m.to);
             let (from_lane, to_lane) = (lane_of(from, from_lane), lane_of(to, to_lane));
             let (src, src_stream) = side(from, from_at, from_lane, m.bytes)?;
             let (dst, dst_stream) = side(to, to_at, to_lane, m.bytes)?;
             let (sender, receiver) = (self.rank(from.device)?, self.rank(to.device)?);
             ops.push((src, src_stream, sender, dst, dst_stream, receiver, m.bytes));
-        }
-        if ops.is_empty() {
-            return Ok(());
         }
         let nccl = self.nccl;
         // SAFETY: a plain call; the group is closed below whatever happens.

@@ -4,9 +4,7 @@
 //! The host's part of each call (how shards combine, the sample sort's
 //! splitters and exchange) is [`crate::shard`]'s, tested on the CPU.
 
-use super::{
-    backend, pair, value_of, DeviceElement, DeviceVec, Error, ErrorKind, Gpu, Input, Output, BOOL,
-};
+use super::{backend, DeviceElement, DeviceVec, Error, ErrorKind, Gpu};
 use crate::shard::{self, Place};
 use core::cmp::Ordering;
 use core::panic::Location;
@@ -287,10 +285,7 @@ impl GpuSet {
     {
         let site = Location::caller();
         self.check("transform", data)?;
-        let shards = self.each(|k, g| {
-            let call = g.call::<F>(site, id!(provider Transform), &[T::ELEMENT, U::ELEMENT]);
-            g.fresh(&call, &[data.shards[k].source().erase()], None, None, &op)
-        })?;
+        let shards = self.each(|k, g| g.transform_at(site, &data.shards[k], &op))?;
         Ok(Sharded { shards })
     }
 
@@ -313,15 +308,7 @@ impl GpuSet {
         let site = Location::caller();
         self.check("transform2", a)?;
         self.check("transform2", b)?;
-        let shards = self.each(|k, g| {
-            let (sa, sb) = pair(a.shards[k].source(), b.shards[k].source())?;
-            let call = g.call::<F>(
-                site,
-                id!(provider Transform2),
-                &[T::ELEMENT, U::ELEMENT, V::ELEMENT],
-            );
-            g.fresh(&call, &[sa, sb], None, None, &op)
-        })?;
+        let shards = self.each(|k, g| g.transform2_at(site, &a.shards[k], &b.shards[k], &op))?;
         Ok(Sharded { shards })
     }
 
@@ -336,10 +323,7 @@ impl GpuSet {
     {
         let site = Location::caller();
         self.check("select", data)?;
-        let shards = self.each(|k, g| {
-            let call = g.call::<P>(site, id!(provider Select), &[T::ELEMENT, BOOL]);
-            g.fresh(&call, &[data.shards[k].source().erase()], None, None, &pred)
-        })?;
+        let shards = self.each(|k, g| g.select_at(site, &data.shards[k], &pred))?;
         Ok(Sharded { shards })
     }
 
@@ -398,8 +382,7 @@ impl GpuSet {
         }
         let shards = self.each(|k, g| {
             let s = &data.shards[k];
-            let call = g.call::<E>(site, id!(provider DedupBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-            let kept: DeviceVec<T> = g.fresh(&call, &[s.source().erase()], None, None, &same)?;
+            let kept = g.dedup_by_at(site, s, &same)?;
             match before[k] {
                 Some(prev) if !kept.is_empty() && same(&s.get(0)?, &prev) => {
                     g.copy(&kept.slice(1..))
@@ -472,46 +455,29 @@ impl GpuSet {
     {
         let site = Location::caller();
         self.check("inclusive_scan", data)?;
-        let call = |g: &Gpu| g.call::<F>(site, id!(provider InclusiveScan), &[T::ELEMENT; 3]);
         let last = self.len() - 1;
         let scanned = self.each(|k, g| {
-            let out: DeviceVec<T> = g.fresh(
-                &call(g),
-                &[data.shards[k].source().erase()],
-                None,
-                None,
-                &op,
-            )?;
+            let out = g.inclusive_scan_at(site, &data.shards[k], None, &op)?;
             let total = match out.len() {
                 0 => None,
                 n if k < last => Some(out.get(n - 1)?),
                 _ => None,
             };
-            Ok(Mutex::new((out, total)))
+            Ok((out, total))
         })?;
-        let totals: Vec<Option<T>> = scanned
-            .iter()
-            .map(|m| m.lock().map_or(None, |g| g.1))
-            .collect();
+        let totals: Vec<Option<T>> = scanned.iter().map(|(_, t)| *t).collect();
         let carries = shard::carries(&totals, &op);
-        self.each(|k, g| {
-            let Some(carry) = carries[k] else {
-                return Ok(());
-            };
-            let mut held = scanned[k].lock().unwrap_or_else(|p| p.into_inner());
-            let out = &mut held.0;
-            g.into(
-                &call(g),
-                &[data.shards[k].source().erase()],
-                None,
-                Some(value_of(&carry)),
-                &op,
-                out.target(),
-            )
+        // Each later shard scanned again from its carry, in place of its
+        // first scan.
+        let again = self.each(|k, g| {
+            carries[k]
+                .map(|c| g.inclusive_scan_at(site, &data.shards[k], Some(&c), &op))
+                .transpose()
         })?;
         let shards = scanned
             .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()).0)
+            .zip(again)
+            .map(|((first, _), again)| again.unwrap_or(first))
             .collect();
         Ok(Sharded { shards })
     }
@@ -535,7 +501,6 @@ impl GpuSet {
     {
         let site = Location::caller();
         self.check("exclusive_scan", data)?;
-        let call = |g: &Gpu| g.call::<F>(site, id!(provider ExclusiveScan), &[T::ELEMENT; 3]);
         let last = self.len() - 1;
         let totals = self.each(|k, g| {
             let s = &data.shards[k];
@@ -546,25 +511,11 @@ impl GpuSet {
             if s.len() == 1 {
                 return Ok(Some(first));
             }
-            let before: DeviceVec<T> = g.fresh(
-                &call(g),
-                &[s.slice(1..).source().erase()],
-                None,
-                Some(value_of(&first)),
-                &op,
-            )?;
+            let before = g.exclusive_scan_at(site, &s.slice(1..), first, &op)?;
             Ok(Some(op(before.get(before.len() - 1)?, s.get(s.len() - 1)?)))
         })?;
         let seeds = shard::seeds(init, &totals, &op);
-        let shards = self.each(|k, g| {
-            g.fresh(
-                &call(g),
-                &[data.shards[k].source().erase()],
-                None,
-                Some(value_of(&seeds[k])),
-                &op,
-            )
-        })?;
+        let shards = self.each(|k, g| g.exclusive_scan_at(site, &data.shards[k], seeds[k], &op))?;
         Ok(Sharded { shards })
     }
 
@@ -611,14 +562,7 @@ impl GpuSet {
                 return g.alloc::<T>(0);
             };
             let local: Vec<usize> = offsets[a..=b + 1].iter().map(|o| o - at[k]).collect();
-            let call = g.call::<F>(site, id!(provider SegmentedReduce), &[T::ELEMENT; 3]);
-            g.fresh(
-                &call,
-                &[data.shards[k].source().erase()],
-                Some(&local),
-                Some(value_of(&init)),
-                &op,
-            )
+            g.segmented_reduce_at(site, &data.shards[k], &local, init, &op)
         })
         .map(|shards| Sharded { shards })
     }
@@ -704,10 +648,7 @@ impl GpuSet {
         T: DeviceElement,
         C: Sync,
     {
-        let sort = |g: &Gpu, input: &DeviceVec<T>| {
-            let call = g.call::<C>(site, id!(provider SortBy), &[T::ELEMENT, T::ELEMENT, BOOL]);
-            g.fresh::<T, C>(&call, &[input.source().erase()], None, None, callback)
-        };
+        let sort = |g: &Gpu, input: &DeviceVec<T>| g.sort_at(site, input, callback);
         let sorted = self.each(|k, g| sort(g, &data.shards[k]))?;
         let parts = self.len();
         if parts == 1 {
@@ -766,43 +707,8 @@ impl GpuSet {
     /// Makes the exchange's moves: copies within a device; NCCL between
     /// distinct ones, its communicators made the first time.
     fn exchange(&self, moves: &[backend::Move<'_>]) -> Result<(), Error> {
+        let devices: Vec<backend::Device> = self.gpus.iter().map(|g| g.device).collect();
         let mut comms = self.comms.lock().unwrap_or_else(|p| p.into_inner());
-        let all_through_nccl = backend::exchange_all_through_nccl()?;
-        let crosses = moves.iter().any(|((a, _, _), (b, _, _), _)| {
-            backend::alloc_ordinal(a) != backend::alloc_ordinal(b)
-        });
-        if comms.is_none() && (crosses || all_through_nccl) && !moves.is_empty() {
-            let mut devices: Vec<backend::Device> = Vec::new();
-            for g in &self.gpus {
-                if !devices
-                    .iter()
-                    .any(|d| backend::ordinal(d) == backend::ordinal(&g.device))
-                {
-                    devices.push(g.device);
-                }
-            }
-            *comms = Some(backend::comms(&devices)?);
-        }
-        match comms.as_mut() {
-            Some(c) => backend::exchange(c, moves, all_through_nccl),
-            None => {
-                // One device: every move is a copy in the receiver's lane.
-                for &((from, from_at, _), (to, to_at, lane), bytes) in moves {
-                    let device = self
-                        .gpus
-                        .iter()
-                        .find(|g| {
-                            g.lane == lane
-                                && backend::ordinal(&g.device) == backend::alloc_ordinal(to)
-                        })
-                        .map(|g| g.device)
-                        .ok_or_else(|| {
-                            mismatch("an exchange to a lane of no GPU of the set".into())
-                        })?;
-                    backend::copy(&device, lane, (from, from_at), (to, to_at), bytes)?;
-                }
-                Ok(())
-            }
-        }
+        backend::exchange(&mut comms, &devices, moves)
     }
 }
