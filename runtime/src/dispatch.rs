@@ -401,6 +401,22 @@ pub unsafe fn run<'k>(
         .u64(ParamKind::Output, job.output)
         .u64(ParamKind::Rejected, job.rejected)
         .u64(ParamKind::Output2, job.output2);
+    // An initial value the kernel may go without (a chain's fold starts
+    // from the first value kept; an inclusive scan is seeded only with a
+    // shard's carry): it says so by a HasInit parameter, and without a
+    // value its Init parameter still takes the value's bytes.
+    let params = &main.kernel.params;
+    if params.iter().any(|p| p.kind == ParamKind::HasInit) {
+        let has_init = !job.init.is_empty();
+        if let Some(init) = params
+            .iter()
+            .find(|p| p.kind == ParamKind::Init)
+            .filter(|_| !has_init)
+        {
+            args.set(ParamKind::Init, vec![0u8; init.size as usize]);
+        }
+        args.u32(ParamKind::HasInit, u32::from(has_init));
+    }
     let mut launched = Launched::default();
     let provider = match provider {
         KernelKind::Provider(p) => p,
@@ -417,15 +433,6 @@ pub unsafe fn run<'k>(
     match provider {
         Provider::Reduce | Provider::ChainReduce | Provider::ChainPick => {
             let k = stage(kernels, Stage::Main)?;
-            if provider == Provider::ChainReduce {
-                // Without an initial value the fold starts from the first
-                // value kept; the parameter still takes R's bytes.
-                let has_init = !job.init.is_empty();
-                if !has_init {
-                    args.set(ParamKind::Init, vec![0u8; signature.ret.size() as usize]);
-                }
-                args.u32(ParamKind::HasInit, u32::from(has_init));
-            }
             let grid = grid_for(gpu, k, job.len, job.grid);
             // A chain's fold or pick of a composite value wider than the
             // workspace was sized for (a chain kernel's parameters do not
@@ -461,15 +468,6 @@ pub unsafe fn run<'k>(
         | Provider::Partition
         | Provider::ChainCollect => {
             let k = stage(kernels, Stage::Main)?;
-            if provider == Provider::InclusiveScan {
-                // Seeded where a shard's carry is given; the parameter
-                // still takes an element's bytes.
-                let has_init = !job.init.is_empty();
-                if !has_init {
-                    args.set(ParamKind::Init, vec![0u8; element.size() as usize]);
-                }
-                args.u32(ParamKind::HasInit, u32::from(has_init));
-            }
             if job.len == 0 {
                 if provider.compacts() {
                     scratch.count.fill_on(stream, 0)?;
