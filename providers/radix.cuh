@@ -34,6 +34,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/dispatch/tuning/tuning_radix_sort.cuh>
 #include <cuda/std/tuple>
+#include <cuda/std/type_traits>
 
 namespace rcb {
 
@@ -118,9 +119,12 @@ __device__ __forceinline__ void radix_histogram(u32 *bins, const Key *keys, u32 
     agent.Process();
 }
 
-// Each block one pass's bins: their exclusive sum, in place.
+// Each block one pass's bins: their exclusive sum, in place; and whether
+// every one of the `len` keys has the same digit in this pass (one bin
+// holds them all), in `trivial[pass]`: such a pass would move every
+// element to where it is, and radix_pass skips it.
 template <class Key>
-__device__ __forceinline__ void radix_exclusive_sum(u32 *bins) {
+__device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, u32 *trivial) {
     constexpr int DIGITS = RadixFacts<Key>::DIGITS;
     constexpr int BLOCK = RadixFacts<Key>::SCAN_BLOCK;
     constexpr int PER_THREAD = (DIGITS + BLOCK - 1) / BLOCK;
@@ -128,10 +132,16 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins) {
     __shared__ typename Scan::TempStorage storage;
     u32 *pass = bins + blockIdx.x * DIGITS;
     u32 items[PER_THREAD];
+    bool all = false;
 #pragma unroll
     for (int u = 0; u < PER_THREAD; ++u) {
         const int bin = threadIdx.x * PER_THREAD + u;
         items[u] = bin < DIGITS ? pass[bin] : 0;
+        all = all || items[u] == len;
+    }
+    all = __syncthreads_or(all);
+    if (threadIdx.x == 0) {
+        trivial[blockIdx.x] = all ? 1u : 0u;
     }
     Scan(storage).ExclusiveSum(items, items);
 #pragma unroll
@@ -141,6 +151,42 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins) {
             pass[bin] = items[u];
         }
     }
+}
+
+// Where pass `pass` of `passes` reads and writes, the trivial passes
+// skipped: the passes that run alternate between the output and the
+// buffer so that the last one writes the output, the first reading the
+// input (the keys likewise between the two halves of their buffer, the
+// first reading the key kernel's). Where every pass is trivial (all keys
+// equal), the last runs alone: CUB's short-circuit copies each tile.
+struct RadixRoute {
+    bool runs;
+    // 0: the input, 1: the output, 2: the buffer.
+    int from;
+    int to;
+    // The keys' half read (0: the key kernel's) and written.
+    int keys_from;
+};
+
+__device__ __forceinline__ RadixRoute radix_route(const u32 *trivial, int pass, int passes) {
+    int before = 0;
+    int live = 0;
+    for (int p = 0; p < passes; ++p) {
+        const bool runs = __ldcg(trivial + p) == 0u;
+        live += runs ? 1 : 0;
+        before += runs && p < pass ? 1 : 0;
+    }
+    RadixRoute r;
+    r.runs = __ldcg(trivial + pass) == 0u;
+    if (live == 0) {
+        r.runs = pass == passes - 1;
+        live = 1;
+        before = 0;
+    }
+    r.to = (live - 1 - before) % 2 == 0 ? 1 : 2;
+    r.from = before == 0 ? 0 : 3 - r.to;
+    r.keys_from = before % 2;
+    return r;
 }
 
 // One pass of 8 bits from `current_bit` over a portion of `len` keys,
@@ -157,6 +203,37 @@ __device__ __forceinline__ void radix_onesweep(int *lookback, int *counter, u32 
     Agent agent(storage, lookback, counter, bins_out, bins_in, keys_out, keys_in, values_out, values_in, len,
                 current_bit, num_bits, decomposer);
     agent.Process();
+}
+
+// Pass `pass` (of 8 bits, fewer for the last below `end_bit`) over the
+// portion of `len` elements from `start`, reading and writing where
+// radix_route says, or nothing if the pass is trivial. `keys` holds two
+// halves of `stride` keys (the computed keys; null for a sort of the
+// elements themselves, which are then CUB's keys and have no values).
+template <class Key, class Value, class T, class Decomposer>
+__device__ __forceinline__ void radix_pass(int *lookback, int *counter, u32 *bins_out, const u32 *bins,
+                                           const u32 *trivial, Key *keys, u32 stride, T *output, const T *input,
+                                           T *buffer, u32 start, int len, int pass, int end_bit,
+                                           Decomposer decomposer) {
+    const int passes = (end_bit + 7) / 8;
+    const RadixRoute r = radix_route(trivial, pass, passes);
+    if (!r.runs) {
+        return;
+    }
+    T *const at[3] = {const_cast<T *>(input), output, buffer};
+    const T *from = at[r.from] + start;
+    T *to = at[r.to];
+    const int current_bit = pass * 8;
+    const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
+    if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
+        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, reinterpret_cast<Key *>(to),
+                                   reinterpret_cast<const Key *>(from), (Value *)nullptr, (const Value *)nullptr,
+                                   len, current_bit, num_bits, decomposer);
+    } else {
+        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, keys + (1 - r.keys_from) * (u64)stride,
+                                   keys + r.keys_from * (u64)stride + start, reinterpret_cast<Value *>(to),
+                                   reinterpret_cast<const Value *>(from), len, current_bit, num_bits, decomposer);
+    }
 }
 
 }  // namespace rcb

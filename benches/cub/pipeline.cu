@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cuda/std/limits>
+#include <cuda/std/tuple>
 #include <vector>
 
 #define CHECK(x)                                                                             \
@@ -84,6 +85,10 @@ struct ByX {
 };
 struct Norm {
   __device__ __forceinline__ float operator()(Point p) const { return p.x * p.x + p.y * p.y; }
+};
+// The points' key for DeviceRadixSort's custom-type sort: `w`.
+struct ByW {
+  __host__ __device__ cuda::std::tuple<unsigned &> operator()(Point &p) const { return {p.w}; }
 };
 struct Bucket {
   __device__ __forceinline__ unsigned operator()(const Point &p) const { return p.w >> 8; }
@@ -418,6 +423,24 @@ int main(int argc, char **argv) {
       });
       std::printf("cub composite_sort_by_key %d %.1f\n", log, us);
       for (void *v : {(void *)keys, (void *)keys_out, (void *)vals, (void *)vals_out, temp6}) CHECK(cudaFreeAsync(v, s));
+    }
+    // The same points sorted by `w` where they are, as a CUB user sorts
+    // an array of records on a field: DeviceRadixSort::SortKeys of the
+    // points with a decomposer naming `w` (the Rust call's input and
+    // result layout; CUB's design for custom keys, which the Rust call's
+    // radix sort also uses), into a new buffer.
+    {
+      size_t b8 = 0;
+      CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b8, q, (Point *)nullptr, (int)n, ByW{}, s));
+      void *temp8 = dalloc(b8, s);
+      us = best(reps, [&] {
+        Point *out = (Point *)dalloc(n * sizeof(Point), s);
+        CHECK(cub::DeviceRadixSort::SortKeys(temp8, b8, q, out, (int)n, ByW{}, s));
+        CHECK(cudaStreamSynchronize(s));
+        CHECK(cudaFreeAsync(out, s));
+      });
+      std::printf("cub composite_sort_by_key_records %d %.1f\n", log, us);
+      CHECK(cudaFreeAsync(temp8, s));
     }
     // The points sorted by a computed key, `w >> 8`, as a CUB user does
     // it: the keys computed by DeviceTransform, then SortPairs of the

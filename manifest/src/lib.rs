@@ -388,8 +388,8 @@ pub enum ParamKind {
     Count,
     /// Merge sort: `bool`, which of output and buffer a stage reads.
     Ping,
-    /// Merge sort: `T *`, the buffer of n elements (the segmented sort's:
-    /// of n tagged elements).
+    /// Merge sort and radix sort: `T *`, the buffer of n elements (the
+    /// segmented sort's: of n tagged elements).
     Buffer,
     /// Segmented sort: `rcb::Segmented<T> *`, the n elements tagged with
     /// their segments, which the merge sort sorts in place.
@@ -416,18 +416,25 @@ pub enum ParamKind {
     RadixLookback,
     /// Radix sort: `int *`, the pass's tile counter, zero before the sort.
     RadixCounter,
+    /// Radix sort: `unsigned int *`, a flag a pass, set by the scan where
+    /// every key has the same digit in the pass (which is then skipped).
+    RadixTrivial,
+    /// Radix sort: `unsigned int`, the first element of the portion a pass
+    /// launch sorts.
+    PortionStart,
+    /// Radix sort: `int`, the elements of the portion a pass launch sorts.
+    PortionLen,
     /// Radix sort: `int`, the pass's first key bit.
     CurrentBit,
-    /// Radix sort: `int`, the pass's bits (8, fewer for the last).
-    NumBits,
     /// Radix sort: `int`, the keys' bits (the histogram counts every
     /// pass's digits below it).
     EndBit,
-    /// Radix sort of computed keys: `K *`, the keys a pass reads (the key
-    /// kernel's output for the first).
+    /// Radix sort of computed keys: `K *`, two halves of `Len` keys each,
+    /// which the passes read and write in turn, the first pass reading
+    /// the first half (the key kernel's output).
     RadixKeys,
-    /// Radix sort of computed keys: `K *`, the keys a pass (or the key
-    /// kernel) writes.
+    /// Radix sort of computed keys: `K *`, where the key kernel writes the
+    /// keys (the first half of `RadixKeys`).
     RadixKeysOut,
     /// The callback environment, by value (`__grid_constant__`).
     Env,

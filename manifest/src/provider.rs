@@ -2409,23 +2409,27 @@ pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Ve
     let mut params = match stage {
         Stage::RadixKeys => vec![ptr(K::Input), ptr(K::RadixKeysOut), int(K::Len)],
         Stage::RadixHistogram => vec![ptr(K::RadixBins), ptr(keys), int(K::Len), int(K::EndBit)],
-        Stage::RadixScan => vec![ptr(K::RadixBins)],
+        Stage::RadixScan => vec![ptr(K::RadixBins), int(K::Len), ptr(K::RadixTrivial)],
         _ => {
             let mut p = vec![
                 ptr(K::RadixLookback),
                 ptr(K::RadixCounter),
                 ptr(K::RadixBinsOut),
                 ptr(K::RadixBins),
+                ptr(K::RadixTrivial),
             ];
             if computed {
-                p.extend([ptr(K::RadixKeysOut), ptr(K::RadixKeys)]);
+                p.push(ptr(K::RadixKeys));
             }
             p.extend([
                 ptr(K::Output),
                 ptr(K::Input),
+                ptr(K::Buffer),
                 int(K::Len),
+                int(K::PortionStart),
+                int(K::PortionLen),
                 int(K::CurrentBit),
-                int(K::NumBits),
+                int(K::EndBit),
             ]);
             p
         }
@@ -2592,39 +2596,32 @@ fn emit_radix(
                 ),
             ),
             Stage::RadixScan => (
-                "unsigned int *bins".to_string(),
+                "unsigned int *bins, unsigned int len, unsigned int *trivial".to_string(),
                 format!(
                     "static_assert({facts}::SCAN_BLOCK == {}, \"the manifest's launch facts\");\n\
-                     \x20   rcb::radix_exclusive_sum<{key_type}>(bins);",
+                     \x20   rcb::radix_exclusive_sum<{key_type}>(bins, len, trivial);",
                     launch.block_size
                 ),
             ),
             _ => {
                 let (key_params, key_args) = match computed {
                     Some(_) => (
-                        format!("{k} *keys_out, const {k} *keys, "),
-                        format!(
-                            "reinterpret_cast<{key_type} *>(keys_out), reinterpret_cast<const {key_type} *>(keys),\n\
-                             \x20       output, input"
-                        ),
+                        format!("{k} *keys, "),
+                        format!("reinterpret_cast<{key_type} *>(keys), n"),
                     ),
-                    None => (
-                        String::new(),
-                        format!(
-                            "reinterpret_cast<{key_type} *>(output), reinterpret_cast<const {key_type} *>(input),\n\
-                             \x20       (cub::NullType *)nullptr, (const cub::NullType *)nullptr"
-                        ),
-                    ),
+                    None => (String::new(), format!("({key_type} *)nullptr, 0u")),
                 };
                 (
                     format!(
                         "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
-                         \x20   {key_params}{t} *output, const {t} *input, int len, int current_bit, int num_bits"
+                         \x20   const unsigned int *trivial, {key_params}{t} *output, const {t} *input, {t} *buffer,\n\
+                         \x20   unsigned int n, unsigned int start, int len, int current_bit, int end_bit"
                     ),
                     format!(
                         "static_assert({facts}::ONESWEEP_BLOCK == {} && {facts}::ONESWEEP_ITEMS == {},\n\
                          \x20                 \"the manifest's launch facts\");\n\
-                         \x20   rcb::radix_onesweep<{key_type}, {value}>(lookback, counter, bins_out, bins, {key_args}, len, current_bit, num_bits, {decomposer});",
+                         \x20   rcb::radix_pass<{key_type}, {value}>(lookback, counter, bins_out, bins, trivial, {key_args},\n\
+                         \x20       output, input, buffer, start, len, current_bit / 8, end_bit, {decomposer});",
                         launch.block_size, launch.items_per_thread
                     ),
                 )

@@ -904,6 +904,14 @@ unsafe fn merge_sort<'k>(
 /// most 2^28 elements, ping-ponging between the output and a buffer so
 /// that the last pass writes the output.
 ///
+/// A pass in which every key has the same digit (the top byte of keys
+/// below 2^24, the exponent byte of floats of one binade) would put each
+/// element where it is: the scan flags it, and its launches return at
+/// once, the ping-pong going through the passes that run (the kernels
+/// pick their source and destination from the flags,
+/// providers/radix.cuh's `radix_route`). CUB sorts every pass it is told
+/// to; so nothing waits on the host for the flags.
+///
 /// A sort of computed keys (`job.sort_key_size` > 0) first computes each
 /// element's key ([`Stage::RadixKeys`]) into a buffer holding two keys an
 /// element; the histogram counts the keys' digits, and each pass moves
@@ -963,13 +971,15 @@ unsafe fn radix_sort<'k>(
         (max_blocks * DIGITS * 4) as usize,
         false,
     )?;
+    // A tile counter for each portion's pass, then a pass's trivial flag.
     let counters = grow(
         gpu,
         stream,
         &mut scratch.radix_counters,
-        (portions * passes * 4) as usize,
+        ((portions + 1) * passes * 4) as usize,
         false,
     )?;
+    let trivial = counters + portions * passes * 4;
     let buffer = if passes > 1 {
         grow(
             gpu,
@@ -999,8 +1009,12 @@ unsafe fn radix_sort<'k>(
         zero_on(stream, bins, (passes * DIGITS * 4) as usize)?;
     }
     args.u64(ParamKind::RadixBins, bins)
+        .u64(ParamKind::RadixTrivial, trivial)
         .u32(ParamKind::Len, n)
-        .set(ParamKind::EndBit, (bits as i32).to_le_bytes());
+        .set(ParamKind::EndBit, (bits as i32).to_le_bytes())
+        .u64(ParamKind::Input, job.input)
+        .u64(ParamKind::Output, job.output)
+        .u64(ParamKind::Buffer, buffer);
     if let Some(compute) = computing {
         args.u64(ParamKind::RadixKeysOut, keys)
             .u64(ParamKind::RadixKeys, keys);
@@ -1017,24 +1031,10 @@ unsafe fn radix_sort<'k>(
     // SAFETY: as above.
     unsafe { launch_grid(gpu, stream, scan, passes as u32, args)? };
     launched.push(scan, passes as u32);
-    let mut source = job.input;
-    let key_size = job.sort_key_size;
     for p in 0..passes {
-        let destination = if (passes - 1 - p) % 2 == 0 {
-            job.output
-        } else {
-            buffer
-        };
-        // A computed key's pass reads one half of the keys buffer and
-        // writes the other.
-        let (keys_in, keys_out) = match p % 2 {
-            0 => (keys, keys + key_bytes),
-            _ => (keys + key_bytes, keys),
-        };
-        let current_bit = (p * 8) as i32;
-        let num_bits = (u64::from(bits) - p * 8).min(8) as i32;
         for q in 0..portions {
-            let items = (job.len - q * portion).min(portion);
+            let start = q * portion;
+            let items = (job.len - start).min(portion);
             let blocks = items.div_ceil(tile);
             let at = |portion: u64| bins + (portion * passes + p) * DIGITS * 4;
             // SAFETY: the look-back holds `max_blocks` tiles' digits.
@@ -1046,19 +1046,15 @@ unsafe fn radix_sort<'k>(
                     if q + 1 < portions { at(q + 1) } else { 0 },
                 )
                 .u64(ParamKind::RadixBins, at(q))
-                .u64(ParamKind::Output, destination)
-                .u64(ParamKind::Input, source + q * portion * size)
-                .u64(ParamKind::RadixKeysOut, keys_out)
-                .u64(ParamKind::RadixKeys, keys_in + q * portion * key_size)
-                .set(ParamKind::Len, (items as i32).to_le_bytes())
-                .set(ParamKind::CurrentBit, current_bit.to_le_bytes())
-                .set(ParamKind::NumBits, num_bits.to_le_bytes());
-            // SAFETY: the source and destination hold `len` elements, and
-            // the scratch buffers are live and sized for this job.
+                .set(ParamKind::PortionStart, (start as u32).to_le_bytes())
+                .set(ParamKind::PortionLen, (items as i32).to_le_bytes())
+                .set(ParamKind::CurrentBit, ((p * 8) as i32).to_le_bytes());
+            // SAFETY: the input, output and buffer hold `len` elements (the
+            // keys buffer twice as many keys), and the scratch buffers are
+            // live and sized for this job.
             unsafe { launch_grid(gpu, stream, pass, blocks as u32, args)? };
             launched.push(pass, blocks as u32);
         }
-        source = destination;
     }
     Ok(())
 }
