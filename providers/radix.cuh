@@ -161,11 +161,13 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, u32 *tri
 // equal), the last runs alone: CUB's short-circuit copies each tile.
 struct RadixRoute {
     bool runs;
-    // 0: the input, 1: the output, 2: the buffer.
-    int from;
-    int to;
-    // The keys' half read (0: the key kernel's) and written.
-    int keys_from;
+    // Reads the input (the first pass that runs), else the other of the
+    // output and the buffer.
+    bool first;
+    // Writes the output, else the buffer.
+    bool to_output;
+    // Reads the second half of the keys (and writes the first).
+    bool keys_second;
 };
 
 __device__ __forceinline__ RadixRoute radix_route(const u32 *trivial, int pass, int passes) {
@@ -183,9 +185,9 @@ __device__ __forceinline__ RadixRoute radix_route(const u32 *trivial, int pass, 
         live = 1;
         before = 0;
     }
-    r.to = (live - 1 - before) % 2 == 0 ? 1 : 2;
-    r.from = before == 0 ? 0 : 3 - r.to;
-    r.keys_from = before % 2;
+    r.first = before == 0;
+    r.to_output = ((live - 1 - before) & 1) == 0;
+    r.keys_second = (before & 1) != 0;
     return r;
 }
 
@@ -215,23 +217,28 @@ __device__ __forceinline__ void radix_pass(int *lookback, int *counter, u32 *bin
                                            const u32 *trivial, Key *keys, u32 stride, T *output, const T *input,
                                            T *buffer, u32 start, int len, int pass, int end_bit,
                                            Decomposer decomposer) {
-    const int passes = (end_bit + 7) / 8;
+    const int passes = (end_bit + 7) >> 3;
+    // Buffers chosen by flags and selects, not by indexing a local array,
+    // comparing an index or multiplying by the half: nvJitLink 13.0's `-g`
+    // link refuses the LTOIR of those ("Symbol name with unsupported
+    // characters", docs/debug-info.md).
     const RadixRoute r = radix_route(trivial, pass, passes);
     if (!r.runs) {
         return;
     }
-    T *const at[3] = {const_cast<T *>(input), output, buffer};
-    const T *from = at[r.from] + start;
-    T *to = at[r.to];
-    const int current_bit = pass * 8;
+    const T *from = (r.first ? input : r.to_output ? buffer : output) + start;
+    T *to = r.to_output ? output : buffer;
+    const int current_bit = pass << 3;
     const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
     if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
         radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, reinterpret_cast<Key *>(to),
                                    reinterpret_cast<const Key *>(from), (Value *)nullptr, (const Value *)nullptr,
                                    len, current_bit, num_bits, decomposer);
     } else {
-        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, keys + (1 - r.keys_from) * (u64)stride,
-                                   keys + r.keys_from * (u64)stride + start, reinterpret_cast<Value *>(to),
+        Key *const first = keys;
+        Key *const second = keys + stride;
+        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, r.keys_second ? first : second,
+                                   (r.keys_second ? second : first) + start, reinterpret_cast<Value *>(to),
                                    reinterpret_cast<const Value *>(from), len, current_bit, num_bits, decomposer);
     }
 }

@@ -384,3 +384,46 @@ fn panics_trap_and_const_items_are_values() {
         assert_eq!(ll.contains("llvm.trap"), traps, "{case}:\n{ll}");
     }
 }
+
+/// A host-API call without a closure (`gpu.sort(&d)`) is found by its
+/// name in the caller's text: std's `want.sort()` on the line before, and
+/// `v.iter().reduce(add)` beside `gpu.reduce(&d, 0, add)`, are not it
+/// (they take other numbers of arguments), so the program finds each
+/// kernel at its own call.
+#[test]
+fn calls_without_closures_are_told_from_std_methods_of_the_same_name() {
+    let dir = scratch("sites");
+    let file = dir.join("sites.rs");
+    std::fs::write(
+        &file,
+        "use native::gpu::{DeviceVec, Error, Gpu};\n\
+         fn add(a: u32, b: u32) -> u32 {\n\
+         \x20   a.wrapping_add(b)\n\
+         }\n\
+         pub fn both(gpu: &Gpu, host: &[u32], d: &DeviceVec<u32>) -> Result<(Vec<u32>, u32), Error> {\n\
+         \x20   let mut want = host.to_vec();\n\
+         \x20   want.sort();\n\
+         \x20   let total = host.iter().copied().reduce(add).unwrap_or(0);\n\
+         \x20   let sorted = gpu.sort(d)?.to_vec()?;\n\
+         \x20   let sum = gpu.reduce(d, 0, add)?;\n\
+         \x20   Ok((sorted, sum + total))\n\
+         }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = driver(
+        &["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let sites: Vec<String> = m["callbacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{}:{}", c["site"]["line"], c["site"]["column"]))
+        .collect();
+    assert_eq!(sites, ["9:22", "10:19"], "{manifest}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

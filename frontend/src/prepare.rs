@@ -1482,7 +1482,7 @@ fn registrations(
                 // the caller's own text, then in each function rustc
                 // inlined into it, once per inlined copy (a generic
                 // helper inlined for two element types calls it twice).
-                _ => call_sites(b, sources, extents, function, spec, false)
+                _ => call_sites(b, sources, extents, function, spec, false, args.len())
                     .get(*k)
                     .map(|(_, _, s)| *s),
             };
@@ -1509,7 +1509,10 @@ fn registrations(
 /// ending a `par_iter` chain or not as `chain` says, in order: in the
 /// caller's own text, then in each function rustc inlined into it, once
 /// per inlined copy (a generic helper inlined for two element types calls
-/// it twice). Each with its text and the offset it reads back to.
+/// it twice). Only calls with the registration's `args` arguments count
+/// (the receiver is one of them in a method call): `want.sort()`, std's
+/// slice method, is not `gpu.sort(&d)`. Each with its text and the offset
+/// it reads back to.
 fn call_sites<'s>(
     b: &Body,
     sources: &'s Sources<'_>,
@@ -1517,6 +1520,7 @@ fn call_sites<'s>(
     function: &str,
     spec: &registry::RegistrationFn,
     chain: bool,
+    args: usize,
 ) -> Vec<(&'s SourceText<'s>, usize, Span)> {
     let mut regions: Vec<Extent> = extents.get(&b.name).copied().into_iter().collect();
     regions.extend(
@@ -1534,6 +1538,12 @@ fn call_sites<'s>(
                 .into_iter()
                 .filter(|&at| called_as(spec, t.text_before(at)))
                 .filter(|&at| chain == chain_call(t.text_before(at)))
+                .filter(|&at| {
+                    let dot = t.text_before(at).trim_end().ends_with('.');
+                    t.call_args(at).is_none_or(|(open, close)| {
+                        argument_count(t.slice(open + 1, close - 1)) + usize::from(dot) == args
+                    })
+                })
                 .map(|at| (t, lo, at))
                 .collect()
         })
@@ -1576,11 +1586,69 @@ fn chain_sites(
         calls.push(Unplaced {
             id: block.id,
             key: function.clone(),
-            hits: call_sites(b, sources, extents, function, spec, true),
+            hits: call_sites(b, sources, extents, function, spec, true, args.len()),
             anchors,
         });
     }
     place(calls).into_iter().collect()
+}
+
+/// The arguments of a call's argument list `text` (without its
+/// parentheses): its commas outside brackets, a closure's parameter list
+/// (`|a, b|`) and a turbofish (`::<A, B>`), a trailing one not counting.
+fn argument_count(text: &str) -> usize {
+    let toks: Vec<&str> = crate::source::lex(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
+    let mut count = 0;
+    let mut depth = 0i32;
+    // Whether the argument being read has a token yet.
+    let mut started = false;
+    let mut i = 0;
+    while i < toks.len() {
+        let tok = toks[i];
+        match tok {
+            "," if depth == 0 => {
+                count += usize::from(started);
+                started = false;
+                i += 1;
+                continue;
+            }
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            // A closure's parameters, where an argument starts (or after
+            // `move`): to the `|` that closes them.
+            "|" if !started || toks[i - 1] == "move" => {
+                let mut inner = 0i32;
+                i += 1;
+                while i < toks.len() && !(toks[i] == "|" && inner == 0) {
+                    match toks[i] {
+                        "(" | "[" | "{" => inner += 1,
+                        ")" | "]" | "}" => inner -= 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            // A turbofish: to its closing `>`.
+            "<" if i >= 2 && toks[i - 1] == ":" && toks[i - 2] == ":" => {
+                let mut angle = 1;
+                while angle > 0 && i + 1 < toks.len() {
+                    i += 1;
+                    match toks[i] {
+                        "<" => angle += 1,
+                        ">" if toks[i - 1] != "-" => angle -= 1,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        started = true;
+        i += 1;
+    }
+    count + usize::from(started)
 }
 
 /// Whether a method call whose text before the method's name is `before`
@@ -1903,5 +1971,33 @@ fn operand_text(op: &Operand) -> String {
         Operand::Const(Constant::FnItem(n)) => n.clone(),
         Operand::Const(Constant::Other(t)) => t.clone(),
         _ => "{unknown}".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::argument_count;
+
+    #[test]
+    fn arguments_are_counted_past_closures_turbofishes_and_brackets() {
+        for (text, n) in [
+            ("", 0),
+            ("  ", 0),
+            ("&d", 1),
+            ("&d,", 1),
+            ("&x, 0, add", 3),
+            ("&d, |a, b| b.cmp(a)", 2),
+            ("&d, move |a: &(u32, u32), b: &(u32, u32)| a.0.cmp(&b.1)", 2),
+            ("&x, || 1", 2),
+            ("f(a, b), [1, 2], { let c = (3, 4); c }", 3),
+            (
+                "std::mem::size_of::<(u32, u32)>(), Vec::<HashMap<u8, u16>>::new()",
+                2,
+            ),
+            ("&d, |a| -> u32 { a | 1 }, 7", 3),
+            ("a | b, c", 2),
+        ] {
+            assert_eq!(argument_count(text), n, "{text}");
+        }
     }
 }

@@ -2621,7 +2621,7 @@ fn emit_radix(
                         "static_assert({facts}::ONESWEEP_BLOCK == {} && {facts}::ONESWEEP_ITEMS == {},\n\
                          \x20                 \"the manifest's launch facts\");\n\
                          \x20   rcb::radix_pass<{key_type}, {value}>(lookback, counter, bins_out, bins, trivial, {key_args},\n\
-                         \x20       output, input, buffer, start, len, current_bit / 8, end_bit, {decomposer});",
+                         \x20       output, input, buffer, start, len, current_bit >> 3, end_bit, {decomposer});",
                         launch.block_size, launch.items_per_thread
                     ),
                 )
