@@ -39,7 +39,9 @@ struct VecWidth {
 // Whether elements of T are read and written as 16-byte vectors: those
 // whose size is their alignment and divides 16 (every scalar). Any other
 // element (a tuple or a struct, which the generated code declares as
-// `struct alignas(A) { unsigned char bytes[S]; }` in rustc's layout) is
+// `struct alignas(A) { W words[S / sizeof(W)]; }`, W an unsigned word of
+// the alignment (at most 8 bytes), or with RCB_BYTE_COMPOSITES (`-g`
+// builds) `unsigned char bytes[S]`, in rustc's layout) is
 // moved one element at a time.
 template <class T>
 struct Vectorized {

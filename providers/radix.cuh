@@ -120,30 +120,43 @@ __device__ __forceinline__ void radix_histogram(u32 *bins, const Key *keys, u32 
 }
 
 // Each block one pass's bins: their exclusive sum, in place; and whether
-// every one of the `len` keys has the same digit in this pass (one bin
-// holds them all), in `trivial[pass]`: such a pass would move every
-// element to where it is, and radix_pass skips it.
+// every one of the `len` keys has the same digit in this pass, in
+// `trivial[pass]`: such a pass would move every element to where it is,
+// and radix_pass skips it. CUB's histogram also counts the keys that pad
+// a partial tile, which rank last (their bits all ones, so their digit is
+// the pass's highest): that bin's count is the real keys' plus the
+// padding, the sum of the bins less `len`.
 template <class Key>
-__device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, u32 *trivial) {
+__device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, int end_bit, u32 *trivial) {
     constexpr int DIGITS = RadixFacts<Key>::DIGITS;
     constexpr int BLOCK = RadixFacts<Key>::SCAN_BLOCK;
     constexpr int PER_THREAD = (DIGITS + BLOCK - 1) / BLOCK;
     using Scan = cub::BlockScan<u32, BLOCK>;
     __shared__ typename Scan::TempStorage storage;
     u32 *pass = bins + blockIdx.x * DIGITS;
+    const int bits = end_bit - (int)blockIdx.x * 8 < 8 ? end_bit - (int)blockIdx.x * 8 : 8;
+    const int top = (1 << bits) - 1;
     u32 items[PER_THREAD];
-    bool all = false;
+    u32 counts[PER_THREAD];
 #pragma unroll
     for (int u = 0; u < PER_THREAD; ++u) {
         const int bin = threadIdx.x * PER_THREAD + u;
         items[u] = bin < DIGITS ? pass[bin] : 0;
-        all = all || items[u] == len;
+        counts[u] = items[u];
+    }
+    u32 total;
+    Scan(storage).ExclusiveSum(items, items, total);
+    const u32 padding = total - len;
+    bool all = false;
+#pragma unroll
+    for (int u = 0; u < PER_THREAD; ++u) {
+        const int bin = threadIdx.x * PER_THREAD + u;
+        all = all || (bin < DIGITS && counts[u] - (bin == top ? padding : 0u) == len);
     }
     all = __syncthreads_or(all);
     if (threadIdx.x == 0) {
         trivial[blockIdx.x] = all ? 1u : 0u;
     }
-    Scan(storage).ExclusiveSum(items, items);
 #pragma unroll
     for (int u = 0; u < PER_THREAD; ++u) {
         const int bin = threadIdx.x * PER_THREAD + u;

@@ -1198,6 +1198,13 @@ fn compile_provider(
     options.debug = config.debug;
     options.lineinfo = config.lineinfo && !config.debug;
     options.extra.extend(tu.nvrtc_options.iter().cloned());
+    // Composite elements as byte arrays under `-g`, which nvJitLink's
+    // `-g` link takes (`manifest::provider::BYTE_COMPOSITES`).
+    if config.debug {
+        options
+            .extra
+            .push(manifest::provider::BYTE_COMPOSITES.to_string());
+    }
     crate::buildcache::fetch(
         config.cache.as_ref(),
         t,

@@ -179,10 +179,23 @@ fn composite_c_name(l: &vocab::Layout) -> String {
     )
 }
 
+/// The NVRTC option that declares composite elements as byte arrays
+/// (see [`composite_struct`]): for `-g` builds.
+pub const BYTE_COMPOSITES: &str = "-DRCB_BYTE_COMPOSITES";
+
 /// The declaration of a composite element's type, once per translation
 /// unit: its bytes with rustc's size and alignment, opaque to the
 /// providers, which move values and hand them to the callback's thunk
 /// (its fields are read and written there, at rustc's offsets).
+///
+/// The bytes are words of the alignment (at most 8 bytes): a copy is then
+/// a register a word. As `unsigned char bytes[12]`, CUB's onesweep pass
+/// of a 12-byte element takes 157 registers (a register a byte) where a
+/// struct of three words takes 56 (ptxas, sm_90): three times the blocks
+/// a multiprocessor. A `-g` build ([`BYTE_COMPOSITES`]) keeps the byte
+/// array, whose radix passes nvJitLink 13.0's `-g` link of LTOIR accepts
+/// where it refuses the words' ("Symbol name with unsupported
+/// characters", docs/debug-info.md).
 fn composite_struct(l: &vocab::Layout) -> String {
     let name = composite_c_name(l);
     let fields: Vec<String> = l
@@ -190,15 +203,27 @@ fn composite_struct(l: &vocab::Layout) -> String {
         .iter()
         .map(|f| format!("{} `.{}` at {}", f.element.name(), f.name, f.offset))
         .collect();
+    let (word, bytes) = match l.align.min(8) {
+        8 => ("unsigned long long", 8),
+        4 => ("unsigned int", 4),
+        2 => ("unsigned short", 2),
+        _ => ("unsigned char", 1),
+    };
     format!(
         "#ifndef {guard}\n#define {guard}\n// `{}`: {} bytes, aligned to {}; {}.\n\
-         struct alignas({}) {name} {{\n    unsigned char bytes[{}];\n}};\n#endif\n",
+         #ifdef RCB_BYTE_COMPOSITES\n\
+         struct alignas({}) {name} {{\n    unsigned char bytes[{}];\n}};\n\
+         #else\n\
+         struct alignas({}) {name} {{\n    {word} words[{}];\n}};\n\
+         #endif\n#endif\n",
         l.name,
         l.size,
         l.align,
         fields.join(", "),
         l.align,
         l.size,
+        l.align,
+        l.size / bytes,
         guard = name.to_uppercase(),
     )
 }
@@ -2409,7 +2434,12 @@ pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Ve
     let mut params = match stage {
         Stage::RadixKeys => vec![ptr(K::Input), ptr(K::RadixKeysOut), int(K::Len)],
         Stage::RadixHistogram => vec![ptr(K::RadixBins), ptr(keys), int(K::Len), int(K::EndBit)],
-        Stage::RadixScan => vec![ptr(K::RadixBins), int(K::Len), ptr(K::RadixTrivial)],
+        Stage::RadixScan => vec![
+            ptr(K::RadixBins),
+            int(K::Len),
+            int(K::EndBit),
+            ptr(K::RadixTrivial),
+        ],
         _ => {
             let mut p = vec![
                 ptr(K::RadixLookback),
@@ -2596,10 +2626,10 @@ fn emit_radix(
                 ),
             ),
             Stage::RadixScan => (
-                "unsigned int *bins, unsigned int len, unsigned int *trivial".to_string(),
+                "unsigned int *bins, unsigned int len, int end_bit, unsigned int *trivial".to_string(),
                 format!(
                     "static_assert({facts}::SCAN_BLOCK == {}, \"the manifest's launch facts\");\n\
-                     \x20   rcb::radix_exclusive_sum<{key_type}>(bins, len, trivial);",
+                     \x20   rcb::radix_exclusive_sum<{key_type}>(bins, len, end_bit, trivial);",
                     launch.block_size
                 ),
             ),
