@@ -5,6 +5,12 @@
 // of the manifest's computes the keys with the key thunk first), for
 // sm_90. Needs common.cuh and CUB's headers (as sort.cuh).
 //
+// Elements of 24 bytes and more (vocab::RADIX_GATHER_BYTES) are not
+// moved by the passes: a key kernel of the manifest's writes each one's
+// key (computed, or its key fields packed) and index, the passes sort
+// (key, index) pairs (radix_pass_indexed), and radix_gather moves each
+// element once to its place.
+//
 // These are CUB's own onesweep agents (cub::DeviceRadixSort's kernels,
 // CCCL 13.0) with CUB's sm_90 policy for a keys-only sort with 32-bit
 // offsets: an upfront histogram of every pass's digits, an exclusive sum of
@@ -253,6 +259,52 @@ __device__ __forceinline__ void radix_pass(int *lookback, int *counter, u32 *bin
         radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, r.keys_second ? first : second,
                                    (r.keys_second ? second : first) + start, reinterpret_cast<Value *>(to),
                                    reinterpret_cast<const Value *>(from), len, current_bit, num_bits, decomposer);
+    }
+}
+
+// Whether the last pass that runs (radix_route) writes the second half of
+// the keys and their values: the passes that run alternate, the first
+// writing the second half; where none runs, the last runs alone.
+__device__ __forceinline__ bool radix_last_in_second(const u32 *trivial, int passes) {
+    int live = 0;
+    for (int p = 0; p < passes; ++p) {
+        live += __ldcg(trivial + p) == 0u ? 1 : 0;
+    }
+    return live == 0 || (live & 1) != 0;
+}
+
+// Pass `pass` of a sort of (key, index) pairs (elements too wide to move
+// at every pass, which radix_gather moves once after): the keys and the
+// indices each in two halves of `stride`, read and written as radix_route
+// says, the first pass reading the first halves (the key kernel's).
+template <class Key, class Decomposer>
+__device__ __forceinline__ void radix_pass_indexed(int *lookback, int *counter, u32 *bins_out, const u32 *bins,
+                                                   const u32 *trivial, Key *keys, u32 *indices, u32 stride,
+                                                   u32 start, int len, int pass, int end_bit,
+                                                   Decomposer decomposer) {
+    const int passes = (end_bit + 7) >> 3;
+    const RadixRoute r = radix_route(trivial, pass, passes);
+    if (!r.runs) {
+        return;
+    }
+    const int current_bit = pass << 3;
+    const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
+    radix_onesweep<Key, u32>(lookback, counter, bins_out, bins, r.keys_second ? keys : keys + stride,
+                             (r.keys_second ? keys + stride : keys) + start, r.keys_second ? indices : indices + stride,
+                             (r.keys_second ? indices + stride : indices) + start, len, current_bit, num_bits,
+                             decomposer);
+}
+
+// The elements in sorted order: `output[i]` is `input[sorted[i]]`, the
+// sorted indices being the half of `indices` (two of `len`) that the last
+// pass wrote.
+template <class T>
+__device__ __forceinline__ void radix_gather(T *output, const T *input, const u32 *indices, const u32 *trivial,
+                                             u32 len, int end_bit) {
+    const u32 *sorted = radix_last_in_second(trivial, (end_bit + 7) >> 3) ? indices + len : indices;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        output[i] = input[__ldg(sorted + i)];
     }
 }
 

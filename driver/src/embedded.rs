@@ -84,6 +84,9 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
             );
             if let Some(sort) = &c.sort {
                 let _ = writeln!(out, "      sort: {sort}");
+                if let Some(note) = sort.gather_note(c.signature.element()) {
+                    let _ = writeln!(out, "      sort moves: {note}");
+                }
             }
         }
     }

@@ -25,8 +25,8 @@ pub use inputs::{
     fill_inputs, generate_inputs, input_value, InputSpec, GENERATOR, GENERATOR_SOURCE, INPUT_BOUND,
 };
 pub use vocab::{
-    computed_key, Element, Field, KeyOrder, Layout, Provider, RadixKey, Scalar, Shape, Signature,
-    SortChoice, UnknownName, ELEMENT_SCALARS,
+    computed_key, packed_key, radix_gathers, Element, Field, KeyOrder, Layout, Provider, RadixKey,
+    Scalar, Shape, Signature, SortChoice, UnknownName, ELEMENT_SCALARS, RADIX_GATHER_BYTES,
 };
 
 use serde::{Deserialize, Serialize};
@@ -254,8 +254,13 @@ pub enum Stage {
     RadixPass,
     /// A `sort_by_key`'s key of each element, for the radix sort of
     /// computed keys (`vocab::SortChoice::ComputedKey`): the one radix
-    /// kernel that calls a thunk, the key thunk `SYMBOL_key`.
+    /// kernel that calls a thunk, the key thunk `SYMBOL_key`. For elements
+    /// the radix sort gathers (`vocab::radix_gathers`), each key with its
+    /// element's index: the computed key, or the key fields packed.
     RadixKeys,
+    /// The elements a gathering radix sort (`vocab::radix_gathers`) has
+    /// sorted (key, index) pairs for, gathered by the sorted indices.
+    RadixGather,
 }
 
 impl Stage {
@@ -278,6 +283,7 @@ impl Stage {
             Stage::RadixScan => "radix_scan",
             Stage::RadixPass => "radix_pass",
             Stage::RadixKeys => "radix_keys",
+            Stage::RadixGather => "radix_gather",
         }
     }
 
@@ -286,7 +292,7 @@ impl Stage {
     pub const RADIX: [Stage; 3] = [Stage::RadixHistogram, Stage::RadixScan, Stage::RadixPass];
 
     pub fn is_radix(self) -> bool {
-        Stage::RADIX.contains(&self) || self == Stage::RadixKeys
+        Stage::RADIX.contains(&self) || matches!(self, Stage::RadixKeys | Stage::RadixGather)
     }
 
     /// `""` for the main kernel, else `_block_sort`, `_partition`, `_merge`.
@@ -304,6 +310,7 @@ impl Stage {
             Stage::RadixScan => "_radix_scan",
             Stage::RadixPass => "_radix_pass",
             Stage::RadixKeys => "_radix_keys",
+            Stage::RadixGather => "_radix_gather",
         }
     }
 }
@@ -436,6 +443,11 @@ pub enum ParamKind {
     /// Radix sort of computed keys: `K *`, where the key kernel writes the
     /// keys (the first half of `RadixKeys`).
     RadixKeysOut,
+    /// Gathering radix sort (`vocab::radix_gathers`): `unsigned int *`, two
+    /// halves of `Len` element indices, which the key kernel fills (the
+    /// first half) and the passes move with the keys; the gather reads the
+    /// half the last pass wrote.
+    RadixIndices,
     /// The callback environment, by value (`__grid_constant__`).
     Env,
 }
@@ -932,14 +944,6 @@ fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Resu
     if kernel.variant != Variant::Plain {
         return Err("a radix sort kernel is plain, shared by every variant".into());
     }
-    match (&kernel.thunk, kernel.stage) {
-        (Some(thunk), Stage::RadixKeys) if is_c_identifier(thunk) => {}
-        (_, Stage::RadixKeys) => {
-            return Err("the radix key kernel names the key thunk it calls".into())
-        }
-        (Some(_), _) => return Err("a radix sort kernel calls no thunk".into()),
-        (None, _) => {}
-    }
     let registration = kernel
         .registration
         .ok_or("a radix sort kernel needs a registration")?;
@@ -957,23 +961,46 @@ fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Resu
             "registration {registration}'s order was not proved to be a radix order"
         ));
     };
-    let key = sort.computed_key();
-    if kernel.stage == Stage::RadixKeys && key.is_none() {
+    let element = callback.signature.element();
+    let computed = sort.computed_key().is_some();
+    let key = sort.sorted_key(element);
+    let stages = provider::radix_stages(element, computed);
+    if !stages.contains(&kernel.stage) {
         return Err(format!(
-            "registration {registration} sorts on the element's fields: it computes no key"
+            "registration {registration}'s radix sort has the stages {}, not `{}`",
+            stages
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            kernel.stage.name()
         ));
     }
-    let expected = provider::radix_launch(kernel.stage, callback.signature.element(), key);
+    match (&kernel.thunk, kernel.stage) {
+        (Some(thunk), Stage::RadixKeys) if computed && is_c_identifier(thunk) => {}
+        (_, Stage::RadixKeys) if computed => {
+            return Err("the radix key kernel names the key thunk it calls".into())
+        }
+        (Some(_), _) => {
+            return Err("a radix sort kernel calls no thunk but a computed key's".into())
+        }
+        (None, _) => {}
+    }
+    let expected = provider::radix_launch(kernel.stage, element, key.as_ref().map(|(k, _)| k));
     if kernel.launch != expected {
         return Err(format!(
             "launch facts {:?} differ from the radix sort's {:?}",
             kernel.launch, expected
         ));
     }
-    let env = Some(&callback.env).filter(|_| kernel.stage == Stage::RadixKeys);
+    let env = Some(&callback.env).filter(|_| kernel.stage == Stage::RadixKeys && computed);
     check_params(
         &kernel.params,
-        &provider::radix_params(kernel.stage, key.is_some(), env),
+        &provider::radix_params(
+            kernel.stage,
+            provider::RadixMoves::of(element, computed),
+            env,
+        ),
     )
 }
 

@@ -2361,17 +2361,23 @@ fn emit_env_struct(
 /// as many blocks as are resident, the scan a block a pass, the onesweep
 /// pass a block a tile.
 ///
-/// With a computed `key`, CUB's policy for pairs (`key`, `element`), and
-/// the key kernel a thread an element at a time over the resident blocks.
+/// With a `key` of its own (`vocab::SortChoice::sorted_key`), CUB's
+/// policy for pairs (`key`, `element`), or (`key`, a 32-bit index) where
+/// the sort gathers (`vocab::radix_gathers`); the key kernel and the
+/// gather a thread an element at a time over the resident blocks.
 pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> LaunchFacts {
     let (block, items, grid) = match stage {
         Stage::RadixHistogram => (128, 16, GridPolicy::ResidentTiles),
         Stage::RadixScan => (256, 1, GridPolicy::OneBlockPerTile),
-        Stage::RadixKeys => (256, 1, GridPolicy::ResidentTiles),
+        Stage::RadixKeys | Stage::RadixGather => (256, 1, GridPolicy::ResidentTiles),
         _ => {
+            let value = match vocab::radix_gathers(element) {
+                true => 4,
+                false => element.size() as u32,
+            };
             let (block, items) = match key {
                 None => radix_onesweep_policy(element.size() as u32, None),
-                Some(k) => radix_onesweep_policy(k.size() as u32, Some(element.size() as u32)),
+                Some(k) => radix_onesweep_policy(k.size() as u32, Some(value)),
             };
             (block, items, GridPolicy::OneBlockPerTile)
         }
@@ -2415,11 +2421,45 @@ fn radix_onesweep_policy(key: u32, value: Option<u32>) -> (u32, u32) {
     (threads.min(fit), items)
 }
 
-/// The radix sort kernels' parameters; `computed`: the sort of computed
-/// keys, whose histogram reads the keys and whose passes move keys and
-/// elements, and whose key kernel takes the environment `env`.
-pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Vec<Param> {
+/// What the passes of a radix sort move: the elements as CUB's keys, a
+/// computed key with its element, or a key with its element's index (the
+/// elements gathered after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RadixMoves {
+    Elements,
+    KeysAndElements,
+    KeysAndIndices,
+}
+
+impl RadixMoves {
+    /// For a radix sort of `element`s, on a `computed` key or not.
+    pub fn of(element: &Element, computed: bool) -> RadixMoves {
+        match (vocab::radix_gathers(element), computed) {
+            (true, _) => RadixMoves::KeysAndIndices,
+            (false, true) => RadixMoves::KeysAndElements,
+            (false, false) => RadixMoves::Elements,
+        }
+    }
+}
+
+/// A radix sort's kernels, in launch order: with a key kernel where it
+/// ranks a key of its own (computed, or the fields packed where it
+/// gathers), and a gather last where it gathers.
+pub fn radix_stages(element: &Element, computed: bool) -> Vec<Stage> {
+    let moves = RadixMoves::of(element, computed);
+    let keys = (moves != RadixMoves::Elements).then_some(Stage::RadixKeys);
+    let gather = (moves == RadixMoves::KeysAndIndices).then_some(Stage::RadixGather);
+    keys.into_iter().chain(Stage::RADIX).chain(gather).collect()
+}
+
+/// The radix sort kernels' parameters, for passes that move `moves`: a
+/// sort of keys of its own has a histogram that reads them and passes
+/// that move them with the elements or their indices; the key kernel of a
+/// computed key takes the environment `env`.
+pub fn radix_params(stage: Stage, moves: RadixMoves, env: Option<&EnvLayout>) -> Vec<Param> {
     use ParamKind as K;
+    let computed = moves != RadixMoves::Elements;
+    let indices = moves == RadixMoves::KeysAndIndices;
     let ptr = |kind| Param {
         kind,
         size: 8,
@@ -2432,7 +2472,21 @@ pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Ve
     };
     let keys = if computed { K::RadixKeys } else { K::Input };
     let mut params = match stage {
+        Stage::RadixKeys if indices => vec![
+            ptr(K::Input),
+            ptr(K::RadixKeysOut),
+            ptr(K::RadixIndices),
+            int(K::Len),
+        ],
         Stage::RadixKeys => vec![ptr(K::Input), ptr(K::RadixKeysOut), int(K::Len)],
+        Stage::RadixGather => vec![
+            ptr(K::Output),
+            ptr(K::Input),
+            ptr(K::RadixIndices),
+            ptr(K::RadixTrivial),
+            int(K::Len),
+            int(K::EndBit),
+        ],
         Stage::RadixHistogram => vec![ptr(K::RadixBins), ptr(keys), int(K::Len), int(K::EndBit)],
         Stage::RadixScan => vec![
             ptr(K::RadixBins),
@@ -2451,10 +2505,12 @@ pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Ve
             if computed {
                 p.push(ptr(K::RadixKeys));
             }
+            if indices {
+                p.push(ptr(K::RadixIndices));
+            } else {
+                p.extend([ptr(K::Output), ptr(K::Input), ptr(K::Buffer)]);
+            }
             p.extend([
-                ptr(K::Output),
-                ptr(K::Input),
-                ptr(K::Buffer),
                 int(K::Len),
                 int(K::PortionStart),
                 int(K::PortionLen),
@@ -2476,12 +2532,7 @@ pub fn radix_params(stage: Stage, computed: bool, env: Option<&EnvLayout>) -> Ve
 
 /// The C++ type of a radix key: `rcb::RadixKey<Bits, Order, Descending>`.
 fn radix_key_type(key: &vocab::RadixKey) -> String {
-    let bits = match key.scalar.size() {
-        1 => "unsigned char",
-        2 => "unsigned short",
-        4 => "unsigned int",
-        _ => "unsigned long long",
-    };
+    let bits = bits_type(key.scalar);
     let order = match key.order {
         vocab::KeyOrder::Unsigned => "rcb::RADIX_UNSIGNED",
         vocab::KeyOrder::Signed => "rcb::RADIX_SIGNED",
@@ -2490,11 +2541,25 @@ fn radix_key_type(key: &vocab::RadixKey) -> String {
     format!("rcb::RadixKey<{bits}, {order}, {}>", key.descending)
 }
 
+/// The unsigned C type of a scalar's bits.
+fn bits_type(s: Scalar) -> &'static str {
+    match s.size() {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        _ => "unsigned long long",
+    }
+}
+
 /// A registration's radix sort kernels: for a scalar element sorted on
 /// itself, CUB's key is one `RadixKey` over the element's bits; for a
 /// composite, the element with a decomposer naming its key fields. With a
-/// `computed` key, those are the key's, which a fourth kernel computes
-/// with the key thunk, and the passes move each element with its key.
+/// `computed` key, those are the key's, which a kernel computes first with
+/// the key thunk, and the passes move each element with its key. Elements
+/// of `vocab::RADIX_GATHER_BYTES` and more are not moved by the passes:
+/// the key kernel writes each element's key (computed, or its key fields
+/// packed, `vocab::packed_key`) and index, the passes move (key, index)
+/// pairs, and a last kernel gathers the elements by the sorted indices.
 fn emit_radix(
     out: &mut String,
     registration: RegistrationId,
@@ -2505,13 +2570,36 @@ fn emit_radix(
     let provider = Provider::SortBy;
     let name = |stage| kernel_name(provider, element, Some(registration), Variant::Plain, stage);
     let base = name(Stage::RadixPass);
-    // What CUB ranks: the element, or the computed key.
-    let sorted = computed.map_or(element, |c| &c.key);
-    if keys.is_empty()
-        || keys
-            .iter()
-            .any(|k| k.scalar.size() > 8 || k.offset + k.scalar.size() > sorted.size())
-    {
+    let moves = RadixMoves::of(element, computed.is_some());
+    let gathers = moves == RadixMoves::KeysAndIndices;
+    // The element's key fields, where the keys are read out of it (a
+    // gathering sort on the element's own fields).
+    let fields = if gathers && computed.is_none() {
+        Some(keys)
+    } else {
+        None
+    };
+    // What CUB ranks: the element, the computed key, or the key fields
+    // packed; with the radix keys on it.
+    let packed;
+    let (sorted, keys) = match (computed, fields) {
+        (Some(c), _) => (&c.key, keys),
+        (None, Some(fields)) => {
+            packed = vocab::packed_key(fields)
+                .ok_or_else(|| EmitError::Launch(format!("{base}: a radix sort needs a key")))?;
+            (&packed.0, packed.1.as_slice())
+        }
+        (None, None) => (element, keys),
+    };
+    // The key CUB ranks where it is not the element.
+    let own_key = (moves != RadixMoves::Elements).then_some(sorted);
+    let key_fits = |keys: &[vocab::RadixKey], whole: &Element| {
+        !keys.is_empty()
+            && keys
+                .iter()
+                .all(|k| k.scalar.size() <= 8 && k.offset + k.scalar.size() <= whole.size())
+    };
+    if !key_fits(keys, sorted) || fields.is_some_and(|f| !key_fits(f, element)) {
         return Err(EmitError::Launch(format!(
             "{base}: radix keys {keys:?} do not fit the key `{}`",
             sorted.name()
@@ -2519,16 +2607,22 @@ fn emit_radix(
     }
     let _ = writeln!(
         out,
-        "\n// ---- {base}: sort_by's radix sort `{}`, registration {registration}, on {}{}",
+        "\n// ---- {base}: sort_by's radix sort `{}`, registration {registration}, on {}{}{}",
         element.name(),
-        match computed {
-            Some(c) => format!("the computed key `{}`: ", c.key.name()),
-            None => String::new(),
+        match (computed, fields) {
+            (Some(c), _) => format!("the computed key `{}`: ", c.key.name()),
+            (None, Some(_)) => format!("the key `{}` of the element's fields: ", sorted.name()),
+            (None, None) => String::new(),
         },
         keys.iter()
-            .map(|k| k.describe(if computed.is_some() { "key" } else { "element" }))
+            .map(|k| k.describe(if own_key.is_some() { "key" } else { "element" }))
             .collect::<Vec<_>>()
-            .join(", then ")
+            .join(", then "),
+        if gathers {
+            "; (key, index) pairs sorted, the elements gathered"
+        } else {
+            ""
+        }
     );
     let (key_type, decomposer) = match (sorted, keys) {
         (Element::Scalar(s), [k]) if k.offset == 0 && k.scalar.size() == s.size() => (
@@ -2563,13 +2657,13 @@ fn emit_radix(
         }
     };
     let t = c_type(element);
-    // The computed key's C type, its key thunk's declaration and the
-    // environment; CUB's values are the elements.
-    let (k, value, env_type) = match computed {
+    if let Element::Composite(l) = element {
+        out.push_str(&composite_struct(l));
+    }
+    // The key's C type (the element's where the elements are CUB's keys),
+    // the key thunk's declaration and the environment; CUB's values.
+    let (k, env_type) = match computed {
         Some(c) => {
-            if let Element::Composite(l) = element {
-                out.push_str(&composite_struct(l));
-            }
             let env_type = emit_env_struct(out, &base, registration, &c.env)?;
             let x = match element {
                 Element::Composite(_) => format!("const {t} *x"),
@@ -2581,19 +2675,19 @@ fn emit_radix(
                 "extern \"C\" __device__ void {}(const void *env, {x}, {k} *out);",
                 c.thunk
             );
-            (k, t.clone(), env_type)
+            (k, env_type)
         }
-        None => (t.clone(), "cub::NullType".to_string(), None),
+        None => (c_type(sorted), None),
+    };
+    let value = match moves {
+        RadixMoves::Elements => "cub::NullType".to_string(),
+        RadixMoves::KeysAndElements => t.clone(),
+        RadixMoves::KeysAndIndices => "unsigned int".to_string(),
     };
     let facts = format!("rcb::RadixFacts<{key_type}, {value}>");
-    let stages: Vec<Stage> = computed
-        .map(|_| Stage::RadixKeys)
-        .into_iter()
-        .chain(Stage::RADIX)
-        .collect();
     let mut kernels = Vec::new();
-    for stage in stages {
-        let launch = radix_launch(stage, element, computed.map(|c| &c.key));
+    for stage in radix_stages(element, computed.is_some()) {
+        let launch = radix_launch(stage, element, own_key);
         let kname = name(stage);
         let (params, body) = match stage {
             Stage::RadixKeys => {
@@ -2601,19 +2695,46 @@ fn emit_radix(
                     Some(ty) => (format!(", const __grid_constant__ {ty} env"), "&env"),
                     None => (String::new(), "rcb::empty_env"),
                 };
+                let (index_param, index) = match gathers {
+                    true => (
+                        ", unsigned int *indices",
+                        "\n\x20       indices[i] = (unsigned int)i;",
+                    ),
+                    false => ("", ""),
+                };
+                // The key built in a zeroed local: a tuple key's padding
+                // is written too, as zeros.
+                let make = match fields {
+                    // Each key field's bits copied from the element to
+                    // their place in the packed key.
+                    Some(fields) => fields
+                        .iter()
+                        .zip(keys)
+                        .map(|(from, to)| {
+                            let b = bits_type(from.scalar);
+                            format!(
+                                "\n\x20       *reinterpret_cast<{b} *>(reinterpret_cast<unsigned char *>(&key) + {}) =\n\
+                                 \x20           *reinterpret_cast<const {b} *>(reinterpret_cast<const unsigned char *>(input + i) + {});",
+                                to.offset, from.offset
+                            )
+                        })
+                        .collect::<String>(),
+                    None => format!(
+                        "\n\x20       {}({env_arg}, {}, &key);",
+                        computed.map_or("", |c| &c.thunk),
+                        widened(element, "input[i]")
+                    ),
+                };
                 (
-                    format!("const {t} *input, {k} *keys_out, unsigned int len{env_param}"),
-                    // The key built in a zeroed local: a tuple key's
-                    // padding is written too, as zeros.
+                    format!(
+                        "const {t} *input, {k} *keys_out{index_param}, unsigned int len{env_param}"
+                    ),
                     format!(
                         "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;\n\
                          \x20        i += (unsigned long long)gridDim.x * blockDim.x) {{\n\
-                         \x20       {k} key{{}};\n\
-                         \x20       {}({env_arg}, {}, &key);\n\
-                         \x20       keys_out[i] = key;\n\
-                         \x20   }}",
-                        computed.map_or("", |c| &c.thunk),
-                        widened(element, "input[i]")
+                         \x20       {k} key{{}};{make}\n\
+                         \x20       keys_out[i] = key;{index}\n\
+                         \x20   }}"
                     ),
                 )
             }
@@ -2633,28 +2754,51 @@ fn emit_radix(
                     launch.block_size
                 ),
             ),
+            Stage::RadixGather => (
+                format!(
+                    "{t} *output, const {t} *input, const unsigned int *indices, const unsigned int *trivial,\n\
+                     \x20   unsigned int len, int end_bit"
+                ),
+                "rcb::radix_gather(output, input, indices, trivial, len, end_bit);".to_string(),
+            ),
             _ => {
-                let (key_params, key_args) = match computed {
-                    Some(_) => (
-                        format!("{k} *keys, "),
-                        format!("reinterpret_cast<{key_type} *>(keys), n"),
+                let passes = "unsigned int n, unsigned int start, int len, int current_bit, int end_bit";
+                let head = "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
+                            \x20   const unsigned int *trivial";
+                let check = format!(
+                    "static_assert({facts}::ONESWEEP_BLOCK == {} && {facts}::ONESWEEP_ITEMS == {},\n\
+                     \x20                 \"the manifest's launch facts\");",
+                    launch.block_size, launch.items_per_thread
+                );
+                match moves {
+                    RadixMoves::KeysAndIndices => (
+                        format!("{head}, {k} *keys, unsigned int *indices,\n\x20   {passes}"),
+                        format!(
+                            "{check}\n\
+                             \x20   rcb::radix_pass_indexed<{key_type}>(lookback, counter, bins_out, bins, trivial,\n\
+                             \x20       reinterpret_cast<{key_type} *>(keys), indices, n, start, len, current_bit >> 3, end_bit, {decomposer});"
+                        ),
                     ),
-                    None => (String::new(), format!("({key_type} *)nullptr, 0u")),
-                };
-                (
-                    format!(
-                        "int *lookback, int *counter, unsigned int *bins_out, const unsigned int *bins,\n\
-                         \x20   const unsigned int *trivial, {key_params}{t} *output, const {t} *input, {t} *buffer,\n\
-                         \x20   unsigned int n, unsigned int start, int len, int current_bit, int end_bit"
-                    ),
-                    format!(
-                        "static_assert({facts}::ONESWEEP_BLOCK == {} && {facts}::ONESWEEP_ITEMS == {},\n\
-                         \x20                 \"the manifest's launch facts\");\n\
-                         \x20   rcb::radix_pass<{key_type}, {value}>(lookback, counter, bins_out, bins, trivial, {key_args},\n\
-                         \x20       output, input, buffer, start, len, current_bit >> 3, end_bit, {decomposer});",
-                        launch.block_size, launch.items_per_thread
-                    ),
-                )
+                    _ => {
+                        let (key_params, key_args) = match computed {
+                            Some(_) => (
+                                format!("{k} *keys, "),
+                                format!("reinterpret_cast<{key_type} *>(keys), n"),
+                            ),
+                            None => (String::new(), format!("({key_type} *)nullptr, 0u")),
+                        };
+                        (
+                            format!(
+                                "{head}, {key_params}{t} *output, const {t} *input, {t} *buffer,\n\x20   {passes}"
+                            ),
+                            format!(
+                                "{check}\n\
+                                 \x20   rcb::radix_pass<{key_type}, {value}>(lookback, counter, bins_out, bins, trivial, {key_args},\n\
+                                 \x20       output, input, buffer, start, len, current_bit >> 3, end_bit, {decomposer});"
+                            ),
+                        )
+                    }
+                }
             }
         };
         let _ = write!(
@@ -2675,7 +2819,7 @@ fn emit_radix(
                 Stage::RadixKeys => computed.map(|c| c.thunk.clone()),
                 _ => None,
             },
-            params: radix_params(stage, computed.is_some(), computed.map(|c| &c.env)),
+            params: radix_params(stage, moves, computed.map(|c| &c.env)),
             launch,
             cubin: None,
         });

@@ -1,7 +1,7 @@
 //! The instantiation text compiles with NVRTC, as the backend compiles it
 //! (LTOIR with -dlto, PTX without), including every scalar layout.
 
-use manifest::provider::{emit_translation_unit, KernelRequest, Operation};
+use manifest::provider::{emit_translation_unit, KernelRequest, Operation, RadixMoves};
 use manifest::{
     EnvLayout, Provider, RegistrationId, Scalar, Shape, Signature, Variant, ELEMENT_SCALARS,
 };
@@ -509,9 +509,9 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .map(|r| match r {
             KernelRequest::Callback { provider, .. } => manifest::stages(*provider).len(),
             KernelRequest::Copy => 1,
-            KernelRequest::Radix { computed, .. } => {
-                manifest::Stage::RADIX.len() + usize::from(computed.is_some())
-            }
+            KernelRequest::Radix {
+                element, computed, ..
+            } => manifest::provider::radix_stages(element, computed.is_some()).len(),
         })
         .sum();
     assert_eq!(tu.kernels.len(), stages);
@@ -525,6 +525,21 @@ fn composite_elements_compile_in_the_providers_that_take_them() {
         .iter()
         .any(|k| k.name.starts_with("rcb_reduce_geo_Body_r")));
     compiles_to_ltoir_and_ptx(&tu.source);
+}
+
+/// The element a radix sort kernel of `requests` sorts.
+fn radix_element<'r>(requests: &'r [KernelRequest], k: &manifest::Kernel) -> &'r manifest::Element {
+    requests
+        .iter()
+        .find_map(|r| match r {
+            KernelRequest::Radix {
+                registration,
+                element,
+                ..
+            } if Some(*registration) == k.registration => Some(element),
+            _ => None,
+        })
+        .unwrap()
 }
 
 /// The radix sort's kernels compile for every element type sorted on
@@ -585,14 +600,44 @@ fn radix_sorts_compile_for_every_key_type_and_composite_keys() {
     );
     let tu = emit_translation_unit(&requests).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), requests.len() * Stage::RADIX.len());
+    // The 24-byte body is gathered: a kernel packs its keys with indices
+    // first, and one gathers the bodies last; the others are CUB's keys.
+    assert_eq!(
+        tu.kernels.len(),
+        requests.len() * Stage::RADIX.len() + 2,
+        "{:?}",
+        tu.kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+    );
     for k in &tu.kernels {
+        let element = radix_element(&requests, k);
         assert_eq!(
             k.params,
-            manifest::provider::radix_params(k.stage, false, None),
+            manifest::provider::radix_params(k.stage, RadixMoves::of(element, false), None),
             "{}",
             k.name
         );
+        assert!(
+            !matches!(k.stage, Stage::RadixKeys | Stage::RadixGather)
+                || element.size() >= manifest::RADIX_GATHER_BYTES,
+            "{}",
+            k.name
+        );
+        assert!(
+            k.thunk.is_none(),
+            "{}: the keys are fields: no thunk",
+            k.name
+        );
+    }
+    // The body's keys packed: `.0.0` u16 at 0, `.0.1` f64 at 8, `.1` i8
+    // at 16, copied from 16, 0 and 8.
+    for copy in [
+        "*reinterpret_cast<unsigned short *>(reinterpret_cast<unsigned char *>(&key) + 0) =\n            *reinterpret_cast<const unsigned short *>(reinterpret_cast<const unsigned char *>(input + i) + 16);",
+        "*reinterpret_cast<unsigned long long *>(reinterpret_cast<unsigned char *>(&key) + 8) =\n            *reinterpret_cast<const unsigned long long *>(reinterpret_cast<const unsigned char *>(input + i) + 0);",
+        "*reinterpret_cast<unsigned char *>(reinterpret_cast<unsigned char *>(&key) + 16) =\n            *reinterpret_cast<const unsigned char *>(reinterpret_cast<const unsigned char *>(input + i) + 8);",
+        "rcb::radix_pass_indexed<",
+        "rcb::radix_gather(output, input, indices, trivial, len, end_bit);",
+    ] {
+        assert!(tu.source.contains(copy), "{copy}\n{}", tu.source);
     }
     assert!(tu.source.contains("cuda::std::tuple<rcb::RadixKey<unsigned short, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned long long, rcb::RADIX_UNSIGNED, false> &, rcb::RadixKey<unsigned char, rcb::RADIX_SIGNED, true> &>"));
     compiles_to_ltoir_and_ptx(&tu.source);
@@ -660,7 +705,15 @@ fn computed_key_radix_sorts_compile_for_every_key_and_value_size() {
     }
     let tu = emit_translation_unit(&requests).unwrap();
     assert!(tu.needs_cccl);
-    assert_eq!(tu.kernels.len(), requests.len() * (Stage::RADIX.len() + 1));
+    let gathered = requests
+        .iter()
+        .filter(|r| matches!(r, KernelRequest::Radix { element, .. } if element.size() >= manifest::RADIX_GATHER_BYTES))
+        .count();
+    assert!(gathered > 0);
+    assert_eq!(
+        tu.kernels.len(),
+        requests.len() * (Stage::RADIX.len() + 1) + gathered
+    );
     for k in &tu.kernels {
         let r = k.registration.unwrap().0;
         let env = if r.is_multiple_of(2) {
@@ -668,9 +721,10 @@ fn computed_key_radix_sorts_compile_for_every_key_and_value_size() {
         } else {
             None
         };
+        let moves = RadixMoves::of(radix_element(&requests, k), true);
         assert_eq!(
             k.params,
-            manifest::provider::radix_params(k.stage, true, env),
+            manifest::provider::radix_params(k.stage, moves, env),
             "{}",
             k.name
         );

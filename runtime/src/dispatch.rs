@@ -42,6 +42,8 @@ pub struct Scratch<'g> {
     radix_bins: Option<DeviceBuffer<'g>>,
     radix_lookback: Option<DeviceBuffer<'g>>,
     radix_counters: Option<DeviceBuffer<'g>>,
+    /// A gathering radix sort's element indices.
+    radix_indices: Option<DeviceBuffer<'g>>,
     /// The by-keys' CUB tile states, which their init kernels prepare.
     tile_states: Option<DeviceBuffer<'g>>,
     /// scan_by_key's key before each tile.
@@ -92,9 +94,10 @@ pub struct Job {
     /// A sort whose order was proved a radix order: its keys' bits (0:
     /// none, the merge sort).
     pub sort_bits: u32,
-    /// A sort of computed keys (`sort_by_key`'s radix sort of the keys its
-    /// key function computes): a key's bytes; 0 for a sort that ranks the
-    /// elements themselves.
+    /// A radix sort of keys of its own (`sort_by_key`'s radix sort of the
+    /// keys its key function computes, or of the key fields of elements it
+    /// gathers, `vocab::SortChoice::sorted_key`): a key's bytes; 0 for a
+    /// sort that ranks the elements themselves.
     pub sort_key_size: u64,
     /// Which sort a sorting call runs (the benchmarks and the validation
     /// force one; by default the faster for its size).
@@ -267,6 +270,7 @@ impl<'g> Scratch<'g> {
             radix_bins: None,
             radix_lookback: None,
             radix_counters: None,
+            radix_indices: None,
             tile_states: None,
             prev_keys: None,
             tagged: None,
@@ -387,7 +391,8 @@ pub unsafe fn run<'k>(
         .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
     let provider = main.kernel.kind;
     let element = signature.element();
-    // A computed-key sort moves (key, element) pairs.
+    // A sort of keys of its own moves (key, element) pairs, or (key,
+    // index) pairs and then the elements once.
     let pairs_bytes = if job.sort_key_size > 0 {
         element.size()
     } else {
@@ -916,7 +921,12 @@ unsafe fn merge_sort<'k>(
 /// element's key ([`Stage::RadixKeys`]) into a buffer holding two keys an
 /// element; the histogram counts the keys' digits, and each pass moves
 /// the keys between the buffer's halves and the elements, CUB's values,
-/// as above.
+/// as above. Elements of `manifest::RADIX_GATHER_BYTES` and more do not
+/// move in the passes: the key kernel writes each one's key (computed,
+/// or its key fields packed) and index, the passes move the keys and
+/// indices between the halves of their buffers, and a last kernel
+/// ([`Stage::RadixGather`]) writes the output from the input by the
+/// sorted indices.
 ///
 /// # Safety
 ///
@@ -937,6 +947,12 @@ unsafe fn radix_sort<'k>(
     let computing = match job.sort_key_size {
         0 => None,
         _ => Some(stage(kernels, Stage::RadixKeys)?),
+    };
+    // Elements this wide are gathered once after the passes sort (key,
+    // index) pairs.
+    let gather = match manifest::radix_gathers(element) {
+        true => Some(stage(kernels, Stage::RadixGather)?),
+        false => None,
     };
     if job.len == 0 {
         return Ok(());
@@ -980,7 +996,7 @@ unsafe fn radix_sort<'k>(
         false,
     )?;
     let trivial = counters + portions * passes * 4;
-    let buffer = if passes > 1 {
+    let buffer = if passes > 1 && gather.is_none() {
         grow(
             gpu,
             stream,
@@ -1003,6 +1019,17 @@ unsafe fn radix_sort<'k>(
         )?,
         None => 0,
     };
+    // The elements' indices, in two halves as the keys.
+    let indices = match gather {
+        Some(_) => grow(
+            gpu,
+            stream,
+            &mut scratch.radix_indices,
+            (2 * job.len * 4) as usize,
+            false,
+        )?,
+        None => 0,
+    };
     // SAFETY: the scratch buffers are live and this large.
     unsafe {
         zero_on(stream, counters, (portions * passes * 4) as usize)?;
@@ -1017,7 +1044,8 @@ unsafe fn radix_sort<'k>(
         .u64(ParamKind::Buffer, buffer);
     if let Some(compute) = computing {
         args.u64(ParamKind::RadixKeysOut, keys)
-            .u64(ParamKind::RadixKeys, keys);
+            .u64(ParamKind::RadixKeys, keys)
+            .u64(ParamKind::RadixIndices, indices);
         let grid = grid_for(gpu, compute, job.len, None);
         // SAFETY: `job`'s input holds `len` elements, the keys buffer room
         // for as many keys.
@@ -1055,6 +1083,13 @@ unsafe fn radix_sort<'k>(
             unsafe { launch_grid(gpu, stream, pass, blocks as u32, args)? };
             launched.push(pass, blocks as u32);
         }
+    }
+    if let Some(gather) = gather {
+        let grid = grid_for(gpu, gather, job.len, None);
+        // SAFETY: the input and output hold `len` elements, the indices
+        // buffer twice as many indices, each below `len`.
+        unsafe { launch_grid(gpu, stream, gather, grid, args)? };
+        launched.push(gather, grid);
     }
     Ok(())
 }

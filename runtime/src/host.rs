@@ -1635,7 +1635,10 @@ impl Device {
             init,
             env,
             sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
-            sort_key_size: callback.sort.as_ref().map_or(0, |s| s.computed_key_bytes()),
+            sort_key_size: callback
+                .sort
+                .as_ref()
+                .map_or(0, |s| s.sorted_key_bytes(callback.signature.element())),
             sort: dispatch::SortPick::from_env().map_err(device_error)?,
             ..Job::default()
         };

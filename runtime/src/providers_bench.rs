@@ -572,7 +572,10 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 env: Vec::new(),
                 grid,
                 sort_bits: callback.sort.as_ref().map_or(0, |s| s.key_bits()),
-                sort_key_size: callback.sort.as_ref().map_or(0, |s| s.computed_key_bytes()),
+                sort_key_size: callback
+                    .sort
+                    .as_ref()
+                    .map_or(0, |s| s.sorted_key_bytes(callback.signature.element())),
                 sort: sort_pick,
             };
             let mut launches = 0;

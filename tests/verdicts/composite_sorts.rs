@@ -28,3 +28,23 @@ pub fn pairs(data: &[(i32, u64)]) -> Vec<(i32, u64)> {
 pub fn pairs_by_key(data: &[(u16, (u8, u64))], k: u8) -> Vec<(u16, (u8, u64))> {
     native::sort_by_key(data, move |p| (p.1 .0 ^ k, p.0))
 }
+
+/// Wide records (32 bytes): the radix sort ranks (key, index) pairs and
+/// gathers the records once.
+#[derive(Clone, Copy)]
+pub struct Trade {
+    pub at: u64,
+    pub price: f64,
+    pub qty: i32,
+    pub venue: u16,
+    pub side: i8,
+    pub book: u64,
+}
+
+pub fn trades_by_price_then_latest(data: &[Trade]) -> Vec<Trade> {
+    native::sort_by(data, |a, b| a.price.total_cmp(&b.price).then(b.at.cmp(&a.at)))
+}
+
+pub fn trades_by_qty(data: &[Trade]) -> Vec<Trade> {
+    native::sort_by_key(data, |t| t.qty)
+}

@@ -22,6 +22,9 @@ mod scalar;
 pub use call::CallKind;
 pub use element::{Element, Field, Layout, LayoutError};
 pub use name::UnknownName;
-pub use order::{computed_key, ord_key_order, KeyOrder, RadixKey, SortChoice};
+pub use order::{
+    computed_key, ord_key_order, packed_key, radix_gathers, KeyOrder, RadixKey, SortChoice,
+    RADIX_GATHER_BYTES,
+};
 pub use provider::{Provider, Shape, Signature, ELEMENT_SCALARS};
 pub use scalar::Scalar;

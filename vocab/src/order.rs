@@ -145,38 +145,76 @@ pub fn ord_key_order(s: Scalar) -> Option<KeyOrder> {
 /// first, ascending as `Ord` orders each field. `None` where a field has
 /// no radix order ([`ord_key_order`]) or there is no field.
 pub fn computed_key(fields: &[Scalar]) -> Option<(Element, Vec<RadixKey>)> {
-    let orders = fields
+    let keys = fields
         .iter()
-        .map(|s| ord_key_order(*s))
+        .enumerate()
+        .map(|(i, s)| {
+            Some(RadixKey {
+                field: if fields.len() == 1 {
+                    String::new()
+                } else {
+                    format!(".{i}")
+                },
+                offset: 0,
+                scalar: *s,
+                order: ord_key_order(*s)?,
+                descending: false,
+            })
+        })
         .collect::<Option<Vec<_>>>()?;
-    let key = |field: String, offset: u64, scalar: Scalar, order: KeyOrder| RadixKey {
-        field,
-        offset,
-        scalar,
-        order,
-        descending: false,
-    };
-    if let ([s], [order]) = (fields, orders.as_slice()) {
-        return Some((Element::Scalar(*s), vec![key(String::new(), 0, *s, *order)]));
+    packed(keys)
+}
+
+/// From this many bytes an element, a radix sort ranks (key, index)
+/// pairs and then gathers the elements once, in their sorted order,
+/// instead of moving whole elements at every pass (CUB's onesweep keeps
+/// fewer items a thread the wider what it moves). Measured on the H100
+/// with CUB alone, 2^24 records of words sorted by a 4-byte key
+/// (docs/perf.md, "Records as words"): the records' own sort takes 1241
+/// us at 16 bytes against 1379 for pairs and a gather, and 2990 us at 24
+/// bytes against 1670 (5863 against 1991 at 32).
+pub const RADIX_GATHER_BYTES: u64 = 24;
+
+/// Whether a radix sort of `element`s sorts (key, index) pairs and gathers
+/// the elements after ([`RADIX_GATHER_BYTES`]).
+pub fn radix_gathers(element: &Element) -> bool {
+    element.size() >= RADIX_GATHER_BYTES
+}
+
+/// The key a gathering radix sort ranks for keys on the element's own
+/// fields: the key fields copied out of the element, most significant
+/// first, packed as [`computed_key`] packs a tuple (one field: itself),
+/// each ranked as `keys` ranks it; `None` for no key.
+pub fn packed_key(keys: &[RadixKey]) -> Option<(Element, Vec<RadixKey>)> {
+    packed(keys.to_vec())
+}
+
+/// `keys` (their offsets ignored) placed in a key of their own: one
+/// scalar as itself, else a C struct of them in order, each at its
+/// natural alignment.
+fn packed(mut keys: Vec<RadixKey>) -> Option<(Element, Vec<RadixKey>)> {
+    if let [k] = keys.as_mut_slice() {
+        k.offset = 0;
+        return Some((Element::Scalar(k.scalar), keys));
     }
-    if fields.is_empty() {
+    if keys.is_empty() {
         return None;
     }
     let (mut at, mut align) = (0u64, 1u64);
     let mut placed = Vec::new();
-    let mut keys = Vec::new();
-    for (i, (s, order)) in fields.iter().zip(orders).enumerate() {
+    for (i, k) in keys.iter_mut().enumerate() {
+        let s = k.scalar;
         at = at.next_multiple_of(s.align());
         align = align.max(s.align());
         placed.push(Field {
             name: i.to_string(),
             offset: at,
-            element: Element::Scalar(*s),
+            element: Element::Scalar(s),
         });
-        keys.push(key(format!(".{i}"), at, *s, order));
+        k.offset = at;
         at += s.size();
     }
-    let names: Vec<&str> = fields.iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = keys.iter().map(|k| k.scalar.name()).collect();
     let layout = Layout {
         name: format!("({})", names.join(", ")),
         size: at.next_multiple_of(align),
@@ -214,6 +252,43 @@ impl SortChoice {
     /// sort that ranks the elements themselves.
     pub fn computed_key_bytes(&self) -> u64 {
         self.computed_key().map_or(0, Element::size)
+    }
+
+    /// Whether the radix sort of `element`s sorts (key, index) pairs and
+    /// gathers the elements after ([`radix_gathers`]).
+    pub fn gathers(&self, element: &Element) -> bool {
+        self.radix_keys().is_some() && radix_gathers(element)
+    }
+
+    /// What the radix sort of `element`s ranks when it is not the elements
+    /// themselves, with the radix keys on it: the computed key, or, where
+    /// it [gathers](SortChoice::gathers), the key fields packed
+    /// ([`packed_key`]). `None` for the merge sort, or a radix sort of the
+    /// elements on their own fields.
+    pub fn sorted_key(&self, element: &Element) -> Option<(Element, Vec<RadixKey>)> {
+        match self {
+            SortChoice::ComputedKey { key, keys, .. } => Some((key.clone(), keys.clone())),
+            SortChoice::Radix { keys } if radix_gathers(element) => packed_key(keys),
+            _ => None,
+        }
+    }
+
+    /// The bytes of [`SortChoice::sorted_key`]'s key; 0 where the radix
+    /// sort ranks the elements themselves.
+    pub fn sorted_key_bytes(&self, element: &Element) -> u64 {
+        self.sorted_key(element).map_or(0, |(k, _)| k.size())
+    }
+
+    /// How the radix sort of `element`s moves them, where it gathers: for
+    /// people (`driver inspect`, the verdicts).
+    pub fn gather_note(&self, element: &Element) -> Option<String> {
+        let (key, _) = self.sorted_key(element).filter(|_| self.gathers(element))?;
+        Some(format!(
+            "the {}-byte elements are not moved by the passes: the radix sort ranks (key, index) pairs, the key `{}` ({} bytes) and a 32-bit index, then gathers each element once (from {RADIX_GATHER_BYTES} bytes an element)",
+            element.size(),
+            key.name(),
+            key.size()
+        ))
     }
 
     /// The key bits a radix sort ranks (the sum of its keys' sizes).
@@ -293,6 +368,90 @@ mod tests {
         assert_eq!(choice.key_bits(), 8 + 32 + 8 + 16);
         assert!(choice.computed_key().is_some());
         assert_eq!(choice.computed_key_bytes(), 12);
+    }
+
+    #[test]
+    fn wide_elements_sort_their_key_fields_packed_with_indices() {
+        let field = |name: &str, offset, scalar: Scalar| Field {
+            name: name.into(),
+            offset,
+            element: Element::Scalar(scalar),
+        };
+        let record = |size, fields| {
+            Element::Composite(Layout {
+                name: "Record".into(),
+                size,
+                align: 8,
+                fields,
+            })
+        };
+        let key = |field: &str, offset, scalar, order, descending| RadixKey {
+            field: field.into(),
+            offset,
+            scalar,
+            order,
+            descending,
+        };
+        let wide = record(
+            24,
+            vec![
+                field("id", 0, Scalar::U64),
+                field("x", 8, Scalar::F32),
+                field("tag", 12, Scalar::I8),
+                field("w", 16, Scalar::U32),
+            ],
+        );
+        let narrow = record(
+            16,
+            vec![field("id", 0, Scalar::U64), field("w", 8, Scalar::U32)],
+        );
+        // One field: the key is that scalar, ranked as the field was.
+        let by_x = SortChoice::Radix {
+            keys: vec![key(".x", 8, Scalar::F32, KeyOrder::Total, true)],
+        };
+        assert!(by_x.gathers(&wide) && !by_x.gathers(&narrow));
+        assert_eq!(by_x.sorted_key(&narrow), None);
+        let (k, keys) = by_x.sorted_key(&wide).unwrap();
+        assert_eq!(k, Element::Scalar(Scalar::F32));
+        assert_eq!(
+            keys,
+            [key(".x", 0, Scalar::F32, KeyOrder::Total, true)],
+            "the offset is the packed key's"
+        );
+        assert_eq!(by_x.sorted_key_bytes(&wide), 4);
+        assert_eq!(by_x.key_bits(), 32);
+        // Several: packed most significant first at natural alignments.
+        let by_tag_then_id = SortChoice::Radix {
+            keys: vec![
+                key(".tag", 12, Scalar::I8, KeyOrder::Signed, false),
+                key(".id", 0, Scalar::U64, KeyOrder::Unsigned, true),
+            ],
+        };
+        let (k, keys) = by_tag_then_id.sorted_key(&wide).unwrap();
+        let Element::Composite(l) = &k else {
+            panic!("two keys pack into a struct: {k:?}")
+        };
+        assert_eq!((l.size, l.align, l.check()), (16, 8, Ok(())));
+        assert_eq!(keys.iter().map(|k| k.offset).collect::<Vec<_>>(), [0, 8]);
+        assert_eq!(keys[1].field, ".id");
+        assert!(keys[1].descending && keys[0].order == KeyOrder::Signed);
+        let note = by_tag_then_id.gather_note(&wide).unwrap();
+        assert!(
+            note.contains("24-byte elements") && note.contains("(i8, u64)"),
+            "{note}"
+        );
+        assert_eq!(by_tag_then_id.gather_note(&narrow), None);
+        // A merge sort gathers nothing; a computed key keeps its own key.
+        assert!(!SortChoice::merge("no order").gathers(&wide));
+        let (key, keys) = computed_key(&[Scalar::U16]).unwrap();
+        let computed = SortChoice::ComputedKey {
+            key: key.clone(),
+            keys,
+            reason: "computed".into(),
+        };
+        assert!(computed.gathers(&wide));
+        assert_eq!(computed.sorted_key(&narrow).map(|(k, _)| k), Some(key));
+        assert_eq!(computed.sorted_key_bytes(&wide), 2);
     }
 
     #[test]

@@ -429,6 +429,9 @@ pub fn abi_summary(
     s.push_str(&composite_layouts(&abi.signature));
     if let Some(choice) = sort_choice(doc, abi) {
         s.push_str(&format!("  sort: {choice}\n"));
+        if let Some(note) = choice.gather_note(abi.signature.element()) {
+            s.push_str(&format!("  sort moves: {note}\n"));
+        }
     }
     s
 }

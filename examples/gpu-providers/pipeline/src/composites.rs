@@ -29,6 +29,107 @@ pub struct Point {
 
 device_element!(Point { x: f32, y: f32, w: u32 });
 
+/// Records wide enough (24 and 32 bytes) that a radix sort ranks (key,
+/// index) pairs and gathers them once (`vocab::RADIX_GATHER_BYTES`); the
+/// 32-byte one has a padding byte.
+#[derive(Clone, Copy, Debug)]
+pub struct Wide {
+    pub id: u64,
+    pub x: f32,
+    pub y: f32,
+    pub w: u32,
+    pub tag: i32,
+}
+
+device_element!(Wide { id: u64, x: f32, y: f32, w: u32, tag: i32 });
+
+#[derive(Clone, Copy, Debug)]
+pub struct Wider {
+    pub id: u64,
+    pub a: f64,
+    pub b: u64,
+    pub w: u32,
+    pub tag: i16,
+    pub k: u8,
+}
+
+device_element!(Wider { id: u64, a: f64, b: u64, w: u32, tag: i16, k: u8 });
+
+/// Each record's fields' bits, to compare bit for bit (never the padding).
+fn wide_bits(r: &Wide) -> (u64, u32, u32, u32, i32) {
+    (r.id, r.x.to_bits(), r.y.to_bits(), r.w, r.tag)
+}
+
+fn wider_bits(r: &Wider) -> (u64, u64, u64, u32, i16, u8) {
+    (r.id, r.a.to_bits(), r.b, r.w, r.tag, r.k)
+}
+
+fn wides(values: &[f32]) -> Vec<Wide> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Wide {
+            id: i as u64,
+            x: (v * 64.0).floor(),
+            y: *v,
+            w: (i as u32).wrapping_mul(2_654_435_761),
+            tag: (i % 7) as i32 - 3,
+        })
+        .collect()
+}
+
+fn widers(values: &[f32]) -> Vec<Wider> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Wider {
+            id: i as u64,
+            a: f64::from((v * 16.0).floor()),
+            b: (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            w: (i as u32).wrapping_mul(2_654_435_761),
+            tag: (i % 5) as i16 - 2,
+            k: (i % 3) as u8,
+        })
+        .collect()
+}
+
+/// Wide records sorted stably on the device, bit for bit against std's
+/// stable sorts: on one field, on two packed (one descending), on a
+/// one-byte field (a single pass), and on a computed key.
+fn check_wide_sorts(gpu: &Gpu, c: &mut Checks, n: usize, values: &[f32]) -> Result<(), Error> {
+    let (hw, hv) = (wides(values), widers(values));
+    let (dw, dv) = (gpu.upload(&hw)?, gpu.upload(&hv)?);
+    for (what, lo) in [("whole", 0), ("from 1", n.min(1))] {
+        let at = |name: &str| format!("wide {name}, {n} elements, {what}");
+        let sorted = gpu.sort_by(&dw.slice(lo..), |a: &Wide, b: &Wide| a.x.total_cmp(&b.x))?.to_vec()?;
+        let mut want = hw[lo..].to_vec();
+        want.sort_by(|a, b| a.x.total_cmp(&b.x));
+        c.check(&at("sort_by 24 bytes on a float"), sorted.iter().map(wide_bits).eq(want.iter().map(wide_bits)));
+        let sorted = gpu.sort_by_key(&dw.slice(lo..), |r: &Wide| r.tag)?.to_vec()?;
+        let mut want = hw[lo..].to_vec();
+        want.sort_by_key(|r| r.tag);
+        c.check(&at("sort_by_key 24 bytes on a field"), sorted.iter().map(wide_bits).eq(want.iter().map(wide_bits)));
+        let sorted = gpu.sort_by_key(&dw.slice(lo..), |r: &Wide| r.w >> 29)?.to_vec()?;
+        let mut want = hw[lo..].to_vec();
+        want.sort_by_key(|r| r.w >> 29);
+        c.check(&at("sort_by_key 24 bytes computed"), sorted.iter().map(wide_bits).eq(want.iter().map(wide_bits)));
+        let by_k_then_a = |a: &Wider, b: &Wider| a.k.cmp(&b.k).then(b.a.total_cmp(&a.a));
+        let sorted = gpu.sort_by(&dv.slice(lo..), by_k_then_a)?.to_vec()?;
+        let mut want = hv[lo..].to_vec();
+        want.sort_by(by_k_then_a);
+        c.check(&at("sort_by 32 bytes on two fields"), sorted.iter().map(wider_bits).eq(want.iter().map(wider_bits)));
+        let sorted = gpu.sort_by_key(&dv.slice(lo..), |r: &Wider| r.k)?.to_vec()?;
+        let mut want = hv[lo..].to_vec();
+        want.sort_by_key(|r| r.k);
+        c.check(&at("sort_by_key 32 bytes on a byte"), sorted.iter().map(wider_bits).eq(want.iter().map(wider_bits)));
+        let sorted = gpu.sort_by_key(&dv.slice(lo..), |r: &Wider| r.w)?.to_vec()?;
+        let mut want = hv[lo..].to_vec();
+        want.sort_by_key(|r| r.w);
+        c.check(&at("sort_by_key 32 bytes on a word"), sorted.iter().map(wider_bits).eq(want.iter().map(wider_bits)));
+    }
+    Ok(())
+}
+
 fn points(values: &[f32]) -> Vec<Point> {
     values
         .iter()
@@ -68,6 +169,7 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
     let k = 0x5au8;
     for n in [0usize, 1, 31, 32, 33, 1023, 1025, 1_000_003, 1 << 22] {
         let values = data(n, 70 + n as u64);
+        check_wide_sorts(gpu, c, n, &values)?;
         let (hp, hq, hn) = (pairs(&values), points(&values), nested(&values));
         let (dp, dq, dn) = (gpu.upload(&hp)?, gpu.upload(&hq)?, gpu.upload(&hn)?);
         let du = gpu.upload(&hq.iter().map(|p| p.w).collect::<Vec<u32>>())?;
@@ -447,7 +549,8 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
 
 /// `sort_by_key` on computed keys from 2^16 to 2^26 elements, for the size
 /// where its radix sort pays (run once with `RMIR_SORT=radix`, once with
-/// `merge`): u32 values by `v >> 4`, 12-byte points by `p.w >> 8`.
+/// `merge`): u32 values by `v >> 4`, 12-byte points by `p.w >> 8`, 24-byte
+/// records by a field (the gathering radix sort).
 pub fn bench_sort_sizes(gpu: &Gpu, reps: usize) -> Result<(), Error> {
     for log in [16u32, 18, 19, 20, 21, 22, 24, 26] {
         let points = points(&data(1 << log, 37));
@@ -463,6 +566,13 @@ pub fn bench_sort_sizes(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust computed_sort_point {log} {us:.1}");
+        drop(dq);
+        let dw = gpu.upload(&wides(&data(1 << log, 37)))?;
+        let us = best(reps, || {
+            gpu.sort_by_key(&dw, |r: &Wide| r.w)?;
+            gpu.synchronize()
+        })?;
+        println!("rust wide24_sort_by_key {log} {us:.1}");
     }
     Ok(())
 }
@@ -545,6 +655,26 @@ pub fn bench_composites(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust computed_sort_by_key {log} {us:.1}");
+        drop(dq);
+        // Wide records by a 4-byte field: (key, index) pairs sorted, the
+        // records gathered (CUB: the same, or SortKeys with a decomposer,
+        // docs/gpu-runs/*-sort-records/records-words-cub.cu).
+        if log == 24 {
+            let values = data(1 << log, 33);
+            let dw = gpu.upload(&wides(&values))?;
+            let us = best(reps, || {
+                gpu.sort_by_key(&dw, |r: &Wide| r.w)?;
+                gpu.synchronize()
+            })?;
+            println!("rust wide24_sort_by_key {log} {us:.1}");
+            drop(dw);
+            let dv = gpu.upload(&widers(&values))?;
+            let us = best(reps, || {
+                gpu.sort_by_key(&dv, |r: &Wider| r.w)?;
+                gpu.synchronize()
+            })?;
+            println!("rust wide32_sort_by_key {log} {us:.1}");
+        }
     }
     Ok(())
 }
