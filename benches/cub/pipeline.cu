@@ -97,6 +97,35 @@ struct NearOrigin {
   __device__ __forceinline__ bool operator()(const Point &p) const { return p.x * p.x + p.y * p.y < 0.25f; }
 };
 
+// Records of 24 and 32 bytes, as the Rust program's `Wide` and `Wider`,
+// sorted by their 4-byte `w`.
+struct Wide {
+  unsigned long long id;
+  float x, y;
+  unsigned w;
+  int tag;
+};
+struct Wider {
+  unsigned long long id;
+  double a;
+  unsigned long long b;
+  unsigned w;
+  short tag;
+  unsigned char k;
+};
+template <class R> struct ByRecordW {
+  __host__ __device__ cuda::std::tuple<unsigned &> operator()(R &r) const { return {r.w}; }
+};
+template <class R> __global__ void record_keys(const R *in, unsigned *keys, unsigned *index, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    keys[i] = in[i].w;
+    index[i] = unsigned(i);
+  }
+}
+template <class R> __global__ void gather_records(const R *in, const unsigned *index, R *out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[index[i]];
+}
+
 static std::vector<float> data(size_t n, unsigned long long seed) {
   unsigned long long s = (seed * 0x9E3779B97F4A7C15ull) | 1;
   std::vector<float> out(n);
@@ -157,6 +186,70 @@ static std::pair<std::vector<float>, float> pipeline(const std::vector<float> &h
   for (void *p : {(void *)x, (void *)y, (void *)c, (void *)k, (void *)r, (void *)count, temp})
     CHECK(cudaFreeAsync(p, s));
   return {std::move(out), result};
+}
+
+// Records sorted by `w` into a new buffer, both ways CUB offers (checked
+// to agree): its fastest for records this wide (the keys and indices
+// written by a kernel, SortPairs of them, the records gathered: `NAME`),
+// and SortKeys of the records with a decomposer naming `w`
+// (`NAME_records`). docs/perf.md, "Records as words".
+template <class R>
+static void wide_sorts(const char *name, size_t n, int log, int reps, cudaStream_t s) {
+  std::vector<R> host(n);
+  for (size_t i = 0; i < n; i++) {
+    R r{};
+    r.id = i;
+    r.w = unsigned(i) * 2654435761u;
+    host[i] = r;
+  }
+  R *in = (R *)dalloc(n * sizeof(R), s);
+  unsigned *keys = (unsigned *)dalloc(n * 4, s), *keys_out = (unsigned *)dalloc(n * 4, s);
+  unsigned *index = (unsigned *)dalloc(n * 4, s), *index_out = (unsigned *)dalloc(n * 4, s);
+  CHECK(cudaMemcpyAsync(in, host.data(), n * sizeof(R), cudaMemcpyHostToDevice, s));
+  size_t b1 = 0, b2 = 0;
+  CHECK(cub::DeviceRadixSort::SortPairs(nullptr, b1, keys, keys_out, index, index_out, (int)n, 0, 32, s));
+  CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b2, in, (R *)nullptr, (int)n, ByRecordW<R>{}, s));
+  void *temp = dalloc(b1 > b2 ? b1 : b2, s);
+  const int grid = 132 * 8;
+  // Each way into `out`, then `out` back on the host (last run only).
+  std::vector<R> gathered(n), sorted(n);
+  R *out = nullptr;
+  auto by_index = [&] {
+    out = (R *)dalloc(n * sizeof(R), s);
+    record_keys<R><<<grid, 256, 0, s>>>(in, keys, index, (int)n);
+    CHECK(cub::DeviceRadixSort::SortPairs(temp, b1, keys, keys_out, index, index_out, (int)n, 0, 32, s));
+    gather_records<R><<<grid, 256, 0, s>>>(in, index_out, out, (int)n);
+    CHECK(cudaStreamSynchronize(s));
+  };
+  auto by_records = [&] {
+    out = (R *)dalloc(n * sizeof(R), s);
+    CHECK(cub::DeviceRadixSort::SortKeys(temp, b2, in, out, (int)n, ByRecordW<R>{}, s));
+    CHECK(cudaStreamSynchronize(s));
+  };
+  auto back = [&](std::vector<R> &into) {
+    CHECK(cudaMemcpy(into.data(), out, n * sizeof(R), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(out));
+  };
+  double us = best(reps, [&] {
+    by_index();
+    CHECK(cudaFreeAsync(out, s));
+  });
+  std::printf("cub %s_sort_by_key %d %.1f\n", name, log, us);
+  by_index();
+  back(gathered);
+  us = best(reps, [&] {
+    by_records();
+    CHECK(cudaFreeAsync(out, s));
+  });
+  std::printf("cub %s_sort_by_key_records %d %.1f\n", name, log, us);
+  by_records();
+  back(sorted);
+  if (std::memcmp(gathered.data(), sorted.data(), n * sizeof(R)) != 0) {
+    std::printf("cub %s: the two sorts disagree\n", name);
+    std::exit(1);
+  }
+  for (void *v : {(void *)in, (void *)keys, (void *)keys_out, (void *)index, (void *)index_out, temp})
+    CHECK(cudaFreeAsync(v, s));
 }
 
 int main(int argc, char **argv) {
@@ -462,6 +555,10 @@ int main(int argc, char **argv) {
       for (void *v : {(void *)keys, (void *)keys_out, temp7}) CHECK(cudaFreeAsync(v, s));
     }
     for (void *v : {(void *)p, (void *)pr, (void *)q, (void *)qr, (void *)norms, temp}) CHECK(cudaFreeAsync(v, s));
+    if (log == 24) {
+      wide_sorts<Wide>("wide24", n, log, reps, s);
+      wide_sorts<Wider>("wide32", n, log, reps, s);
+    }
   }
   // The pipeline's result, for the Rust program's check.
   std::vector<float> host = data(1 << 20, 5);
