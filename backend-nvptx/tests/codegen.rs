@@ -1208,11 +1208,21 @@ fn composite_comparators_answer_less_than() {
         id: u32,
         side: i8,
     }
+    #[allow(dead_code)]
+    #[derive(Clone, Copy)]
+    struct Trade {
+        at: u64,
+        price: f64,
+        qty: i32,
+        venue: u16,
+        side: i8,
+        book: u64,
+    }
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/verdicts/composite_sorts.rs");
     for opt in [0, 3] {
         let context = context();
         let (module, thunks) = lowered_file(&context, &file, opt, true);
-        assert_eq!(thunks.len(), 5, "O{opt}");
+        assert_eq!(thunks.len(), 7, "O{opt}");
         let less = |i: usize, a: [u8; SLOT], b: [u8; SLOT], env: &[u8]| {
             with_host_code(&module, &thunks[i].symbol, &|_| Ok(None), |f| {
                 let mut out = [0u8; SLOT];
@@ -1256,6 +1266,21 @@ fn composite_comparators_answer_less_than() {
         assert_eq!(both(4, at(&a), at(&b), &[k]), [true, false], "O{opt}");
         let (a, b): (Keyed, Keyed) = ((7, (0x0f, 5)), (2, (0x0f, 9)));
         assert_eq!(both(4, at(&a), at(&b), &[k]), [false, true], "O{opt}");
+        // Wide records (rustc reorders `book` before `qty`): by price,
+        // then the latest first; by quantity.
+        let trade = |at: u64, price: f64, qty: i32| Trade {
+            at,
+            price,
+            qty,
+            venue: 4,
+            side: -1,
+            book: 77,
+        };
+        let (a, b, c) = (trade(5, 1.0, -3), trade(1, 2.0, 2), trade(9, 1.0, 8));
+        assert_eq!(both(5, at(&a), at(&b), &[]), [true, false], "O{opt}");
+        assert_eq!(both(5, at(&a), at(&c), &[]), [false, true], "O{opt}");
+        assert_eq!(both(6, at(&a), at(&b), &[]), [true, false], "O{opt}");
+        assert_eq!(both(6, at(&b), at(&c), &[]), [true, false], "O{opt}");
     }
 }
 
