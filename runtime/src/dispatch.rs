@@ -954,6 +954,15 @@ unsafe fn radix_sort<'k>(
         true => Some(stage(kernels, Stage::RadixGather)?),
         false => None,
     };
+    if gather.is_some() && computing.is_none() {
+        return Err(fail(
+            &pass.kernel,
+            format!(
+                "{}-byte elements are sorted by key and index: the job needs the key's size",
+                element.size()
+            ),
+        ));
+    }
     if job.len == 0 {
         return Ok(());
     }
