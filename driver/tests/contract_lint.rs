@@ -67,11 +67,20 @@ fn lint_cases_warn_exactly_when_a_law_breaks() {
         let o = driver(&args);
         assert!(o.status.success(), "{stem}: {}", stderr(&o));
         let e = stderr(&o);
-        // The summary line names a scratch folder: keep what follows it.
+        // The summary line names a scratch folder and the cubins' bytes
+        // (which any change to a provider moves): keep the rest.
         let report: String = e
             .lines()
             .map(|l| match l.strip_prefix("wrote ") {
-                Some(rest) => format!("wrote OUT{}", &rest[rest.find(" (").unwrap_or(0)..]),
+                Some(rest) => {
+                    let rest = &rest[rest.find(" (").unwrap_or(0)..];
+                    let (head, tail) = rest.split_once(" of ").unwrap_or((rest, ""));
+                    let tail = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+                    match tail.is_empty() {
+                        true => format!("wrote OUT{head}"),
+                        false => format!("wrote OUT{head} of N{tail}"),
+                    }
+                }
                 None => l.to_string(),
             })
             .collect::<Vec<_>>()
