@@ -284,10 +284,10 @@ impl SortChoice {
     pub fn gather_note(&self, element: &Element) -> Option<String> {
         let (key, _) = self.sorted_key(element).filter(|_| self.gathers(element))?;
         Some(format!(
-            "the {}-byte elements are not moved by the passes: the radix sort ranks (key, index) pairs, the key `{}` ({} bytes) and a 32-bit index, then gathers each element once (from {RADIX_GATHER_BYTES} bytes an element)",
+            "the {}-byte elements are not moved by the passes: the radix sort ranks (key, index) pairs, a {}-byte key `{}` and a 32-bit index, then gathers each element once (from {RADIX_GATHER_BYTES} bytes an element)",
             element.size(),
-            key.name(),
-            key.size()
+            key.size(),
+            key.name()
         ))
     }
 
