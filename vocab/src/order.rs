@@ -248,12 +248,6 @@ impl SortChoice {
         }
     }
 
-    /// The bytes of a computed key ([`SortChoice::computed_key`]); 0 for a
-    /// sort that ranks the elements themselves.
-    pub fn computed_key_bytes(&self) -> u64 {
-        self.computed_key().map_or(0, Element::size)
-    }
-
     /// Whether the radix sort of `element`s sorts (key, index) pairs and
     /// gathers the elements after ([`radix_gathers`]).
     pub fn gathers(&self, element: &Element) -> bool {
@@ -367,7 +361,7 @@ mod tests {
         };
         assert_eq!(choice.key_bits(), 8 + 32 + 8 + 16);
         assert!(choice.computed_key().is_some());
-        assert_eq!(choice.computed_key_bytes(), 12);
+        assert_eq!(choice.computed_key().map(Element::size), Some(12));
     }
 
     #[test]
