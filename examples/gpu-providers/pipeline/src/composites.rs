@@ -549,10 +549,13 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
 
 /// `sort_by_key` on computed keys from 2^16 to 2^26 elements, for the size
 /// where its radix sort pays (run once with `RMIR_SORT=radix`, once with
-/// `merge`): u32 values by `v >> 4`, 12-byte points by `p.w >> 8`, 24-byte
-/// records by a field (the gathering radix sort).
-pub fn bench_sort_sizes(gpu: &Gpu, reps: usize) -> Result<(), Error> {
-    for log in [16u32, 18, 19, 20, 21, 22, 24, 26] {
+/// `merge`): u32 values by `v >> 4`, 12-byte points by `p.w >> 8` and by
+/// the field `p.w` itself, 24-byte records by a field (the gathering radix
+/// sort).
+/// `only`: that log2 size alone (for a profiler).
+pub fn bench_sort_sizes(gpu: &Gpu, reps: usize, only: Option<u32>) -> Result<(), Error> {
+    let sizes = [16u32, 18, 19, 20, 21, 22, 24, 26];
+    for log in sizes.into_iter().filter(|l| only.is_none_or(|o| o == *l)) {
         let points = points(&data(1 << log, 37));
         let du = gpu.upload(&points.iter().map(|p| p.w).collect::<Vec<u32>>())?;
         let dq = gpu.upload(&points)?;
@@ -566,6 +569,11 @@ pub fn bench_sort_sizes(gpu: &Gpu, reps: usize) -> Result<(), Error> {
             gpu.synchronize()
         })?;
         println!("rust computed_sort_point {log} {us:.1}");
+        let us = best(reps, || {
+            gpu.sort_by_key(&dq, |p: &Point| p.w)?;
+            gpu.synchronize()
+        })?;
+        println!("rust field_sort_point {log} {us:.1}");
         drop(dq);
         let dw = gpu.upload(&wides(&data(1 << log, 37)))?;
         let us = best(reps, || {

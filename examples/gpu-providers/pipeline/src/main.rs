@@ -23,11 +23,11 @@
 //!                             are right and the three stages overlap
 //!     pipeline bench [REPS]   host wall times, one line each:
 //!                             `rust NAME SIZE MICROSECONDS`
-//!     pipeline sort-sizes [REPS]
-//!                             sort_by_key on computed keys from 2^16 to
-//!                             2^26 elements, as `bench` prints (with
-//!                             RMIR_SORT=radix, then merge: where the
-//!                             radix sort pays)
+//!     pipeline sort-sizes [REPS [LOG2]]
+//!                             sort_by_key on computed keys and fields, 2^16 to
+//!                             2^26 elements (LOG2: 2^LOG2 alone), as `bench`
+//!                             prints (with RMIR_SORT=radix, then merge:
+//!                             where the radix sort pays)
 //!
 //! Built with `driver cargo build --release --manifest-path
 //! examples/gpu-providers/Cargo.toml`; run on the GPU machine by
@@ -688,11 +688,12 @@ fn main() -> ExitCode {
         }
         Some("sort-sizes") => {
             let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
-            composites::bench_sort_sizes(&gpu, reps).map(|()| true)
+            let only = args.get(2).and_then(|l| l.parse().ok());
+            composites::bench_sort_sizes(&gpu, reps, only).map(|()| true)
         }
         _ => {
             eprintln!(
-                "usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS] | sort-sizes [REPS]"
+                "usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS] | sort-sizes [REPS [LOG2]]"
             );
             return ExitCode::from(2);
         }
