@@ -399,8 +399,8 @@ pub unsafe fn run<'k>(
         0
     };
     let mut args = Args::new();
-    args.set(ParamKind::Env, job.env.clone())
-        .set(ParamKind::Init, job.init.clone())
+    args.set(ParamKind::Env, &job.env)
+        .set(ParamKind::Init, &job.init)
         .u64(ParamKind::Input, job.input)
         .u64(ParamKind::Input2, job.input2)
         .u64(ParamKind::Output, job.output)

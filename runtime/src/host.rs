@@ -583,8 +583,15 @@ struct State {
     gpu: &'static Gpu,
     /// Per build: its modules (kept for the process) and resolved kernels.
     loaded: HashMap<usize, &'static BTreeMap<String, ResolvedKernel<'static>>>,
+    /// Per build, registration and variant: the kernels a call launches,
+    /// in the manifest's order (found once, not at every call).
+    launches: HashMap<CallKernels, &'static [&'static ResolvedKernel<'static>]>,
     lanes: Vec<Lane>,
 }
+
+/// What picks a call's kernels: its build, its registration and the
+/// variant of its main kernel.
+type CallKernels = (usize, Option<manifest::RegistrationId>, manifest::Variant);
 
 // SAFETY: the CUDA driver API may be called from any thread once the
 // context is current; every use of a `State` is under its device's mutex,
@@ -1078,6 +1085,7 @@ impl Device {
             state: Mutex::new(State {
                 gpu,
                 loaded: HashMap::new(),
+                launches: HashMap::new(),
                 lanes: vec![Lane {
                     stream,
                     scratch: None,
@@ -1551,24 +1559,35 @@ impl Device {
             let resolved = loaded.resolve(&build.manifest).map_err(device_error)?;
             slot.insert(Box::leak(Box::new(resolved)));
         }
-        let resolved: &'static BTreeMap<_, _> = state.loaded[&b];
-        let kernels: Vec<&ResolvedKernel<'static>> = registry.builds[b]
-            .manifest
-            .kernels
-            .iter()
-            .filter(|k| {
-                k.registration == kernel.registration
-                    && (k.variant == kernel.variant || k.variant == manifest::Variant::Plain)
-            })
-            .map(|k| {
-                resolved.get(&k.name).ok_or_else(|| {
-                    error(
-                        HostErrorKind::Artifacts,
-                        format!("kernel `{}` was not resolved", k.name),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let picked = (b, kernel.registration, kernel.variant);
+        let kernels: &'static [&'static ResolvedKernel<'static>] = match state.launches.get(&picked)
+        {
+            Some(kernels) => kernels,
+            None => {
+                let resolved: &'static BTreeMap<_, _> = state.loaded[&b];
+                let kernels = registry.builds[b]
+                    .manifest
+                    .kernels
+                    .iter()
+                    .filter(|k| {
+                        k.registration == kernel.registration
+                            && (k.variant == kernel.variant
+                                || k.variant == manifest::Variant::Plain)
+                    })
+                    .map(|k| {
+                        resolved.get(&k.name).ok_or_else(|| {
+                            error(
+                                HostErrorKind::Artifacts,
+                                format!("kernel `{}` was not resolved", k.name),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let kernels: &'static [_] = Box::leak(kernels.into_boxed_slice());
+                state.launches.insert(picked, kernels);
+                kernels
+            }
+        };
         let stream = state.lanes[lane].stream;
         if state.lanes[lane].scratch.is_none() {
             let all = registry
@@ -1693,7 +1712,7 @@ impl Device {
         // host input was staged above), the offsets hold `segments + 1`
         // u64s, the output has room for what the provider writes, and each
         // is freed in this stream's order, after the launches.
-        let launched = unsafe { dispatch::run(scratch, signature, &kernels, &job) };
+        let launched = unsafe { dispatch::run(scratch, signature, kernels, &job) };
         let launched = launched.map_err(|e| after_pending(state, lane, e))?;
         drop(staged);
         state.lanes[lane].pending.push(call.site());

@@ -78,20 +78,54 @@ impl<'g> Workspace<'g> {
     }
 }
 
-/// The values of one launch's parameters, by kind.
+/// The values of one launch's parameters, by kind. A scalar's bytes are
+/// held inline: a call's launches set a dozen of them, and a host with
+/// fast launches sees every allocation.
 #[derive(Default)]
 pub struct Args {
-    values: Vec<(ParamKind, Vec<u8>)>,
+    values: Vec<(ParamKind, ParamBytes)>,
+}
+
+/// One parameter's bytes: up to 16 inline, more on the heap.
+enum ParamBytes {
+    Inline { len: u8, bytes: [u8; 16] },
+    Heap(Vec<u8>),
+}
+
+impl ParamBytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            ParamBytes::Inline { len, bytes } => &bytes[..*len as usize],
+            ParamBytes::Heap(v) => v,
+        }
+    }
+
+    fn of(b: &[u8]) -> ParamBytes {
+        match <[u8; 16]>::try_from(b) {
+            Ok(bytes) => ParamBytes::Inline { len: 16, bytes },
+            Err(_) if b.len() < 16 => {
+                let mut bytes = [0u8; 16];
+                bytes[..b.len()].copy_from_slice(b);
+                ParamBytes::Inline {
+                    len: b.len() as u8,
+                    bytes,
+                }
+            }
+            Err(_) => ParamBytes::Heap(b.to_vec()),
+        }
+    }
 }
 
 impl Args {
     pub fn new() -> Args {
-        Args::default()
+        Args {
+            values: Vec::with_capacity(16),
+        }
     }
 
     /// Sets (or replaces) the bytes of every parameter of `kind`.
-    pub fn set(&mut self, kind: ParamKind, bytes: impl Into<Vec<u8>>) -> &mut Args {
-        let bytes = bytes.into();
+    pub fn set(&mut self, kind: ParamKind, bytes: impl AsRef<[u8]>) -> &mut Args {
+        let bytes = ParamBytes::of(bytes.as_ref());
         match self.values.iter_mut().find(|(k, _)| *k == kind) {
             Some(slot) => slot.1 = bytes,
             None => self.values.push((kind, bytes)),
@@ -301,4 +335,45 @@ pub unsafe fn launch(
     // workspace's buffers are live and hold `grid` partials (checked above).
     unsafe { launch_grid(gpu, Stream::null(), resolved, grid, &values)? };
     Ok(grid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Args, ParamKind};
+
+    fn bytes(args: &Args, kind: ParamKind) -> Option<&[u8]> {
+        args.values
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, b)| b.as_slice())
+    }
+
+    #[test]
+    fn parameters_keep_their_bytes_inline_or_not_and_a_later_set_replaces() {
+        let mut args = Args::new();
+        let env: Vec<u8> = (0..40).collect();
+        args.u64(ParamKind::Input, 0x0102_0304_0506_0708)
+            .u32(ParamKind::HasInit, 1)
+            .set(ParamKind::Env, &env)
+            .set(ParamKind::Init, [7u8; 16])
+            .set(ParamKind::Ping, [1u8])
+            .set(ParamKind::Output2, []);
+        assert_eq!(
+            bytes(&args, ParamKind::Input),
+            Some(&0x0102_0304_0506_0708u64.to_le_bytes()[..])
+        );
+        assert_eq!(bytes(&args, ParamKind::HasInit), Some(&[1u8, 0, 0, 0][..]));
+        assert_eq!(bytes(&args, ParamKind::Env), Some(&env[..]));
+        assert_eq!(bytes(&args, ParamKind::Init), Some(&[7u8; 16][..]));
+        assert_eq!(bytes(&args, ParamKind::Ping), Some(&[1u8][..]));
+        assert_eq!(bytes(&args, ParamKind::Output2), Some(&[][..]));
+        assert_eq!(bytes(&args, ParamKind::Len), None);
+        args.set(ParamKind::Env, [9u8; 3]).u64(ParamKind::Input, 5);
+        assert_eq!(bytes(&args, ParamKind::Env), Some(&[9u8; 3][..]));
+        assert_eq!(
+            bytes(&args, ParamKind::Input),
+            Some(&5u64.to_le_bytes()[..])
+        );
+        assert_eq!(args.values.len(), 6);
+    }
 }
