@@ -135,26 +135,36 @@ impl SortPick {
     }
 }
 
-/// Whether the radix sort beats the merge sort on `n` elements with
-/// `bits` key bits (a pass a byte) on sm_90. Measured on the H100 with both
-/// sorts of the same data (docs/perf.md, "Radix sort chosen by proof"):
-/// 32-bit keys tie at 2^19 and radix is 1.15x faster at 2^20; 64-bit keys
-/// still lose at 2^21 (256 against 233 us) and win at 2^22 (402 against
-/// 482). Narrower keys take fewer passes and pay earlier; keys of more than
-/// 8 bytes later, in proportion to their passes.
+/// Whether the radix sort beats the merge sort on `n` elements of
+/// `element_bytes` with `bits` key bits (a pass a byte) on sm_90.
+/// Measured on the H100 with both sorts of the same data (docs/perf.md,
+/// "Radix sort chosen by proof"): 32-bit keys tie at 2^19 and radix is
+/// 1.15x faster at 2^20; 64-bit keys still lose at 2^21 (256 against 233
+/// us) and win at 2^22 (402 against 482). Narrower keys take fewer passes
+/// and pay earlier; keys of more than 8 bytes later, in proportion to
+/// their passes.
 ///
-/// A sort of computed keys whose elements are wider than 8 bytes
-/// (`pairs_bytes`, the element's size; 0 for a sort of the elements
-/// themselves) pays from 2^16 whatever its key: the merge sort moves the
-/// wide elements at every level. Measured on the H100 with both sorts of
-/// the same 12-byte points by `p.w >> 8` (docs/perf.md): 69.5 against
-/// 76.1 us at 2^16, 76.7 against 121.5 at 2^18.
-pub fn radix_pays(n: u64, bits: u32, pairs_bytes: u64) -> bool {
-    if bits > 0 && pairs_bytes > 8 && n >= 1 << 16 {
-        return true;
+/// Elements wider than 8 bytes pay earlier whatever their key: the merge
+/// sort moves them at every level. Measured on the H100 (docs/perf.md,
+/// "Records as words"), radix against merge, µs: 12-byte points sorted on
+/// their 4-byte field 62.2 / 61.1 at 2^16 and 71.1 / 90.1 at 2^18, on a
+/// computed key 62.4 / 60.6 and 70.4 / 92.6; so from 2^16. A radix sort
+/// that `gathers` (elements of `manifest::RADIX_GATHER_BYTES` and more:
+/// (key, index) pairs, then the elements once) costs a key kernel and a
+/// gather more: 24-byte records on a 4-byte field 76.6 / 70.9 at 2^16,
+/// 93.2 / 117.3 at 2^18; so from 2^17. Keys of more than 8 bytes on such
+/// elements are not measured, and take the same sizes.
+pub fn radix_pays(n: u64, bits: u32, element_bytes: u64, gathers: bool) -> bool {
+    if bits == 0 {
+        return false;
+    }
+    if gathers {
+        return n >= 1 << 17;
+    }
+    if element_bytes > 8 {
+        return n >= 1 << 16;
     }
     let from: u64 = match bits.div_ceil(8) {
-        0 => return false,
         1 => 1 << 17,
         2 => 1 << 18,
         3 | 4 => 1 << 19,
@@ -391,13 +401,6 @@ pub unsafe fn run<'k>(
         .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
     let provider = main.kernel.kind;
     let element = signature.element();
-    // A sort of keys of its own moves (key, element) pairs, or (key,
-    // index) pairs and then the elements once.
-    let pairs_bytes = if job.sort_key_size > 0 {
-        element.size()
-    } else {
-        0
-    };
     let mut args = Args::new();
     args.set(ParamKind::Env, &job.env)
         .set(ParamKind::Init, &job.init)
@@ -656,7 +659,12 @@ pub unsafe fn run<'k>(
             if job.sort_bits > 0
                 && job.sort != SortPick::Merge
                 && (job.sort == SortPick::Radix
-                    || radix_pays(job.len, job.sort_bits, pairs_bytes)) =>
+                    || radix_pays(
+                        job.len,
+                        job.sort_bits,
+                        element.size(),
+                        manifest::radix_gathers(element),
+                    )) =>
         {
             // SAFETY: the caller's contract.
             unsafe { radix_sort(scratch, kernels, element, job, &mut args, &mut launched)? };
@@ -1135,13 +1143,16 @@ mod tests {
 
     #[test]
     fn radix_pays_by_passes_and_by_the_width_of_what_it_moves() {
-        assert!(!radix_pays(1 << 30, 0, 0));
-        assert!(!radix_pays((1 << 19) - 1, 32, 0) && radix_pays(1 << 19, 32, 0));
-        assert!(!radix_pays(1 << 21, 64, 0) && radix_pays(1 << 22, 64, 0));
-        // (key, element) pairs of a computed key: from 2^16 where the
-        // elements are wider than 8 bytes, else by the key's passes.
-        assert!(radix_pays(1 << 16, 32, 12) && !radix_pays((1 << 16) - 1, 32, 12));
-        assert!(!radix_pays(1 << 18, 32, 8));
+        assert!(!radix_pays(1 << 30, 0, 4, false));
+        assert!(!radix_pays((1 << 19) - 1, 32, 4, false) && radix_pays(1 << 19, 32, 4, false));
+        assert!(!radix_pays(1 << 21, 64, 8, false) && radix_pays(1 << 22, 64, 8, false));
+        assert!(!radix_pays((1 << 17) - 1, 8, 1, false) && radix_pays(1 << 17, 8, 1, false));
+        // Elements wider than 8 bytes, on their own fields or on a
+        // computed key: from 2^16, else by the key's passes.
+        assert!(radix_pays(1 << 16, 32, 12, false) && !radix_pays((1 << 16) - 1, 32, 12, false));
+        assert!(!radix_pays(1 << 18, 32, 8, false));
+        // Gathered elements: from 2^17.
+        assert!(radix_pays(1 << 17, 32, 24, true) && !radix_pays(1 << 16, 32, 24, true));
     }
 
     use super::*;
