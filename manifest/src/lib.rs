@@ -986,7 +986,13 @@ fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Resu
         }
         (None, _) => {}
     }
-    let expected = provider::radix_launch(kernel.stage, element, key.as_ref().map(|(k, _)| k));
+    let key_fields = sort.radix_keys().map_or(0, |k| k.len());
+    let expected = provider::radix_launch(
+        kernel.stage,
+        element,
+        key.as_ref().map(|(k, _)| k),
+        key_fields,
+    );
     if kernel.launch != expected {
         return Err(format!(
             "launch facts {:?} differ from the radix sort's {:?}",
