@@ -986,13 +986,7 @@ fn check_radix_kernel(m: &Manifest, kernel: &Kernel, provider: Provider) -> Resu
         }
         (None, _) => {}
     }
-    let key_fields = sort.radix_keys().map_or(0, |k| k.len());
-    let expected = provider::radix_launch(
-        kernel.stage,
-        element,
-        key.as_ref().map(|(k, _)| k),
-        key_fields,
-    );
+    let expected = provider::radix_launch(kernel.stage, element, key.as_ref().map(|(k, _)| k));
     if kernel.launch != expected {
         return Err(format!(
             "launch facts {:?} differ from the radix sort's {:?}",

@@ -2365,23 +2365,7 @@ fn emit_env_struct(
 /// policy for pairs (`key`, `element`), or (`key`, a 32-bit index) where
 /// the sort gathers (`vocab::radix_gathers`); the key kernel and the
 /// gather a thread an element at a time over the resident blocks.
-///
-/// A pass that moves a composite of 9 to 12 bytes whole on one key field
-/// (`key_fields`) is compiled for three blocks a multiprocessor. CUB's own
-/// decomposer sort of 12-byte records compiles (nvcc, whole program) to
-/// 56 registers, three blocks of 384 threads; through NVRTC's LTOIR and
-/// nvJitLink the same agent took 67, two blocks, and each pass ran 12%
-/// slower (H100, ncu: 222 against 198 us at 2^24). Asked for three
-/// blocks, these passes take 56 registers without spilling; passes on
-/// two key fields, of 8-byte pairs or of scalars spill (8 to 88 bytes of
-/// stack), and keep the compiler's choice (docs/perf.md, "Records as
-/// words").
-pub fn radix_launch(
-    stage: Stage,
-    element: &Element,
-    key: Option<&Element>,
-    key_fields: usize,
-) -> LaunchFacts {
+pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> LaunchFacts {
     let (block, items, grid) = match stage {
         Stage::RadixHistogram => (128, 16, GridPolicy::ResidentTiles),
         Stage::RadixScan => (256, 1, GridPolicy::OneBlockPerTile),
@@ -2398,17 +2382,12 @@ pub fn radix_launch(
             (block, items, GridPolicy::OneBlockPerTile)
         }
     };
-    let three_blocks = stage == Stage::RadixPass
-        && key.is_none()
-        && key_fields == 1
-        && matches!(element, Element::Composite(_))
-        && (9..=12).contains(&element.size());
     LaunchFacts {
         block_size: block,
         items_per_thread: items,
         dynamic_shared_bytes: 0,
         grid,
-        min_blocks_per_sm: if three_blocks { 3 } else { 0 },
+        min_blocks_per_sm: 0,
         extra_warps: 0,
     }
 }
@@ -2708,7 +2687,7 @@ fn emit_radix(
     let facts = format!("rcb::RadixFacts<{key_type}, {value}>");
     let mut kernels = Vec::new();
     for stage in radix_stages(element, computed.is_some()) {
-        let launch = radix_launch(stage, element, own_key, keys.len());
+        let launch = radix_launch(stage, element, own_key);
         let kname = name(stage);
         let (params, body) = match stage {
             Stage::RadixKeys => {
@@ -2822,16 +2801,13 @@ fn emit_radix(
                 }
             }
         };
-        let bounds = match launch.min_blocks_per_sm {
-            0 => launch.threads().to_string(),
-            m => format!("{}, {m}", launch.threads()),
-        };
         let _ = write!(
             out,
-            "extern \"C\" __global__ void __launch_bounds__({bounds}) {kname}(\n\
+            "extern \"C\" __global__ void __launch_bounds__({}) {kname}(\n\
              \x20   {params}) {{\n\
              \x20   {body}\n\
-             }}\n"
+             }}\n",
+            launch.threads()
         );
         kernels.push(Kernel {
             name: kname,
