@@ -101,17 +101,14 @@ impl ParamBytes {
     }
 
     fn of(b: &[u8]) -> ParamBytes {
-        match <[u8; 16]>::try_from(b) {
-            Ok(bytes) => ParamBytes::Inline { len: 16, bytes },
-            Err(_) if b.len() < 16 => {
-                let mut bytes = [0u8; 16];
-                bytes[..b.len()].copy_from_slice(b);
-                ParamBytes::Inline {
-                    len: b.len() as u8,
-                    bytes,
-                }
-            }
-            Err(_) => ParamBytes::Heap(b.to_vec()),
+        if b.len() > 16 {
+            return ParamBytes::Heap(b.to_vec());
+        }
+        let mut bytes = [0u8; 16];
+        bytes[..b.len()].copy_from_slice(b);
+        ParamBytes::Inline {
+            len: b.len() as u8,
+            bytes,
         }
     }
 }
@@ -141,19 +138,22 @@ impl Args {
         self.set(kind, v.to_le_bytes())
     }
 
+    /// The bytes set for parameters of `kind`, if any.
+    fn get(&self, kind: ParamKind) -> Option<&[u8]> {
+        self.values
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, b)| b.as_slice())
+    }
+
     /// The parameter buffer of `kernel`, checked against its sizes.
     fn pack(&self, kernel: &Kernel) -> Result<Vec<&[u8]>, RuntimeError> {
         let mut params = Vec::with_capacity(kernel.params.len());
         for param in &kernel.params {
-            let bytes = self
-                .values
-                .iter()
-                .find(|(k, _)| *k == param.kind)
-                .map(|(_, b)| b.as_slice())
-                .ok_or_else(|| RuntimeError::Launch {
-                    kernel: kernel.name.clone(),
-                    what: format!("no value for its {:?} parameter", param.kind),
-                })?;
+            let bytes = self.get(param.kind).ok_or_else(|| RuntimeError::Launch {
+                kernel: kernel.name.clone(),
+                what: format!("no value for its {:?} parameter", param.kind),
+            })?;
             if bytes.len() as u64 != param.size {
                 return Err(RuntimeError::Launch {
                     kernel: kernel.name.clone(),
@@ -342,10 +342,7 @@ mod tests {
     use super::{Args, ParamKind};
 
     fn bytes(args: &Args, kind: ParamKind) -> Option<&[u8]> {
-        args.values
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, b)| b.as_slice())
+        args.get(kind)
     }
 
     #[test]
