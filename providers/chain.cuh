@@ -32,7 +32,12 @@
 // whatever the combining order each comparison gets its operands in index
 // order: for a pick that is a consistent "later wins" (`later < earlier`
 // gives the first minimum, `!(later < earlier)` the last maximum), the
-// result is the one a sequential scan gives.
+// result is the one a sequential scan gives. A pick whose order holds only
+// identical values equal (`static constexpr bool EQUAL_IS_IDENTICAL =
+// true`, vocab::Ties::Identical: `max_by(total_cmp)`, an integer's `max`)
+// gets the same value whichever of two equal ones it keeps: it runs as
+// chain_reduce's fold of `pick(a, b) ? b : a`, its candidates carrying no
+// index (the result's index is zero).
 //
 // chain_collect has no combine (its callback's combine thunk exists and is
 // never called): it stores the kept values in input order, as many as it
@@ -234,12 +239,23 @@ __device__ __forceinline__ bool arrive_last(const P &partial, P *partials, u32 *
 // folded, as reduce.cuh does: the last block waits for one round trip to L2.
 constexpr int CHAIN_PARTIAL_LOADS = 4;
 
-// BLOCK threads per block; VEC_UNROLL 16-byte loads of T in flight per
-// thread per iteration. `partials` holds at least gridDim.x entries.
-template <int BLOCK, int VEC_UNROLL, class T, class R, class Stage, class Combine>
-__device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n, R init, u32 has_init,
-                                             ChainPartial<R> *partials, u32 *counter, ChainPartial<R> *output,
-                                             const Stage &stage, const Combine &combine) {
+// A chain_reduce partial, or a pick's, read whole from L2.
+template <class R>
+__device__ __forceinline__ ChainPartial<R> load_chain_partial(const ChainPartial<R> *p) {
+    return load_partial(p);
+}
+template <class R>
+__device__ __forceinline__ PickPartial<R> load_chain_partial(const PickPartial<R> *p) {
+    return load_pick_partial(p);
+}
+
+// The fold, by `combine`, of the values the stages keep, in reduce.cuh's
+// shape: partials of type P (`value` and `has` read and written, any other
+// field zero), the last block to arrive folding them. Returns true in the
+// one thread that holds the total in (acc, has): thread 0 of that block.
+template <int BLOCK, int VEC_UNROLL, class T, class R, class P, class Stage, class Combine>
+__device__ __forceinline__ bool chain_fold(const T *__restrict__ input, u64 n, P *partials, u32 *counter,
+                                           const Stage &stage, const Combine &combine, R &acc, bool &has) {
     static_assert(VEC_UNROLL >= 1, "unroll");
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
@@ -248,8 +264,7 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
     const u64 tid = (u64)blockIdx.x * BLOCK + threadIdx.x;
     const u64 stride = (u64)gridDim.x * BLOCK;
 
-    R acc;
-    bool has = false;
+    has = false;
     if constexpr (!Vectorized<T>::value) {
         // A composite element: a strided subset of the elements,
         // VEC_UNROLL loads in flight, in index order.
@@ -295,18 +310,18 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
     // One block (small inputs): its fold is the total.
     bool last = gridDim.x == 1;
     if (!last) {
-        ChainPartial<R> p;
+        P p{};
         p.value = acc;
         p.has = has ? 1u : 0u;
-        if (!arrive_last(p, partials, counter)) return;
+        if (!arrive_last(p, partials, counter)) return false;
         // Fixed order: thread t folds partials t, t + BLOCK, ..., then the
         // same tree as above, so the result depends only on the grid size.
         has = false;
-        ChainPartial<R> q[CHAIN_PARTIAL_LOADS];
+        P q[CHAIN_PARTIAL_LOADS];
 #pragma unroll
         for (int u = 0; u < CHAIN_PARTIAL_LOADS; ++u) {
             const unsigned b = threadIdx.x + (unsigned)u * BLOCK;
-            if (b < gridDim.x) q[u] = load_partial(partials + b);
+            if (b < gridDim.x) q[u] = load_chain_partial(partials + b);
         }
 #pragma unroll
         for (int u = 0; u < CHAIN_PARTIAL_LOADS; ++u) {
@@ -314,24 +329,54 @@ __device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n,
             if (b < gridDim.x && q[u].has != 0u) fold_into(acc, has, q[u].value, combine);
         }
         for (unsigned b = threadIdx.x + CHAIN_PARTIAL_LOADS * BLOCK; b < gridDim.x; b += BLOCK) {
-            const ChainPartial<R> r = load_partial(partials + b);
+            const P r = load_chain_partial(partials + b);
             if (r.has != 0u) fold_into(acc, has, r.value, combine);
         }
         block_reduce<BLOCK>(acc, has, combine);
         if (threadIdx.x == 0) *counter = 0u;  // ready for the next launch
     }
-    if (threadIdx.x == 0) {
-        ChainPartial<R> result;
-        if (has_init != 0u) {
-            result.value = has ? combine(init, acc) : init;
-            result.has = 1u;
-        } else {
-            result.value = has ? acc : R();
-            result.has = has ? 1u : 0u;
-        }
-        *output = result;
-    }
+    return threadIdx.x == 0;
 }
+
+// BLOCK threads per block; VEC_UNROLL 16-byte loads of T in flight per
+// thread per iteration. `partials` holds at least gridDim.x entries.
+template <int BLOCK, int VEC_UNROLL, class T, class R, class Stage, class Combine>
+__device__ __forceinline__ void chain_reduce(const T *__restrict__ input, u64 n, R init, u32 has_init,
+                                             ChainPartial<R> *partials, u32 *counter, ChainPartial<R> *output,
+                                             const Stage &stage, const Combine &combine) {
+    R acc;
+    bool has;
+    if (!chain_fold<BLOCK, VEC_UNROLL>(input, n, partials, counter, stage, combine, acc, has)) return;
+    ChainPartial<R> result;
+    if (has_init != 0u) {
+        result.value = has ? combine(init, acc) : init;
+        result.has = 1u;
+    } else {
+        result.value = has ? acc : R();
+        result.has = has ? 1u : 0u;
+    }
+    *output = result;
+}
+
+// Whether a pick's order holds only identical values equal (its
+// `static constexpr bool EQUAL_IS_IDENTICAL = true`: vocab::Ties::Identical).
+template <class Pick>
+__host__ __device__ constexpr auto equal_is_identical(int) -> decltype(Pick::EQUAL_IS_IDENTICAL, bool()) {
+    return Pick::EQUAL_IS_IDENTICAL;
+}
+template <class Pick>
+__host__ __device__ constexpr bool equal_is_identical(long) {
+    return false;
+}
+
+// A pick as a fold, for an order that holds only identical values equal:
+// whichever of two equal values it keeps is the same value, so the
+// operands' order does not matter and no index is carried.
+template <class R, class Pick>
+struct PickByValue {
+    Pick pick;
+    __device__ __forceinline__ R operator()(R a, R b) const { return pick(a, b) ? b : a; }
+};
 
 // BLOCK threads per block; VEC_UNROLL 16-byte loads of T in flight per
 // thread per iteration. `partials` holds at least gridDim.x entries.
@@ -340,6 +385,17 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
                                            u32 *counter, PickPartial<R> *output, const Stage &stage,
                                            const Pick &pick) {
     static_assert(VEC_UNROLL >= 1, "unroll");
+    if constexpr (equal_is_identical<Pick>(0)) {
+        R acc;
+        bool has;
+        if (!chain_fold<BLOCK, VEC_UNROLL>(input, n, partials, counter, stage, PickByValue<R, Pick>{pick}, acc, has))
+            return;
+        PickPartial<R> result{};
+        result.value = has ? acc : R();
+        result.has = has ? 1u : 0u;
+        *output = result;
+        return;
+    }
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
         __trap();

@@ -324,6 +324,34 @@ fn sort_choices(admitted: &crate::admit::Admitted<'_>) -> Sorts {
         .collect()
 }
 
+/// What the orders proved on the callbacks choose, by registration
+/// index: each sorting registration's sort, and how each chain pick keeps
+/// one of two equal values (`passes::admission::pick_ties`).
+struct Orders {
+    sorts: Sorts,
+    picks: BTreeMap<usize, manifest::Ties>,
+}
+
+impl Orders {
+    fn of(admitted: &crate::admit::Admitted<'_>) -> Orders {
+        let picks = admitted
+            .outcomes
+            .iter()
+            .filter_map(|o| match &o.verdict {
+                passes::admission::Verdict::Admitted(abi) => {
+                    passes::admission::pick_ties(&admitted.doc, &o.registration, abi)
+                        .map(|t| (o.registration.index, t))
+                }
+                _ => None,
+            })
+            .collect();
+        Orders {
+            sorts: sort_choices(admitted),
+            picks,
+        }
+    }
+}
+
 /// What a build did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Built {
@@ -468,13 +496,13 @@ fn run(input: &Input<'_>, config: &Config, report: &mut Report) -> Result<Artifa
         });
     }
     let chunks = compiled.chunks;
-    let sorts = sort_choices(&admitted);
-    let linked = link_chunks(&chunks, &sorts, &device.inputs, config, report)?;
+    let orders = Orders::of(&admitted);
+    let linked = link_chunks(&chunks, &orders, &device.inputs, config, report)?;
     let (manifest, fingerprint) = make_manifest(
         &admitted,
         input,
         &chunks,
-        &sorts,
+        &orders,
         &linked,
         &device.inputs,
         config,
@@ -748,7 +776,7 @@ fn report_lint(
 /// instantiated for them, into one cubin per chunk.
 fn link_chunks(
     chunks: &[Chunk],
-    sorts: &Sorts,
+    orders: &Orders,
     device_inputs: &[LinkInput],
     config: &Config,
     report: &mut Report,
@@ -757,7 +785,7 @@ fn link_chunks(
     let linked: Vec<LinkedChunk> = chunks
         .par_iter()
         .enumerate()
-        .map(|(i, c)| link_chunk(i, c, chunks.len(), sorts, config, device_inputs))
+        .map(|(i, c)| link_chunk(i, c, chunks.len(), orders, config, device_inputs))
         .collect::<Result<_, String>>()?;
     report
         .timings
@@ -774,7 +802,7 @@ fn make_manifest(
     admitted: &crate::admit::Admitted<'_>,
     input: &Input<'_>,
     chunks: &[Chunk],
-    sorts: &Sorts,
+    orders: &Orders,
     linked: &[LinkedChunk],
     device_inputs: &[LinkInput],
     config: &Config,
@@ -816,7 +844,8 @@ fn make_manifest(
             origin: origin(doc, outcomes, t.registration),
             site: call_site(doc, outcomes, t.registration, input.crate_name())?,
             env: t.env.clone(),
-            sort: sorts.get(&t.registration).cloned(),
+            sort: orders.sorts.get(&t.registration).cloned(),
+            pick: orders.picks.get(&t.registration).copied(),
         });
     }
     ambiguous_sites(outcomes, &callbacks)?;
@@ -936,13 +965,13 @@ fn link_chunk(
     i: usize,
     chunk: &Chunk,
     count: usize,
-    sorts: &Sorts,
+    orders: &Orders,
     config: &Config,
     device_inputs: &[LinkInput],
 ) -> Result<LinkedChunk, String> {
     let mut t = Timings::default();
     let mut warnings = Vec::new();
-    let requests = kernel_requests(i, chunk, sorts, config);
+    let requests = kernel_requests(i, chunk, orders, config);
     let tu = emit_translation_unit_with(&requests, &config.tuning).map_err(|e| e.to_string())?;
     let (stem, cubin_name) = if count == 1 {
         ("provider".to_string(), "callbacks.cubin".to_string())
@@ -1099,7 +1128,12 @@ impl ChunkLink<'_> {
 /// The kernels chunk `i` instantiates: each thunk's on its route (and its
 /// PTX twin with `--bench`); chunk 0 also holds the benchmark's C++
 /// functor and copy kernel.
-fn kernel_requests(i: usize, chunk: &Chunk, sorts: &Sorts, config: &Config) -> Vec<KernelRequest> {
+fn kernel_requests(
+    i: usize,
+    chunk: &Chunk,
+    orders: &Orders,
+    config: &Config,
+) -> Vec<KernelRequest> {
     let mut requests = Vec::new();
     let callback = |th: &Thunk, op: Operation| KernelRequest::Callback {
         provider: th.provider,
@@ -1107,6 +1141,11 @@ fn kernel_requests(i: usize, chunk: &Chunk, sorts: &Sorts, config: &Config) -> V
         signature: th.signature.clone(),
         op,
         env: th.env.clone(),
+        ties: orders
+            .picks
+            .get(&th.registration)
+            .copied()
+            .unwrap_or_default(),
     };
     for th in &chunk.thunks {
         requests.push(callback(
@@ -1133,7 +1172,7 @@ fn kernel_requests(i: usize, chunk: &Chunk, sorts: &Sorts, config: &Config) -> V
         // variant of the registration.
         // A computed key's kernel calls the key thunk of the route's
         // variant (`SYMBOL_key`, `passes::lower::thunks::build_key`).
-        let sort = sorts.get(&th.registration);
+        let sort = orders.sorts.get(&th.registration);
         if let Some(keys) = sort.and_then(|s| s.radix_keys()) {
             requests.push(KernelRequest::Radix {
                 registration: RegistrationId(th.registration as u32),

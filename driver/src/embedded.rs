@@ -82,6 +82,9 @@ pub fn describe_program(name: &str, bytes: &[u8]) -> Result<Option<String>, Stri
                 if env.is_empty() { "" } else { ": " },
                 env.join(", ")
             );
+            if let Some(pick) = c.pick {
+                let _ = writeln!(out, "      pick: {}", pick.describe());
+            }
             if let Some(sort) = &c.sort {
                 let _ = writeln!(out, "      sort: {sort}");
                 if let Some(note) = sort.gather_note(c.signature.element()) {

@@ -175,8 +175,8 @@ fn the_validation_program_builds_with_every_case_callable() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("validate: no CUDA"), "{e}");
     // The pipeline program of the same workspace (device-resident results,
-    // the `_into` forms, further streams, 53 `par_iter` chains, 15 of them
-    // with `enumerate`, 61 calls of composites.rs: on tuples and structs,
+    // the `_into` forms, further streams, 54 `par_iter` chains, 15 of them
+    // with `enumerate`, 62 calls of composites.rs: on tuples and structs,
     // five `sort_by_key`s on computed keys, and nine sorts of records of
     // 24 and 32 bytes, which the radix sort gathers; three `total_cmp`
     // sorts of special floats; five sorts whose keys leave radix passes to
@@ -191,12 +191,12 @@ fn the_validation_program_builds_with_every_case_callable() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{text}");
     let callable = text.lines().filter(|l| l.contains(": called at ")).count();
-    assert_eq!(callable, 165, "{text}");
+    assert_eq!(callable, 166, "{text}");
     let composites = text
         .lines()
         .filter(|l| l.contains("composites.rs") && l.contains("kernel rcb_"))
         .count();
-    assert_eq!(composites, 61, "{text}");
+    assert_eq!(composites, 62, "{text}");
     let gathered = text
         .lines()
         .filter(|l| l.contains("sort moves: the 24-byte") || l.contains("sort moves: the 32-byte"))
@@ -206,7 +206,14 @@ fn the_validation_program_builds_with_every_case_callable() {
         .lines()
         .filter(|l| l.contains("a `par_iter` chain"))
         .count();
-    assert_eq!(chains, 53, "{text}");
+    assert_eq!(chains, 54, "{text}");
+    // The picks whose order is proved to hold only identical values equal
+    // (`max_by(total_cmp)` of f32, `min`/`max` of integers, a pair by both
+    // fields) carry no index; `min_by_key`s, `enumerate`'s arg-min and a
+    // pair by one field do.
+    let picks = |what: &str| text.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(picks("pick: values alone"), 7, "{text}");
+    assert_eq!(picks("pick: equal values may differ"), 13, "{text}");
     let sharded = text
         .lines()
         .filter(|l| l.contains("sharded.rs") && l.contains("kernel rcb_"))

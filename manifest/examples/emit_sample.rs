@@ -70,6 +70,7 @@ fn main() {
                 signature: signature.clone(),
                 op,
                 env: env.clone(),
+                ties: manifest::Ties::ByPosition,
             });
         }
     }

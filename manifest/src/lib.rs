@@ -26,7 +26,7 @@ pub use inputs::{
 };
 pub use vocab::{
     computed_key, packed_key, radix_gathers, Element, Field, KeyOrder, Layout, Provider, RadixKey,
-    Scalar, Shape, Signature, SortChoice, UnknownName, ELEMENT_SCALARS, RADIX_GATHER_BYTES,
+    Scalar, Shape, Signature, SortChoice, Ties, UnknownName, ELEMENT_SCALARS, RADIX_GATHER_BYTES,
 };
 
 use serde::{Deserialize, Serialize};
@@ -121,6 +121,11 @@ pub struct Callback {
     /// radix kernels too), or the merge sort and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<vocab::SortChoice>,
+    /// For a chain's pick (`min`, `max_by`, …), how it keeps one of two
+    /// values its order holds equal: by value alone where the order is
+    /// proved to hold only identical values equal, else by position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<vocab::Ties>,
 }
 
 impl CallSite {

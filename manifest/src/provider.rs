@@ -1044,6 +1044,10 @@ pub enum KernelRequest {
         signature: Signature,
         op: Operation,
         env: EnvLayout,
+        /// For a chain's pick, how it keeps one of two equal values:
+        /// `Ties::Identical` picks by value alone (chain.cuh's
+        /// `EQUAL_IS_IDENTICAL`). Other providers ignore it.
+        ties: crate::Ties,
     },
     /// The device-to-device copy kernel ([`crate::copy_kernel`]).
     Copy,
@@ -1081,6 +1085,7 @@ impl KernelRequest {
             signature: Signature::fold(Scalar::I32),
             op,
             env,
+            ties: crate::Ties::ByPosition,
         }
     }
 }
@@ -1346,7 +1351,7 @@ fn emit_request(
     request: &KernelRequest,
     tuning: &Tuning,
 ) -> Result<Vec<Kernel>, EmitError> {
-    let (provider, registration, signature, op, env) = match request {
+    let (provider, registration, signature, op, env, ties) = match request {
         KernelRequest::Copy => return copy_kernel::emit(out).map(|k| vec![k]),
         KernelRequest::Radix {
             registration,
@@ -1360,7 +1365,8 @@ fn emit_request(
             signature,
             op,
             env,
-        } => (*provider, *registration, signature, op, env),
+            ties,
+        } => (*provider, *registration, signature, op, env, *ties),
     };
     if !signature.fits(provider) {
         return Err(EmitError::Signature {
@@ -1419,9 +1425,15 @@ fn emit_request(
         }
     }
     let functor = match provider.shape() {
-        Shape::Chain => {
-            emit_chain_functors(out, &base, provider, signature, op, env_type.as_deref())
-        }
+        Shape::Chain => emit_chain_functors(
+            out,
+            &base,
+            provider,
+            signature,
+            op,
+            env_type.as_deref(),
+            ties,
+        ),
         Shape::ByKey => emit_by_key_functors(out, &base, signature, op, env_type.as_deref()),
         _ => emit_functor(out, &base, signature, op, env_type.as_deref()),
     };
@@ -1576,6 +1588,7 @@ fn emit_chain_functors(
     signature: &Signature,
     op: &Operation,
     env_type: Option<&str>,
+    ties: crate::Ties,
 ) -> String {
     let (t, r) = (c_type(signature.element()), c_type(&signature.ret));
     let pick = provider == Provider::ChainPick;
@@ -1590,10 +1603,10 @@ fn emit_chain_functors(
     );
     let combine_head =
         format!("    __device__ __forceinline__ {combine_ret} operator()({r} a, {r} b) const");
-    let what = if pick {
-        "    // Whether b, the later value, wins over a, the earlier one."
-    } else {
-        "    // The fold of two kept values."
+    let what = match (pick, ties) {
+        (true, crate::Ties::Identical) => "    // Whether b, the later value, wins over a, the earlier one; the order\n    // holds only identical values equal (vocab::Ties::Identical).\n    static constexpr bool EQUAL_IS_IDENTICAL = true;",
+        (true, crate::Ties::ByPosition) => "    // Whether b, the later value, wins over a, the earlier one.",
+        (false, _) => "    // The fold of two kept values.",
     };
     let (stage, combine) = (format!("{base}_stage"), format!("{base}_combine"));
     let construct = |ty: &str, with_env: bool| match env_type {

@@ -37,6 +37,7 @@ fn manifest() -> Manifest {
             origin: None,
             site: None,
             sort: None,
+            pick: None,
             env,
         }],
         kernels: tu.kernels,

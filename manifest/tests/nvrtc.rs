@@ -129,6 +129,7 @@ fn thunk(
             variant: Variant::RustLtoir,
         },
         env,
+        ties: manifest::Ties::ByPosition,
     }
 }
 
@@ -149,6 +150,7 @@ fn requests() -> Vec<KernelRequest> {
                 expr: "a + b + (int)env.c2".into(),
             },
             env,
+            ties: manifest::Ties::ByPosition,
         },
         KernelRequest::Callback {
             provider: Provider::Reduce,
@@ -159,6 +161,7 @@ fn requests() -> Vec<KernelRequest> {
                 variant: Variant::RustPtx,
             },
             env: EnvLayout::empty(),
+            ties: manifest::Ties::ByPosition,
         },
         KernelRequest::Copy,
     ]
@@ -204,6 +207,7 @@ fn every_provider() -> Vec<KernelRequest> {
                 signature,
                 op: Operation::Cpp { expr: expr.into() },
                 env,
+                ties: manifest::Ties::ByPosition,
             });
             registration += 1;
         }
@@ -288,6 +292,7 @@ fn chains_compile_over_bool_narrow_and_wide_types() {
                 signature,
                 op: Operation::Cpp { expr: expr.into() },
                 env,
+                ties: manifest::Ties::ByPosition,
             });
             registration += 1;
         }

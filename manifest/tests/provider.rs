@@ -124,6 +124,7 @@ fn every_provider_instantiation_text() {
                 variant: Variant::RustLtoir,
             },
             env,
+            ties: manifest::Ties::ByPosition,
         })
         .collect();
     let tu = emit_translation_unit(&requests).unwrap();
@@ -214,6 +215,7 @@ fn emit_errors() {
                 signature: Signature::scalars(&[Scalar::I32], Scalar::I32),
                 op: Operation::Cpp { expr: "a".into() },
                 env: e.clone(),
+                ties: manifest::Ties::ByPosition,
             }],
         ),
         (
@@ -226,6 +228,7 @@ fn emit_errors() {
                     expr: "a + b".into(),
                 },
                 env: e.clone(),
+                ties: manifest::Ties::ByPosition,
             }],
         ),
     ];
@@ -379,22 +382,67 @@ fn sample_compiles_links_and_inlines_without_spills() {
 /// `min_by` and `max_by_key` take: (i8) -> bool, (i32) -> i64 with a
 /// capture, (f32) -> f32, (f64) -> u16; and `collect`s of a widening map
 /// (f32 -> f64 with a capture: the elements compacted, the stages run
-/// again), a narrowing one (u64 -> u8) and a test (i8 -> bool).
+/// again), a narrowing one (u64 -> u8) and a test (i8 -> bool); and a
+/// `max_by(total_cmp)` of f32, whose ties are identical (picked by value).
 fn chain_requests() -> Vec<KernelRequest> {
+    use manifest::Ties::{ByPosition, Identical};
     use Scalar::*;
     let shapes = [
-        (Provider::ChainReduce, I8, Bool, EnvLayout::empty()),
-        (Provider::ChainReduce, I32, I64, env(&[("k", Scalar::I32)])),
-        (Provider::ChainPick, F32, F32, EnvLayout::empty()),
-        (Provider::ChainPick, F64, U16, env(&[("k", Scalar::I32)])),
-        (Provider::ChainCollect, F32, F64, env(&[("k", Scalar::F32)])),
-        (Provider::ChainCollect, U64, U8, EnvLayout::empty()),
-        (Provider::ChainCollect, I8, Bool, EnvLayout::empty()),
+        (
+            Provider::ChainReduce,
+            I8,
+            Bool,
+            EnvLayout::empty(),
+            ByPosition,
+        ),
+        (
+            Provider::ChainReduce,
+            I32,
+            I64,
+            env(&[("k", Scalar::I32)]),
+            ByPosition,
+        ),
+        (
+            Provider::ChainPick,
+            F32,
+            F32,
+            EnvLayout::empty(),
+            ByPosition,
+        ),
+        (
+            Provider::ChainPick,
+            F64,
+            U16,
+            env(&[("k", Scalar::I32)]),
+            ByPosition,
+        ),
+        (
+            Provider::ChainCollect,
+            F32,
+            F64,
+            env(&[("k", Scalar::F32)]),
+            ByPosition,
+        ),
+        (
+            Provider::ChainCollect,
+            U64,
+            U8,
+            EnvLayout::empty(),
+            ByPosition,
+        ),
+        (
+            Provider::ChainCollect,
+            I8,
+            Bool,
+            EnvLayout::empty(),
+            ByPosition,
+        ),
+        (Provider::ChainPick, F32, F32, EnvLayout::empty(), Identical),
     ];
     shapes
         .into_iter()
         .enumerate()
-        .map(|(i, (provider, t, r, env))| KernelRequest::Callback {
+        .map(|(i, (provider, t, r, env, ties))| KernelRequest::Callback {
             provider,
             registration: RegistrationId(i as u32),
             signature: manifest::Shape::Chain.signature(t, r),
@@ -403,6 +451,7 @@ fn chain_requests() -> Vec<KernelRequest> {
                 variant: Variant::RustLtoir,
             },
             env,
+            ties,
         })
         .collect()
 }
@@ -442,7 +491,28 @@ extern "C" __device__ unsigned int rcb_chain_r5_stage(const void *env, unsigned 
 extern "C" __device__ unsigned int rcb_chain_r5_combine(const void *env, unsigned int a, unsigned int b, unsigned char *out) { *out = 0; return 0u; }
 extern "C" __device__ unsigned int rcb_chain_r6_stage(const void *env, int x, bool *out) { *out = x < 0; return x != 7; }
 extern "C" __device__ unsigned int rcb_chain_r6_combine(const void *env, unsigned int a, unsigned int b, bool *out) { *out = false; return 0u; }
+extern "C" __device__ unsigned int rcb_chain_r7_stage(const void *env, float x, float *out) { *out = fabsf(x); return 1u; }
+extern "C" __device__ unsigned int rcb_chain_r7_combine(const void *env, float a, float b, float *out) {
+    int ia = __float_as_int(a), ib = __float_as_int(b);
+    ia ^= (int)((unsigned)(ia >> 31) >> 1);
+    ib ^= (int)((unsigned)(ib >> 31) >> 1);
+    return ib >= ia;
+}
 "#;
+
+/// The instructions of `function` in a cubin's SASS listing.
+fn instructions(sass: &str, function: &str) -> usize {
+    let Some((_, rest)) = sass.split_once(&format!("Function : {function}\n")) else {
+        panic!("no {function} in the SASS");
+    };
+    let body = rest.split("Function : ").next().unwrap_or(rest);
+    body.lines()
+        .filter(|l| {
+            l.trim_start().starts_with("/*")
+                && l.trim_start()[2..].starts_with(|c: char| c.is_ascii_hexdigit())
+        })
+        .count()
+}
 
 #[test]
 fn chains_compile_against_their_thunks_inlined_without_spills() {
@@ -463,10 +533,29 @@ fn chains_compile_against_their_thunks_inlined_without_spills() {
             "{line}"
         );
     }
+    // The pick whose ties are identical folds values alone; the others
+    // carry each candidate's index.
+    let text = generated_part(&tu.source);
+    assert_eq!(
+        text.matches("static constexpr bool EQUAL_IS_IDENTICAL = true;")
+            .count(),
+        1
+    );
+    assert!(text.contains("struct rcb_chain_pick_f32_r7_rust_ltoir_combine {\n    // Whether b, the later value, wins over a, the earlier one; the order\n    // holds only identical values equal (vocab::Ties::Identical).\n    static constexpr bool EQUAL_IS_IDENTICAL = true;"), "{text}");
     let sass = sass(&cubin);
     check_kernels_in_sass(&tu.kernels, &sass);
     assert!(!sass.contains("CALL"), "a call survived:\n{sass}");
     assert!(sass.contains("LDG.E.128"), "no vector loads");
+    // Without indices the f32 pick is shorter than the one that carries
+    // them, although its comparator (total_cmp's) is longer.
+    let (by_value, by_position) = (
+        instructions(&sass, "rcb_chain_pick_f32_r7_rust_ltoir"),
+        instructions(&sass, "rcb_chain_pick_f32_r2_rust_ltoir"),
+    );
+    assert!(
+        by_value < by_position * 95 / 100,
+        "{by_value} instructions by value, {by_position} by position"
+    );
     // The collects load their tiles asynchronously (cp.async), as select.
     assert!(sass.contains("LDGSTS"), "no asynchronous tile loads");
 }
@@ -482,6 +571,7 @@ fn a_collect_runs_its_stage_alone_and_a_cpp_operation_is_its_test() {
         signature: signature.clone(),
         op,
         env: k.clone(),
+        ties: manifest::Ties::ByPosition,
     };
     let tu = emit_translation_unit(&[
         request(Operation::Thunk {

@@ -56,6 +56,7 @@ fn sample() -> Manifest {
                 origin: Some("user.rs:3:20".into()),
                 site: None,
                 sort: None,
+                pick: None,
                 env,
             },
             Callback {
@@ -65,6 +66,7 @@ fn sample() -> Manifest {
                 origin: None,
                 site: None,
                 sort: None,
+                pick: None,
                 env: EnvLayout::empty(),
             },
         ],

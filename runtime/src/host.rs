@@ -2111,6 +2111,7 @@ mod tests {
                 align: 1,
             },
             sort: None,
+            pick: None,
             site: Some(CallSite {
                 file: "app/src/main.rs".into(),
                 line: 3,

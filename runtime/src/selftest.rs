@@ -152,6 +152,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
             signature: Signature::fold(Scalar::I32),
             op,
             env: env.clone(),
+            ties: manifest::Ties::ByPosition,
         };
         requests.push(request(Operation::Thunk {
             symbol: thunk,
@@ -170,6 +171,7 @@ pub fn make_selftest(max_size: Option<u64>) -> Result<Selftest, String> {
             site: None,
             env,
             sort: None,
+            pick: None,
         });
     }
     requests.push(KernelRequest::Copy);

@@ -20,10 +20,15 @@ pub fn totals(gpu: &Gpu, hits: &DeviceVec<Hit>, floor: f32) -> Result<(f32, usiz
     Ok((energy, above))
 }
 
-/// The least pair by its value (`total_cmp`), the hit of most energy on
-/// one detector, a pair of counters folded field by field.
+/// The least pair by its value (`total_cmp`), and by its value then its
+/// tag (an order on every field: equal pairs are identical, picked by
+/// value alone), the hit of most energy on one detector, a pair of
+/// counters folded field by field.
 pub fn picks(gpu: &Gpu, pairs: &DeviceVec<(f32, u32)>, hits: &DeviceVec<Hit>, d: u16) -> Result<u32, Error> {
     let least = gpu.par_iter(pairs).min_by(|a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0))?;
+    let first = gpu
+        .par_iter(pairs)
+        .min_by(|a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
     let most = gpu
         .par_iter(hits)
         .filter(move |h: &Hit| h.detector == d)
@@ -32,7 +37,7 @@ pub fn picks(gpu: &Gpu, pairs: &DeviceVec<(f32, u32)>, hits: &DeviceVec<Hit>, d:
         .par_iter(hits)
         .map(|h: Hit| (1u32, h.detector as u32))
         .reduce((0, 0), |a: (u32, u32), b: (u32, u32)| (a.0.wrapping_add(b.0), a.1.max(b.1)))?;
-    Ok(least.map_or(0, |p| p.1) + most.map_or(0, |h| h.detector as u32) + counted.0)
+    Ok(least.map_or(0, |p| p.1) + first.map_or(0, |p| p.1) + most.map_or(0, |h| h.detector as u32) + counted.0)
 }
 
 /// The pairs of even index, kept whole; the energies of one detector as

@@ -23,7 +23,7 @@ pub use call::CallKind;
 pub use element::{Element, Field, Layout, LayoutError};
 pub use name::UnknownName;
 pub use order::{
-    computed_key, ord_key_order, packed_key, radix_gathers, KeyOrder, RadixKey, SortChoice,
+    computed_key, ord_key_order, packed_key, radix_gathers, KeyOrder, RadixKey, SortChoice, Ties,
     RADIX_GATHER_BYTES,
 };
 pub use provider::{Provider, Shape, Signature, ELEMENT_SCALARS};

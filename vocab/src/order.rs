@@ -317,9 +317,86 @@ impl fmt::Display for SortChoice {
     }
 }
 
+/// How a chain's pick (`min`, `max_by`, `min_by_key`, …) keeps one of two
+/// values its order holds equal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Ties {
+    /// Equal values may differ (a key or comparator on some of the
+    /// value's fields, or an order not proved): which one wins goes by
+    /// position, as `Iterator`'s (`max_by` keeps the last, `min_by` the
+    /// first), so each candidate carries its element's index.
+    #[default]
+    ByPosition,
+    /// The order is proved to be a lexicographic order on every scalar of
+    /// the value, each through a strictly increasing map of its bits
+    /// (`frontend::order`; an integer's `Ord`): it holds two values equal
+    /// only where they are the same value, so which wins does not matter
+    /// and candidates carry no index.
+    Identical,
+}
+
+impl Ties {
+    /// The ties of a pick on `value`s whose order is proved to be the
+    /// lexicographic order of `keys`: identical where the keys are every
+    /// scalar of the value, each whole.
+    pub fn of(keys: &[RadixKey], value: &Element) -> Ties {
+        let mut covered: Vec<(u64, Scalar)> = keys.iter().map(|k| (k.offset, k.scalar)).collect();
+        let mut scalars = value.scalars();
+        covered.sort_by_key(|&(offset, _)| offset);
+        covered.dedup();
+        scalars.sort_by_key(|&(offset, _)| offset);
+        match covered == scalars {
+            true => Ties::Identical,
+            false => Ties::ByPosition,
+        }
+    }
+
+    /// Said to people (`driver inspect`, the admission summary).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Ties::ByPosition => {
+                "equal values may differ: each candidate carries its index, and ties go by position"
+            }
+            Ties::Identical => {
+                "values alone: the order is proved to hold only identical values equal, so no index is carried"
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn key(offset: u64, scalar: Scalar) -> RadixKey {
+        RadixKey {
+            field: String::new(),
+            offset,
+            scalar,
+            order: ord_key_order(scalar).unwrap_or(KeyOrder::Total),
+            descending: false,
+        }
+    }
+
+    #[test]
+    fn a_pick_has_identical_ties_only_where_its_keys_are_every_scalar() {
+        let f32 = Element::Scalar(Scalar::F32);
+        assert_eq!(Ties::of(&[key(0, Scalar::F32)], &f32), Ties::Identical);
+        assert_eq!(Ties::of(&[], &f32), Ties::ByPosition);
+        // `(f32, u32)` by its first field only: equal values may differ.
+        let (pair, _) = packed_key(&[key(0, Scalar::F32), key(0, Scalar::U32)]).unwrap();
+        assert_eq!(Ties::of(&[key(0, Scalar::F32)], &pair), Ties::ByPosition);
+        // By both, in either significance.
+        let both = [key(4, Scalar::U32), key(0, Scalar::F32)];
+        assert_eq!(Ties::of(&both, &pair), Ties::Identical);
+        // A key of another size at a field's offset is not that field.
+        assert_eq!(
+            Ties::of(&[key(0, Scalar::U16), key(4, Scalar::U32)], &pair),
+            Ties::ByPosition
+        );
+    }
 
     #[test]
     fn a_computed_scalar_key_is_itself_ranked_as_ord_orders_it() {

@@ -269,6 +269,55 @@ pub fn sort_choice(doc: &frontend::PreparedMir, abi: &CallbackAbi) -> Option<voc
     )
 }
 
+/// How an admitted chain's pick (`min`, `max_by`, `min_by_key`, …) keeps
+/// one of two values its order holds equal (`vocab::Ties`): identical
+/// values where `min`/`max` order an integer by `Ord`, or where
+/// `min_by`'s comparator or `min_by_key`'s key is proved
+/// (`frontend::order`) to be a lexicographic order on every scalar of the
+/// value; else by position. `None` for a callback of another provider.
+pub fn pick_ties(
+    doc: &frontend::PreparedMir,
+    reg: &RegistrationFact,
+    abi: &CallbackAbi,
+) -> Option<vocab::Ties> {
+    use frontend::order::SortCallback;
+    if abi.provider != manifest::Provider::ChainPick {
+        return None;
+    }
+    let value = &abi.signature.ret;
+    // `ParIter::max_by`: the method's name.
+    let method = reg.function.rsplit("::").next().unwrap_or(&reg.function);
+    let callback = match method {
+        // `Ord` of an integer, `bool` or `char`: equal is identical.
+        "min" | "max" => {
+            let ord = value.scalar().is_some_and(|s| !s.is_float());
+            return Some(match ord {
+                true => vocab::Ties::Identical,
+                false => vocab::Ties::ByPosition,
+            });
+        }
+        "min_by" | "max_by" => SortCallback::Compare,
+        "min_by_key" | "max_by_key" => SortCallback::Key,
+        _ => return Some(vocab::Ties::ByPosition),
+    };
+    // The terminal's closure is the call's last generic argument
+    // (`max_by::<{closure@…}>`), as `frontend::chain` reads it.
+    let body = reg
+        .generics
+        .last()
+        .and_then(|ty| doc.closures.iter().find(|c| &c.ty == ty))
+        .map(|c| c.body.as_str());
+    let Some(body) = body else {
+        return Some(vocab::Ties::ByPosition);
+    };
+    Some(
+        match frontend::order::sort_choice(doc, body, callback, value) {
+            vocab::SortChoice::Radix { keys } => vocab::Ties::of(&keys, value),
+            _ => vocab::Ties::ByPosition,
+        },
+    )
+}
+
 /// The readable ABI summary of an admitted callback (for people and
 /// snapshots), with the sort a sorting callback runs.
 pub fn abi_summary(
@@ -427,6 +476,9 @@ pub fn abi_summary(
         ));
     }
     s.push_str(&composite_layouts(&abi.signature));
+    if let Some(ties) = pick_ties(doc, reg, abi) {
+        s.push_str(&format!("  pick: {}\n", ties.describe()));
+    }
     if let Some(choice) = sort_choice(doc, abi) {
         s.push_str(&format!("  sort: {choice}\n"));
         if let Some(note) = choice.gather_note(abi.signature.element()) {

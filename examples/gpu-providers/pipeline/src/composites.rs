@@ -504,6 +504,13 @@ pub fn check_composites(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             let least = gpu.par_iter(&dp.slice(lo..)).min_by(|a: &(f32, u32), b: &(f32, u32)| a.0.total_cmp(&b.0))?;
             let want = hp[lo..].iter().copied().min_by(|a, b| a.0.total_cmp(&b.0));
             c.check(&at("chain min_by tuple"), least.map(|p| (p.0.to_bits(), p.1)) == want.map(|p| (p.0.to_bits(), p.1)));
+            // An order on both fields: equal pairs are identical, and the
+            // pick carries no index (vocab::Ties::Identical).
+            let most = gpu
+                .par_iter(&dp.slice(lo..))
+                .max_by(|a: &(f32, u32), b: &(f32, u32)| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)))?;
+            let want = hp[lo..].iter().copied().max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0)));
+            c.check(&at("chain max_by tuple on both fields"), most.map(|p| (p.0.to_bits(), p.1)) == want.map(|p| (p.0.to_bits(), p.1)));
             let last = gpu.par_iter(&dq.slice(lo..)).max_by_key(|p: &Point| p.w >> 28)?;
             let want = hq[lo..].iter().copied().max_by_key(|p| p.w >> 28);
             c.check(&at("chain max_by_key struct"), last.map(|p| bits(&p)) == want.map(|p| bits(&p)));
