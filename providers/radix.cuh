@@ -125,13 +125,71 @@ __device__ __forceinline__ void radix_histogram(u32 *bins, const Key *keys, u32 
     agent.Process();
 }
 
+// Where pass `pass` of `passes` reads and writes, the trivial passes
+// skipped: the passes that run alternate between the output and the
+// buffer so that the last one writes the output, the first reading the
+// input (the keys likewise between the two halves of their buffer, the
+// first reading the key kernel's). Where every pass is trivial (all keys
+// equal), the last runs alone: CUB's short-circuit copies each tile.
+//
+// The scan's last block computes each pass's route once from the flags
+// (radix_route_word) into the word after them, so that a pass's blocks
+// read one word, and read it before they take their tile (an atomic in
+// the agent's constructor): the two round trips to L2 overlap.
+enum RadixRouteBits : u32 {
+    // The pass runs.
+    ROUTE_RUNS = 1u,
+    // It reads the input (the first pass that runs), else the other of the
+    // output and the buffer.
+    ROUTE_FIRST = 2u,
+    // It writes the output, else the buffer.
+    ROUTE_TO_OUTPUT = 4u,
+    // It reads the second half of the keys (and writes the first).
+    ROUTE_KEYS_SECOND = 8u,
+    // The last pass that runs writes the second half of the keys and their
+    // values (the same in every pass's word).
+    ROUTE_LAST_IN_SECOND = 16u,
+};
+
+// `trivial` holds the scan's flag for each of the `passes` passes, then a
+// route word for each, then the scan's arrival count.
+__device__ __forceinline__ u32 radix_route_word(const u32 *trivial, int pass, int passes) {
+    int before = 0;
+    int live = 0;
+    for (int p = 0; p < passes; ++p) {
+        const bool runs = __ldcg(trivial + p) == 0u;
+        live += runs ? 1 : 0;
+        before += runs && p < pass ? 1 : 0;
+    }
+    bool runs = __ldcg(trivial + pass) == 0u;
+    if (live == 0) {
+        runs = pass == passes - 1;
+        live = 1;
+        before = 0;
+    }
+    u32 word = runs ? ROUTE_RUNS : 0u;
+    word |= before == 0 ? ROUTE_FIRST : 0u;
+    word |= ((live - 1 - before) & 1) == 0 ? ROUTE_TO_OUTPUT : 0u;
+    word |= (before & 1) != 0 ? ROUTE_KEYS_SECOND : 0u;
+    // The passes that run alternate, the first writing the second half.
+    word |= (live & 1) != 0 ? ROUTE_LAST_IN_SECOND : 0u;
+    return word;
+}
+
+// Pass `pass`'s route word (radix_route_word), as the scan wrote it.
+__device__ __forceinline__ u32 radix_route(const u32 *trivial, int pass, int passes) {
+    return __ldcg(trivial + passes + pass);
+}
+
 // Each block one pass's bins: their exclusive sum, in place; and whether
 // every one of the `len` keys has the same digit in this pass, in
 // `trivial[pass]`: such a pass would move every element to where it is,
 // and radix_pass skips it. CUB's histogram also counts the keys that pad
 // a partial tile, which rank last (their bits all ones, so their digit is
 // the pass's highest): that bin's count is the real keys' plus the
-// padding, the sum of the bins less `len`.
+// padding, the sum of the bins less `len`. The last block to arrive
+// (counted at `trivial[2 * passes]`, zero before) writes every pass's
+// route word after the flags (radix_route_word).
 template <class Key>
 __device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, int end_bit, u32 *trivial) {
     constexpr int DIGITS = RadixFacts<Key>::DIGITS;
@@ -160,9 +218,6 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, int end_
         all = all || (bin < DIGITS && counts[u] - (bin == top ? padding : 0u) == len);
     }
     all = __syncthreads_or(all);
-    if (threadIdx.x == 0) {
-        trivial[blockIdx.x] = all ? 1u : 0u;
-    }
 #pragma unroll
     for (int u = 0; u < PER_THREAD; ++u) {
         const int bin = threadIdx.x * PER_THREAD + u;
@@ -170,65 +225,62 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, int end_
             pass[bin] = items[u];
         }
     }
-}
-
-// Where pass `pass` of `passes` reads and writes, the trivial passes
-// skipped: the passes that run alternate between the output and the
-// buffer so that the last one writes the output, the first reading the
-// input (the keys likewise between the two halves of their buffer, the
-// first reading the key kernel's). Where every pass is trivial (all keys
-// equal), the last runs alone: CUB's short-circuit copies each tile.
-struct RadixRoute {
-    bool runs;
-    // Reads the input (the first pass that runs), else the other of the
-    // output and the buffer.
-    bool first;
-    // Writes the output, else the buffer.
-    bool to_output;
-    // Reads the second half of the keys (and writes the first).
-    bool keys_second;
-};
-
-__device__ __forceinline__ RadixRoute radix_route(const u32 *trivial, int pass, int passes) {
-    int before = 0;
-    int live = 0;
-    for (int p = 0; p < passes; ++p) {
-        const bool runs = __ldcg(trivial + p) == 0u;
-        live += runs ? 1 : 0;
-        before += runs && p < pass ? 1 : 0;
+    // The last block to flag its pass writes every pass's route.
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        trivial[blockIdx.x] = all ? 1u : 0u;
+        // Release: the flag is visible device-wide before the count.
+        __threadfence();
+        last = atomicAdd(trivial + 2 * gridDim.x, 1u) == gridDim.x - 1;
+        // Acquire: with the barrier below, the last block sees every flag.
+        __threadfence();
     }
-    RadixRoute r;
-    r.runs = __ldcg(trivial + pass) == 0u;
-    if (live == 0) {
-        r.runs = pass == passes - 1;
-        live = 1;
-        before = 0;
+    __syncthreads();
+    if (last && threadIdx.x < gridDim.x) {
+        trivial[gridDim.x + threadIdx.x] = radix_route_word(trivial, (int)threadIdx.x, (int)gridDim.x);
     }
-    r.first = before == 0;
-    r.to_output = ((live - 1 - before) & 1) == 0;
-    r.keys_second = (before & 1) != 0;
-    return r;
 }
 
 // One pass of 8 bits from `current_bit` over a portion of `len` keys,
-// each moving its value with it (none: `Value` is cub::NullType and the
-// value pointers are null).
-template <class Key, class Value, class Decomposer>
+// each moving its value with it (none: `Value` is cub::NullType), if
+// `route` (radix_route's word) says the pass runs: `pointers(route,
+// keys_out, keys_in, values_out, values_in)` sets where it reads and
+// writes. The route is loaded before the agent takes its tile (an atomic
+// in its constructor) and read only after, so that the two round trips
+// to L2 overlap; a trivial pass's blocks take a tile too (each pass has a
+// counter of its own) and return.
+template <class Key, class Value, class Decomposer, class Pointers>
 __device__ __forceinline__ void radix_onesweep(int *lookback, int *counter, u32 *bins_out, const u32 *bins_in,
-                                               Key *keys_out, const Key *keys_in, Value *values_out,
-                                               const Value *values_in, int len, int current_bit, int num_bits,
-                                               Decomposer decomposer) {
+                                               u32 route, int len, int current_bit, int num_bits,
+                                               Decomposer decomposer, const Pointers &pointers) {
     using Agent = cub::detail::radix_sort::AgentRadixSortOnesweep<typename RadixPolicy<Key, Value>::OnesweepPolicy,
                                                                   false, Key, Value, u32, int, Decomposer>;
+    using Bits = typename Agent::bit_ordered_type;
     __shared__ typename Agent::TempStorage storage;
-    Agent agent(storage, lookback, counter, bins_out, bins_in, keys_out, keys_in, values_out, values_in, len,
-                current_bit, num_bits, decomposer);
+    Agent agent(storage, lookback, counter, bins_out, bins_in, (Key *)nullptr, (const Key *)nullptr,
+                (Value *)nullptr, (const Value *)nullptr, len, current_bit, num_bits, decomposer);
+    // The route read through the tile the atomic gave (never negative):
+    // neither compiler can test it, and so wait for its load, before the
+    // atomic is issued.
+    route = agent.block_idx < 0 ? 0u : route;
+    if ((route & ROUTE_RUNS) == 0u) {
+        return;
+    }
+    Key *keys_out;
+    const Key *keys_in;
+    Value *values_out;
+    const Value *values_in;
+    pointers(route, keys_out, keys_in, values_out, values_in);
+    agent.d_keys_out = reinterpret_cast<Bits *>(keys_out);
+    agent.d_keys_in = reinterpret_cast<const Bits *>(keys_in);
+    agent.d_values_out = values_out;
+    agent.d_values_in = values_in;
     agent.Process();
 }
 
 // Pass `pass` (of 8 bits, fewer for the last below `end_bit`) over the
-// portion of `len` elements from `start`, reading and writing where
-// radix_route says, or nothing if the pass is trivial. `keys` holds two
+// portion of `len` elements from `start`, reading and writing where its
+// route says, or nothing if the pass is trivial. `keys` holds two
 // halves of `stride` keys (the computed keys; null for a sort of the
 // elements themselves, which are then CUB's keys and have no values).
 template <class Key, class Value, class T, class Decomposer>
@@ -237,45 +289,40 @@ __device__ __forceinline__ void radix_pass(int *lookback, int *counter, u32 *bin
                                            T *buffer, u32 start, int len, int pass, int end_bit,
                                            Decomposer decomposer) {
     const int passes = (end_bit + 7) >> 3;
+    const int current_bit = pass << 3;
+    const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
     // Buffers chosen by flags and selects, not by indexing a local array,
     // comparing an index or multiplying by the half: nvJitLink 13.0's `-g`
     // link refuses the LTOIR of those ("Symbol name with unsupported
     // characters", docs/debug-info.md).
-    const RadixRoute r = radix_route(trivial, pass, passes);
-    if (!r.runs) {
-        return;
-    }
-    const T *from = (r.first ? input : r.to_output ? buffer : output) + start;
-    T *to = r.to_output ? output : buffer;
-    const int current_bit = pass << 3;
-    const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
-    if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
-        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, reinterpret_cast<Key *>(to),
-                                   reinterpret_cast<const Key *>(from), (Value *)nullptr, (const Value *)nullptr,
-                                   len, current_bit, num_bits, decomposer);
-    } else {
-        Key *const first = keys;
-        Key *const second = keys + stride;
-        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, r.keys_second ? first : second,
-                                   (r.keys_second ? second : first) + start, reinterpret_cast<Value *>(to),
-                                   reinterpret_cast<const Value *>(from), len, current_bit, num_bits, decomposer);
-    }
-}
-
-// Whether the last pass that runs (radix_route) writes the second half of
-// the keys and their values: the passes that run alternate, the first
-// writing the second half; where none runs, the last runs alone.
-__device__ __forceinline__ bool radix_last_in_second(const u32 *trivial, int passes) {
-    int live = 0;
-    for (int p = 0; p < passes; ++p) {
-        live += __ldcg(trivial + p) == 0u ? 1 : 0;
-    }
-    return live == 0 || (live & 1) != 0;
+    const auto pointers = [=](u32 route, Key *&keys_out, const Key *&keys_in, Value *&values_out,
+                              const Value *&values_in) {
+        const bool first = (route & ROUTE_FIRST) != 0u;
+        const bool to_output = (route & ROUTE_TO_OUTPUT) != 0u;
+        const T *from = (first ? input : to_output ? buffer : output) + start;
+        T *to = to_output ? output : buffer;
+        if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
+            keys_out = reinterpret_cast<Key *>(to);
+            keys_in = reinterpret_cast<const Key *>(from);
+            values_out = nullptr;
+            values_in = nullptr;
+        } else {
+            const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
+            Key *const lower = keys;
+            Key *const upper = keys + stride;
+            keys_out = keys_second ? lower : upper;
+            keys_in = (keys_second ? upper : lower) + start;
+            values_out = reinterpret_cast<Value *>(to);
+            values_in = reinterpret_cast<const Value *>(from);
+        }
+    };
+    radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, radix_route(trivial, pass, passes), len,
+                               current_bit, num_bits, decomposer, pointers);
 }
 
 // Pass `pass` of a sort of (key, index) pairs (elements too wide to move
 // at every pass, which radix_gather moves once after): the keys and the
-// indices each in two halves of `stride`, read and written as radix_route
+// indices each in two halves of `stride`, read and written as the route
 // says, the first pass reading the first halves (the key kernel's).
 template <class Key, class Decomposer>
 __device__ __forceinline__ void radix_pass_indexed(int *lookback, int *counter, u32 *bins_out, const u32 *bins,
@@ -283,16 +330,18 @@ __device__ __forceinline__ void radix_pass_indexed(int *lookback, int *counter, 
                                                    u32 start, int len, int pass, int end_bit,
                                                    Decomposer decomposer) {
     const int passes = (end_bit + 7) >> 3;
-    const RadixRoute r = radix_route(trivial, pass, passes);
-    if (!r.runs) {
-        return;
-    }
     const int current_bit = pass << 3;
     const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
-    radix_onesweep<Key, u32>(lookback, counter, bins_out, bins, r.keys_second ? keys : keys + stride,
-                             (r.keys_second ? keys + stride : keys) + start, r.keys_second ? indices : indices + stride,
-                             (r.keys_second ? indices + stride : indices) + start, len, current_bit, num_bits,
-                             decomposer);
+    const auto pointers = [=](u32 route, Key *&keys_out, const Key *&keys_in, u32 *&values_out,
+                              const u32 *&values_in) {
+        const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
+        keys_out = keys_second ? keys : keys + stride;
+        keys_in = (keys_second ? keys + stride : keys) + start;
+        values_out = keys_second ? indices : indices + stride;
+        values_in = (keys_second ? indices + stride : indices) + start;
+    };
+    radix_onesweep<Key, u32>(lookback, counter, bins_out, bins, radix_route(trivial, pass, passes), len,
+                             current_bit, num_bits, decomposer, pointers);
 }
 
 // The elements in sorted order: `output[i]` is `input[sorted[i]]`, the
@@ -301,7 +350,8 @@ __device__ __forceinline__ void radix_pass_indexed(int *lookback, int *counter, 
 template <class T>
 __device__ __forceinline__ void radix_gather(T *output, const T *input, const u32 *indices, const u32 *trivial,
                                              u32 len, int end_bit) {
-    const u32 *sorted = radix_last_in_second(trivial, (end_bit + 7) >> 3) ? indices + len : indices;
+    const int passes = (end_bit + 7) >> 3;
+    const u32 *sorted = (radix_route(trivial, 0, passes) & ROUTE_LAST_IN_SECOND) != 0u ? indices + len : indices;
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;
          i += (unsigned long long)gridDim.x * blockDim.x) {
         output[i] = input[__ldg(sorted + i)];

@@ -428,8 +428,11 @@ pub enum ParamKind {
     RadixLookback,
     /// Radix sort: `int *`, the pass's tile counter, zero before the sort.
     RadixCounter,
-    /// Radix sort: `unsigned int *`, a flag a pass, set by the scan where
-    /// every key has the same digit in the pass (which is then skipped).
+    /// Radix sort: `unsigned int *`, the route: a flag a pass, set by the
+    /// scan where every key has the same digit in the pass (which is then
+    /// skipped), a route word a pass (where it reads and writes, written
+    /// by the scan's last block) and the scan's arrival count, zero before
+    /// the sort.
     RadixTrivial,
     /// Radix sort: `unsigned int`, the first element of the portion a pass
     /// launch sorts.

@@ -920,10 +920,10 @@ unsafe fn merge_sort<'k>(
 /// A pass in which every key has the same digit (the top byte of keys
 /// below 2^24, the exponent byte of floats of one binade) would put each
 /// element where it is: the scan flags it, and its launches return at
-/// once, the ping-pong going through the passes that run (the kernels
-/// pick their source and destination from the flags,
-/// providers/radix.cuh's `radix_route`). CUB sorts every pass it is told
-/// to; so nothing waits on the host for the flags.
+/// once, the ping-pong going through the passes that run (the scan's last
+/// block writes each pass's route, its source and destination, from the
+/// flags: providers/radix.cuh's `radix_route_word`). CUB sorts every pass
+/// it is told to; so nothing waits on the host for the flags.
 ///
 /// A sort of computed keys (`job.sort_key_size` > 0) first computes each
 /// element's key ([`Stage::RadixKeys`]) into a buffer holding two keys an
@@ -1004,12 +1004,15 @@ unsafe fn radix_sort<'k>(
         (max_blocks * DIGITS * 4) as usize,
         false,
     )?;
-    // A tile counter for each portion's pass, then a pass's trivial flag.
+    // A tile counter for each portion's pass, then the route: a trivial
+    // flag a pass, a route word a pass and the scan's arrival count
+    // (providers/radix.cuh's `radix_route_word`).
+    let counter_bytes = (portions * passes + 2 * passes + 1) * 4;
     let counters = grow(
         gpu,
         stream,
         &mut scratch.radix_counters,
-        ((portions + 1) * passes * 4) as usize,
+        counter_bytes as usize,
         false,
     )?;
     let trivial = counters + portions * passes * 4;
@@ -1049,7 +1052,7 @@ unsafe fn radix_sort<'k>(
     };
     // SAFETY: the scratch buffers are live and this large.
     unsafe {
-        zero_on(stream, counters, (portions * passes * 4) as usize)?;
+        zero_on(stream, counters, counter_bytes as usize)?;
         zero_on(stream, bins, (passes * DIGITS * 4) as usize)?;
     }
     args.u64(ParamKind::RadixBins, bins)
