@@ -1300,7 +1300,7 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
     for opt in [0, 3] {
         let context = context();
         let (module, thunks) = lowered_file(&context, &file, opt, true);
-        assert_eq!(thunks.len(), 7, "O{opt}");
+        assert_eq!(thunks.len(), 8, "O{opt}");
         let stage = |i: usize| format!("{}_stage", thunks[i].symbol);
         let combine = |i: usize| format!("{}_combine", thunks[i].symbol);
         // totals: a struct's field, kept.
@@ -1331,39 +1331,62 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
             (1, b),
             "O{opt}"
         );
+        // ... and a `min_by` on both fields, the value then the tag.
+        let wins_both = |x: &(f32, u32), y: &(f32, u32)| {
+            call_with_out(
+                &module,
+                &combine(3),
+                &[],
+                &[at(x), at(y)],
+                pair(f32::NAN, 9),
+            )
+            .0
+        };
+        assert_eq!(wins_both(&a, &b), 1, "O{opt}");
+        assert_eq!(
+            wins_both(&a, &c),
+            0,
+            "O{opt}: (1, 3) is not less than (1, 1)"
+        );
+        assert_eq!(wins_both(&c, &a), 1, "O{opt}: (1, 1) is less than (1, 3)");
+        assert_eq!(
+            wins_both(&a, &a),
+            0,
+            "O{opt}: equal pairs are the same pair"
+        );
         // The hits of one detector (its id in the environment), kept whole.
         let d = 7u16.to_le_bytes();
         let none = hit(f32::NAN, 0);
         assert_eq!(
-            call_with_out(&module, &stage(3), &d, &[at(&h)], none).0,
+            call_with_out(&module, &stage(4), &d, &[at(&h)], none).0,
             1,
             "O{opt}"
         );
         assert_eq!(
-            call_with_out(&module, &stage(3), &d, &[at(&h)], none).1,
+            call_with_out(&module, &stage(4), &d, &[at(&h)], none).1,
             h,
             "O{opt}"
         );
         assert_eq!(
-            call_with_out(&module, &stage(3), &d, &[at(&hit(1.0, 3))], none).0,
+            call_with_out(&module, &stage(4), &d, &[at(&hit(1.0, 3))], none).0,
             0,
             "O{opt}"
         );
         // A struct mapped to a pair, and pairs folded field by field.
         assert_eq!(
-            call_with_out(&module, &stage(4), &[], &[at(&h)], (0u32, 0u32)),
+            call_with_out(&module, &stage(5), &[], &[at(&h)], (0u32, 0u32)),
             (1, (1, 7)),
             "O{opt}"
         );
         let (x, y) = ((3u32, 9u32), (u32::MAX, 4u32));
         assert_eq!(
-            call_with_out(&module, &combine(4), &[], &[at(&x), at(&y)], (0u32, 0u32)).1,
+            call_with_out(&module, &combine(5), &[], &[at(&x), at(&y)], (0u32, 0u32)).1,
             (2, 9),
             "O{opt}"
         );
         // collect: a struct to a tuple rustc may lay out its own way.
         assert_eq!(
-            call_with_out(&module, &stage(6), &[], &[at(&h)], (0u16, 0f32)),
+            call_with_out(&module, &stage(7), &[], &[at(&h)], (0u16, 0f32)),
             (1, (7, 2.5)),
             "O{opt}"
         );
