@@ -136,20 +136,18 @@ __device__ __forceinline__ void radix_histogram(u32 *bins, const Key *keys, u32 
 // (radix_route_word) into the word after them, so that a pass's blocks
 // read one word, and read it before they take their tile (an atomic in
 // the agent's constructor): the two round trips to L2 overlap.
-enum RadixRouteBits : u32 {
-    // The pass runs.
-    ROUTE_RUNS = 1u,
-    // It reads the input (the first pass that runs), else the other of the
-    // output and the buffer.
-    ROUTE_FIRST = 2u,
-    // It writes the output, else the buffer.
-    ROUTE_TO_OUTPUT = 4u,
-    // It reads the second half of the keys (and writes the first).
-    ROUTE_KEYS_SECOND = 8u,
-    // The last pass that runs writes the second half of the keys and their
-    // values (the same in every pass's word).
-    ROUTE_LAST_IN_SECOND = 16u,
-};
+// The pass runs.
+constexpr u32 ROUTE_RUNS = 1u;
+// It reads the input (the first pass that runs), else the other of the
+// output and the buffer.
+constexpr u32 ROUTE_FIRST = 2u;
+// It writes the output, else the buffer.
+constexpr u32 ROUTE_TO_OUTPUT = 4u;
+// It reads the second half of the keys (and writes the first).
+constexpr u32 ROUTE_KEYS_SECOND = 8u;
+// The last pass that runs writes the second half of the keys and their
+// values (the same in every pass's word).
+constexpr u32 ROUTE_LAST_IN_SECOND = 16u;
 
 // `trivial` holds the scan's flag for each of the `passes` passes, then a
 // route word for each, then the scan's arrival count.
@@ -242,39 +240,31 @@ __device__ __forceinline__ void radix_exclusive_sum(u32 *bins, u32 len, int end_
 }
 
 // One pass of 8 bits from `current_bit` over a portion of `len` keys,
-// each moving its value with it (none: `Value` is cub::NullType), if
-// `route` (radix_route's word) says the pass runs: `pointers(route,
-// keys_out, keys_in, values_out, values_in)` sets where it reads and
-// writes. The route is loaded before the agent takes its tile (an atomic
-// in its constructor) and read only after, so that the two round trips
-// to L2 overlap; a trivial pass's blocks take a tile too (each pass has a
-// counter of its own) and return.
-template <class Key, class Value, class Decomposer, class Pointers>
+// each moving its value with it (none: `Value` is cub::NullType and the
+// value pointers are null), if `route` (radix_route's word) says the pass
+// runs. The route is loaded before the agent takes its tile (an atomic in
+// its constructor) and tested only through the tile, so that no compiler
+// waits for the route before issuing the atomic: the two round trips to
+// L2 overlap (the buffers picked from the route are arguments of the
+// constructor: set after it, nvJitLink 13.0's `-g` link refuses the
+// LTOIR). A trivial pass's blocks take a tile too (each pass has a counter
+// of its own) and return.
+template <class Key, class Value, class Decomposer>
 __device__ __forceinline__ void radix_onesweep(int *lookback, int *counter, u32 *bins_out, const u32 *bins_in,
-                                               u32 route, int len, int current_bit, int num_bits,
-                                               Decomposer decomposer, const Pointers &pointers) {
+                                               u32 route, Key *keys_out, const Key *keys_in, Value *values_out,
+                                               const Value *values_in, int len, int current_bit, int num_bits,
+                                               Decomposer decomposer) {
     using Agent = cub::detail::radix_sort::AgentRadixSortOnesweep<typename RadixPolicy<Key, Value>::OnesweepPolicy,
                                                                   false, Key, Value, u32, int, Decomposer>;
-    using Bits = typename Agent::bit_ordered_type;
     __shared__ typename Agent::TempStorage storage;
-    Agent agent(storage, lookback, counter, bins_out, bins_in, (Key *)nullptr, (const Key *)nullptr,
-                (Value *)nullptr, (const Value *)nullptr, len, current_bit, num_bits, decomposer);
-    // The route read through the tile the atomic gave (never negative):
-    // neither compiler can test it, and so wait for its load, before the
-    // atomic is issued.
+    Agent agent(storage, lookback, counter, bins_out, bins_in, keys_out, keys_in, values_out, values_in, len,
+                current_bit, num_bits, decomposer);
+    // The tile is never negative: the route, unchanged, read after the
+    // atomic.
     route = agent.block_idx < 0 ? 0u : route;
     if ((route & ROUTE_RUNS) == 0u) {
         return;
     }
-    Key *keys_out;
-    const Key *keys_in;
-    Value *values_out;
-    const Value *values_in;
-    pointers(route, keys_out, keys_in, values_out, values_in);
-    agent.d_keys_out = reinterpret_cast<Bits *>(keys_out);
-    agent.d_keys_in = reinterpret_cast<const Bits *>(keys_in);
-    agent.d_values_out = values_out;
-    agent.d_values_in = values_in;
     agent.Process();
 }
 
@@ -289,35 +279,29 @@ __device__ __forceinline__ void radix_pass(int *lookback, int *counter, u32 *bin
                                            T *buffer, u32 start, int len, int pass, int end_bit,
                                            Decomposer decomposer) {
     const int passes = (end_bit + 7) >> 3;
+    const u32 route = radix_route(trivial, pass, passes);
     const int current_bit = pass << 3;
     const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
     // Buffers chosen by flags and selects, not by indexing a local array,
     // comparing an index or multiplying by the half: nvJitLink 13.0's `-g`
     // link refuses the LTOIR of those ("Symbol name with unsupported
     // characters", docs/debug-info.md).
-    const auto pointers = [=](u32 route, Key *&keys_out, const Key *&keys_in, Value *&values_out,
-                              const Value *&values_in) {
-        const bool first = (route & ROUTE_FIRST) != 0u;
-        const bool to_output = (route & ROUTE_TO_OUTPUT) != 0u;
-        const T *from = (first ? input : to_output ? buffer : output) + start;
-        T *to = to_output ? output : buffer;
-        if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
-            keys_out = reinterpret_cast<Key *>(to);
-            keys_in = reinterpret_cast<const Key *>(from);
-            values_out = nullptr;
-            values_in = nullptr;
-        } else {
-            const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
-            Key *const lower = keys;
-            Key *const upper = keys + stride;
-            keys_out = keys_second ? lower : upper;
-            keys_in = (keys_second ? upper : lower) + start;
-            values_out = reinterpret_cast<Value *>(to);
-            values_in = reinterpret_cast<const Value *>(from);
-        }
-    };
-    radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, radix_route(trivial, pass, passes), len,
-                               current_bit, num_bits, decomposer, pointers);
+    const bool first = (route & ROUTE_FIRST) != 0u;
+    const bool to_output = (route & ROUTE_TO_OUTPUT) != 0u;
+    const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
+    const T *from = (first ? input : to_output ? buffer : output) + start;
+    T *to = to_output ? output : buffer;
+    if constexpr (cuda::std::is_same_v<Value, cub::NullType>) {
+        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, route, reinterpret_cast<Key *>(to),
+                                   reinterpret_cast<const Key *>(from), (Value *)nullptr, (const Value *)nullptr,
+                                   len, current_bit, num_bits, decomposer);
+    } else {
+        Key *const lower = keys;
+        Key *const upper = keys + stride;
+        radix_onesweep<Key, Value>(lookback, counter, bins_out, bins, route, keys_second ? lower : upper,
+                                   (keys_second ? upper : lower) + start, reinterpret_cast<Value *>(to),
+                                   reinterpret_cast<const Value *>(from), len, current_bit, num_bits, decomposer);
+    }
 }
 
 // Pass `pass` of a sort of (key, index) pairs (elements too wide to move
@@ -330,18 +314,14 @@ __device__ __forceinline__ void radix_pass_indexed(int *lookback, int *counter, 
                                                    u32 start, int len, int pass, int end_bit,
                                                    Decomposer decomposer) {
     const int passes = (end_bit + 7) >> 3;
+    const u32 route = radix_route(trivial, pass, passes);
+    const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
     const int current_bit = pass << 3;
     const int num_bits = end_bit - current_bit < 8 ? end_bit - current_bit : 8;
-    const auto pointers = [=](u32 route, Key *&keys_out, const Key *&keys_in, u32 *&values_out,
-                              const u32 *&values_in) {
-        const bool keys_second = (route & ROUTE_KEYS_SECOND) != 0u;
-        keys_out = keys_second ? keys : keys + stride;
-        keys_in = (keys_second ? keys + stride : keys) + start;
-        values_out = keys_second ? indices : indices + stride;
-        values_in = (keys_second ? indices + stride : indices) + start;
-    };
-    radix_onesweep<Key, u32>(lookback, counter, bins_out, bins, radix_route(trivial, pass, passes), len,
-                             current_bit, num_bits, decomposer, pointers);
+    radix_onesweep<Key, u32>(lookback, counter, bins_out, bins, route, keys_second ? keys : keys + stride,
+                             (keys_second ? keys + stride : keys) + start, keys_second ? indices : indices + stride,
+                             (keys_second ? indices + stride : indices) + start, len, current_bit, num_bits,
+                             decomposer);
 }
 
 // The elements in sorted order: `output[i]` is `input[sorted[i]]`, the
