@@ -1313,16 +1313,18 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
         // picks: the later pair wins a `min_by` when it is less.
         let pair = |v: f32, i: u32| (v, i);
         let (a, b, c) = (pair(1.0, 1), pair(0.5, 2), pair(1.0, 3));
-        let wins = |x: &(f32, u32), y: &(f32, u32)| {
+        // Whether registration `i`'s pick takes the later `y` over `x`.
+        let takes = |i: usize, x: &(f32, u32), y: &(f32, u32)| {
             call_with_out(
                 &module,
-                &combine(2),
+                &combine(i),
                 &[],
                 &[at(x), at(y)],
                 pair(f32::NAN, 9),
             )
             .0
         };
+        let wins = |x: &(f32, u32), y: &(f32, u32)| takes(2, x, y);
         assert_eq!(wins(&a, &b), 1, "O{opt}");
         assert_eq!(wins(&b, &a), 0, "O{opt}");
         assert_eq!(wins(&a, &c), 0, "O{opt}: ties go to the earlier");
@@ -1332,16 +1334,7 @@ fn composite_chain_thunks_read_and_write_rusts_layout() {
             "O{opt}"
         );
         // ... and a `min_by` on both fields, the value then the tag.
-        let wins_both = |x: &(f32, u32), y: &(f32, u32)| {
-            call_with_out(
-                &module,
-                &combine(3),
-                &[],
-                &[at(x), at(y)],
-                pair(f32::NAN, 9),
-            )
-            .0
-        };
+        let wins_both = |x: &(f32, u32), y: &(f32, u32)| takes(3, x, y);
         assert_eq!(wins_both(&a, &b), 1, "O{opt}");
         assert_eq!(
             wins_both(&a, &c),
