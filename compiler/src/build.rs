@@ -304,51 +304,35 @@ struct Chunk {
     timings: Timings,
 }
 
-/// The sort each sorting registration runs, by registration index: its
-/// radix kernels are built where the order is proved.
-type Sorts = BTreeMap<usize, manifest::SortChoice>;
-
-/// The sort of every admitted sorting registration, by index
-/// (`passes::admission::sort_choice`).
-fn sort_choices(admitted: &crate::admit::Admitted<'_>) -> Sorts {
-    admitted
-        .outcomes
-        .iter()
-        .filter_map(|o| match &o.verdict {
-            passes::admission::Verdict::Admitted(abi) => {
-                passes::admission::sort_choice(&admitted.doc, abi)
-                    .map(|c| (o.registration.index, c))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 /// What the orders proved on the callbacks choose, by registration
-/// index: each sorting registration's sort, and how each chain pick keeps
-/// one of two equal values (`passes::admission::pick_ties`).
+/// index: each sorting registration's sort (its radix kernels are built
+/// where the order is proved: `passes::admission::sort_choice`), and how
+/// each chain pick keeps one of two equal values
+/// (`passes::admission::pick_ties`).
 struct Orders {
-    sorts: Sorts,
+    sorts: BTreeMap<usize, manifest::SortChoice>,
     picks: BTreeMap<usize, manifest::Ties>,
 }
 
 impl Orders {
     fn of(admitted: &crate::admit::Admitted<'_>) -> Orders {
-        let picks = admitted
-            .outcomes
-            .iter()
-            .filter_map(|o| match &o.verdict {
-                passes::admission::Verdict::Admitted(abi) => {
-                    passes::admission::pick_ties(&admitted.doc, &o.registration, abi)
-                        .map(|t| (o.registration.index, t))
-                }
-                _ => None,
-            })
-            .collect();
-        Orders {
-            sorts: sort_choices(admitted),
-            picks,
+        let mut orders = Orders {
+            sorts: BTreeMap::new(),
+            picks: BTreeMap::new(),
+        };
+        for o in &admitted.outcomes {
+            let passes::admission::Verdict::Admitted(abi) = &o.verdict else {
+                continue;
+            };
+            let index = o.registration.index;
+            if let Some(sort) = passes::admission::sort_choice(&admitted.doc, abi) {
+                orders.sorts.insert(index, sort);
+            }
+            if let Some(ties) = passes::admission::pick_ties(&admitted.doc, &o.registration, abi) {
+                orders.picks.insert(index, ties);
+            }
         }
+        orders
     }
 }
 
