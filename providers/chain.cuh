@@ -378,24 +378,14 @@ struct PickByValue {
     __device__ __forceinline__ R operator()(R a, R b) const { return pick(a, b) ? b : a; }
 };
 
-// BLOCK threads per block; VEC_UNROLL 16-byte loads of T in flight per
-// thread per iteration. `partials` holds at least gridDim.x entries.
+// chain_pick where equal values may differ: each candidate carries its
+// element's index.
 template <int BLOCK, int VEC_UNROLL, class T, class R, class Stage, class Pick>
-__device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, PickPartial<R> *partials,
-                                           u32 *counter, PickPartial<R> *output, const Stage &stage,
-                                           const Pick &pick) {
+__device__ __forceinline__ void chain_pick_by_position(const T *__restrict__ input, u64 n,
+                                                       PickPartial<R> *partials, u32 *counter,
+                                                       PickPartial<R> *output, const Stage &stage,
+                                                       const Pick &pick) {
     static_assert(VEC_UNROLL >= 1, "unroll");
-    if constexpr (equal_is_identical<Pick>(0)) {
-        R acc;
-        bool has;
-        if (!chain_fold<BLOCK, VEC_UNROLL>(input, n, partials, counter, stage, PickByValue<R, Pick>{pick}, acc, has))
-            return;
-        PickPartial<R> result{};
-        result.value = has ? acc : R();
-        result.has = has ? 1u : 0u;
-        *output = result;
-        return;
-    }
     if (blockDim.x != (unsigned)BLOCK) {
         // The launch does not match the compiled block size: fail loudly.
         __trap();
@@ -497,6 +487,26 @@ __device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, P
         result.has = has ? 1u : 0u;
         result.index = has ? at : 0ull;
         *output = result;
+    }
+}
+
+// BLOCK threads per block; VEC_UNROLL 16-byte loads of T in flight per
+// thread per iteration. `partials` holds at least gridDim.x entries.
+template <int BLOCK, int VEC_UNROLL, class T, class R, class Stage, class Pick>
+__device__ __forceinline__ void chain_pick(const T *__restrict__ input, u64 n, PickPartial<R> *partials,
+                                           u32 *counter, PickPartial<R> *output, const Stage &stage,
+                                           const Pick &pick) {
+    if constexpr (equal_is_identical<Pick>(0)) {
+        R acc;
+        bool has;
+        if (!chain_fold<BLOCK, VEC_UNROLL>(input, n, partials, counter, stage, PickByValue<R, Pick>{pick}, acc, has))
+            return;
+        PickPartial<R> result{};
+        result.value = has ? acc : R();
+        result.has = has ? 1u : 0u;
+        *output = result;
+    } else {
+        chain_pick_by_position<BLOCK, VEC_UNROLL>(input, n, partials, counter, output, stage, pick);
     }
 }
 
