@@ -135,7 +135,9 @@ __device__ __forceinline__ void radix_histogram(u32 *bins, const Key *keys, u32 
 // The scan's last block computes each pass's route once from the flags
 // (radix_route_word) into the word after them, so that a pass's blocks
 // read one word, and read it before they take their tile (an atomic in
-// the agent's constructor): the two round trips to L2 overlap.
+// the agent's constructor): the two round trips to L2 overlap. The
+// word's bits:
+//
 // The pass runs.
 constexpr u32 ROUTE_RUNS = 1u;
 // It reads the input (the first pass that runs), else the other of the
