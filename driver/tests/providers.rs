@@ -81,6 +81,87 @@ fn provider_cases_inline_by_lto_and_call_by_ptx() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// The onesweep passes of the radix sorts fit the blocks a multiprocessor
+/// their launch facts ask for (`manifest::provider::RADIX_PASS_MIN_BLOCKS`):
+/// the registers nvJitLink gave each pass, read from the linked cubins, for
+/// the sorts of composite elements and of computed keys (among them the
+/// (key, index) pairs of 32-byte records and the `u8`s by a `char`, which
+/// took 95 and 116 registers, one block a multiprocessor, without the
+/// bound).
+#[test]
+fn radix_passes_fit_the_blocks_their_launch_facts_ask_for() {
+    let out = scratch("providers", "radix-registers");
+    let mut checked = 0;
+    for case in ["composite_sorts", "provider_sort_by_key"] {
+        let dir = out.join(case);
+        let file = root().join(format!("tests/verdicts/{case}.rs"));
+        let o = common::driver_uncached(&[
+            "build",
+            file.to_str().unwrap(),
+            "--no-lint",
+            "-o",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // Each kernel's registers, as `cuobjdump --dump-resource-usage`
+        // prints them: a `Function NAME:` line, then `REG:N ...`.
+        let mut registers = std::collections::HashMap::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let cubin = e.unwrap().path();
+            if cubin.extension().is_none_or(|x| x != "cubin") {
+                continue;
+            }
+            let o = Command::new(common::tool("cuobjdump"))
+                .arg("--dump-resource-usage")
+                .arg(&cubin)
+                .output()
+                .expect("cuobjdump runs");
+            assert!(o.status.success(), "cuobjdump {}", cubin.display());
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            let mut lines = text.lines();
+            while let Some(line) = lines.next() {
+                let Some(name) = line.trim().strip_prefix("Function ") else {
+                    continue;
+                };
+                let usage = lines.next().unwrap_or_default();
+                let regs = usage
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix("REG:"))
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .unwrap_or_else(|| panic!("{case}: no registers for {name}: {usage}"));
+                registers.insert(name.trim_end_matches(':').to_string(), regs);
+            }
+        }
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        for k in manifest["kernels"].as_array().unwrap() {
+            if k["stage"] != "radix_pass" {
+                continue;
+            }
+            let name = k["name"].as_str().unwrap();
+            let threads = k["launch"]["block_size"].as_u64().unwrap();
+            let blocks = k["launch"]["min_blocks_per_sm"].as_u64().unwrap_or(0);
+            assert_eq!(blocks, 2, "{case}: {name} asks for {blocks} blocks");
+            let regs = u64::from(registers[name]);
+            // Registers are given a warp at a time, in eights.
+            assert!(
+                regs.div_ceil(8) * 8 * threads * blocks <= 65536,
+                "{case}: {name} has {regs} registers, {threads} threads: fewer than {blocks} blocks fit"
+            );
+            checked += 1;
+        }
+    }
+    // The seven sorts of composite_sorts.rs, the eight of
+    // provider_sort_by_key.rs.
+    assert!(checked >= 15, "only {checked} radix passes checked");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// `driver cargo build` of the example workspace `dir` (in a scratch
 /// target folder), and `driver inspect` of its program `bin`: the folder
 /// and what the program holds.

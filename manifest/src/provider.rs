@@ -2221,11 +2221,7 @@ fn emit_kernel(
             ),
         ),
     };
-    let threads = launch.threads();
-    let bounds = match launch.min_blocks_per_sm {
-        0 => threads.to_string(),
-        m => format!("{threads}, {m}"),
-    };
+    let bounds = launch_bounds(launch);
     let _ = write!(
         out,
         "extern \"C\" __global__ void __launch_bounds__({bounds}) {name}(\n\
@@ -2234,6 +2230,16 @@ fn emit_kernel(
          }}\n"
     );
     Ok(())
+}
+
+/// A kernel's `__launch_bounds__` arguments: its threads, and the blocks a
+/// multiprocessor it is compiled to fit where the facts ask for some.
+fn launch_bounds(launch: &LaunchFacts) -> String {
+    let threads = launch.threads();
+    match launch.min_blocks_per_sm {
+        0 => threads.to_string(),
+        m => format!("{threads}, {m}"),
+    }
 }
 
 /// A transform's chunks in flight per thread, from its items per thread.
@@ -2378,7 +2384,11 @@ fn emit_env_struct(
 /// policy for pairs (`key`, `element`), or (`key`, a 32-bit index) where
 /// the sort gathers (`vocab::radix_gathers`); the key kernel and the
 /// gather a thread an element at a time over the resident blocks.
+///
+/// The onesweep pass is compiled for two blocks a multiprocessor
+/// ([`RADIX_PASS_MIN_BLOCKS`]).
 pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> LaunchFacts {
+    let mut min_blocks = 0;
     let (block, items, grid) = match stage {
         Stage::RadixHistogram => (128, 16, GridPolicy::ResidentTiles),
         Stage::RadixScan => (256, 1, GridPolicy::OneBlockPerTile),
@@ -2392,6 +2402,7 @@ pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> L
                 None => radix_onesweep_policy(element.size() as u32, None),
                 Some(k) => radix_onesweep_policy(k.size() as u32, Some(value)),
             };
+            min_blocks = RADIX_PASS_MIN_BLOCKS;
             (block, items, GridPolicy::OneBlockPerTile)
         }
     };
@@ -2400,10 +2411,19 @@ pub fn radix_launch(stage: Stage, element: &Element, key: Option<&Element>) -> L
         items_per_thread: items,
         dynamic_shared_bytes: 0,
         grid,
-        min_blocks_per_sm: 0,
+        min_blocks_per_sm: min_blocks,
         extra_warps: 0,
     }
 }
+
+/// Blocks a multiprocessor the onesweep pass is compiled to fit (its
+/// `__launch_bounds__`): at 384 threads, at most 80 registers. Left to
+/// itself, ptxas gave the pass of (key, index) pairs 95-109 registers
+/// once its buffers came from one route word, so that one block ran a
+/// multiprocessor where two had (docs/perf.md, "Radix passes at two
+/// blocks a multiprocessor"); CUB's own pass asks for the block's threads
+/// alone.
+pub const RADIX_PASS_MIN_BLOCKS: u32 = 2;
 
 /// CUB's onesweep policy on sm_90 for sorts of `key`-byte keys, alone or
 /// with `value`-byte values, with 32-bit offsets: (threads, items a
@@ -2820,7 +2840,7 @@ fn emit_radix(
              \x20   {params}) {{\n\
              \x20   {body}\n\
              }}\n",
-            launch.threads()
+            launch_bounds(&launch)
         );
         kernels.push(Kernel {
             name: kname,
