@@ -341,8 +341,20 @@ pub struct Registry {
     sites: HashMap<(u32, u32), Vec<SiteEntry>>,
 }
 
-/// A call site's file, build index and registration.
-type SiteEntry = (String, usize, RegistrationId);
+/// A callback compiled for a call site: its file, and where its build
+/// holds it, found once when the registry is read so that a call indexes
+/// instead of searching the build's callbacks and kernels (hundreds in a
+/// program).
+struct SiteEntry {
+    file: String,
+    build: usize,
+    registration: RegistrationId,
+    /// Its index in the build's `callbacks`.
+    callback: usize,
+    /// The index of its first kernel in the build's `kernels`
+    /// (`Manifest::kernel_for`); none is an error at the call.
+    kernel: Option<usize>,
+}
 
 impl Registry {
     /// Reads a section's records (`manifest::embed`) and checks every build.
@@ -363,13 +375,21 @@ impl Registry {
         }
         let mut sites: HashMap<(u32, u32), Vec<SiteEntry>> = HashMap::new();
         for (i, b) in builds.iter().enumerate() {
-            for c in &b.manifest.callbacks {
+            for (ci, c) in b.manifest.callbacks.iter().enumerate() {
                 if let Some(s) = &c.site {
-                    sites.entry((s.line, s.column)).or_default().push((
-                        s.file.clone(),
-                        i,
-                        c.registration,
-                    ));
+                    let first = b.manifest.kernel_for(c.registration);
+                    sites
+                        .entry((s.line, s.column))
+                        .or_default()
+                        .push(SiteEntry {
+                            file: s.file.clone(),
+                            build: i,
+                            registration: c.registration,
+                            callback: ci,
+                            kernel: first.and_then(|k| {
+                                b.manifest.kernels.iter().position(|x| std::ptr::eq(x, k))
+                            }),
+                        });
                 }
             }
         }
@@ -400,29 +420,29 @@ impl Registry {
             .get(&(call.line, call.column))
             .into_iter()
             .flatten()
-            .filter(|(file, _, _)| file == call.file);
+            .filter(|e| e.file == call.file);
         let mut reasons = Vec::new();
         let mut seen = false;
-        for &(_, b, registration) in candidates {
+        for entry in candidates {
             seen = true;
-            let build = &self.builds[b];
-            let Some(callback) = build.manifest.callback(registration) else {
-                continue;
-            };
+            let build = &self.builds[entry.build];
+            let callback = &build.manifest.callbacks[entry.callback];
             if let Err(why) = check_call(callback, call) {
                 reasons.push(why);
                 continue;
             }
-            let kernel = build.manifest.kernel_for(registration).ok_or_else(|| {
+            let kernel = entry.kernel.map(|k| &build.manifest.kernels[k]);
+            let kernel = kernel.ok_or_else(|| {
                 error(
                     HostErrorKind::Artifacts,
                     format!(
-                        "{}: registration {registration} has no kernel",
-                        build.manifest_path.display()
+                        "{}: registration {} has no kernel",
+                        build.manifest_path.display(),
+                        entry.registration
                     ),
                 )
             })?;
-            return Ok((b, callback, kernel));
+            return Ok((entry.build, callback, kernel));
         }
         if !seen {
             let what = if self.builds.is_empty() {
