@@ -790,9 +790,15 @@ impl Manifest {
     /// The first kernel built with `registration`'s callback (a radix
     /// sort's plain kernels, shared by every variant, are not one).
     pub fn kernel_for(&self, registration: RegistrationId) -> Option<&Kernel> {
+        self.kernel_index_for(registration)
+            .map(|i| &self.kernels[i])
+    }
+
+    /// [`Manifest::kernel_for`]'s kernel as its index in `kernels`.
+    pub fn kernel_index_for(&self, registration: RegistrationId) -> Option<usize> {
         self.kernels
             .iter()
-            .find(|k| k.registration == Some(registration) && k.variant != Variant::Plain)
+            .position(|k| k.registration == Some(registration) && k.variant != Variant::Plain)
     }
 
     /// Every kernel built for `registration`: each stage, each variant.

@@ -20,7 +20,7 @@ use crate::dispatch::{self, Job, Scratch};
 use crate::gpu::{DeviceBuffer, Event, Gpu, PinnedBuffer, Stream};
 use crate::nccl::{self, Nccl};
 use crate::RuntimeError;
-use manifest::{Callback, Element, Kernel, RegistrationId};
+use manifest::{Callback, Element, Kernel};
 pub use manifest::{Provider, Scalar};
 use std::collections::{BTreeMap, HashMap};
 use std::mem::MaybeUninit;
@@ -348,7 +348,6 @@ pub struct Registry {
 struct SiteEntry {
     file: String,
     build: usize,
-    registration: RegistrationId,
     /// Its index in the build's `callbacks`.
     callback: usize,
     /// The index of its first kernel in the build's `kernels`
@@ -377,18 +376,14 @@ impl Registry {
         for (i, b) in builds.iter().enumerate() {
             for (ci, c) in b.manifest.callbacks.iter().enumerate() {
                 if let Some(s) = &c.site {
-                    let first = b.manifest.kernel_for(c.registration);
                     sites
                         .entry((s.line, s.column))
                         .or_default()
                         .push(SiteEntry {
                             file: s.file.clone(),
                             build: i,
-                            registration: c.registration,
                             callback: ci,
-                            kernel: first.and_then(|k| {
-                                b.manifest.kernels.iter().position(|x| std::ptr::eq(x, k))
-                            }),
+                            kernel: b.manifest.kernel_index_for(c.registration),
                         });
                 }
             }
@@ -438,7 +433,7 @@ impl Registry {
                     format!(
                         "{}: registration {} has no kernel",
                         build.manifest_path.display(),
-                        entry.registration
+                        callback.registration
                     ),
                 )
             })?;
