@@ -4,7 +4,8 @@
 // lines that scripts/gpu/pipeline-run.sh sets beside the Rust program's.
 //
 //   nvcc -O3 -arch=sm_90 -o pipeline_cub benches/cub/pipeline.cu
-//   ./pipeline_cub [REPS]
+//   ./pipeline_cub [REPS]            every row
+//   ./pipeline_cub REPS launches     the launch rows alone
 //
 // Device memory comes from the stream-ordered pool with its release
 // threshold raised (as the Rust runtime does); intermediates stay on the
@@ -252,6 +253,49 @@ static void wide_sorts(const char *name, size_t n, int log, int reps, cudaStream
     CHECK(cudaFreeAsync(v, s));
 }
 
+// The same affine map as a hand-written kernel, one element a thread: the
+// floor of a launch for a C++ program that calls no library.
+__global__ void affine_bare(const float *x, float *out, int n, Affine op) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = op(x[i]);
+}
+
+// Launch overhead: 1,000 calls on 2^10 device-resident elements, then one
+// wait (into one buffer; into a new buffer each), and the bare kernel's
+// 1,000 launches beside them.
+static void launches(int reps, cudaStream_t s) {
+  size_t n = 1 << 10;
+  std::vector<float> host = data(n, 4);
+  float *x = (float *)dalloc(n * 4, s), *out = (float *)dalloc(n * 4, s);
+  CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
+  CHECK(cudaStreamSynchronize(s));
+  double us = best(reps, [&] {
+    for (int i = 0; i < 1000; i++) CHECK(cub::DeviceTransform::Transform(x, out, n, Affine{3.0f}, s));
+    CHECK(cudaStreamSynchronize(s));
+  });
+  std::printf("cub launch_1000 10 %.1f\n", us);
+  us = best(reps, [&] {
+    for (int i = 0; i < 1000; i++) {
+      float *y = (float *)dalloc(n * 4, s);
+      CHECK(cub::DeviceTransform::Transform(x, y, n, Affine{3.0f}, s));
+      CHECK(cudaFreeAsync(y, s));
+    }
+    CHECK(cudaStreamSynchronize(s));
+  });
+  std::printf("cub launch_1000_fresh 10 %.1f\n", us);
+  us = best(reps, [&] {
+    for (int i = 0; i < 1000; i++) {
+      affine_bare<<<(int(n) + 255) / 256, 256, 0, s>>>(x, out, int(n), Affine{3.0f});
+      CHECK(cudaGetLastError());
+    }
+    CHECK(cudaStreamSynchronize(s));
+  });
+  std::printf("cub launch_1000_bare 10 %.1f\n", us);
+  CHECK(cudaFreeAsync(x, s));
+  CHECK(cudaFreeAsync(out, s));
+  CHECK(cudaStreamSynchronize(s));
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? std::atoi(argv[1]) : 10;
   cudaStream_t s;
@@ -260,6 +304,10 @@ int main(int argc, char **argv) {
   CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
   unsigned long long threshold = ~0ull;
   CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  if (argc > 2 && std::strcmp(argv[2], "launches") == 0) {
+    launches(reps, s);
+    return 0;
+  }
   for (int log : {20, 24, 28}) {
     size_t bytes = size_t(1) << log, n = bytes / 4;
     std::vector<float> host = data(n, 1);
@@ -310,27 +358,7 @@ int main(int argc, char **argv) {
     CHECK(cudaFreeAsync(x, s));
     CHECK(cudaFreeAsync(out, s));
   }
-  {
-    size_t n = 1 << 10;
-    std::vector<float> host = data(n, 4);
-    float *x = (float *)dalloc(n * 4, s), *out = (float *)dalloc(n * 4, s);
-    CHECK(cudaMemcpyAsync(x, host.data(), n * 4, cudaMemcpyHostToDevice, s));
-    CHECK(cudaStreamSynchronize(s));
-    double us = best(reps, [&] {
-      for (int i = 0; i < 1000; i++) CHECK(cub::DeviceTransform::Transform(x, out, n, Affine{3.0f}, s));
-      CHECK(cudaStreamSynchronize(s));
-    });
-    std::printf("cub launch_1000 10 %.1f\n", us);
-    us = best(reps, [&] {
-      for (int i = 0; i < 1000; i++) {
-        float *y = (float *)dalloc(n * 4, s);
-        CHECK(cub::DeviceTransform::Transform(x, y, n, Affine{3.0f}, s));
-        CHECK(cudaFreeAsync(y, s));
-      }
-      CHECK(cudaStreamSynchronize(s));
-    });
-    std::printf("cub launch_1000_fresh 10 %.1f\n", us);
-  }
+  launches(reps, s);
   // The `par_iter` chains of the Rust program as a CUB user fuses them:
   // DeviceReduce::TransformReduce, its temporary storage allocated once,
   // the value copied back to the host.

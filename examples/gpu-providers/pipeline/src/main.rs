@@ -23,6 +23,9 @@
 //!                             are right and the three stages overlap
 //!     pipeline bench [REPS]   host wall times, one line each:
 //!                             `rust NAME SIZE MICROSECONDS`
+//!     pipeline launches [REPS]
+//!                             bench's launch rows alone: 1,000 calls on
+//!                             2^10 elements, and on none (the host's part)
 //!     pipeline sort-sizes [REPS [LOG2]]
 //!                             sort_by_key on computed keys and fields, 2^16 to
 //!                             2^26 elements (LOG2: 2^LOG2 alone), as `bench`
@@ -563,6 +566,39 @@ fn best(reps: usize, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Er
     Ok(best)
 }
 
+/// Launch overhead: 1,000 calls on 2^10 device-resident elements, then
+/// one wait (into one buffer; into a new buffer each), and 1,000 calls on
+/// an empty input, which launch nothing: the host's own part of a call.
+fn launches(gpu: &Gpu, reps: usize) -> Result<(), Error> {
+    let x = gpu.upload(&data(1 << 10, 4))?;
+    let g = 3.0f32;
+    let mut out: DeviceVec<f32> = gpu.alloc(1 << 10)?;
+    let us = best(reps, || {
+        for _ in 0..1000 {
+            gpu.transform_into(&x, &mut out, move |v: f32| v * g + 1.0)?;
+        }
+        gpu.synchronize()
+    })?;
+    println!("rust launch_1000 10 {us:.1}");
+    let us = best(reps, || {
+        for _ in 0..1000 {
+            drop(gpu.transform(&x, move |v: f32| v * g + 1.0)?);
+        }
+        gpu.synchronize()
+    })?;
+    println!("rust launch_1000_fresh 10 {us:.1}");
+    let empty = gpu.upload::<f32>(&[])?;
+    let mut none: DeviceVec<f32> = gpu.alloc(0)?;
+    let us = best(reps, || {
+        for _ in 0..1000 {
+            gpu.transform_into(&empty, &mut none, move |v: f32| v * g + 1.0)?;
+        }
+        gpu.synchronize()
+    })?;
+    println!("rust launch_1000_empty 0 {us:.1}");
+    Ok(())
+}
+
 fn bench(gpu: &Gpu, reps: usize) -> Result<(), Error> {
     chains::bench_chains(gpu, reps)?;
     composites::bench_composites(gpu, reps)?;
@@ -609,24 +645,8 @@ fn bench(gpu: &Gpu, reps: usize) -> Result<(), Error> {
         })?;
         println!("rust transform_wait {log} {us:.1}");
     }
-    // Launch overhead: 1,000 calls on 2^10 elements, then one wait.
-    let x = gpu.upload(&data(1 << 10, 4))?;
+    launches(gpu, reps)?;
     let g = 3.0f32;
-    let mut out: DeviceVec<f32> = gpu.alloc(1 << 10)?;
-    let us = best(reps, || {
-        for _ in 0..1000 {
-            gpu.transform_into(&x, &mut out, move |v: f32| v * g + 1.0)?;
-        }
-        gpu.synchronize()
-    })?;
-    println!("rust launch_1000 10 {us:.1}");
-    let us = best(reps, || {
-        for _ in 0..1000 {
-            drop(gpu.transform(&x, move |v: f32| v * g + 1.0)?);
-        }
-        gpu.synchronize()
-    })?;
-    println!("rust launch_1000_fresh 10 {us:.1}");
     // Chunks up, through a call and down, from and to page-locked memory:
     // on one stream the copies and the calls take turns; on two, one
     // chunk's upload runs beside another's download and call.
@@ -686,6 +706,10 @@ fn main() -> ExitCode {
             let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
             bench(&gpu, reps).map(|()| true)
         }
+        Some("launches") => {
+            let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
+            launches(&gpu, reps).map(|()| true)
+        }
         Some("sort-sizes") => {
             let reps = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(10);
             let only = args.get(2).and_then(|l| l.parse().ok());
@@ -693,7 +717,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS] | sort-sizes [REPS [LOG2]]"
+                "usage: pipeline check [--sanitizer] | trap | overlap | soak SECONDS THREADS | bench [REPS] | launches [REPS] | sort-sizes [REPS [LOG2]]"
             );
             return ExitCode::from(2);
         }
