@@ -2643,15 +2643,30 @@ mod backend {
             closure_size: call.closure_size,
             closure_align: call.closure_align,
         };
-        let inputs: super::Vec<host::Input<'_>> = inputs
-            .iter()
-            .map(|s| match *s {
+        fn input<'a>(s: &Data<'a>) -> host::Input<'a> {
+            match *s {
                 Data::Host { ptr, len, .. } => host::Input::Host { ptr, len },
                 Data::Device { alloc, start, len } => host::Input::Device { alloc, start, len },
-            })
-            .collect();
+            }
+        }
+        // A call has one or two inputs: held on the stack.
+        let (one, two, more);
+        let inputs: &[host::Input<'_>] = match inputs {
+            [a] => {
+                one = [input(a)];
+                &one
+            }
+            [a, b] => {
+                two = [input(a), input(b)];
+                &two
+            }
+            _ => {
+                more = inputs.iter().map(input).collect::<super::Vec<_>>();
+                &more
+            }
+        };
         let request = host::Request {
-            inputs: &inputs,
+            inputs,
             offsets,
             bins,
             init: init.map(|(ptr, len)| HostBytes { ptr, len }),

@@ -52,6 +52,9 @@ pub struct Scratch<'g> {
     tagged: Option<DeviceBuffer<'g>>,
     /// The segmented sort's packs of segments.
     packs: Option<DeviceBuffer<'g>>,
+    /// The parameter table every launch of this lane fills (its room kept
+    /// from one call to the next).
+    args: Args,
 }
 
 /// What one provider call reads and writes: device addresses and values.
@@ -175,16 +178,54 @@ pub fn radix_pays(n: u64, bits: u32, element_bytes: u64, gathers: bool) -> bool 
 }
 
 /// One call's launches, in order: `(kernel, grid, threads a block)`.
-/// The names are the manifest's, borrowed: a call allocates none.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The names are the manifest's, borrowed: a call allocates none, and
+/// holds up to [`Launched::INLINE`] launches without allocating.
+#[derive(Clone, Debug)]
 pub struct Launched<'k> {
-    pub launches: Vec<(&'k str, u32, u32)>,
+    inline: [(&'k str, u32, u32); Launched::INLINE],
+    len: usize,
+    /// Every launch, once there are more than fit inline.
+    spilled: Vec<(&'k str, u32, u32)>,
+}
+
+impl Default for Launched<'_> {
+    fn default() -> Self {
+        Launched {
+            inline: [("", 0, 0); Launched::INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
+    }
 }
 
 impl<'k> Launched<'k> {
+    /// Launches held without an allocation (a radix sort's passes and
+    /// gather take more).
+    pub const INLINE: usize = 8;
+
     fn push(&mut self, k: &'k ResolvedKernel<'_>, grid: u32) {
-        self.launches
-            .push((&k.kernel.name, grid, k.kernel.launch.threads()));
+        self.record((k.kernel.name.as_str(), grid, k.kernel.launch.threads()));
+    }
+
+    fn record(&mut self, launch: (&'k str, u32, u32)) {
+        if self.spilled.is_empty() && self.len < Launched::INLINE {
+            self.inline[self.len] = launch;
+            self.len += 1;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.spilled.push(launch);
+        }
+    }
+
+    /// The launches, in order.
+    pub fn launches(&self) -> &[(&'k str, u32, u32)] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
     }
 }
 
@@ -285,6 +326,7 @@ impl<'g> Scratch<'g> {
             prev_keys: None,
             tagged: None,
             packs: None,
+            args: Args::default(),
         })
     }
 
@@ -395,13 +437,32 @@ pub unsafe fn run<'k>(
     kernels: &[&'k ResolvedKernel<'_>],
     job: &Job,
 ) -> Result<Launched<'k>, RuntimeError> {
+    let mut args = std::mem::take(&mut scratch.args);
+    args.clear();
+    // SAFETY: the caller's contract.
+    let launched = unsafe { run_with(scratch, &mut args, signature, kernels, job) };
+    scratch.args = args;
+    launched
+}
+
+/// [`run`], its launches' parameters set in `args` (cleared).
+///
+/// # Safety
+///
+/// As [`run`].
+unsafe fn run_with<'k>(
+    scratch: &mut Scratch<'_>,
+    args: &mut Args,
+    signature: &Signature,
+    kernels: &[&'k ResolvedKernel<'_>],
+    job: &Job,
+) -> Result<Launched<'k>, RuntimeError> {
     let (gpu, stream) = (scratch.gpu, scratch.stream);
     let main = kernels
         .first()
         .ok_or_else(|| RuntimeError::Usage("no kernel to launch".into()))?;
     let provider = main.kernel.kind;
     let element = signature.element();
-    let mut args = Args::new();
     args.set(ParamKind::Env, &job.env)
         .set(ParamKind::Init, &job.init)
         .u64(ParamKind::Input, job.input)
@@ -433,7 +494,7 @@ pub unsafe fn run<'k>(
             let grid = grid_for(gpu, k, job.len, None);
             args.u64(ParamKind::Len, job.len);
             // SAFETY: `job`'s addresses are the caller's contract.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
             return Ok(launched);
         }
@@ -466,7 +527,7 @@ pub unsafe fn run<'k>(
                 .u64(ParamKind::Output, ws.output.address(0));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::InclusiveScan
@@ -498,7 +559,7 @@ pub unsafe fn run<'k>(
                 .u64(ParamKind::Count, scratch.count.address(0));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::Transform | Provider::Transform2 => {
@@ -510,7 +571,7 @@ pub unsafe fn run<'k>(
             args.u64(ParamKind::Len, job.len);
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::PartitionPoint => {
@@ -523,7 +584,7 @@ pub unsafe fn run<'k>(
             args.u64(ParamKind::Len, job.len)
                 .u64(ParamKind::Len2, job.len2);
             // SAFETY: `job`'s addresses are the caller's contract.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::MergeBy => {
@@ -553,10 +614,10 @@ pub unsafe fn run<'k>(
             let partition_grid = (tiles + 1).div_ceil(partition_block) as u32;
             // SAFETY: `job`'s addresses are the caller's contract; the
             // splits' buffer is live and sized for this job.
-            unsafe { launch_grid(gpu, stream, partition, partition_grid, &args)? };
+            unsafe { launch_grid(gpu, stream, partition, partition_grid, args)? };
             launched.push(partition, partition_grid);
             // SAFETY: as above.
-            unsafe { launch_grid(gpu, stream, merge, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, merge, grid, args)? };
             launched.push(merge, grid);
         }
         Provider::ReduceByKey | Provider::ScanByKey => {
@@ -603,10 +664,10 @@ pub unsafe fn run<'k>(
                 u32::try_from(tiles).map_err(|_| fail(&main.kernel, format!("{tiles} tiles")))?;
             // SAFETY: `job`'s addresses are the caller's contract; the
             // tile states and keys are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, init, init_grid, &args)? };
+            unsafe { launch_grid(gpu, stream, init, init_grid, args)? };
             launched.push(init, init_grid);
             // SAFETY: as above.
-            unsafe { launch_grid(gpu, stream, main, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, main, grid, args)? };
             launched.push(main, grid);
         }
         Provider::Histogram => {
@@ -623,7 +684,7 @@ pub unsafe fn run<'k>(
             args.u64(ParamKind::Len, job.len)
                 .u64(ParamKind::Bins, job.bins);
             // SAFETY: `job`'s addresses are the caller's contract.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::SegmentedReduce => {
@@ -652,7 +713,7 @@ pub unsafe fn run<'k>(
                 .u32(ParamKind::PerBlock, u32::from(per_block));
             // SAFETY: `job`'s addresses are the caller's contract; the
             // scratch buffers are live and sized for this job.
-            unsafe { launch_grid(gpu, stream, k, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, k, grid, args)? };
             launched.push(k, grid);
         }
         Provider::SortBy
@@ -667,7 +728,7 @@ pub unsafe fn run<'k>(
                     )) =>
         {
             // SAFETY: the caller's contract.
-            unsafe { radix_sort(scratch, kernels, element, job, &mut args, &mut launched)? };
+            unsafe { radix_sort(scratch, kernels, element, job, args, &mut launched)? };
         }
         Provider::SortBy => {
             if job.len == 0 {
@@ -680,7 +741,7 @@ pub unsafe fn run<'k>(
                     kernels,
                     element.size(),
                     job.len,
-                    &mut args,
+                    args,
                     &mut launched,
                 )?
             };
@@ -723,7 +784,7 @@ pub unsafe fn run<'k>(
             let tile = pack_sort.kernel.launch.tile();
             if job.longest_segment <= tile && job.host_offsets.len() == job.segments as usize + 1 {
                 // SAFETY: the caller's contract.
-                unsafe { sort_packs(scratch, pack_sort, element, job, &mut args, &mut launched)? };
+                unsafe { sort_packs(scratch, pack_sort, element, job, args, &mut launched)? };
                 return Ok(launched);
             }
             // The merge sort sorts the tagged elements in place.
@@ -740,13 +801,13 @@ pub unsafe fn run<'k>(
             let grid = grid_for(gpu, tag, job.len, None);
             // SAFETY: `job`'s addresses are the caller's contract; the
             // tagged elements' buffer is live and sized for this job.
-            unsafe { launch_grid(gpu, stream, tag, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, tag, grid, args)? };
             launched.push(tag, grid);
             // SAFETY: as above.
-            unsafe { merge_sort(scratch, kernels, size, job.len, &mut args, &mut launched)? };
+            unsafe { merge_sort(scratch, kernels, size, job.len, args, &mut launched)? };
             let grid = grid_for(gpu, untag, job.len, None);
             // SAFETY: as above.
-            unsafe { launch_grid(gpu, stream, untag, grid, &args)? };
+            unsafe { launch_grid(gpu, stream, untag, grid, args)? };
             launched.push(untag, grid);
         }
     }
@@ -1142,7 +1203,23 @@ pub fn signature_types(signature: &Signature) -> Vec<&Element> {
 
 #[cfg(test)]
 mod tests {
-    use super::radix_pays;
+    use super::{radix_pays, Launched};
+
+    #[test]
+    fn a_call_s_launches_keep_their_order_past_what_fits_inline() {
+        let names: Vec<String> = (0..Launched::INLINE + 3).map(|i| format!("k{i}")).collect();
+        let mut launched = Launched::default();
+        assert!(launched.launches().is_empty());
+        for (i, name) in names.iter().enumerate() {
+            launched.record((name, i as u32, 128));
+            let want: Vec<(&str, u32, u32)> = names[..=i]
+                .iter()
+                .enumerate()
+                .map(|(j, n)| (n.as_str(), j as u32, 128))
+                .collect();
+            assert_eq!(launched.launches(), &want[..], "after {} launches", i + 1);
+        }
+    }
 
     #[test]
     fn radix_pays_by_passes_and_by_the_width_of_what_it_moves() {

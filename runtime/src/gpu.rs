@@ -355,8 +355,9 @@ impl Gpu {
         shared_bytes: u32,
         params: &[&[u8]],
     ) -> Result<(), RuntimeError> {
-        let mut pointers: Vec<*mut c_void> =
-            params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        let mut inline = [std::ptr::null_mut(); INLINE_PARAMS];
+        let mut heap = Vec::new();
+        let pointers = addresses(params, &mut inline, &mut heap);
         // SAFETY: zero is a valid bit pattern of the attribute value union.
         let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
         value.programmaticStreamSerializationAllowed = 1;
@@ -413,8 +414,9 @@ impl Gpu {
         shared_bytes: u32,
         params: &[&[u8]],
     ) -> Result<(), RuntimeError> {
-        let mut pointers: Vec<*mut c_void> =
-            params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        let mut inline = [std::ptr::null_mut(); INLINE_PARAMS];
+        let mut heap = Vec::new();
+        let pointers = addresses(params, &mut inline, &mut heap);
         // SAFETY: the parameter list was checked against the kernel's
         // (cuFuncGetParamInfo) when the function was resolved; each pointer
         // addresses at least that parameter's size in bytes; the addresses
@@ -426,10 +428,33 @@ impl Gpu {
                 (block, 1, 1),
                 shared_bytes,
                 stream.raw,
-                &mut pointers,
+                pointers,
             )
         }
         .map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+}
+
+/// Parameters a launch passes without allocating: the driver's array of
+/// their addresses is on the stack up to this many.
+pub const INLINE_PARAMS: usize = 32;
+
+/// The driver's parameter array (each parameter's address) for `params`:
+/// in `inline` when they fit, else in `heap`.
+fn addresses<'p>(
+    params: &[&[u8]],
+    inline: &'p mut [*mut c_void; INLINE_PARAMS],
+    heap: &'p mut Vec<*mut c_void>,
+) -> &'p mut [*mut c_void] {
+    let address = |p: &&[u8]| p.as_ptr() as *mut c_void;
+    if params.len() <= INLINE_PARAMS {
+        for (slot, p) in inline.iter_mut().zip(params) {
+            *slot = address(p);
+        }
+        &mut inline[..params.len()]
+    } else {
+        heap.extend(params.iter().map(address));
+        heap
     }
 }
 

@@ -408,6 +408,12 @@ impl Registry {
     /// The build, callback and kernel compiled for `call`, every fact
     /// checked.
     pub fn find(&self, call: &CallInfo<'_>) -> Result<(usize, &Callback, &Kernel), HostError> {
+        self.find_indexed(call)
+            .map(|found| (found.build, found.callback, found.kernel))
+    }
+
+    /// [`Registry::find`], with the kernel's index in its build's manifest.
+    fn find_indexed(&self, call: &CallInfo<'_>) -> Result<Found<'_>, HostError> {
         // Every build's callback at this site and file; no allocation
         // unless the call is refused.
         let candidates = self
@@ -426,8 +432,7 @@ impl Registry {
                 reasons.push(why);
                 continue;
             }
-            let kernel = entry.kernel.map(|k| &build.manifest.kernels[k]);
-            let kernel = kernel.ok_or_else(|| {
+            let index = entry.kernel.ok_or_else(|| {
                 error(
                     HostErrorKind::Artifacts,
                     format!(
@@ -437,7 +442,12 @@ impl Registry {
                     ),
                 )
             })?;
-            return Ok((entry.build, callback, kernel));
+            return Ok(Found {
+                build: entry.build,
+                callback,
+                index,
+                kernel: &build.manifest.kernels[index],
+            });
         }
         if !seen {
             let what = if self.builds.is_empty() {
@@ -558,6 +568,9 @@ struct Lane {
     /// The calls launched since the last wait on this stream, for the
     /// message of an error that surfaces at the next wait.
     pending: Pending,
+    /// The room of the last call's environment bytes, which the next call
+    /// reuses.
+    env: Vec<u8>,
 }
 
 /// Calls launched since a stream's last wait.
@@ -596,17 +609,24 @@ impl Pending {
 /// Everything a device holds, behind its lock.
 struct State {
     gpu: &'static Gpu,
-    /// Per build: its modules (kept for the process) and resolved kernels.
-    loaded: HashMap<usize, &'static BTreeMap<String, ResolvedKernel<'static>>>,
-    /// Per build, registration and variant: the kernels a call launches,
-    /// in the manifest's order (found once, not at every call).
-    launches: HashMap<CallKernels, &'static [&'static ResolvedKernel<'static>]>,
+    /// Per build (by its index in the registry), once loaded: its modules
+    /// (kept for the process) and resolved kernels.
+    loaded: Vec<Option<&'static BTreeMap<String, ResolvedKernel<'static>>>>,
+    /// Per build and main kernel (by their indices), once called: the
+    /// kernels a call launches, in the manifest's order (found once, not at
+    /// every call).
+    launches: Vec<Vec<Option<&'static [&'static ResolvedKernel<'static>]>>>,
     lanes: Vec<Lane>,
 }
 
-/// What picks a call's kernels: its build, its registration and the
-/// variant of its main kernel.
-type CallKernels = (usize, Option<manifest::RegistrationId>, manifest::Variant);
+/// A call's build, callback and main kernel (its index in the build's
+/// manifest).
+struct Found<'r> {
+    build: usize,
+    callback: &'r Callback,
+    index: usize,
+    kernel: &'r Kernel,
+}
 
 // SAFETY: the CUDA driver API may be called from any thread once the
 // context is current; every use of a `State` is under its device's mutex,
@@ -1099,13 +1119,14 @@ impl Device {
             gpu,
             state: Mutex::new(State {
                 gpu,
-                loaded: HashMap::new(),
-                launches: HashMap::new(),
+                loaded: Vec::new(),
+                launches: Vec::new(),
                 lanes: vec![Lane {
                     stream,
                     scratch: None,
                     held: true,
                     pending: Pending::default(),
+                    env: Vec::new(),
                 }],
             }),
         }));
@@ -1143,6 +1164,7 @@ impl Device {
             scratch: None,
             held: true,
             pending: Pending::default(),
+            env: Vec::new(),
         });
         Ok(state.lanes.len() - 1)
     }
@@ -1381,7 +1403,8 @@ impl Device {
         output: Output<'_>,
     ) -> Result<Produced, HostError> {
         let registry = Registry::embedded()?;
-        let (b, callback, kernel) = registry.find(call)?;
+        let found = registry.find_indexed(call)?;
+        let (b, callback, kernel) = (found.build, found.callback, found.kernel);
         let provider = callback.provider;
         let signature = &callback.signature;
         let mismatch = |what: String| {
@@ -1552,9 +1575,15 @@ impl Device {
                 )))
             }
         }
+        let mut state = self.lock()?;
+        let state = &mut *state;
+        let gpu = state.gpu;
         // The environment: the closure's captured fields, copied at their
-        // offsets into zeroed bytes (padding is never read).
-        let mut env = vec![0u8; callback.env.size as usize];
+        // offsets into zeroed bytes (padding is never read), in the room
+        // the lane's last call left.
+        let mut env = std::mem::take(&mut state.lanes[lane].env);
+        env.clear();
+        env.resize(callback.env.size as usize, 0);
         for f in &callback.env.fields {
             let (at, n) = (f.offset as usize, f.size as usize);
             // SAFETY: find() checked size_of::<F>() == env.size, and the
@@ -1564,25 +1593,28 @@ impl Device {
                 std::ptr::copy_nonoverlapping(request.closure.add(at), env[at..].as_mut_ptr(), n)
             };
         }
-        let mut state = self.lock()?;
-        let state = &mut *state;
-        let gpu = state.gpu;
-        if let std::collections::hash_map::Entry::Vacant(slot) = state.loaded.entry(b) {
-            let build = &registry.builds[b];
-            let loaded: &'static Loaded<'static> =
-                Box::leak(Box::new(Loaded::load(gpu, build).map_err(device_error)?));
-            let resolved = loaded.resolve(&build.manifest).map_err(device_error)?;
-            slot.insert(Box::leak(Box::new(resolved)));
-        }
-        let picked = (b, kernel.registration, kernel.variant);
-        let kernels: &'static [&'static ResolvedKernel<'static>] = match state.launches.get(&picked)
-        {
+        let builds = registry.builds.len();
+        state.loaded.resize(builds, None);
+        state.launches.resize_with(builds, Vec::new);
+        let resolved: &'static BTreeMap<_, _> = match state.loaded[b] {
+            Some(resolved) => resolved,
+            None => {
+                let build = &registry.builds[b];
+                let loaded: &'static Loaded<'static> =
+                    Box::leak(Box::new(Loaded::load(gpu, build).map_err(device_error)?));
+                let resolved = loaded.resolve(&build.manifest).map_err(device_error)?;
+                let resolved = Box::leak(Box::new(resolved));
+                state.loaded[b] = Some(resolved);
+                resolved
+            }
+        };
+        let manifest_kernels = &registry.builds[b].manifest.kernels;
+        let launches = &mut state.launches[b];
+        launches.resize(manifest_kernels.len(), None);
+        let kernels: &'static [&'static ResolvedKernel<'static>] = match launches[found.index] {
             Some(kernels) => kernels,
             None => {
-                let resolved: &'static BTreeMap<_, _> = state.loaded[&b];
-                let kernels = registry.builds[b]
-                    .manifest
-                    .kernels
+                let kernels = manifest_kernels
                     .iter()
                     .filter(|k| {
                         k.registration == kernel.registration
@@ -1599,7 +1631,7 @@ impl Device {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let kernels: &'static [_] = Box::leak(kernels.into_boxed_slice());
-                state.launches.insert(picked, kernels);
+                launches[found.index] = Some(kernels);
                 kernels
             }
         };
@@ -1729,13 +1761,14 @@ impl Device {
         // is freed in this stream's order, after the launches.
         let launched = unsafe { dispatch::run(scratch, signature, kernels, &job) };
         let launched = launched.map_err(|e| after_pending(state, lane, e))?;
+        state.lanes[lane].env = std::mem::take(&mut job.env);
         drop(staged);
         state.lanes[lane].pending.push(call.site());
         LAST_LAUNCH.with(|l| {
             let mut l = l.borrow_mut();
             l.ran = true;
             l.kernels.clear();
-            l.kernels.extend_from_slice(&launched.launches);
+            l.kernels.extend_from_slice(launched.launches());
             l.input_address = job.input;
         });
         match (record, output) {

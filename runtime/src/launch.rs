@@ -3,7 +3,7 @@
 //! order and at the sizes the manifest lists.
 
 use crate::build::ResolvedKernel;
-use crate::gpu::{DeviceBuffer, Gpu, Stream};
+use crate::gpu::{DeviceBuffer, Gpu, Stream, INLINE_PARAMS};
 use crate::RuntimeError;
 use manifest::{GridPolicy, Kernel, KernelKind, ParamKind, Provider};
 
@@ -146,10 +146,23 @@ impl Args {
             .map(|(_, b)| b.as_slice())
     }
 
-    /// The parameter buffer of `kernel`, checked against its sizes.
-    fn pack(&self, kernel: &Kernel) -> Result<Vec<&[u8]>, RuntimeError> {
-        let mut params = Vec::with_capacity(kernel.params.len());
-        for param in &kernel.params {
+    /// Forgets every value, keeping the room they took (a lane's launches
+    /// reuse one `Args`).
+    pub fn clear(&mut self) {
+        self.values.clear();
+    }
+
+    /// The parameter buffer of `kernel`, checked against its sizes: in
+    /// `inline` when it has no more than [`INLINE_PARAMS`] parameters,
+    /// else in `heap`.
+    fn pack<'a, 'p>(
+        &'a self,
+        kernel: &Kernel,
+        inline: &'p mut [&'a [u8]; INLINE_PARAMS],
+        heap: &'p mut Vec<&'a [u8]>,
+    ) -> Result<&'p [&'a [u8]], RuntimeError> {
+        let n = kernel.params.len();
+        for (i, param) in kernel.params.iter().enumerate() {
             let bytes = self.get(param.kind).ok_or_else(|| RuntimeError::Launch {
                 kernel: kernel.name.clone(),
                 what: format!("no value for its {:?} parameter", param.kind),
@@ -165,9 +178,17 @@ impl Args {
                     ),
                 });
             }
-            params.push(bytes);
+            if n <= INLINE_PARAMS {
+                inline[i] = bytes;
+            } else {
+                heap.push(bytes);
+            }
         }
-        Ok(params)
+        Ok(if n <= INLINE_PARAMS {
+            &inline[..n]
+        } else {
+            heap
+        })
     }
 }
 
@@ -239,7 +260,9 @@ pub unsafe fn launch_with(
     dependent: bool,
 ) -> Result<(), RuntimeError> {
     let kernel = &resolved.kernel;
-    let params = args.pack(kernel)?;
+    let mut inline = [&[][..]; INLINE_PARAMS];
+    let mut heap = Vec::new();
+    let params = args.pack(kernel, &mut inline, &mut heap)?;
     let (grid, block, shared) = (
         grid.max(1),
         kernel.launch.threads(),
@@ -248,9 +271,9 @@ pub unsafe fn launch_with(
     // SAFETY: the caller's contract covers the addresses in `params`.
     unsafe {
         if dependent {
-            gpu.launch_dependent(stream, &resolved.function, grid, block, shared, &params)
+            gpu.launch_dependent(stream, &resolved.function, grid, block, shared, params)
         } else {
-            gpu.launch(stream, &resolved.function, grid, block, shared, &params)
+            gpu.launch(stream, &resolved.function, grid, block, shared, params)
         }
     }
     .map_err(|e| RuntimeError::Launch {

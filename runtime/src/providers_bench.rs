@@ -586,7 +586,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Report, RuntimeError> {
                 // SAFETY: `job` addresses the benchmark's buffers, each
                 // allocated for the largest size and live for the whole run.
                 let l = unsafe { dispatch::run(&mut scratch, signature, ks, &job(b, grid))? };
-                launches = l.launches.len();
+                launches = l.launches().len();
                 Ok(())
             };
             let cub_run = |b: usize, out: &DeviceBuffer<'_>| -> Result<(), RuntimeError> {
