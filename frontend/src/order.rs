@@ -75,6 +75,23 @@ fn prove(body: &Body, callback: SortCallback, element: &Element) -> Result<Vec<R
         SortCallback::Compare => 2,
         SortCallback::Key => 1,
     };
+    let (tree, atoms) = evaluate(body, sides, false)?;
+    let order = match callback {
+        SortCallback::Compare => lexicographic(&tree, &atoms)?,
+        SortCallback::Key => key_sequence(&tree)?,
+    };
+    if order.is_empty() {
+        return Err("the comparator says every two elements are equal".into());
+    }
+    order
+        .into_iter()
+        .map(|(atom, descending)| radix_key(element, atom, descending))
+        .collect()
+}
+
+/// `body` run on `sides` symbolic elements (2 for a comparator, 1 for a
+/// key function), every path: what it returns, and the atoms it compares.
+fn evaluate(body: &Body, sides: u32, lenient: bool) -> Result<(Tree, Vec<Atom>), String> {
     let first = match body.kind {
         BodyKind::Closure => 2,
         _ => 1,
@@ -90,35 +107,59 @@ fn prove(body: &Body, callback: SortCallback, element: &Element) -> Result<Vec<R
         first_arg: first,
         atoms: Vec::new(),
         paths: 0,
+        lenient,
     };
     let tree = eval.block(0, &BTreeMap::new(), 0)?;
-    let order = match callback {
-        SortCallback::Compare => lexicographic(&tree, &eval.atoms)?,
-        SortCallback::Key => key_sequence(&tree)?,
-    };
-    if order.is_empty() {
-        return Err("the comparator says every two elements are equal".into());
+    Ok((tree, eval.atoms))
+}
+
+/// The radix key of `element` that `atom` compares.
+fn radix_key(element: &Element, atom: Atom, descending: bool) -> Result<RadixKey, String> {
+    let (field, offset, scalar) = field_of(element, &atom.path)?;
+    if scalar.size() != atom.scalar.size() {
+        return Err(format!("`{field}` is read as `{}`", atom.scalar.name()));
     }
-    order
-        .into_iter()
-        .map(|(atom, descending)| {
-            let (field, offset, scalar) = field_of(element, &atom.path)?;
-            if scalar.size() != atom.scalar.size() {
-                return Err(format!("`{field}` is read as `{}`", atom.scalar.name()));
-            }
-            // CUB's radix keys are at most 8 bytes a field.
-            if scalar.size() > 8 {
-                return Err(format!("`{field}` is a {}-byte key", scalar.size()));
-            }
-            Ok(RadixKey {
-                field,
-                offset,
-                scalar,
-                order: atom.order,
-                descending,
-            })
-        })
-        .collect()
+    // CUB's radix keys are at most 8 bytes a field.
+    if scalar.size() > 8 {
+        return Err(format!("`{field}` is a {}-byte key", scalar.size()));
+    }
+    Ok(RadixKey {
+        field,
+        offset,
+        scalar,
+        order: atom.order,
+        descending,
+    })
+}
+
+/// The fields of `element` that a key function's key holds whole, each
+/// through a strictly increasing map (the key terms of a radix sort):
+/// the key itself, or those fields of a tuple key, the others passed over
+/// (arithmetic, a call's result, a capture, a comparison). Two elements
+/// with equal keys agree on every field returned: a key such as
+/// `|v| (v % 7, *v)` holds only identical values equal, though it is no
+/// radix key. An error says why the key was not read (it branches, or
+/// writes into a place).
+pub fn key_fields(
+    doc: &PreparedMir,
+    body: &str,
+    element: &Element,
+) -> Result<Vec<RadixKey>, String> {
+    let body = doc
+        .body(body)
+        .ok_or_else(|| format!("no body `{body}` to read a key from"))?;
+    let Tree::Leaf(key_value) = evaluate(body, 1, true)?.0 else {
+        return Err("the key function branches".into());
+    };
+    let terms = match key_value {
+        Val::Tuple(fields) => fields,
+        v => vec![v],
+    };
+    Ok(terms
+        .iter()
+        .filter_map(|t| key(t).ok())
+        .filter_map(|k| radix_key(element, k.atom, false).ok())
+        .collect())
 }
 
 /// The field at `path` in `element`: how Rust writes it, its offset and
@@ -233,6 +274,11 @@ struct Eval<'a> {
     first_arg: u32,
     atoms: Vec<Atom>,
     paths: usize,
+    /// Reads what the proof does not model as opaque values and goes on
+    /// (a call's result, a capture, a comparison of no field, a path past
+    /// an `assert`) instead of ending: for [`key_fields`], which asks
+    /// what a key holds whole, not how it orders.
+    lenient: bool,
 }
 
 type Env = BTreeMap<u32, Val>;
@@ -301,8 +347,27 @@ impl Eval<'_> {
                     otherwise,
                 })
             }
+            // A panic leaves no key to compare.
+            TerminatorKind::Assert { target, .. } if self.lenient => {
+                self.block(target.0, &env, depth + 1)
+            }
             TerminatorKind::Assert { .. } => {
                 Err("the callback may panic (an `assert` of its MIR)".into())
+            }
+            TerminatorKind::Call {
+                dest,
+                callee,
+                target,
+                ..
+            } if self.lenient && dest.projections.is_empty() => {
+                env.insert(
+                    dest.local.0,
+                    Val::Opaque(format!("the result of `{}`", callee.path)),
+                );
+                match target {
+                    Some(t) => self.block(t.0, &env, depth + 1),
+                    None => Ok(Tree::Unreachable),
+                }
             }
             TerminatorKind::Call { callee, .. } => {
                 Err(format!("the callback calls `{}`", callee.path))
@@ -342,6 +407,9 @@ impl Eval<'_> {
                     path: Vec::new(),
                     ty: self.body.locals[local as usize].ty.peel_refs().clone(),
                 },
+                _ if local == 1 && self.first_arg == 2 && self.lenient => {
+                    Val::Opaque("a capture".into())
+                }
                 _ if local == 1 && self.first_arg == 2 => {
                     return Err("the callback reads its captures".into())
                 }
@@ -364,6 +432,7 @@ impl Eval<'_> {
                 {
                     fields.swap_remove(*index as usize)
                 }
+                (_, Val::Opaque(what)) if self.lenient => Val::Opaque(what),
                 (p, _) => return Err(format!("the callback reads a place through {p:?}")),
             };
         }
@@ -390,7 +459,10 @@ impl Eval<'_> {
             Rvalue::BinaryOp { op, lhs, rhs } => {
                 let l = self.operand(lhs, env)?;
                 let r = self.operand(rhs, env)?;
-                self.binary(*op, l, r)?
+                match self.binary(*op, l, r) {
+                    Err(why) if self.lenient => Val::Opaque(why),
+                    v => v?,
+                }
             }
             Rvalue::Aggregate {
                 kind: crate::pmir::AggregateKind::Tuple,

@@ -48,7 +48,8 @@ pub fn long(gpu: &Gpu, b: &[u8], lo: u8, hi: u8, shift: u32, bias: i64) -> Resul
 }
 
 // A key that is a tuple is compared as `Ord` compares tuples, field by
-// field.
+// field. This one holds the value whole beside `v % 7`: equal keys are
+// equal values, so the pick carries no index.
 pub fn by_tuple_key(gpu: &Gpu, x: &DeviceVec<u64>) -> Result<Option<u64>, Error> {
     gpu.par_iter(x).min_by_key(|v: &u64| (v % 7, *v))
 }
@@ -59,4 +60,14 @@ pub fn collects(gpu: &Gpu, x: &DeviceVec<f32>, b: &[u8], g: f32, t: f32) -> Resu
     let wide: DeviceVec<f64> = gpu.par_iter(x).map(|v: f32| v as f64 * 0.5).collect()?;
     let odd: DeviceVec<u8> = gpu.par_iter(b).filter(|v: &u8| v % 2 == 1).collect()?;
     Ok(z.len() + wide.len() + odd.len())
+}
+
+// Keys that hold the value whole beside a call's result or a capture:
+// equal keys are equal values, so each pick folds values alone; a key
+// that holds the value less its lowest bit does not, and carries indices.
+pub fn identifying_keys(gpu: &Gpu, x: &DeviceVec<u64>, m: u64) -> Result<u64, Error> {
+    let ones = gpu.par_iter(x).max_by_key(|v: &u64| (v.count_ones(), *v))?;
+    let by_m = gpu.par_iter(x).min_by_key(move |v: &u64| (v % m, *v))?;
+    let half = gpu.par_iter(x).min_by_key(|v: &u64| (v % 7, *v >> 1))?;
+    Ok(ones.unwrap_or(0) ^ by_m.unwrap_or(0) ^ half.unwrap_or(0))
 }

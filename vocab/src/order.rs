@@ -331,16 +331,18 @@ pub enum Ties {
     ByPosition,
     /// The order is proved to be a lexicographic order on every scalar of
     /// the value, each through a strictly increasing map of its bits
-    /// (`frontend::order`; an integer's `Ord`): it holds two values equal
-    /// only where they are the same value, so which wins does not matter
-    /// and candidates carry no index.
+    /// (`frontend::order`; an integer's `Ord`), or a key holds every
+    /// scalar so beside terms of any kind (`|v| (v % 7, *v)`): it holds
+    /// two values equal only where they are the same value, so which wins
+    /// does not matter and candidates carry no index.
     Identical,
 }
 
 impl Ties {
     /// The ties of a pick on `value`s whose order is proved to be the
-    /// lexicographic order of `keys`: identical where the keys are every
-    /// scalar of the value, each whole.
+    /// lexicographic order of `keys`, or whose key holds `keys` whole
+    /// among other terms: identical where the keys are every scalar of the
+    /// value, each whole.
     pub fn of(keys: &[RadixKey], value: &Element) -> Ties {
         let mut covered: Vec<(u64, Scalar)> = keys.iter().map(|k| (k.offset, k.scalar)).collect();
         let mut scalars = value.scalars();

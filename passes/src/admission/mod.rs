@@ -313,6 +313,12 @@ pub fn pick_ties(
     Some(
         match frontend::order::sort_choice(doc, body, callback, value) {
             vocab::SortChoice::Radix { keys } => vocab::Ties::of(&keys, value),
+            // No radix order, but the key may hold the value whole beside
+            // other terms (`|v| (v % 7, *v)`): equal keys, equal values.
+            _ if callback == SortCallback::Key => frontend::order::key_fields(doc, body, value)
+                .map_or(vocab::Ties::ByPosition, |fields| {
+                    vocab::Ties::of(&fields, value)
+                }),
             _ => vocab::Ties::ByPosition,
         },
     )

@@ -149,6 +149,19 @@ pub fn check_chains(gpu: &Gpu, c: &mut Checks) -> Result<(), Error> {
             q == keys.iter().copied().min_by_key(|v| (v % 16) as u16)
                 && p == keys.iter().copied().max_by_key(|v| (v % 16) as u16),
         );
+        // Keys that hold the value whole beside other terms (a capture, a
+        // call): their picks fold values alone; a key that drops the
+        // lowest bit carries indices.
+        let m = 7 + n as u64 % 3;
+        let q = gpu.par_iter(&k).min_by_key(move |v: &u64| (v % m, *v))?;
+        let p = gpu.par_iter(&k).max_by_key(|v: &u64| (v.count_ones(), *v))?;
+        let h = gpu.par_iter(&k).min_by_key(|v: &u64| (v % 7, *v >> 1))?;
+        c.check(
+            &at("keys holding the value"),
+            q == keys.iter().copied().min_by_key(|v| (v % m, *v))
+                && p == keys.iter().copied().max_by_key(|v| (v.count_ones(), *v))
+                && h == keys.iter().copied().min_by_key(|v| (v % 7, *v >> 1)),
+        );
         let plain: u64 = gpu.par_iter(&k).map(|v: u64| v >> 40).sum()?;
         c.check(&at("sum"), plain == keys.iter().map(|v| v >> 40).sum::<u64>());
         // The item type changes along the chain; stages capture several
