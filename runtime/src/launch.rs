@@ -362,7 +362,71 @@ pub unsafe fn launch(
 
 #[cfg(test)]
 mod tests {
-    use super::{Args, ParamKind};
+    use super::{Args, ParamKind, INLINE_PARAMS};
+    use manifest::{GridPolicy, Kernel, KernelKind, LaunchFacts, Param, Stage, Variant};
+
+    /// A kernel of `n` parameters, every one an 8-byte input address.
+    fn kernel(n: usize) -> Kernel {
+        Kernel {
+            name: format!("k{n}"),
+            kind: KernelKind::Copy,
+            stage: Stage::default(),
+            variant: Variant::Plain,
+            registration: None,
+            thunk: None,
+            params: vec![
+                Param {
+                    kind: ParamKind::Input,
+                    size: 8,
+                    align: 8,
+                };
+                n
+            ],
+            launch: LaunchFacts {
+                block_size: 256,
+                items_per_thread: 1,
+                dynamic_shared_bytes: 0,
+                grid: GridPolicy::OneBlockPerTile,
+                min_blocks_per_sm: 0,
+                extra_warps: 0,
+            },
+            cubin: None,
+        }
+    }
+
+    #[test]
+    fn a_kernel_s_parameters_pack_in_order_on_the_stack_or_past_it_on_the_heap() {
+        let mut args = Args::new();
+        args.u64(ParamKind::Input, 0x0102_0304_0506_0708);
+        let want = 0x0102_0304_0506_0708u64.to_le_bytes();
+        for n in [0, 3, INLINE_PARAMS, INLINE_PARAMS + 1, 40] {
+            let mut inline = [&[][..]; INLINE_PARAMS];
+            let mut heap = Vec::new();
+            let packed = args.pack(&kernel(n), &mut inline, &mut heap).unwrap();
+            assert_eq!(packed.len(), n);
+            assert!(packed.iter().all(|p| *p == &want[..]), "{n} parameters");
+            let spilled = heap.len();
+            assert_eq!(spilled, if n > INLINE_PARAMS { n } else { 0 }, "{n}");
+        }
+        // A size the manifest does not say is refused, as a missing value.
+        args.u32(ParamKind::Input, 1);
+        let mut inline = [&[][..]; INLINE_PARAMS];
+        let e = args
+            .pack(&kernel(2), &mut inline, &mut Vec::new())
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("8 bytes in the manifest, 4 were packed"),
+            "{e}"
+        );
+        let e = Args::new()
+            .pack(&kernel(1), &mut inline, &mut Vec::new())
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("no value for its Input parameter"),
+            "{e}"
+        );
+    }
 
     fn bytes(args: &Args, kind: ParamKind) -> Option<&[u8]> {
         args.get(kind)
